@@ -1,0 +1,3 @@
+package events
+
+func keyArg(name string, c ToolCall) string { return "" }

@@ -1,0 +1,139 @@
+package events
+
+import "time"
+
+// ItemKind is what a timeline item shows.
+type ItemKind uint8
+
+const (
+	ItemUser ItemKind = iota
+	ItemAssistant
+	ItemTool
+	ItemNotice
+)
+
+func (k ItemKind) String() string {
+	switch k {
+	case ItemUser:
+		return "user"
+	case ItemAssistant:
+		return "assistant"
+	case ItemTool:
+		return "tool"
+	}
+	return "notice"
+}
+
+// ToolStatus is where a tool call is in its life.
+type ToolStatus uint8
+
+const (
+	ToolRunning ToolStatus = iota
+	ToolOK
+	ToolError
+	ToolCancelled
+	// ToolUnknown: the run ended (or the task stopped) without a result.
+	ToolUnknown
+)
+
+func (s ToolStatus) String() string {
+	switch s {
+	case ToolRunning:
+		return "running"
+	case ToolOK:
+		return "ok"
+	case ToolError:
+		return "error"
+	case ToolCancelled:
+		return "cancelled"
+	}
+	return "unknown"
+}
+
+// NoticeLevel grades notices.
+type NoticeLevel uint8
+
+const (
+	LevelInfo NoticeLevel = iota
+	LevelWarning
+	LevelError
+)
+
+func (l NoticeLevel) String() string {
+	switch l {
+	case LevelWarning:
+		return "warning"
+	case LevelError:
+		return "error"
+	}
+	return "info"
+}
+
+// Item is one entry of the transcript. Items are owned by the Timeline and
+// mutated in place; Version grows on every change so renderers can cache by
+// (item, version, width).
+type Item struct {
+	Kind    ItemKind
+	ID      string // event id (user/assistant/notice) or tool_call id (tool)
+	Version uint64
+	Created time.Time
+
+	Text string // user / assistant / notice text
+
+	// Assistant
+	ToolCalls []ToolCall
+	Usage     *Usage
+
+	// Tool
+	Tool *ToolItem
+
+	// Notice
+	Level NoticeLevel
+}
+
+// ToolItem is the state of one tool call.
+type ToolItem struct {
+	CallID string
+	Name   string
+	Call   ToolCall
+	Status ToolStatus
+	Result *ToolResult // nil until finished
+	// Pruned is set when the daemon dropped this output from the model's
+	// context (it stays visible).
+	Pruned bool
+}
+
+// KeyArg is the argument a person wants to see first: the command, the
+// path, the search pattern. "" when there is none.
+func (t *ToolItem) KeyArg() string { return keyArg(t.Name, t.Call) }
+
+// RunStatus is the derived state of the agent run.
+type RunStatus uint8
+
+const (
+	RunIdle RunStatus = iota
+	RunGenerating
+	RunStopped
+)
+
+func (s RunStatus) String() string {
+	switch s {
+	case RunGenerating:
+		return StatusGenerating
+	case RunStopped:
+		return StatusStopped
+	}
+	return StatusIdle
+}
+
+// Meta is what the noise events tell: kept out of the transcript, shown in
+// status bars.
+type Meta struct {
+	Model           string
+	Tools           []string
+	SystemPromptLen int
+	ContextTokens   int64 // latest TokenCounted, else latest prompt size
+	PrunedCount     int
+	Totals          Usage // summed over assistant replies
+	RunStarted      time.Time
+}

@@ -1,0 +1,295 @@
+// Package events turns the maria daemon's wire events (three dialects, see
+// ../shared/docs/protocol.md) into normalized values, and reduces them into
+// the timeline a user sees. It does no IO and knows nothing of terminals.
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Frame is one server-sent event as read off the wire: its `event:` name and
+// its `data:` payload. Streams deliver frames; Decode turns them into Events.
+type Frame struct {
+	Name string
+	Data []byte
+}
+
+// Dialect says which encoding an event arrived in. It is detected per event.
+type Dialect uint8
+
+const (
+	DialectUnknown Dialect = iota
+	// DialectHead is maria's code at HEAD: {"id","created","desc":{"msg":…}}
+	// with string tool results.
+	DialectHead
+	// DialectLegacy is the HEAD envelope with structured (pre-d617fd63)
+	// PostToolCall results.
+	DialectLegacy
+	// DialectDocs is the documented flat shape {"id","msg":…} (seed 004).
+	DialectDocs
+	// DialectDaemon marks daemon-wide events (/v1/events).
+	DialectDaemon
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case DialectHead:
+		return "head"
+	case DialectLegacy:
+		return "legacy"
+	case DialectDocs:
+		return "docs"
+	case DialectDaemon:
+		return "daemon"
+	}
+	return "unknown"
+}
+
+// Kind is the normalized variant of an Event.
+type Kind uint8
+
+const (
+	// KindInvalid is data that could not be decoded; Notice says why.
+	KindInvalid Kind = iota
+	// KindUnknown is a well-formed event of a variant perch does not know.
+	KindUnknown
+	KindModelLoaded
+	KindSystemPromptSet
+	KindToolAdded
+	KindMessageQueued
+	KindMessageUnqueued
+	KindQueueSnapshot
+	KindPreConversation
+	KindPostConversation
+	KindUserMessage
+	KindAssistantMessage
+	KindSystemMessage // docs MessageAdded with role system
+	KindToolMessage   // docs MessageAdded with role tool
+	KindTokenCounted
+	KindContextPruned
+	KindPruned
+	KindPreToolCall
+	KindPostToolCall
+	KindCancelled
+	KindFailed
+	KindTodoUpdated
+	KindTasksSynced // daemon.tasks.synchronized
+	KindTaskChanged // daemon.task.changed
+	KindAuth        // auth.*
+)
+
+var kindNames = [...]string{
+	KindInvalid: "Invalid", KindUnknown: "Unknown", KindModelLoaded: "ModelLoaded",
+	KindSystemPromptSet: "SystemPromptSet", KindToolAdded: "ToolAdded",
+	KindMessageQueued: "MessageQueued", KindMessageUnqueued: "MessageUnqueued",
+	KindQueueSnapshot: "QueueSnapshot", KindPreConversation: "PreConversation",
+	KindPostConversation: "PostConversation", KindUserMessage: "UserMessage",
+	KindAssistantMessage: "AssistantMessage", KindSystemMessage: "SystemMessage",
+	KindToolMessage: "ToolMessage", KindTokenCounted: "TokenCounted",
+	KindContextPruned: "ContextPruned", KindPruned: "Pruned",
+	KindPreToolCall: "PreToolCall", KindPostToolCall: "PostToolCall",
+	KindCancelled: "Cancelled", KindFailed: "Failed", KindTodoUpdated: "TodoUpdated",
+	KindTasksSynced: "TasksSynced", KindTaskChanged: "TaskChanged", KindAuth: "Auth",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind?"
+}
+
+// Event is one decoded wire event. Only the fields of its Kind are set.
+type Event struct {
+	Kind    Kind
+	Dialect Dialect
+	// ID is the envelope id used for dedupe ("" when the event had none;
+	// numeric docs ids are turned into their decimal text).
+	ID      string
+	Created time.Time // zero when absent
+	Variant string    // the raw variant name (desc.msg or the SSE event name)
+
+	Text      string     // user/assistant/system text, Failed error text, system prompt
+	ToolCalls []ToolCall // AssistantMessage
+	Usage     *Usage     // AssistantMessage
+	Tool      *ToolEvent // Pre/PostToolCall, ToolMessage
+
+	MessageID string          // MessageQueued / MessageUnqueued (the POST reply id)
+	Queue     []QueuedMessage // QueueSnapshot (the whole queue)
+
+	Model      string // ModelLoaded
+	ToolName   string // ToolAdded
+	TokenCount int64  // TokenCounted, ContextPruned (origin)
+	PrunedTo   int64  // ContextPruned
+	PrunedID   string // Pruned: envelope id of a PostToolCall
+
+	Todos []Todo // TodoUpdated
+
+	Tasks []Task // TasksSynced
+	Task  *Task  // TaskChanged
+	Auth  *Auth  // Auth
+
+	// Notice explains KindInvalid / KindUnknown events; it carries a short,
+	// already bounded excerpt of the offending data.
+	Notice string
+}
+
+// ToolCall is a call the assistant asked for.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Args is the arguments as a JSON value when they parse (after undoing
+	// double encoding); nil otherwise.
+	Args json.RawMessage
+	// ArgsRaw is the argument text as received ("" when empty or absent).
+	ArgsRaw string
+	// ArgsErr says why ArgsRaw did not parse; empty when it did or was empty.
+	ArgsErr string
+	// DoubleEncoded is set when the arguments were a JSON string holding JSON.
+	DoubleEncoded bool
+}
+
+// ToolEvent is the payload of PreToolCall / PostToolCall (and docs tool
+// messages).
+type ToolEvent struct {
+	Call ToolCall
+	Name string
+	// Result is set on PostToolCall and tool messages.
+	Result *ToolResult
+}
+
+// ToolResult is a finished tool call, whatever dialect it came in.
+type ToolResult struct {
+	IsError   bool
+	Text      string // the text sent to the model: the universal fallback
+	ErrorText string // readable error, when IsError
+	// Structured is the legacy structured result, kept for renderers.
+	Structured json.RawMessage
+	// Truncated is set when Text was cut to bound memory; OrigLen is the
+	// size it had.
+	Truncated bool
+	OrigLen   int
+
+	// Details parsed from either the legacy structure or the HEAD text, for
+	// the per-tool renderers. At most one is set.
+	Command *CommandResult
+	Listing *FileListing
+	File    *FileContent
+	Search  *SearchResult
+	Write   *WriteResult
+	Patch   *PatchResult
+	Todos   []Todo // todo tool: the full list after the call, when known
+}
+
+// CommandResult is an execute_command outcome.
+type CommandResult struct {
+	Command  string
+	ExitCode *int // nil when unknown (timed out, or not reported)
+	TimedOut bool
+	Stdout   string
+	Stderr   string
+}
+
+// FileListing is a list_files outcome.
+type FileListing struct {
+	Path    string
+	Entries []FileEntry
+}
+
+// FileEntry is one list_files entry.
+type FileEntry struct {
+	Name   string
+	Kind   string // file | directory | symlink | other
+	Hidden bool
+}
+
+// FileContent is a read_file outcome.
+type FileContent struct {
+	Path      string
+	StartLine int
+	EndLine   int
+	Content   string // the lines, without the " L12 | " prefixes
+}
+
+// SearchResult is a search_files outcome.
+type SearchResult struct {
+	Message string
+	Total   int
+	Hits    []SearchHit
+}
+
+// SearchHit is one match of search_files.
+type SearchHit struct {
+	Path    string
+	Line    int
+	Context string
+}
+
+// WriteResult is a write_to_file outcome.
+type WriteResult struct {
+	Path string
+}
+
+// PatchResult is an apply_patch outcome (or a legacy meta_write_to_file
+// diff).
+type PatchResult struct {
+	Message  string
+	Added    []string
+	Modified []string
+	Deleted  []string
+	Diff     string
+}
+
+// Usage is token usage of one model reply.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+	CachedTokens int64
+	TotalTokens  int64
+}
+
+// QueuedMessage is a message waiting in the agent's queue.
+type QueuedMessage struct {
+	ID        string
+	Text      string
+	WebSearch bool
+}
+
+// Todo is one item of the agent's todo list.
+type Todo struct {
+	ID       string
+	Content  string
+	Status   string // pending | in_progress | completed
+	Priority string // high | medium | low
+	Notes    string
+}
+
+// Task status values.
+const (
+	StatusIdle       = "idle"
+	StatusGenerating = "generating"
+	StatusStopped    = "stopped"
+)
+
+// Task is the daemon's view of a task (protocol.md §8.5).
+type Task struct {
+	ID             string
+	Name           string // "" when the task has none
+	Cwd            string
+	Port           int
+	Status         string // idle | generating | stopped
+	Created        time.Time
+	Updated        time.Time
+	WebSearch      bool
+	QueuedMessages []QueuedMessage
+	Model          string
+}
+
+// Auth is a daemon auth.* event.
+type Auth struct {
+	Event         string // status.changed | login.completed | login.failed
+	Provider      string
+	Authenticated bool
+	Message       string
+}
