@@ -1,0 +1,233 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// wireTask is the JSON of a daemon Task (protocol.md §8.5).
+type wireTask struct {
+	ID             string          `json:"id"`
+	Name           *string         `json:"name"`
+	Cwd            string          `json:"cwd"`
+	Port           int             `json:"port"`
+	Status         string          `json:"status"`
+	Created        json.Number     `json:"created"`
+	Updated        json.Number     `json:"updated"`
+	WebSearch      bool            `json:"web_search"`
+	QueuedMessages json.RawMessage `json:"queued_messages"`
+	Model          string          `json:"model"`
+}
+
+// ParseTask decodes one Task object.
+func ParseTask(data []byte) (Task, error) {
+	var w wireTask
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Task{}, fmt.Errorf("decode task: %w", err)
+	}
+	if w.ID == "" {
+		return Task{}, fmt.Errorf("decode task: no id in %s", Excerpt(data, 80))
+	}
+	t := Task{
+		ID: w.ID, Cwd: w.Cwd, Port: w.Port, Status: w.Status,
+		Created: msTime(w.Created), Updated: msTime(w.Updated),
+		WebSearch: w.WebSearch, Model: w.Model,
+	}
+	if w.Name != nil {
+		t.Name = *w.Name
+	}
+	if len(w.QueuedMessages) > 0 && !isNull(w.QueuedMessages) {
+		q, err := ParseQueuedMessages(w.QueuedMessages)
+		if err != nil {
+			return Task{}, fmt.Errorf("decode task %s: %w", w.ID, err)
+		}
+		t.QueuedMessages = q
+	}
+	return t, nil
+}
+
+// ParseTasks decodes {"tasks":[Task…]} (GET /v1/tasks, daemon.tasks.synchronized)
+// or a bare array of tasks.
+func ParseTasks(data []byte) ([]Task, error) {
+	data = bytes.TrimSpace(data)
+	var raw []json.RawMessage
+	if len(data) > 0 && data[0] == '{' {
+		var w struct {
+			Tasks []json.RawMessage `json:"tasks"`
+		}
+		if err := json.Unmarshal(data, &w); err != nil {
+			return nil, fmt.Errorf("decode task list: %w", err)
+		}
+		raw = w.Tasks
+	} else if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("decode task list: %w", err)
+	}
+	tasks := make([]Task, 0, len(raw))
+	for _, r := range raw {
+		t, err := ParseTask(r)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// wireQueued is a queued message: {"id","message":<message param>,"web_search"?}.
+type wireQueued struct {
+	ID        json.RawMessage `json:"id"`
+	Message   json.RawMessage `json:"message"`
+	WebSearch bool            `json:"web_search"`
+}
+
+// ParseQueuedMessages decodes a JSON array of queued messages, as found in
+// snapshots, cancel replies, GET …/queued-messages and Task.queued_messages.
+func ParseQueuedMessages(data []byte) ([]QueuedMessage, error) {
+	var raw []wireQueued
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("decode queued messages: %w", err)
+	}
+	out := make([]QueuedMessage, 0, len(raw))
+	for _, w := range raw {
+		out = append(out, QueuedMessage{ID: idString(w.ID), Text: MessageText(w.Message), WebSearch: w.WebSearch})
+	}
+	return out, nil
+}
+
+// MessageText flattens an OpenAI-style message param or bare content into
+// its text: content as a string, a list of parts ({"type":"text","text"},
+// {"text"} or bare strings), or the object's own "content".
+func MessageText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	switch raw[0] {
+	case '{':
+		var m struct {
+			Content json.RawMessage `json:"content"`
+			Text    *string         `json:"text"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			return ""
+		}
+		if m.Content != nil {
+			return ContentText(m.Content)
+		}
+		if m.Text != nil {
+			return *m.Text
+		}
+		return ""
+	default:
+		return ContentText(raw)
+	}
+}
+
+// ContentText flattens message content: a string, or a list of text parts
+// (typed, untyped or bare strings) concatenated in order. Non-text parts
+// become a short placeholder rather than being dropped.
+func ContentText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '[':
+		var parts []json.RawMessage
+		if json.Unmarshal(raw, &parts) != nil {
+			return ""
+		}
+		var b strings.Builder
+		for _, p := range parts {
+			p = bytes.TrimSpace(p)
+			if len(p) == 0 {
+				continue
+			}
+			if p[0] == '"' {
+				var s string
+				if json.Unmarshal(p, &s) == nil {
+					b.WriteString(s)
+				}
+				continue
+			}
+			var part struct {
+				Type string  `json:"type"`
+				Text *string `json:"text"`
+			}
+			if json.Unmarshal(p, &part) != nil {
+				continue
+			}
+			switch {
+			case part.Text != nil && (part.Type == "" || part.Type == "text" || part.Type == "input_text" || part.Type == "output_text"):
+				b.WriteString(*part.Text)
+			case part.Type != "":
+				fmt.Fprintf(&b, "[%s]", part.Type)
+			}
+		}
+		return b.String()
+	case '{':
+		return MessageText(raw)
+	}
+	return ""
+}
+
+// idString turns a JSON id (string or number) into text.
+func idString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// msTime converts integer milliseconds since the epoch; zero for absent or
+// unparsable values.
+func msTime(n json.Number) time.Time {
+	if n == "" {
+		return time.Time{}
+	}
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil && i > 0 {
+		return time.UnixMilli(i)
+	}
+	if f, err := strconv.ParseFloat(string(n), 64); err == nil && f > 0 {
+		return time.UnixMilli(int64(f))
+	}
+	return time.Time{}
+}
+
+// Excerpt returns at most max bytes of data as valid UTF-8 text, with a
+// marker when it was cut. Used in notices and error messages.
+func Excerpt(data []byte, max int) string {
+	cut := len(data) > max
+	if cut {
+		data = data[:max]
+	}
+	s := strings.ToValidUTF8(string(data), "\uFFFD")
+	if cut {
+		// Don't end on a partial rune that became U+FFFD.
+		s = strings.TrimRight(s, "\uFFFD") + fmt.Sprintf("… (%d bytes)", len(data))
+	}
+	return s
+}
