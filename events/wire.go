@@ -220,14 +220,15 @@ func msTime(n json.Number) time.Time {
 // Excerpt returns at most max bytes of data as valid UTF-8 text, with a
 // marker when it was cut. Used in notices and error messages.
 func Excerpt(data []byte, max int) string {
-	cut := len(data) > max
+	total := len(data)
+	cut := total > max
 	if cut {
 		data = data[:max]
 	}
 	s := strings.ToValidUTF8(string(data), "\uFFFD")
 	if cut {
 		// Don't end on a partial rune that became U+FFFD.
-		s = strings.TrimRight(s, "\uFFFD") + fmt.Sprintf("… (%d bytes)", len(data))
+		s = strings.TrimRight(s, "\uFFFD") + fmt.Sprintf("… (%d bytes)", total)
 	}
 	return s
 }
