@@ -1,7 +1,629 @@
 package events
 
-// Decode turns one SSE frame into an Event. It never fails: data that does
-// not decode becomes a KindInvalid event whose Notice carries a short excerpt.
-func Decode(f Frame) Event {
-	return Event{Kind: KindInvalid, Notice: "decoder not written yet"}
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+)
+
+// Limits that bound the work and memory one event may cost.
+const (
+	// MaxText is the most text kept per field (tool output, message text);
+	// the rest is cut with a marker, head and tail kept.
+	MaxText = 4 << 20
+	// excerptLen is how much of bad data a notice quotes.
+	excerptLen = 160
+)
+
+// Decode turns one SSE frame into an Event. It never fails and never
+// panics: data that does not decode becomes a KindInvalid event whose Notice
+// carries a short excerpt, so the stream goes on.
+func Decode(f Frame) (ev Event) {
+	defer func() {
+		if r := recover(); r != nil {
+			ev = invalid(f, fmt.Sprintf("decoder error: %v", r))
+		}
+	}()
+	switch {
+	case f.Name == "maria.queued_messages.synchronized":
+		return decodeSnapshot(f)
+	case f.Name == "daemon.tasks.synchronized":
+		tasks, err := ParseTasks(f.Data)
+		if err != nil {
+			return invalid(f, err.Error())
+		}
+		return Event{Kind: KindTasksSynced, Dialect: DialectDaemon, Variant: f.Name, Tasks: tasks}
+	case f.Name == "daemon.task.changed":
+		var w struct {
+			Task json.RawMessage `json:"task"`
+		}
+		if err := json.Unmarshal(f.Data, &w); err != nil || len(w.Task) == 0 {
+			return invalid(f, "daemon.task.changed without a task")
+		}
+		task, err := ParseTask(w.Task)
+		if err != nil {
+			return invalid(f, err.Error())
+		}
+		return Event{Kind: KindTaskChanged, Dialect: DialectDaemon, Variant: f.Name, Task: &task}
+	case strings.HasPrefix(f.Name, "auth."):
+		return decodeAuth(f)
+	case f.Name == "maria", f.Name == "", f.Name == "message":
+		return decodeMaria(f)
+	}
+	// An unknown event name: still try it as a maria event (some proxies
+	// rename), else say what it was.
+	if ev := decodeMaria(f); ev.Kind != KindInvalid {
+		return ev
+	}
+	return Event{Kind: KindUnknown, Variant: f.Name, Fingerprint: fingerprint(f),
+		Notice: fmt.Sprintf("unknown event %q: %s", Excerpt([]byte(f.Name), 60), Excerpt(f.Data, excerptLen))}
+}
+
+func invalid(f Frame, why string) Event {
+	return Event{Kind: KindInvalid, Variant: f.Name, Fingerprint: fingerprint(f),
+		Notice: fmt.Sprintf("%s: %s", why, Excerpt(bytes.TrimSpace(f.Data), excerptLen))}
+}
+
+// fingerprint identifies an event that has no id, so a replay can be
+// recognised (see Timeline.Reconnected).
+func fingerprint(f Frame) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(f.Name))
+	h.Write([]byte{0})
+	h.Write(f.Data)
+	return h.Sum64()
+}
+
+func decodeSnapshot(f Frame) Event {
+	data := bytes.TrimSpace(f.Data)
+	if len(data) > 0 && data[0] == '{' {
+		// Tolerate {"queued_messages":[…]} or {"messages":[…]}.
+		var w struct {
+			Q json.RawMessage `json:"queued_messages"`
+			M json.RawMessage `json:"messages"`
+		}
+		if json.Unmarshal(data, &w) == nil {
+			if w.Q != nil {
+				data = w.Q
+			} else if w.M != nil {
+				data = w.M
+			}
+		}
+	}
+	if isNull(data) {
+		data = []byte("[]")
+	}
+	q, err := ParseQueuedMessages(data)
+	if err != nil {
+		return invalid(f, "queued-messages snapshot is not a list")
+	}
+	for i := range q {
+		q[i].Text = bound(q[i].Text)
+	}
+	return Event{Kind: KindQueueSnapshot, Dialect: DialectHead, Variant: f.Name, Queue: q}
+}
+
+func decodeAuth(f Frame) Event {
+	var w struct {
+		Provider      string `json:"provider"`
+		Authenticated bool   `json:"authenticated"`
+		Message       string `json:"message"`
+	}
+	if err := json.Unmarshal(f.Data, &w); err != nil {
+		return invalid(f, "auth event does not decode")
+	}
+	return Event{Kind: KindAuth, Dialect: DialectDaemon, Variant: f.Name, Auth: &Auth{
+		Event: strings.TrimPrefix(f.Name, "auth."), Provider: w.Provider,
+		Authenticated: w.Authenticated, Message: w.Message,
+	}}
+}
+
+// wireEnvelope covers both the HEAD envelope and the flat docs shape; every
+// field stays raw so that a wrong type in one field only spoils that field.
+type wireEnvelope struct {
+	ID      json.RawMessage `json:"id"`
+	Created json.RawMessage `json:"created"`
+	Desc    json.RawMessage `json:"desc"`
+	Msg     json.RawMessage `json:"msg"`
+}
+
+type wireDesc struct {
+	Msg         json.RawMessage `json:"msg"`
+	ID          json.RawMessage `json:"id"`
+	Name        json.RawMessage `json:"name"`
+	Model       json.RawMessage `json:"model"`
+	Prompt      json.RawMessage `json:"prompt"`
+	Tool        json.RawMessage `json:"tool"`
+	Message     json.RawMessage `json:"message"`
+	Content     json.RawMessage `json:"content"`
+	ToolCalls   json.RawMessage `json:"tool_calls"`
+	Usage       json.RawMessage `json:"usage"`
+	ToolCall    json.RawMessage `json:"tool_call"`
+	Args        json.RawMessage `json:"args"`
+	Result      json.RawMessage `json:"result"`
+	Error       json.RawMessage `json:"error"`
+	Text        json.RawMessage `json:"text"`
+	TokenCount  json.RawMessage `json:"token_count"`
+	OriginCount json.RawMessage `json:"origin_token_count"`
+	PrunedCount json.RawMessage `json:"pruned_token_count"`
+	Todos       json.RawMessage `json:"todos"`
+}
+
+func decodeMaria(f Frame) Event {
+	data := bytes.TrimSpace(f.Data)
+	if len(data) == 0 {
+		return invalid(f, "empty event")
+	}
+	if data[0] != '{' {
+		return invalid(f, "event is not a JSON object")
+	}
+	var env wireEnvelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
+	}
+	ev := Event{ID: idString(env.ID), Created: msTime(jsonNumber(env.Created))}
+	body := data
+	switch {
+	case len(env.Desc) > 0 && bytes.TrimSpace(env.Desc)[0] == '{':
+		ev.Dialect = DialectHead
+		body = env.Desc
+	case env.Msg != nil:
+		ev.Dialect = DialectDocs
+	default:
+		return invalid(f, "event has neither desc.msg nor msg")
+	}
+	if ev.ID == "" {
+		ev.Fingerprint = fingerprint(f)
+	}
+	var d wireDesc
+	if err := json.Unmarshal(body, &d); err != nil {
+		return invalid(f, "event body does not decode ("+shortErr(err)+")")
+	}
+	var msg string
+	if json.Unmarshal(d.Msg, &msg) != nil || msg == "" {
+		return invalid(f, "event variant (msg) is not a string")
+	}
+	ev.Variant = msg
+	if err := decodeVariant(&ev, msg, &d); err != "" {
+		out := invalid(f, fmt.Sprintf("%s event: %s", Excerpt([]byte(msg), 40), err))
+		out.ID, out.Dialect = ev.ID, ev.Dialect
+		return out
+	}
+	return ev
+}
+
+// decodeVariant fills ev for one variant; it returns a non-empty reason when
+// a required part is malformed.
+func decodeVariant(ev *Event, msg string, d *wireDesc) string {
+	switch msg {
+	case "ModelLoaded":
+		ev.Kind = KindModelLoaded
+		ev.Model = firstString(d.Name, d.Model)
+	case "SystemPromptSet":
+		ev.Kind = KindSystemPromptSet
+		ev.Text = bound(str(d.Prompt))
+	case "ToolAdded":
+		ev.Kind = KindToolAdded
+		var t struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(d.Tool, &t)
+		ev.ToolName = t.Name
+		if ev.ToolName == "" {
+			ev.ToolName = str(d.Name)
+		}
+	case "MessageQueued", "MessageUnqueued":
+		ev.Kind = KindMessageQueued
+		if msg == "MessageUnqueued" {
+			ev.Kind = KindMessageUnqueued
+		}
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(d.Message, &m)
+		ev.MessageID = idString(m.ID)
+		ev.Text = bound(MessageText(d.Message))
+		if ev.MessageID == "" {
+			return "no message id"
+		}
+	case "PreConversation":
+		ev.Kind = KindPreConversation
+	case "PostConversation":
+		ev.Kind = KindPostConversation
+	case "Cancelled":
+		ev.Kind = KindCancelled
+	case "Failed":
+		ev.Kind = KindFailed
+		ev.Text = bound(ErrorText(d.Error))
+	case "UserMessage":
+		ev.Kind = KindUserMessage
+		ev.Text = bound(ContentText(d.Content))
+	case "AssistantMessage":
+		ev.Kind = KindAssistantMessage
+		ev.Text = bound(ContentText(d.Content))
+		ev.ToolCalls = parseToolCalls(d.ToolCalls)
+		ev.Usage = parseUsage(d.Usage)
+	case "RequestCompleted":
+		ev.Kind = KindAssistantMessage
+		var m struct {
+			Content   json.RawMessage `json:"content"`
+			ToolCalls json.RawMessage `json:"tool_calls"`
+		}
+		_ = json.Unmarshal(d.Message, &m)
+		ev.Text = bound(ContentText(m.Content))
+		ev.ToolCalls = parseToolCalls(m.ToolCalls)
+		ev.Usage = parseUsage(d.Usage)
+	case "MessageAdded":
+		return decodeMessageAdded(ev, d)
+	case "TokenCounted":
+		ev.Kind = KindTokenCounted
+		ev.TokenCount = jsonInt(d.TokenCount)
+	case "ContextPruned":
+		ev.Kind = KindContextPruned
+		ev.TokenCount = jsonInt(d.OriginCount)
+		ev.PrunedTo = jsonInt(d.PrunedCount)
+	case "Pruned":
+		ev.Kind = KindPruned
+		ev.PrunedID = idString(d.ID)
+	case "PreToolCall", "PostToolCall":
+		ev.Kind = KindPreToolCall
+		call := parseToolCall(d.ToolCall)
+		name := str(d.Name)
+		if name == "" {
+			name = call.Name
+		}
+		if call.Name == "" {
+			call.Name = name
+		}
+		if call.Args == nil && call.ArgsRaw == "" && len(d.Args) > 0 && !isNull(d.Args) {
+			// maria's convenience copy: the parsed args, or the raw string.
+			call.Args, call.ArgsRaw, call.ArgsErr, call.DoubleEncoded = normalizeArgs(d.Args)
+		}
+		ev.Tool = &ToolEvent{Call: call, Name: name}
+		if msg == "PostToolCall" {
+			ev.Kind = KindPostToolCall
+			res, structured := parseResult(name, call, d)
+			ev.Tool.Result = res
+			if structured && ev.Dialect == DialectHead {
+				ev.Dialect = DialectLegacy
+			}
+		}
+	case "TodoUpdated":
+		ev.Kind = KindTodoUpdated
+		ev.Todos = parseTodoList(d.Todos)
+	default:
+		ev.Kind = KindUnknown
+		ev.Notice = fmt.Sprintf("unknown event variant %q", Excerpt([]byte(msg), 60))
+	}
+	return ""
+}
+
+// decodeMessageAdded maps the docs MessageAdded by role.
+func decodeMessageAdded(ev *Event, d *wireDesc) string {
+	var m struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCalls  json.RawMessage `json:"tool_calls"`
+		ToolCallID json.RawMessage `json:"tool_call_id"`
+		Name       string          `json:"name"`
+	}
+	if err := json.Unmarshal(d.Message, &m); err != nil {
+		return "message is not an object"
+	}
+	text := bound(ContentText(m.Content))
+	switch m.Role {
+	case "user":
+		ev.Kind, ev.Text = KindUserMessage, text
+	case "assistant":
+		ev.Kind, ev.Text = KindAssistantMessage, text
+		ev.ToolCalls = parseToolCalls(m.ToolCalls)
+	case "system":
+		ev.Kind, ev.Text = KindSystemMessage, text
+	case "tool":
+		ev.Kind = KindToolMessage
+		ev.Tool = &ToolEvent{Call: ToolCall{ID: idString(m.ToolCallID), Name: m.Name}, Name: m.Name,
+			Result: &ToolResult{Text: text}}
+		fillDetails(ev.Tool.Result, m.Name, ev.Tool.Call)
+	default:
+		ev.Kind = KindUnknown
+		ev.Notice = fmt.Sprintf("MessageAdded with unknown role %q", Excerpt([]byte(m.Role), 40))
+	}
+	return ""
+}
+
+func parseToolCalls(raw json.RawMessage) []ToolCall {
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	out := make([]ToolCall, 0, len(list))
+	for _, r := range list {
+		c := parseToolCall(r)
+		if c.ID == "" && c.Name == "" && c.ArgsRaw == "" {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// parseToolCall accepts the OpenAI shape {"id","function":{"name","arguments"}},
+// a flat {"id","name","arguments"} and Anthropic's {"id","name","input"}.
+func parseToolCall(raw json.RawMessage) ToolCall {
+	var w struct {
+		ID       json.RawMessage `json:"id"`
+		Name     string          `json:"name"`
+		Args     json.RawMessage `json:"arguments"`
+		Input    json.RawMessage `json:"input"`
+		Function *struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(raw, &w) != nil {
+		return ToolCall{}
+	}
+	c := ToolCall{ID: idString(w.ID), Name: w.Name}
+	args := w.Args
+	if w.Function != nil {
+		if w.Function.Name != "" {
+			c.Name = w.Function.Name
+		}
+		if w.Function.Args != nil {
+			args = w.Function.Args
+		}
+	}
+	if args == nil {
+		args = w.Input
+	}
+	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = normalizeArgs(args)
+	return c
+}
+
+// normalizeArgs turns tool-call arguments (a JSON string, an object, a
+// double-encoded string, empty, absent or invalid) into a JSON value plus the
+// raw text. Invalid arguments are kept raw with the reason; never fatal.
+func normalizeArgs(raw json.RawMessage) (args json.RawMessage, text, errText string, double bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return nil, "", "", false
+	}
+	if raw[0] != '"' {
+		return compact(raw), bound(string(raw)), "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, bound(string(raw)), shortErr(err), false
+	}
+	text = bound(s)
+	if strings.TrimSpace(s) == "" {
+		return nil, "", "", false
+	}
+	// Up to two extra levels of string encoding are undone.
+	cur := []byte(s)
+	for level := 0; level < 3; level++ {
+		var v json.RawMessage
+		if err := json.Unmarshal(cur, &v); err != nil {
+			if level == 0 {
+				return nil, text, shortErr(err), false
+			}
+			// A string that holds a string that isn't JSON: that's the value.
+			return compact(prev(cur)), text, "", true
+		}
+		v = bytes.TrimSpace(v)
+		if v[0] != '"' || level == 2 {
+			return compact(v), text, "", level > 0
+		}
+		var inner string
+		if json.Unmarshal(v, &inner) != nil {
+			return compact(v), text, "", level > 0
+		}
+		cur = []byte(inner)
+	}
+	return nil, text, "", false
+}
+
+// prev re-encodes a string value that turned out not to hold JSON.
+func prev(s []byte) json.RawMessage {
+	b, _ := json.Marshal(string(s))
+	return b
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return b.Bytes()
+}
+
+// parseUsage accepts an OpenAI usage object, maria's internal or Anthropic
+// names, an array of records (summed; the docs dialect) and null.
+func parseUsage(raw json.RawMessage) *Usage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return nil
+	}
+	if raw[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+			return nil
+		}
+		var sum Usage
+		any := false
+		for _, r := range list {
+			if u := parseUsage(r); u != nil {
+				any = true
+				sum.InputTokens += u.InputTokens
+				sum.OutputTokens += u.OutputTokens
+				sum.CachedTokens += u.CachedTokens
+				sum.TotalTokens += u.TotalTokens
+			}
+		}
+		if !any {
+			return nil
+		}
+		return &sum
+	}
+	var w map[string]json.RawMessage
+	if json.Unmarshal(raw, &w) != nil {
+		return nil
+	}
+	u := &Usage{
+		InputTokens:  firstInt(w, "prompt_tokens", "input_tokens", "inputTokens"),
+		OutputTokens: firstInt(w, "completion_tokens", "output_tokens", "outputTokens"),
+		TotalTokens:  firstInt(w, "total_tokens", "totalTokens"),
+		CachedTokens: firstInt(w, "cache_read_tokens", "cache_read_input_tokens", "cachedTokens", "cacheReadTokens"),
+	}
+	if det, ok := w["prompt_tokens_details"]; ok {
+		var d map[string]json.RawMessage
+		if json.Unmarshal(det, &d) == nil {
+			if c := firstInt(d, "cached_tokens"); c > u.CachedTokens {
+				u.CachedTokens = c
+			}
+		}
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	return u
+}
+
+func firstInt(m map[string]json.RawMessage, keys ...string) int64 {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if n := jsonInt(v); n != 0 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// jsonInt reads an integer leniently: a number, a float or a numeric
+// string; anything else is 0.
+func jsonInt(raw json.RawMessage) int64 {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	s := string(raw)
+	if raw[0] == '"' {
+		if json.Unmarshal(raw, &s) != nil {
+			return 0
+		}
+	}
+	if i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+		return i
+	}
+	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && f < 1e18 && f > -1e18 {
+		return int64(f)
+	}
+	return 0
+}
+
+func jsonNumber(raw json.RawMessage) json.Number {
+	if n := jsonInt(raw); n > 0 {
+		return json.Number(strconv.FormatInt(n, 10))
+	}
+	return ""
+}
+
+// str reads a JSON string, or "" for anything else.
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func firstString(raws ...json.RawMessage) string {
+	for _, r := range raws {
+		if s := str(r); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// ErrorText renders maria's opaque error JSON readably: ["ToolFailure","msg"]
+// becomes msg; ["HttpError",{"code":401,"body":"{…message…}"}] becomes
+// "HttpError 401: message"; anything else a bounded compact excerpt.
+func ErrorText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		return str(raw)
+	case '[':
+		var parts []json.RawMessage
+		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+			ctor := str(parts[0])
+			if len(parts) == 1 {
+				return ctor
+			}
+			detail := ErrorText(parts[1])
+			if ctor == "ToolFailure" || ctor == "" {
+				return detail
+			}
+			if strings.HasPrefix(detail, ctor) {
+				return detail
+			}
+			return ctor + " " + detail
+		}
+	case '{':
+		var w struct {
+			Code    json.RawMessage `json:"code"`
+			Body    json.RawMessage `json:"body"`
+			Message json.RawMessage `json:"message"`
+			Error   json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(raw, &w) == nil {
+			var parts []string
+			if c := jsonInt(w.Code); c != 0 {
+				parts = append(parts, strconv.FormatInt(c, 10)+":")
+			}
+			switch {
+			case w.Message != nil:
+				parts = append(parts, ErrorText(w.Message))
+			case w.Error != nil:
+				parts = append(parts, ErrorText(w.Error))
+			case w.Body != nil:
+				body := str(w.Body)
+				if body == "" {
+					body = string(w.Body)
+				}
+				if b := bytes.TrimSpace([]byte(body)); len(b) > 0 && b[0] == '{' {
+					if inner := ErrorText(b); inner != "" {
+						body = inner
+					}
+				}
+				parts = append(parts, body)
+			}
+			if len(parts) > 0 {
+				return Excerpt([]byte(strings.Join(parts, " ")), 1000)
+			}
+		}
+	}
+	return Excerpt(compact(raw), 500)
+}
+
+func shortErr(err error) string { return Excerpt([]byte(err.Error()), 120) }
+
+// bound keeps at most MaxText bytes of s: the head and the tail, with a
+// marker that says how much was cut.
+func bound(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	head, tail := s[:MaxText*3/4], s[len(s)-MaxText/4:]
+	head = strings.ToValidUTF8(head, "")
+	tail = strings.ToValidUTF8(tail, "")
+	return head + fmt.Sprintf("\n… [%d bytes not shown] …\n", len(s)-len(head)-len(tail)) + tail
 }

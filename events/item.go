@@ -89,6 +89,8 @@ type Item struct {
 
 	// Notice
 	Level NoticeLevel
+
+	origin string // the variant that made it (docs merge)
 }
 
 // ToolItem is the state of one tool call.

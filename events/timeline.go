@@ -1,5 +1,10 @@
 package events
 
+import (
+	"strconv"
+	"time"
+)
+
 // Timeline is the pure reducer from decoded events to what a user sees:
 // transcript items, the run status, the queue, todos and metadata. It does
 // no IO; feed it with Apply and the Note* methods, in arrival order, from a
@@ -16,6 +21,11 @@ type Timeline struct {
 	status  RunStatus
 	stopped bool // the daemon says no task process exists
 	version uint64
+
+	unqueued      map[string]struct{} // message ids the daemon consumed or dropped
+	lastAssistant *Item               // for merging the docs dialect's double reports
+	anon          []uint64            // fingerprints of id-less events, in order
+	anonPos       int                 // position in anon of the current connection
 }
 
 // NewTimeline returns an empty timeline.
@@ -25,6 +35,8 @@ func NewTimeline() *Timeline {
 		tools: make(map[string]*Item),
 		posts: make(map[string]*Item),
 		sent:  make(map[string]string),
+
+		unqueued: make(map[string]struct{}),
 	}
 }
 
@@ -52,3 +64,379 @@ func (t *Timeline) Version() uint64 { return t.version }
 
 // Seen reports whether an event id was already applied.
 func (t *Timeline) Seen(id string) bool { _, ok := t.seen[id]; return ok }
+
+// Apply feeds one decoded event. It reports whether anything visible
+// changed. Events already seen (by id, or by position for id-less streams)
+// are ignored: maria replays its whole log on every connection.
+func (t *Timeline) Apply(ev Event) bool {
+	if !t.firstSighting(ev) {
+		return false
+	}
+	changed := t.apply(ev)
+	if changed {
+		t.version++
+	}
+	return changed
+}
+
+// Reconnected tells the timeline that a new connection starts replaying the
+// log from the beginning. Events with ids need nothing; id-less events are
+// then matched by position against the previous connection's.
+func (t *Timeline) Reconnected() { t.anonPos = 0 }
+
+func (t *Timeline) firstSighting(ev Event) bool {
+	switch ev.Kind {
+	case KindQueueSnapshot, KindTasksSynced, KindTaskChanged, KindAuth:
+		return true // state snapshots: idempotent, always apply the latest
+	}
+	if ev.ID != "" {
+		if _, dup := t.seen[ev.ID]; dup {
+			return false
+		}
+		t.seen[ev.ID] = struct{}{}
+		return true
+	}
+	if ev.Fingerprint == 0 {
+		return true
+	}
+	// Id-less: the k-th id-less event of a replay is the k-th we saw before.
+	pos := t.anonPos
+	t.anonPos++
+	if pos < len(t.anon) {
+		if t.anon[pos] == ev.Fingerprint {
+			return false
+		}
+		// The log diverged from what we saw (another daemon?): keep
+		// everything from here on.
+		t.anon = t.anon[:pos]
+	}
+	t.anon = append(t.anon, ev.Fingerprint)
+	return true
+}
+
+func (t *Timeline) apply(ev Event) bool {
+	switch ev.Kind {
+	case KindInvalid:
+		t.notice(ev, LevelWarning, "Could not read an event from the daemon: "+ev.Notice)
+	case KindUnknown:
+		t.notice(ev, LevelInfo, "Unknown event, shown as is: "+ev.Notice)
+	case KindModelLoaded:
+		// Only a running task process emits ModelLoaded (it is never
+		// persisted), so a stopped task has been resumed.
+		t.resumed()
+		t.meta.Model = ev.Model
+	case KindSystemPromptSet, KindSystemMessage:
+		t.meta.SystemPromptLen = len(ev.Text)
+	case KindToolAdded:
+		for _, n := range t.meta.Tools {
+			if n == ev.ToolName {
+				return false
+			}
+		}
+		t.meta.Tools = append(t.meta.Tools, ev.ToolName)
+	case KindMessageQueued:
+		t.enqueue(QueuedMessage{ID: ev.MessageID, Text: ev.Text})
+	case KindMessageUnqueued:
+		t.unqueued[ev.MessageID] = struct{}{}
+		t.dequeue(ev.MessageID)
+	case KindQueueSnapshot:
+		if len(ev.Queue) > 0 {
+			t.resumed()
+		}
+		t.queue = append(t.queue[:0:0], ev.Queue...)
+		for i, q := range t.queue {
+			if q.Text == "" {
+				t.queue[i].Text = t.sent[q.ID]
+			}
+		}
+	case KindPreConversation:
+		t.endRunningTools(ToolUnknown)
+		if !t.stopped {
+			t.status = RunGenerating
+		}
+		t.meta.RunStarted = ev.Created
+	case KindPostConversation:
+		t.endRunningTools(ToolUnknown)
+		t.runEnded()
+	case KindCancelled:
+		t.endRunningTools(ToolCancelled)
+		t.runEnded()
+		t.notice(ev, LevelInfo, "Run cancelled.")
+	case KindFailed:
+		t.endRunningTools(ToolUnknown)
+		t.runEnded()
+		text := ev.Text
+		if text == "" {
+			text = "no details given"
+		}
+		t.notice(ev, LevelError, "Run failed: "+text)
+	case KindUserMessage:
+		t.lastAssistant = nil
+		t.add(&Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text})
+	case KindAssistantMessage:
+		t.assistant(ev)
+	case KindTokenCounted:
+		t.meta.ContextTokens = ev.TokenCount
+	case KindContextPruned:
+		if ev.PrunedTo > 0 {
+			t.meta.ContextTokens = ev.PrunedTo
+		}
+	case KindPruned:
+		it := t.posts[ev.PrunedID]
+		t.meta.PrunedCount++
+		if it != nil && !it.Tool.Pruned {
+			it.Tool.Pruned = true
+			it.Version++
+		}
+	case KindPreToolCall:
+		it := t.tool(ev.Tool.Call, ev.Tool.Name, ev)
+		if it.Tool.Result == nil && it.Tool.Status != ToolRunning && !t.stopped {
+			it.Tool.Status = ToolRunning
+			it.Version++
+		}
+		if len(ev.Tool.Call.Args) > 0 && len(it.Tool.Call.Args) == 0 {
+			it.Tool.Call = ev.Tool.Call
+			it.Version++
+		}
+	case KindPostToolCall, KindToolMessage:
+		it := t.tool(ev.Tool.Call, ev.Tool.Name, ev)
+		if ev.Kind == KindToolMessage && it.Tool.Result != nil {
+			return false // the docs tool message repeats a PostToolCall
+		}
+		it.Tool.Result = ev.Tool.Result
+		it.Tool.Status = ToolOK
+		if ev.Tool.Result.IsError {
+			it.Tool.Status = ToolError
+		}
+		if it.Tool.Name == "" {
+			it.Tool.Name = ev.Tool.Name
+		}
+		it.Version++
+		if ev.ID != "" {
+			t.posts[ev.ID] = it
+		}
+		if it.Tool.Name == "todo" && ev.Tool.Result.Todos != nil {
+			t.todos = ev.Tool.Result.Todos
+		}
+	case KindTodoUpdated:
+		t.todos = ev.Todos
+	default:
+		// Daemon-wide events belong to the task list, not a transcript.
+		return false
+	}
+	return true
+}
+
+func (t *Timeline) add(it *Item) {
+	it.Version = 1
+	t.items = append(t.items, it)
+}
+
+func (t *Timeline) notice(ev Event, level NoticeLevel, text string) {
+	t.add(&Item{Kind: ItemNotice, ID: ev.ID, Created: ev.Created, Level: level, Text: text})
+}
+
+// assistant adds an assistant turn and a tool item per call. The docs
+// dialect may report one reply twice (MessageAdded and RequestCompleted):
+// the second copy only completes the first.
+func (t *Timeline) assistant(ev Event) {
+	if last := t.lastAssistant; last != nil && last.Text == ev.Text && last.origin != ev.Variant &&
+		(ev.Variant == "MessageAdded" || last.origin == "MessageAdded") {
+		if last.Usage == nil && ev.Usage != nil {
+			last.Usage = ev.Usage
+			t.addUsage(ev.Usage)
+		}
+		if len(last.ToolCalls) == 0 && len(ev.ToolCalls) > 0 {
+			last.ToolCalls = ev.ToolCalls
+		}
+		last.origin = ev.Variant
+		last.Version++
+		t.callTools(ev)
+		return
+	}
+	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Text: ev.Text,
+		ToolCalls: ev.ToolCalls, Usage: ev.Usage, origin: ev.Variant}
+	t.add(it)
+	t.lastAssistant = it
+	if ev.Usage != nil {
+		t.addUsage(ev.Usage)
+	}
+	t.callTools(ev)
+}
+
+func (t *Timeline) addUsage(u *Usage) {
+	t.meta.Totals.InputTokens += u.InputTokens
+	t.meta.Totals.OutputTokens += u.OutputTokens
+	t.meta.Totals.CachedTokens += u.CachedTokens
+	t.meta.Totals.TotalTokens += u.TotalTokens
+	if u.InputTokens > 0 {
+		t.meta.ContextTokens = u.InputTokens + u.OutputTokens
+	}
+}
+
+// callTools shows each requested call at once, before its PreToolCall: a
+// tool maria does not know gets no Pre/Post at all, and must still show.
+func (t *Timeline) callTools(ev Event) {
+	for i, c := range ev.ToolCalls {
+		if c.ID == "" {
+			c.ID = synthID(ev, i)
+		}
+		t.tool(c, c.Name, ev)
+	}
+}
+
+func synthID(ev Event, i int) string {
+	return "call:" + ev.ID + ":" + strconv.Itoa(i)
+}
+
+// tool finds the item of a call, or creates it.
+func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
+	id := c.ID
+	if id == "" {
+		// No id to pair by: the oldest unfinished call of that name.
+		for _, it := range t.items {
+			if it.Kind == ItemTool && it.Tool.Result == nil && it.Tool.Name == name {
+				return it
+			}
+		}
+		id = "anon:" + name + ":" + ev.ID
+	}
+	if it, ok := t.tools[id]; ok {
+		return it
+	}
+	if name == "" {
+		name = c.Name
+	}
+	st := ToolRunning
+	if t.stopped {
+		st = ToolUnknown // no task process: nothing can be running
+	}
+	c.ID = id
+	it := &Item{Kind: ItemTool, ID: id, Created: ev.Created, Tool: &ToolItem{CallID: id, Name: name, Call: c, Status: st}}
+	t.add(it)
+	t.tools[id] = it
+	return it
+}
+
+// endRunningTools settles calls that will never get a result.
+func (t *Timeline) endRunningTools(to ToolStatus) {
+	for _, it := range t.tools {
+		if it.Tool.Status == ToolRunning {
+			it.Tool.Status = to
+			it.Version++
+		}
+	}
+}
+
+func (t *Timeline) runEnded() {
+	if !t.stopped {
+		t.status = RunIdle
+	}
+	t.meta.RunStarted = time.Time{}
+}
+
+// resumed clears the stopped state: only a live task process sends what
+// triggered it.
+func (t *Timeline) resumed() {
+	if t.stopped {
+		t.stopped = false
+		t.status = RunIdle
+	}
+}
+
+func (t *Timeline) enqueue(q QueuedMessage) {
+	if _, gone := t.unqueued[q.ID]; gone {
+		return
+	}
+	if q.Text == "" {
+		q.Text = t.sent[q.ID]
+	}
+	for i := range t.queue {
+		if t.queue[i].ID == q.ID {
+			if t.queue[i].Text == "" {
+				t.queue[i].Text = q.Text
+			}
+			return
+		}
+	}
+	t.queue = append(t.queue, q)
+}
+
+func (t *Timeline) dequeue(id string) bool {
+	for i := range t.queue {
+		if t.queue[i].ID == id {
+			t.queue = append(t.queue[:i:i], t.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// SetTask applies what the daemon says about the task (GET /task/{id},
+// daemon.task.changed): its status. A stopped task has no process, so its
+// unfinished tool calls become unknown.
+func (t *Timeline) SetTask(task Task) {
+	before := t.status
+	switch task.Status {
+	case StatusStopped:
+		t.stopped = true
+		t.status = RunStopped
+		t.endRunningTools(ToolUnknown)
+	case StatusGenerating:
+		t.stopped = false
+		t.status = RunGenerating
+	case StatusIdle:
+		t.stopped = false
+		t.status = RunIdle
+	default:
+		return
+	}
+	if t.status != before {
+		t.version++
+	}
+}
+
+// SetQueue replaces the queue with a fresh one from the daemon
+// (GET …/queued-messages or a fresh GET /task/{id}).
+func (t *Timeline) SetQueue(q []QueuedMessage) {
+	t.queue = append([]QueuedMessage(nil), q...)
+	for i, m := range t.queue {
+		if m.Text == "" {
+			t.queue[i].Text = t.sent[m.ID]
+		}
+	}
+	t.version++
+}
+
+// NoteSent records the daemon's reply to our own POST …/message: the text
+// we sent is remembered for the id, and a queued message shows in the queue
+// at once (unless the stream already reported it consumed).
+func (t *Timeline) NoteSent(id, text string, queued bool) {
+	if id == "" {
+		return // an older daemon's empty reply: the stream will tell
+	}
+	t.sent[id] = text
+	if queued {
+		t.enqueue(QueuedMessage{ID: id, Text: text})
+	} else {
+		for i := range t.queue {
+			if t.queue[i].ID == id && t.queue[i].Text == "" {
+				t.queue[i].Text = text
+			}
+		}
+	}
+	t.version++
+}
+
+// NoteCancelled records the reply to our own POST …/cancel: the run is over,
+// unfinished calls are cancelled, and the returned messages leave the queue
+// (the caller gives their text back to the user).
+func (t *Timeline) NoteCancelled(pending []QueuedMessage) {
+	for _, p := range pending {
+		t.unqueued[p.ID] = struct{}{}
+		t.dequeue(p.ID)
+	}
+	t.endRunningTools(ToolCancelled)
+	t.runEnded()
+	t.version++
+}

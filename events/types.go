@@ -109,6 +109,9 @@ type Event struct {
 	ID      string
 	Created time.Time // zero when absent
 	Variant string    // the raw variant name (desc.msg or the SSE event name)
+	// Fingerprint identifies an event without an id (a hash of its frame),
+	// so that replays of id-less streams can be recognised.
+	Fingerprint uint64
 
 	Text      string     // user/assistant/system text, Failed error text, system prompt
 	ToolCalls []ToolCall // AssistantMessage

@@ -1,3 +1,0 @@
-package events
-
-func keyArg(name string, c ToolCall) string { return "" }

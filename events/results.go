@@ -1,0 +1,574 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// parseResult builds a ToolResult from a PostToolCall. It reports whether
+// the result was structured (a legacy build) rather than a string.
+func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
+	text := str(d.Text)
+	r := &ToolResult{}
+	structured := false
+	errRaw := bytes.TrimSpace(d.Error)
+	resRaw := bytes.TrimSpace(d.Result)
+	switch {
+	case len(errRaw) > 0 && !isNull(errRaw):
+		r.IsError = true
+		r.ErrorText = ErrorText(errRaw)
+		if text == "" {
+			text = r.ErrorText
+		}
+	case len(resRaw) > 0 && !isNull(resRaw):
+		if resRaw[0] == '"' {
+			if text == "" {
+				text = str(resRaw)
+			}
+		} else {
+			structured = true
+			r.Structured = compact(resRaw)
+			if len(r.Structured) > MaxText {
+				r.Structured = nil // too big to keep twice; text stays
+			} else {
+				fillStructured(r, name, resRaw)
+			}
+		}
+	case text == "":
+		r.IsError = true
+		r.ErrorText = "the tool returned neither a result nor an error"
+	}
+	r.OrigLen = len(text)
+	r.Text = bound(text)
+	r.Truncated = len(r.Text) != r.OrigLen
+	if !r.IsError {
+		fillDetails(r, name, call)
+	}
+	return r, structured
+}
+
+// fillStructured reads the legacy structured results of protocol.md §7.
+func fillStructured(r *ToolResult, name string, raw json.RawMessage) {
+	ctor, payload := splitCtor(raw)
+	switch name {
+	case "execute_command":
+		var w struct {
+			Command string          `json:"command"`
+			Status  json.RawMessage `json:"status"`
+			Stdout  string          `json:"stdout"`
+			Stderr  string          `json:"stderr"`
+		}
+		if json.Unmarshal(payload, &w) != nil {
+			return
+		}
+		c := &CommandResult{Command: w.Command, Stdout: bound(w.Stdout), Stderr: bound(w.Stderr), TimedOut: ctor == "TimedOut"}
+		if w.Status != nil && !isNull(w.Status) {
+			n := int(jsonInt(w.Status))
+			c.ExitCode = &n
+		}
+		r.Command = c
+	case "list_files":
+		var w struct {
+			Path    string `json:"path"`
+			Entries []struct {
+				Name     string `json:"name"`
+				Kind     string `json:"kind"`
+				IsHidden bool   `json:"is_hidden"`
+			} `json:"entries"`
+		}
+		if json.Unmarshal(payload, &w) != nil {
+			return
+		}
+		l := &FileListing{Path: w.Path}
+		for _, e := range w.Entries {
+			l.Entries = append(l.Entries, FileEntry{Name: e.Name, Kind: e.Kind, Hidden: e.IsHidden})
+		}
+		r.Listing = l
+	case "read_file":
+		var w struct {
+			Path      string          `json:"path"`
+			Content   string          `json:"content"`
+			StartLine json.RawMessage `json:"start_line"`
+			EndLine   json.RawMessage `json:"end_line"`
+		}
+		if json.Unmarshal(payload, &w) != nil {
+			return
+		}
+		// Legacy content is the whole file; show the requested range.
+		start, end := int(jsonInt(w.StartLine)), int(jsonInt(w.EndLine))
+		lines := strings.Split(w.Content, "\n")
+		if start < 1 {
+			start = 1
+		}
+		if end < start || end > len(lines) {
+			end = len(lines)
+		}
+		content := w.Content
+		if start <= len(lines) {
+			content = strings.Join(lines[start-1:end], "\n")
+		}
+		r.File = &FileContent{Path: w.Path, StartLine: start, EndLine: end, Content: bound(content)}
+	case "search_files":
+		var w struct {
+			Message      string          `json:"message"`
+			TotalMatches json.RawMessage `json:"total_matches"`
+			Results      []struct {
+				Context    string          `json:"context"`
+				LineNumber json.RawMessage `json:"line_number"`
+				Path       string          `json:"path"`
+			} `json:"results"`
+		}
+		if json.Unmarshal(payload, &w) != nil {
+			return
+		}
+		s := &SearchResult{Message: w.Message, Total: int(jsonInt(w.TotalMatches))}
+		for _, h := range w.Results {
+			s.Hits = append(s.Hits, SearchHit{Path: h.Path, Line: int(jsonInt(h.LineNumber)), Context: h.Context})
+		}
+		r.Search = s
+	case "todo":
+		var w struct {
+			Todos json.RawMessage `json:"todos"`
+		}
+		if json.Unmarshal(payload, &w) == nil && w.Todos != nil {
+			r.Todos = parseTodoList(w.Todos)
+			if r.Todos == nil {
+				r.Todos = []Todo{}
+			}
+		}
+	case "write_to_file", "replace_in_file":
+		var w struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(payload, &w) == nil && w.Path != "" {
+			r.Write = &WriteResult{Path: w.Path}
+		}
+	case "meta_write_to_file":
+		var w struct {
+			Path    string `json:"path"`
+			Message string `json:"message"`
+			Diff    string `json:"diff"`
+		}
+		if json.Unmarshal(payload, &w) == nil {
+			r.Patch = &PatchResult{Message: w.Message, Modified: nonEmpty(w.Path), Diff: bound(w.Diff)}
+		}
+	}
+	if r.Text == "" && r.Command != nil {
+		// Older builds always sent text, but don't rely on it.
+		r.Text = strings.TrimRight(r.Command.Stdout+"\n"+r.Command.Stderr, "\n")
+	}
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// splitCtor unwraps MoonBit enum JSON ["Ctor", payload]; an object is its
+// own payload.
+func splitCtor(raw json.RawMessage) (string, json.RawMessage) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '[' {
+		var parts []json.RawMessage
+		if json.Unmarshal(raw, &parts) == nil && len(parts) == 2 {
+			return str(parts[0]), parts[1]
+		}
+	}
+	return "", raw
+}
+
+// fillDetails parses the HEAD text of a successful tool call into the
+// per-tool details, unless a legacy structure already gave them.
+func fillDetails(r *ToolResult, name string, call ToolCall) {
+	if r.Command != nil || r.Listing != nil || r.File != nil || r.Search != nil || r.Write != nil || r.Patch != nil || r.Todos != nil {
+		return
+	}
+	text := r.Text
+	switch name {
+	case "execute_command":
+		r.Command = parseCommandText(text, argString(call, "command"))
+	case "read_file":
+		r.File = parseReadText(text)
+	case "list_files":
+		r.Listing = parseListText(text)
+	case "search_files":
+		r.Search = parseSearchText(text)
+	case "write_to_file", "replace_in_file":
+		for _, p := range []string{"Content written to file at path: ", "Changes applied to ", "New file created and content written to "} {
+			if strings.HasPrefix(text, p) {
+				r.Write = &WriteResult{Path: strings.TrimSpace(strings.TrimPrefix(text, p))}
+			}
+		}
+	case "apply_patch":
+		var w struct {
+			Message  string   `json:"message"`
+			Added    []string `json:"added"`
+			Modified []string `json:"modified"`
+			Deleted  []string `json:"deleted"`
+		}
+		p := &PatchResult{Diff: argString(call, "patch")}
+		if json.Unmarshal([]byte(text), &w) == nil {
+			p.Message, p.Added, p.Modified, p.Deleted = w.Message, w.Added, w.Modified, w.Deleted
+		} else {
+			p.Message = text
+		}
+		r.Patch = p
+	case "todo":
+		r.Todos = parseTodoText(text)
+		if r.Todos == nil && strings.EqualFold(argString(call, "action"), "create") {
+			r.Todos = todosFromArgs(call)
+		}
+	}
+}
+
+var (
+	commandHead = regexp.MustCompile(`(?s)^Command (.*?) (exited with status (-?\d+)|timed out after \d+ seconds)\.`)
+	sectionHead = regexp.MustCompile(`(?m)^=== (STDOUT|STDERR) \(([^)]*)\) ===$`)
+)
+
+// parseCommandText reads execute_command's text: "Command <cmd> exited with
+// status <n>." then optional "=== STDOUT (k lines) ===" / STDERR sections.
+func parseCommandText(text, cmd string) *CommandResult {
+	c := &CommandResult{Command: cmd}
+	prefix := "Command " + cmd + " "
+	rest := ""
+	switch {
+	case cmd != "" && strings.HasPrefix(text, prefix+"exited with status "):
+		rest = text[len(prefix+"exited with status "):]
+		end := strings.IndexByte(rest, '.')
+		if end < 0 {
+			return nil
+		}
+		n, err := strconv.Atoi(rest[:end])
+		if err != nil {
+			return nil
+		}
+		c.ExitCode = &n
+		rest = rest[end+1:]
+	case cmd != "" && strings.HasPrefix(text, prefix+"timed out after "):
+		c.TimedOut = true
+		rest = text[len(prefix):]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			rest = rest[i:]
+		} else {
+			rest = ""
+		}
+	default:
+		m := commandHead.FindStringSubmatchIndex(text)
+		if m == nil {
+			return nil
+		}
+		c.Command = text[m[2]:m[3]]
+		if m[6] >= 0 {
+			n, _ := strconv.Atoi(text[m[6]:m[7]])
+			c.ExitCode = &n
+		} else {
+			c.TimedOut = true
+		}
+		rest = text[m[1]:]
+	}
+	heads := sectionHead.FindAllStringSubmatchIndex(rest, -1)
+	for i, h := range heads {
+		start := h[1]
+		if start < len(rest) && rest[start] == '\n' {
+			start++
+		}
+		end := len(rest)
+		if i+1 < len(heads) {
+			end = heads[i+1][0]
+		}
+		body := strings.TrimSuffix(rest[start:end], "\n")
+		if rest[h[2]:h[3]] == "STDOUT" {
+			c.Stdout = body
+		} else {
+			c.Stderr = body
+		}
+	}
+	return c
+}
+
+var readHead = regexp.MustCompile(`^File: (.*) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
+
+// parseReadText reads read_file's "File: p (lines s-e (n lines))" header and
+// " L12 | text" lines.
+func parseReadText(text string) *FileContent {
+	first, body, _ := strings.Cut(text, "\n")
+	m := readHead.FindStringSubmatch(first)
+	if m == nil {
+		return nil
+	}
+	f := &FileContent{Path: m[1]}
+	f.StartLine, _ = strconv.Atoi(m[2])
+	f.EndLine, _ = strconv.Atoi(m[3])
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(t, "L") {
+			if bar := strings.Index(t, " | "); bar > 1 && isDigits(t[1:bar]) {
+				lines[i] = t[bar+3:]
+				continue
+			} else if strings.HasSuffix(t, " |") && isDigits(t[1:len(t)-2]) {
+				lines[i] = ""
+				continue
+			}
+		}
+	}
+	f.Content = strings.Join(lines, "\n")
+	return f
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseListText reads list_files' "Directory: p\nTotal: …\n\n<icon> name".
+func parseListText(text string) *FileListing {
+	if !strings.HasPrefix(text, "Directory: ") {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	l := &FileListing{Path: strings.TrimPrefix(lines[0], "Directory: ")}
+	for _, line := range lines[1:] {
+		kind := ""
+		for icon, k := range map[string]string{"📁 ": "directory", "📄 ": "file", "🔗 ": "symlink", "❓ ": "other"} {
+			if strings.HasPrefix(line, icon) {
+				kind, line = k, strings.TrimPrefix(line, icon)
+				break
+			}
+		}
+		if kind == "" {
+			continue
+		}
+		e := FileEntry{Name: line, Kind: kind}
+		if n, ok := strings.CutSuffix(line, " [hidden]"); ok {
+			e.Name, e.Hidden = n, true
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	return l
+}
+
+var (
+	searchHit   = regexp.MustCompile(`^(.+):(\d+)$`)
+	searchTotal = regexp.MustCompile(`Found (\d+) matches`)
+)
+
+// parseSearchText reads search_files' message, then "path:line" headers
+// followed by "n: text" context lines.
+func parseSearchText(text string) *SearchResult {
+	msg, body, _ := strings.Cut(text, "\n\n")
+	s := &SearchResult{Message: msg}
+	if m := searchTotal.FindStringSubmatch(msg); m != nil {
+		s.Total, _ = strconv.Atoi(m[1])
+	}
+	var cur *SearchHit
+	for _, line := range strings.Split(body, "\n") {
+		if m := searchHit.FindStringSubmatch(line); m != nil && !ctxLine(line) {
+			n, _ := strconv.Atoi(m[2])
+			s.Hits = append(s.Hits, SearchHit{Path: m[1], Line: n})
+			cur = &s.Hits[len(s.Hits)-1]
+			continue
+		}
+		if cur != nil && line != "" {
+			if cur.Context != "" {
+				cur.Context += "\n"
+			}
+			cur.Context += line
+		}
+	}
+	return s
+}
+
+// ctxLine: "12: text" is a context line, not a "path:12" header.
+func ctxLine(line string) bool {
+	i := strings.Index(line, ": ")
+	return i > 0 && isDigits(line[:i])
+}
+
+// Todo status/priority icons of maria's todo tool (§7.7).
+var (
+	todoStatusIcons   = map[string]string{"✅": "completed", "🔄": "in_progress", "⏳": "pending"}
+	todoPriorityIcons = map[string]string{"🔴": "high", "🟡": "medium", "🟢": "low"}
+	todoLine          = regexp.MustCompile(`^\s*(?:\d+\.\s*)?(\S+)\s+(\S+)\s+\[([^\]]*)\]\s?(.*)$`)
+)
+
+// parseTodoText reads the full todo list out of the todo tool's text: a Read
+// listing, or a Write's "Newly created todos" / "Current todo list" section
+// (the "Updated items" section repeats items and is skipped). nil when the
+// text holds no list.
+func parseTodoText(text string) []Todo {
+	var out []Todo
+	found := false
+	inList := !strings.Contains(text, "📝")
+	if strings.HasPrefix(text, "=== Current Session Todo List ===") {
+		inList = true
+		found = true
+	}
+	for _, line := range strings.Split(text, "\n") {
+		trim := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trim, "📝 Newly created todos") || strings.HasPrefix(trim, "📝 Current todo list"):
+			inList, found = true, true
+			continue
+		case strings.HasPrefix(trim, "✨ Updated items") || strings.HasPrefix(trim, "📊"):
+			inList = false
+			continue
+		case strings.HasPrefix(trim, "└─"):
+			if inList && len(out) > 0 {
+				out[len(out)-1].Notes = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(trim, "└─"), " 📝"))
+			}
+			continue
+		}
+		if !inList {
+			continue
+		}
+		m := todoLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		t := Todo{ID: m[3], Content: strings.TrimSpace(m[4])}
+		for _, icon := range []string{m[1], m[2]} {
+			icon = strings.TrimRight(icon, "\ufe0f")
+			if s, ok := todoStatusIcons[icon]; ok {
+				t.Status = s
+			}
+			if p, ok := todoPriorityIcons[icon]; ok {
+				t.Priority = p
+			}
+		}
+		if t.Status == "" && t.Priority == "" {
+			continue
+		}
+		found = true
+		out = append(out, t)
+	}
+	if !found {
+		return nil
+	}
+	if out == nil {
+		out = []Todo{}
+	}
+	return out
+}
+
+// todosFromArgs builds the list a todo "create" call asked for, when its
+// text could not be read: each non-empty line (or <task>…</task>) of content.
+func todosFromArgs(call ToolCall) []Todo {
+	content := argString(call, "content")
+	if content == "" {
+		return nil
+	}
+	var items []string
+	if strings.Contains(content, "<task>") {
+		for _, part := range strings.Split(content, "<task>")[1:] {
+			if t, _, ok := strings.Cut(part, "</task>"); ok {
+				items = append(items, t)
+			}
+		}
+	} else {
+		items = strings.Split(content, "\n")
+	}
+	prio := normPriority(argString(call, "priority"))
+	status := normStatus(argString(call, "status"))
+	var out []Todo
+	for _, it := range items {
+		it = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(it), "-*•0123456789.)"))
+		if it == "" {
+			continue
+		}
+		out = append(out, Todo{Content: it, Status: status, Priority: prio})
+	}
+	return out
+}
+
+// parseTodoList reads a list of maria Todo items (§8.6).
+func parseTodoList(raw json.RawMessage) []Todo {
+	var list []struct {
+		ID       json.RawMessage `json:"id"`
+		Content  string          `json:"content"`
+		Status   string          `json:"status"`
+		Priority string          `json:"priority"`
+		Notes    string          `json:"notes"`
+	}
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	out := make([]Todo, 0, len(list))
+	for _, t := range list {
+		out = append(out, Todo{ID: idString(t.ID), Content: bound(t.Content), Status: normStatus(t.Status),
+			Priority: normPriority(t.Priority), Notes: t.Notes})
+	}
+	return out
+}
+
+func normStatus(s string) string {
+	switch strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s)) {
+	case "completed", "done", "complete":
+		return "completed"
+	case "inprogress", "active", "doing":
+		return "in_progress"
+	}
+	return "pending"
+}
+
+func normPriority(s string) string {
+	switch strings.ToLower(s) {
+	case "high":
+		return "high"
+	case "low":
+		return "low"
+	}
+	return "medium"
+}
+
+// argString reads one string argument of a call ("" when absent).
+func argString(c ToolCall, key string) string {
+	if len(c.Args) == 0 || c.Args[0] != '{' {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(c.Args, &m) != nil {
+		return ""
+	}
+	return str(m[key])
+}
+
+// keyArg picks the argument a person wants to see first.
+func keyArg(name string, c ToolCall) string {
+	for _, k := range keyArgNames(name) {
+		if v := argString(c, k); v != "" {
+			return v
+		}
+	}
+	if len(c.Args) == 0 && c.ArgsRaw != "" {
+		return c.ArgsRaw
+	}
+	return ""
+}
+
+func keyArgNames(name string) []string {
+	switch name {
+	case "execute_command":
+		return []string{"command"}
+	case "search_files":
+		return []string{"regex", "path"}
+	case "todo":
+		return []string{"action"}
+	case "apply_patch":
+		return []string{"path"}
+	}
+	return []string{"path", "command", "query", "file", "url", "pattern", "action"}
+}
