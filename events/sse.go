@@ -1,0 +1,131 @@
+package events
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrTruncated reports a stream that ended inside an event; that event is
+// not delivered.
+var ErrTruncated = errors.New("stream ends inside an event (truncated); the incomplete event was dropped")
+
+// ReadFrames parses a server-sent-events stream (a recorded file, or any
+// reader) and calls fn for each complete event, following the WHATWG rules:
+// `event:`/`data:` fields, several data lines joined by "\n", comments and
+// `id:`/`retry:` ignored, LF, CRLF or CR line ends, a leading BOM, and no
+// line length limit. An event is complete only at its blank line, so a
+// truncated tail is dropped and reported as ErrTruncated. fn's error stops
+// the read and is returned.
+func ReadFrames(r io.Reader, fn func(Frame) error) error {
+	lr := &lineReader{r: r, buf: make([]byte, 64<<10)}
+	var (
+		name    string
+		data    bytes.Buffer
+		hasData bool
+		pending bool // any field seen since the last dispatch
+		first   = true
+	)
+	for {
+		line, err := lr.line()
+		if err != nil && len(line) == 0 {
+			if errors.Is(err, io.EOF) {
+				if pending {
+					return ErrTruncated
+				}
+				return nil
+			}
+			return fmt.Errorf("read event stream: %w", err)
+		}
+		if first {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+			first = false
+		}
+		if err != nil {
+			// A last line without its line end: the event is incomplete.
+			if errors.Is(err, io.EOF) {
+				return ErrTruncated
+			}
+			return fmt.Errorf("read event stream: %w", err)
+		}
+		if len(line) == 0 {
+			if hasData {
+				if err := fn(Frame{Name: name, Data: bytes.Clone(data.Bytes())}); err != nil {
+					return err
+				}
+			}
+			name, hasData, pending = "", false, false
+			data.Reset()
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		pending = true
+		field, value, found := bytes.Cut(line, []byte(":"))
+		if found {
+			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		switch string(field) {
+		case "event":
+			name = string(value)
+		case "data":
+			if hasData {
+				data.WriteByte('\n')
+			}
+			data.Write(value)
+			hasData = true
+		}
+	}
+}
+
+// lineReader splits a stream into lines ended by LF, CRLF or CR, with no
+// length limit and linear cost however long a line is.
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	scanned    int // bytes after start known to hold no line end
+	skipLF     bool
+	err        error
+}
+
+// line returns the next line without its end; it is valid until the next
+// call. A last line without a line end comes back with the read error.
+func (l *lineReader) line() ([]byte, error) {
+	for {
+		if l.skipLF && l.start < l.end {
+			if l.buf[l.start] == '\n' {
+				l.start++
+			}
+			l.skipLF = false
+		}
+		if i := bytes.IndexAny(l.buf[l.start+l.scanned:l.end], "\r\n"); i >= 0 {
+			i += l.start + l.scanned
+			line := l.buf[l.start:i]
+			l.skipLF = l.buf[i] == '\r'
+			l.start, l.scanned = i+1, 0
+			return line, nil
+		}
+		l.scanned = l.end - l.start
+		if l.err != nil {
+			line := l.buf[l.start:l.end]
+			l.start, l.scanned = l.end, 0
+			return line, l.err
+		}
+		if l.start > 0 {
+			copy(l.buf, l.buf[l.start:l.end])
+			l.end -= l.start
+			l.start = 0
+		}
+		if l.end == len(l.buf) {
+			l.buf = append(l.buf, make([]byte, len(l.buf)+64<<10)...)
+		}
+		n, err := l.r.Read(l.buf[l.end:])
+		l.end += n
+		if err != nil {
+			l.err = err
+		}
+	}
+}
