@@ -563,7 +563,7 @@ func ErrorText(raw json.RawMessage) string {
 		return str(raw)
 	case '[':
 		var parts []json.RawMessage
-		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 && len(bytes.TrimSpace(parts[0])) > 0 && bytes.TrimSpace(parts[0])[0] == '"' {
 			ctor := str(parts[0])
 			if len(parts) == 1 {
 				return ctor
@@ -585,29 +585,31 @@ func ErrorText(raw json.RawMessage) string {
 			Error   json.RawMessage `json:"error"`
 		}
 		if json.Unmarshal(raw, &w) == nil {
-			var parts []string
-			if c := jsonInt(w.Code); c != 0 {
-				parts = append(parts, strconv.FormatInt(c, 10)+":")
-			}
+			detail := ""
 			switch {
 			case w.Message != nil:
-				parts = append(parts, ErrorText(w.Message))
+				detail = ErrorText(w.Message)
 			case w.Error != nil:
-				parts = append(parts, ErrorText(w.Error))
+				detail = ErrorText(w.Error)
 			case w.Body != nil:
-				body := str(w.Body)
-				if body == "" {
-					body = string(w.Body)
+				detail = str(w.Body)
+				if detail == "" {
+					detail = string(w.Body)
 				}
-				if b := bytes.TrimSpace([]byte(body)); len(b) > 0 && b[0] == '{' {
+				if b := bytes.TrimSpace([]byte(detail)); len(b) > 0 && b[0] == '{' {
 					if inner := ErrorText(b); inner != "" {
-						body = inner
+						detail = inner
 					}
 				}
-				parts = append(parts, body)
 			}
-			if len(parts) > 0 {
-				return Excerpt([]byte(strings.Join(parts, " ")), 1000)
+			if c := jsonInt(w.Code); c != 0 {
+				code := strconv.FormatInt(c, 10) + ":"
+				if !strings.HasPrefix(detail, code) {
+					detail = strings.TrimSpace(code + " " + detail)
+				}
+			}
+			if detail != "" {
+				return Excerpt([]byte(detail), 1000)
 			}
 		}
 	}
