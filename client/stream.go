@@ -1,0 +1,185 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	sse "github.com/r3labs/sse/v2"
+	backoff "gopkg.in/cenkalti/backoff.v1"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// maxEventBytes bounds one SSE event (framing included). Events of 64 MiB
+// must get through: a legacy execute_command result carries untruncated
+// output, twice at HEAD.
+const maxEventBytes = 64<<20 + 1<<20
+
+// errStreamClosed is the "last error" shown while resubscribing after the
+// daemon ended a stream cleanly (it never should; a proxy might).
+var errStreamClosed = errors.New("the daemon closed the stream")
+
+// streamTransport adds the client's headers to every stream (re)connect and
+// wraps 200 bodies in an eventReader. Non-200 bodies stay raw so the
+// response validator can quote the daemon's error.
+type streamTransport struct {
+	base    http.RoundTripper
+	headers http.Header // read-only after New
+	host    string      // headers go to the daemon's host only, not to redirect targets
+}
+
+func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 && req.URL.Host == t.host {
+		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
+		for k, vs := range t.headers {
+			req.Header[k] = append([]string(nil), vs...)
+		}
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusOK {
+		resp.Body = newEventReader(resp.Body, maxEventBytes)
+	}
+	return resp, nil
+}
+
+// StreamTask follows a task's events (GET /task/{id}/events) until ctx is
+// cancelled or the daemon refuses the stream for good. See stream.
+func (c *Client) StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(ConnState)) error {
+	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState)
+}
+
+// StreamDaemon follows the daemon-wide events (GET /events): task list
+// snapshots, task status changes, auth events. See stream.
+func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(ConnState)) error {
+	return c.stream(ctx, c.endpoint("events"), onFrame, onState)
+}
+
+// stream subscribes to an SSE endpoint and keeps it open like a browser's
+// EventSource: it reconnects after errors with exponential backoff (500 ms
+// up to 10 s, forever, reset by every 200) and after clean closes, and gives
+// up only on 204 or a 4xx other than 408/429, returning an *APIError that
+// names the URL, status and the daemon's message.
+//
+// Every complete event, whatever its name, goes to onFrame; the daemon
+// replays its whole log on each connection, so callers dedupe. A truncated
+// last event is never delivered. onFrame and onState run on the calling
+// goroutine, one at a time, and never after stream returns. Cancelling ctx
+// ends the stream at once; stream then returns ctx.Err() and leaves no
+// goroutine behind.
+func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(ConnState)) error {
+	if onFrame == nil {
+		onFrame = func(events.Frame) {}
+	}
+	if onState == nil {
+		onState = func(ConnState) {}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	// One backoff and one sse.Client per stream: neither is goroutine-safe.
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = c.timing.initial
+	b.MaxInterval = c.timing.max
+	b.MaxElapsedTime = 0 // never give up (the 15 min default ends streams for good)
+	b.Reset()
+
+	sc := sse.NewClient(u, sse.ClientMaxBufferSize(maxEventBytes))
+	sc.Connection = c.streamHC                         // headers are added by its transport, not sc.Headers
+	sc.ReconnectStrategy = backoff.WithContext(b, ctx) // ctx cancel interrupts backoff sleeps
+
+	attempt := 0
+	state := func(s ConnState) {
+		s.Since = time.Now()
+		onState(s)
+	}
+	sc.ReconnectNotify = func(err error, next time.Duration) {
+		if ctx.Err() != nil {
+			return // shutting down; this "reconnect" won't happen
+		}
+		attempt++
+		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: next, Err: streamError(u, err)})
+	}
+	sc.ResponseValidator = func(_ *sse.Client, resp *http.Response) error {
+		if resp.StatusCode == http.StatusOK {
+			// A good connection: the next failure starts the backoff over.
+			b.Reset()
+			attempt = 0
+			state(ConnState{Phase: PhaseLive})
+			return nil
+		}
+		// r3labs doesn't close the body when the validator fails.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		apiErr := newAPIError(http.MethodGet, u, resp.StatusCode, data)
+		if resp.StatusCode == http.StatusNoContent && apiErr.Message == "" {
+			apiErr.Message = "the daemon has no stream here"
+		}
+		if permanentStatus(resp.StatusCode) {
+			return backoff.Permanent(apiErr)
+		}
+		return apiErr
+	}
+
+	handler := func(e *sse.Event) {
+		onFrame(events.Frame{Name: string(e.Event), Data: e.Data})
+	}
+
+	state(ConnState{Phase: PhaseConnecting})
+	for {
+		err := sc.SubscribeRawWithContext(ctx, handler)
+		// r3labs maps a cancelled body read to a clean EOF (nil), so the
+		// context, not err, says whether we were stopped.
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			// With MaxElapsedTime = 0 the only way out of the retry loop
+			// besides ctx is a permanent error from the validator.
+			err = streamError(u, err)
+			state(ConnState{Phase: PhaseFailed, Attempt: attempt, Err: err})
+			return err
+		}
+		// Clean close (r3labs doesn't reconnect on its own): resubscribe
+		// after a short pause; the daemon replays everything anyway.
+		attempt++
+		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: c.timing.cleanDelay, Err: errStreamClosed})
+		t := time.NewTimer(c.timing.cleanDelay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// permanentStatus: 204 (the SSE way to say "stop") and 4xx except request
+// timeout and rate limiting end a stream; everything else is retried.
+func permanentStatus(code int) bool {
+	switch {
+	case code == http.StatusNoContent:
+		return true
+	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+		return false
+	case code >= 400 && code < 500:
+		return true
+	}
+	return false
+}
+
+// streamError gives a stream failure the URL and a hint, unless it already
+// is an *APIError (which names both).
+func streamError(u string, err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return err
+	}
+	return transportError(http.MethodGet, u, err)
+}
