@@ -1,0 +1,52 @@
+package styles
+
+import (
+	gansi "charm.land/glamour/v2/ansi"
+	gstyles "charm.land/glamour/v2/styles"
+)
+
+// markdownStyles returns the glamour style of a theme.
+//
+// Dark and Light are copies of glamour's own with the Document, Paragraph
+// and Text foreground colours cleared: with them set, glamour wraps every
+// padding space in its own SGR pair, which made output 8× larger and
+// rendering 2× slower (stack.md §3.1). Text then takes the terminal's
+// default foreground, which is what the user picked anyway.
+//
+// The document margin is zeroed because the transcript draws its own
+// gutter; glamour's two-column margin would waste width on every line.
+//
+// NoColor uses glamour's "notty" style (ASCII markers, no colours).
+//
+// The glamour package-level configs are only read: the struct copy is
+// shallow, so fields are replaced with new pointers, never written through.
+func markdownStyles(theme Theme) gansi.StyleConfig {
+	var c gansi.StyleConfig
+	switch theme {
+	case Light:
+		c = gstyles.LightStyleConfig
+	case NoColor:
+		c = gstyles.NoTTYStyleConfig
+	default:
+		c = gstyles.DarkStyleConfig
+	}
+	c.Document.Color = nil
+	c.Document.BackgroundColor = nil
+	c.Paragraph.Color = nil
+	c.Text.Color = nil
+	zero := uint(0)
+	c.Document.Margin = &zero
+	return c
+}
+
+// chromaStyle names the chroma style used to highlight file contents shown
+// by tools. "" means no highlighting.
+func chromaStyle(theme Theme) string {
+	switch theme {
+	case Light:
+		return "github"
+	case NoColor:
+		return ""
+	}
+	return "github-dark"
+}
