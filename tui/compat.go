@@ -1,0 +1,20 @@
+package tui
+
+import (
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// Local names for the client types the Backend speaks. They are aliases, so
+// *client.Client satisfies Backend as it is.
+type (
+	connState         = client.ConnState
+	createTaskRequest = client.CreateTaskRequest
+	createTaskResult  = client.CreateTaskResult
+	sendResult        = client.SendResult
+)
+
+// errNotRunning is what Cancel reports (wrapped) when the agent is idle.
+var errNotRunning = client.ErrNotRunning
+
+func newReducer() reducer { return events.NewTimeline() }

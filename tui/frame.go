@@ -1,0 +1,212 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// itemSource adapts the timeline and renderer to the transcript's lazy
+// list. It is refreshed (items, width) before every transcript operation.
+type itemSource struct {
+	m     *Model
+	items []*events.Item
+	width int
+}
+
+func (s *itemSource) count() int { return len(s.items) }
+
+func (s *itemSource) lines(i int) []string {
+	it := s.items[i]
+	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel}
+	// Only running tools get the spinner frame: passing it to every item
+	// would change every cache key on every tick.
+	if it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
+		o.Spinner = spinnerFrame(s.m.spin.frame)
+	}
+	return s.m.rend.Item(it, o)
+}
+
+// source returns the transcript's list source, synced with the timeline.
+func (m *Model) source() *itemSource {
+	m.src.items = m.tl.Items()
+	m.src.width = max(m.w, 1)
+	return m.src
+}
+
+// taskLayout is the height of every band of the task view, top to bottom.
+// Bands are dropped as the terminal shrinks, least important first, so the
+// view degrades instead of breaking (never below zero rows).
+type taskLayout struct {
+	todos, transcript, queue, rule, composer, status, hints int
+}
+
+func (m *Model) layout() taskLayout {
+	var l taskLayout
+	rest := m.h
+	take := func(want, minH int) int {
+		if rest < want || m.h < minH {
+			return 0
+		}
+		rest -= want
+		return want
+	}
+	l.status = take(1, 1)
+	l.composer = take(m.comp.height(m.composerMaxHeight()), 2)
+	if l.composer == 0 && rest >= 1 && m.h >= 2 {
+		l.composer = take(1, 2)
+	}
+	l.rule = take(1, 4)
+	l.hints = take(1, 8)
+	if m.h >= 10 {
+		if q := m.queueLines(); len(q) > 0 {
+			l.queue = take(min(len(q), max(m.h/3, 2)), 10)
+		}
+	}
+	if m.todosOpen && m.h >= 14 {
+		if n := m.todoHeight(); n > 0 {
+			l.todos = take(min(n, max(m.h/4, 3)), 14)
+		}
+	}
+	l.transcript = max(rest, 0)
+	return l
+}
+
+func (m *Model) composerMaxHeight() int {
+	switch {
+	case m.h >= 30:
+		return 8
+	case m.h >= 16:
+		return 5
+	case m.h >= 10:
+		return 3
+	}
+	return 1
+}
+
+// transcriptHeight is the number of rows the transcript gets now.
+func (m *Model) transcriptHeight() int { return m.layout().transcript }
+
+// taskView assembles the attach screen.
+func (m *Model) taskView() ([]string, *tea.Cursor) {
+	l := m.layout()
+	out := make([]string, 0, m.h)
+	if l.todos > 0 {
+		out = append(out, m.todoLines(l.todos)...)
+	}
+	if m.overlay == ovHelp {
+		out = append(out, m.helpLines(l.transcript)...)
+	} else {
+		out = append(out, m.transcriptLines(l.transcript)...)
+	}
+	m.trY, m.trH = l.todos, l.transcript
+	if l.queue > 0 {
+		q := m.queueLines()
+		if len(q) > l.queue {
+			// Keep the header and the first entries; the last row says how
+			// many more there are.
+			more := len(q) - l.queue + 1
+			q = append(q[:l.queue-1:l.queue-1], m.ch.Dim.Render(fit("  … "+itoa(more)+" more (ctrl+q)", m.w)))
+		}
+		out = append(out, q...)
+	}
+	if l.rule > 0 {
+		out = append(out, m.composerRule())
+	}
+	var cur *tea.Cursor
+	if l.composer > 0 {
+		top := len(out)
+		cl := m.comp.lines(l.composer)
+		out = append(out, cl...)
+		if m.focus == focusComposer && m.overlay == ovNone {
+			if c := m.comp.cursor(); c != nil && c.Y < l.composer {
+				c.Y += top
+				cur = c
+			}
+		}
+	}
+	if l.status > 0 {
+		out = append(out, m.statusLine())
+	}
+	if l.hints > 0 {
+		line, c := m.hintsLine()
+		if c != nil {
+			c.Y = len(out)
+			cur = c
+		}
+		out = append(out, line)
+	} else if m.overlay == ovConfirmCancel || m.overlay == ovSearch {
+		// No hints row: the question must still be seen, so it takes the
+		// status row.
+		line, c := m.hintsLine()
+		if len(out) > 0 {
+			out[len(out)-1] = line
+			if c != nil {
+				c.Y = len(out) - 1
+				cur = c
+			}
+		}
+	}
+	for len(out) < m.h {
+		out = append(out, "")
+	}
+	return out[:m.h], cur
+}
+
+// transcriptLines draws the visible part of the transcript, h rows.
+func (m *Model) transcriptLines(h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	src := m.source()
+	if src.count() == 0 {
+		return m.emptyTranscript(h)
+	}
+	m.tr.clamp(src, h)
+	m.rows, m.owners = m.tr.visible(src, h, m.rows, m.owners)
+	out := make([]string, h)
+	q := m.search.active()
+	for i, r := range m.rows {
+		if q != "" {
+			r = m.rend.Highlight(r, q)
+		}
+		out[i] = r
+	}
+	// Overlay the position hint on the last row when not following.
+	if n := m.tr.newCount(src); !m.tr.follow {
+		hint := " ↑ scrolled · G bottom "
+		if n > 0 {
+			hint = " ↓ " + itoa(n) + " new · G to follow "
+		}
+		out[h-1] = spread("", m.ch.BadgeOn.Render(strings.TrimSpace(hint)), m.w)
+	}
+	return out
+}
+
+func (m *Model) emptyTranscript(h int) []string {
+	out := make([]string, h)
+	msg := "waiting for events…"
+	switch {
+	case m.streamErr != nil:
+		msg = "stream ended: " + m.streamErr.Error()
+	case m.tl.Status() == events.RunStopped:
+		msg = "this task is stopped; sending a message resumes it"
+	case m.connSeen && m.conn.Phase == client.PhaseLive: // nothing replayed yet
+		msg = "no messages yet — type below and press enter"
+	}
+	out[h/2] = centre(m.ch.Dim.Render(msg), m.w)
+	return out
+}
+
+// centre pads s on the left to centre it in w cells.
+func centre(s string, w int) string {
+	s = truncate(s, w)
+	pad := (w - lineWidth(s)) / 2
+	if pad <= 0 {
+		return s
+	}
+	return strings.Repeat(" ", pad) + s
+}

@@ -1,0 +1,261 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// viewMode is the screen being shown.
+type viewMode uint8
+
+const (
+	modeList viewMode = iota // the task list
+	modeTask                 // attached to one task
+)
+
+// focusArea is where keys go in the task view.
+type focusArea uint8
+
+const (
+	focusComposer focusArea = iota
+	focusTranscript
+)
+
+// overlay is a modal layer that takes keys before the view underneath.
+type overlay uint8
+
+const (
+	ovNone overlay = iota
+	ovHelp
+	ovConfirmCancel
+	ovSearch  // typing a transcript search
+	ovFilter  // typing a task-list filter
+	ovNewTask // the new-task form
+)
+
+// Model is perch's single Bubble Tea model. Components are plain structs
+// with methods; routing lives in per-domain files (keys.go, tasklist.go,
+// session.go, composer.go, queue.go, search.go …).
+type Model struct {
+	ctx context.Context
+	b   Backend
+	cfg Config
+	ctl streamControl
+
+	theme      themeKind
+	themeFixed bool // set by flag or NO_COLOR: ignore background replies
+	ch         chrome
+	rend       itemRenderer
+
+	w, h    int
+	now     time.Time
+	mode    viewMode
+	overlay overlay
+
+	spin      spinState
+	flash     flash
+	lastWheel time.Time // input coalescing, see coalesceInput
+	quitting  bool
+
+	// The task list (live from the daemon stream).
+	list       taskList
+	daemonConn connState
+	daemonSeen bool // a state was reported at least once
+
+	// The attached task.
+	gen       uint64 // attach generation: stale async results are dropped
+	task      events.Task
+	tl        reducer
+	conn      connState
+	connSeen  bool
+	streamErr error
+	tr        transcript
+	focus     focusArea
+	comp      composer
+	keys      keyMap
+	drafts    map[string]string // unsent composer text per task id
+	outbox    []*outgoing
+	nextLocal int
+	queueOpen bool
+	todosOpen bool
+	expanded  map[*events.Item]bool
+	search    searchState
+	canceling bool // a Cancel call is in flight
+	newTask   newTaskForm
+
+	// Per-frame scratch and caches; see frame.go.
+	src    *itemSource
+	rows   []string
+	owners []int
+	// transcript geometry of the last frame, for mouse hits
+	trY, trH int
+}
+
+// New builds the model. ctx bounds every network call the UI makes; ctl
+// receives stream wishes (nil in tests that do not care).
+func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
+	cfg.defaults()
+	if ctl == nil {
+		ctl = nopControl{}
+	}
+	m := &Model{
+		ctx:      ctx,
+		b:        b,
+		cfg:      cfg,
+		ctl:      ctl,
+		now:      cfg.Now(),
+		keys:     newKeyMap(),
+		drafts:   make(map[string]string),
+		expanded: make(map[*events.Item]bool),
+		tr:       newTranscript(),
+		tl:       newReducer(),
+	}
+	m.theme, m.themeFixed = themeFromConfig(cfg.Theme, cfg.Getenv, true)
+	m.comp = newComposer(m.theme)
+	m.newTask = newNewTaskForm(m.theme)
+	m.src = &itemSource{m: m}
+	m.applyTheme()
+	if cfg.TaskID != "" {
+		m.mode = modeTask
+	}
+	return m
+}
+
+type nopControl struct{}
+
+func (nopControl) WatchTask(uint64, string) {}
+
+// applyTheme rebuilds everything that depends on the palette; caches keyed
+// on the old palette go with it.
+func (m *Model) applyTheme() {
+	m.ch = newChrome(m.theme)
+	m.rend = newItemRenderer(m.theme, m.ch)
+	m.comp.setTheme(m.theme)
+	m.newTask.setTheme(m.theme)
+}
+
+// Init loads the task list, asks the terminal for its background (unless the
+// theme is fixed) and attaches when started on a task.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.loadTasksCmd()}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if m.cfg.TaskID != "" {
+		cmds = append(cmds, m.attach(events.Task{ID: m.cfg.TaskID}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message to its domain handler. Each handler returns the
+// commands it needs; animation ticks are (re)armed at the end, only when
+// something visible animates.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.now = m.cfg.Now()
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case tea.BackgroundColorMsg:
+		if !m.themeFixed {
+			t, _ := themeFromConfig("auto", m.cfg.Getenv, msg.IsDark())
+			if t != m.theme {
+				m.theme = t
+				m.applyTheme()
+			}
+		}
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	case tea.PasteMsg:
+		cmd = m.handlePaste(msg)
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg)
+	case tea.MouseClickMsg:
+		m.handleClick(msg)
+	case streamBatchMsg:
+		cmd = m.handleStream(msg)
+	case tasksLoadedMsg:
+		m.handleTasksLoaded(msg)
+	case taskLoadedMsg:
+		m.handleTaskLoaded(msg)
+	case sendDoneMsg:
+		cmd = m.handleSendDone(msg)
+	case createDoneMsg:
+		cmd = m.handleCreateDone(msg)
+	case cancelDoneMsg:
+		cmd = m.handleCancelDone(msg)
+	case tickMsg:
+		m.handleTick(msg)
+	case flashExpiredMsg:
+		if msg.seq == m.flash.seq {
+			m.flash = flash{seq: m.flash.seq}
+		}
+	default:
+		// Cursor blink and other component messages go to the focused input.
+		cmd = m.forwardToInput(msg)
+	}
+	if m.quitting {
+		return m, tea.Quit
+	}
+	return m, tea.Batch(cmd, m.armTick())
+}
+
+// resize only records the size: items re-render lazily at the new width when
+// (and if) they become visible.
+func (m *Model) resize(w, h int) {
+	m.w, m.h = max(w, 0), max(h, 0)
+	m.comp.setSize(m.w, m.composerMaxHeight())
+	m.newTask.setWidth(m.w)
+}
+
+// View draws the current screen. It is called after every Update, so it
+// only assembles cached pieces: the transcript renders just its visible
+// items, each cached by the renderer.
+func (m *Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = m.title()
+	if m.w <= 0 || m.h <= 0 {
+		return v
+	}
+	var lines []string
+	switch m.mode {
+	case modeList:
+		lines, v.Cursor = m.listView()
+	default:
+		lines, v.Cursor = m.taskView()
+	}
+	v.Content = strings.Join(lines, "\n")
+	return v
+}
+
+func (m *Model) title() string {
+	if m.mode == modeTask {
+		return "perch · " + orString(m.task.Name, shortID(m.task.ID))
+	}
+	return "perch"
+}
+
+// shortID is the first block of a UUID, enough to tell tasks apart.
+func shortID(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
+	}
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// callTimeout bounds one request/response call (not streams).
+const callTimeout = 30 * time.Second
+
+func (m *Model) callCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(m.ctx, callTimeout)
+}

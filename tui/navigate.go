@@ -1,0 +1,241 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// transcriptKey handles keys while the transcript has focus.
+func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	h := m.transcriptHeight()
+	src := m.source()
+	switch {
+	case key.Matches(msg, k.Help):
+		m.overlay = ovHelp
+	case key.Matches(msg, k.Quit):
+		m.quitting = true
+	case key.Matches(msg, k.Back):
+		if m.search.active() != "" {
+			m.search.clear()
+			return nil
+		}
+		return m.detach()
+	case key.Matches(msg, k.Compose):
+		return m.focusComposer()
+	case key.Matches(msg, k.Down):
+		m.tr.scroll(src, 1, h)
+	case key.Matches(msg, k.Up):
+		m.tr.scroll(src, -1, h)
+	case key.Matches(msg, k.PageDown):
+		m.tr.scroll(src, max(h-1, 1), h)
+	case key.Matches(msg, k.PageUp):
+		m.tr.scroll(src, -max(h-1, 1), h)
+	case key.Matches(msg, k.HalfDown):
+		m.tr.scroll(src, max(h/2, 1), h)
+	case key.Matches(msg, k.HalfUp):
+		m.tr.scroll(src, -max(h/2, 1), h)
+	case key.Matches(msg, k.Top):
+		m.tr.toTop(src, h)
+	case key.Matches(msg, k.Bottom):
+		m.tr.toBottom(src, h)
+	case key.Matches(msg, k.PrevItem):
+		m.moveSelection(-1)
+	case key.Matches(msg, k.NextItem):
+		m.moveSelection(+1)
+	case key.Matches(msg, k.PrevUser):
+		m.jump(-1, isUserTurn, "no earlier user message")
+	case key.Matches(msg, k.NextUser):
+		m.jump(+1, isUserTurn, "no later user message")
+	case key.Matches(msg, k.NextErr):
+		m.jump(+1, isError, "no later error")
+	case key.Matches(msg, k.PrevErr):
+		m.jump(-1, isError, "no earlier error")
+	case key.Matches(msg, k.Expand):
+		m.toggleExpand()
+	case key.Matches(msg, k.Search):
+		m.overlay = ovSearch
+		m.search.input = ""
+	case key.Matches(msg, k.NextMatch):
+		m.findNext(+1)
+	case key.Matches(msg, k.PrevMatch):
+		m.findNext(-1)
+	case key.Matches(msg, k.Copy):
+		return m.copySelected()
+	case key.Matches(msg, k.Todos):
+		m.toggleTodos()
+	case key.Matches(msg, k.Queue):
+		m.queueOpen = !m.queueOpen
+	case key.Matches(msg, k.CancelRun):
+		m.askCancel()
+	case key.Matches(msg, k.Retry):
+		return m.retryFailed()
+	}
+	return nil
+}
+
+// handleWheel scrolls the transcript (or the task list) wherever focus is.
+func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+	d := 0
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		d = -3
+	case tea.MouseWheelDown:
+		d = 3
+	default:
+		return
+	}
+	if m.mode == modeList {
+		m.list.move(d / 3)
+		return
+	}
+	m.tr.scroll(m.source(), d, m.transcriptHeight())
+}
+
+// handleClick selects the transcript item under the pointer; clicking the
+// selected item again toggles it. A click in the composer area focuses it.
+func (m *Model) handleClick(msg tea.MouseClickMsg) {
+	if m.mode != modeTask || msg.Button != tea.MouseLeft || m.overlay != ovNone {
+		return
+	}
+	y := msg.Y - m.trY
+	if y < 0 || y >= m.trH {
+		if msg.Y > m.trY+m.trH {
+			m.focusComposer()
+		}
+		return
+	}
+	if y >= len(m.owners) || m.owners[y] < 0 {
+		return
+	}
+	i := m.owners[y]
+	m.focus = focusTranscript
+	m.comp.blur()
+	if m.tr.sel == i {
+		m.toggleExpand()
+		return
+	}
+	m.tr.sel = i
+}
+
+// moveSelection moves the selected item by delta; the first move selects
+// the bottom-most visible item.
+func (m *Model) moveSelection(delta int) {
+	src := m.source()
+	n := src.count()
+	if n == 0 {
+		return
+	}
+	if m.tr.sel < 0 {
+		m.tr.sel = lastVisible(m.owners)
+		if m.tr.sel < 0 || m.tr.sel >= n {
+			m.tr.sel = n - 1
+		}
+	} else {
+		m.tr.sel = min(max(m.tr.sel+delta, 0), n-1)
+	}
+	m.tr.reveal(src, m.tr.sel, m.transcriptHeight())
+}
+
+// jump selects the next (dir>0) or previous item matching pred. It scans
+// items, not renders, so a long jump costs no layout.
+func (m *Model) jump(dir int, pred func(*events.Item) bool, none string) {
+	items := m.tl.Items()
+	start := m.tr.sel
+	if start < 0 {
+		start = lastVisible(m.owners)
+		if start < 0 {
+			start = len(items)
+		}
+		if dir > 0 {
+			start--
+		}
+	}
+	for i := start + dir; i >= 0 && i < len(items); i += dir {
+		if pred(items[i]) {
+			m.selectItem(i)
+			return
+		}
+	}
+	m.setFlash(none, false)
+}
+
+func (m *Model) selectItem(i int) {
+	m.tr.sel = i
+	m.tr.reveal(m.source(), i, m.transcriptHeight())
+}
+
+func isUserTurn(it *events.Item) bool { return it.Kind == events.ItemUser }
+
+func isError(it *events.Item) bool {
+	switch it.Kind {
+	case events.ItemTool:
+		return it.Tool != nil && it.Tool.Status == events.ToolError
+	case events.ItemNotice:
+		return it.Level == events.LevelError
+	}
+	return false
+}
+
+// toggleExpand expands or collapses the selected item (selecting the
+// bottom-most visible one first if nothing is selected).
+func (m *Model) toggleExpand() {
+	if m.tr.sel < 0 {
+		m.moveSelection(0)
+	}
+	items := m.tl.Items()
+	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+		return
+	}
+	it := items[m.tr.sel]
+	if m.expanded[it] {
+		delete(m.expanded, it)
+	} else {
+		m.expanded[it] = true
+	}
+	src := m.source()
+	h := m.transcriptHeight()
+	m.tr.clamp(src, h)
+	m.tr.reveal(src, m.tr.sel, h)
+}
+
+// copySelected puts the selected item's text on the clipboard with OSC 52.
+// The terminal may drop OSC 52 silently (crush #2456), so the message says
+// what was sent rather than claiming success.
+func (m *Model) copySelected() tea.Cmd {
+	items := m.tl.Items()
+	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+		m.moveSelection(0)
+	}
+	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+		m.setFlash("nothing to copy", false)
+		return nil
+	}
+	text := strings.TrimSpace(m.rend.PlainText(items[m.tr.sel]))
+	if text == "" {
+		m.setFlash("this item has no text to copy", false)
+		return nil
+	}
+	lines := strings.Count(text, "\n") + 1
+	m.setFlash("copied "+itoa(lines)+" line"+plural(lines)+" ("+itoa(len(text))+" bytes) via OSC 52", false)
+	return tea.SetClipboard(text)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func (m *Model) toggleTodos() {
+	if len(m.tl.Todos()) == 0 && !m.todosOpen {
+		m.setFlash("no todos yet", false)
+		return
+	}
+	m.todosOpen = !m.todosOpen
+}

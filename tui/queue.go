@@ -1,0 +1,72 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// queueLines is the panel above the composer: messages on their way
+// (sending…, or failed with the error and what to do) and the daemon's
+// queue, live from the timeline. Collapsed, every message is one line;
+// expanded (ctrl+q / Q) each shows its full text.
+func (m *Model) queueLines() []string {
+	if m.mode != modeTask {
+		return nil
+	}
+	w := m.w
+	var out []string
+	for _, o := range m.taskOutbox() {
+		switch o.state {
+		case sendPending:
+			out = append(out, truncate(m.ch.Dim.Render("  "+spinnerFrame(m.spin.frame)+" sending ")+oneLine(o.text), w))
+		case sendFailed:
+			out = append(out, truncate(m.ch.Err.Render("  ✗ not sent ")+oneLine(o.text), w))
+			out = append(out, truncate(m.ch.Err.Render("    "+errText(o.err))+m.ch.Hint.Render(" · ctrl+r retry · ↑ edit"), w))
+		}
+	}
+	q := m.tl.Queue()
+	if len(q) == 0 {
+		return out
+	}
+	head := m.ch.Warn.Render("  ⧗ " + itoa(len(q)) + " queued")
+	if m.queueOpen {
+		head += m.ch.Hint.Render(" · ctrl+q collapse")
+	} else {
+		head += m.ch.Hint.Render(" · ctrl+q expand")
+	}
+	head += m.ch.Hint.Render(" · ctrl+x cancel run (returns them to you)")
+	out = append(out, truncate(head, w))
+	for i, qm := range q {
+		num := itoa(i+1) + ". "
+		prefix := "    " + num
+		web := ""
+		if qm.WebSearch {
+			web = m.ch.Dim.Render(" [web]")
+		}
+		if !m.queueOpen {
+			out = append(out, truncate(prefix+oneLine(qm.Text)+web, w))
+			continue
+		}
+		indent := strings.Repeat(" ", len(prefix))
+		body := ansi.Wrap(sanitizeLine(strings.TrimSpace(qm.Text)), max(w-len(prefix), 1), "")
+		for j, l := range strings.Split(body, "\n") {
+			p := indent
+			if j == 0 {
+				p = prefix
+			}
+			out = append(out, truncate(p+l, w))
+		}
+		if web != "" {
+			out = append(out, indent+web)
+		}
+	}
+	return out
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return oneLine(err.Error())
+}

@@ -1,0 +1,123 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// searchState is the transcript search: input while typing (highlighted
+// live), query once committed with enter; n/N then move between matching
+// items.
+type searchState struct {
+	typing  bool
+	input   string
+	query   string
+	matches int // items matching query, counted on commit
+}
+
+// active is the text to highlight now.
+func (s *searchState) active() string {
+	if s.typing && s.input != "" {
+		return s.input
+	}
+	return s.query
+}
+
+func (s *searchState) clear() { *s = searchState{} }
+
+// searchKey edits the search input.
+func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.search.typing = true
+	switch msg.String() {
+	case "esc":
+		m.overlay = ovNone
+		m.search.typing = false
+		m.search.input = ""
+	case "enter":
+		m.overlay = ovNone
+		m.search.typing = false
+		m.commitSearch(m.search.input)
+	case "backspace", "ctrl+h":
+		if r := []rune(m.search.input); len(r) > 0 {
+			m.search.input = string(r[:len(r)-1])
+		} else {
+			m.overlay = ovNone
+			m.search.typing = false
+		}
+	case "ctrl+u":
+		m.search.input = ""
+	default:
+		if msg.Text != "" {
+			m.search.input += msg.Text
+		}
+	}
+	return nil
+}
+
+// commitSearch counts matching items (one pass over the text, no layout)
+// and jumps to the first match after the selection.
+func (m *Model) commitSearch(q string) {
+	m.search.query = q
+	m.search.matches = 0
+	if q == "" {
+		return
+	}
+	for _, it := range m.tl.Items() {
+		if smartContains(m.rend.PlainText(it), q) {
+			m.search.matches++
+		}
+	}
+	if m.search.matches == 0 {
+		m.setFlash("no match for “"+q+"”", false)
+		return
+	}
+	m.findNext(+1)
+}
+
+// findNext selects the next (dir>0) or previous item containing the query,
+// wrapping around. It scans text only; just the landing item is laid out.
+func (m *Model) findNext(dir int) {
+	q := m.search.query
+	if q == "" {
+		m.setFlash("no search — press / first", false)
+		return
+	}
+	items := m.tl.Items()
+	n := len(items)
+	if n == 0 {
+		return
+	}
+	start := m.tr.sel
+	if start < 0 {
+		start = lastVisible(m.owners)
+		if dir > 0 {
+			start = max(m.tr.top-1, -1)
+		}
+	}
+	for k := 1; k <= n; k++ {
+		i := ((start+dir*k)%n + n) % n
+		if smartContains(m.rend.PlainText(items[i]), q) {
+			wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
+			m.selectItem(i)
+			msg := "match in item " + itoa(i+1) + "/" + itoa(n) + " · " + itoa(m.search.matches) + " item" + plural(m.search.matches) + " match"
+			if wrapped {
+				msg += " · wrapped"
+			}
+			m.setFlash(msg, false)
+			return
+		}
+	}
+	m.setFlash("no match for “"+q+"”", false)
+}
+
+// searchLine is the input row while typing a search.
+func (m *Model) searchLine() (string, *tea.Cursor) {
+	prompt := m.ch.Accent.Render("/")
+	in := m.search.input
+	line := prompt + in
+	right := m.ch.Hint.Render("  enter search · esc cancel")
+	if lineWidth(line)+lineWidth(right) <= m.w {
+		line += right
+	}
+	c := tea.NewCursor(min(1+lineWidth(in), max(m.w-1, 0)), 0)
+	return truncate(line, m.w), c
+}

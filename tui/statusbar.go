@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// segment is one piece of the status bar; the lowest priority goes first
+// when the bar does not fit.
+type segment struct {
+	text string
+	prio int // higher stays longer
+}
+
+// layoutSegments joins segments in order with a separator, dropping the
+// least important until the line fits in w cells.
+func layoutSegments(segs []segment, sep string, w int) string {
+	live := make([]bool, len(segs))
+	total := 0
+	count := 0
+	for i, s := range segs {
+		if s.text != "" {
+			live[i] = true
+			total += lineWidth(s.text)
+			count++
+		}
+	}
+	sw := lineWidth(sep)
+	for count > 1 && total+(count-1)*sw > w {
+		drop := -1
+		for i, s := range segs {
+			if live[i] && (drop < 0 || s.prio < segs[drop].prio) {
+				drop = i
+			}
+		}
+		live[drop] = false
+		total -= lineWidth(segs[drop].text)
+		count--
+	}
+	var b strings.Builder
+	first := true
+	for i, s := range segs {
+		if !live[i] {
+			continue
+		}
+		if !first {
+			b.WriteString(sep)
+		}
+		first = false
+		b.WriteString(s.text)
+	}
+	return truncate(b.String(), w)
+}
+
+// connText describes a stream's connection, with a live countdown while
+// reconnecting.
+func (m *Model) connText(c connState, seen bool) string {
+	if !seen {
+		return m.ch.Dim.Render("◌ connecting")
+	}
+	switch c.Phase {
+	case client.PhaseLive:
+		return m.ch.OK.Render("● live")
+	case client.PhaseConnecting:
+		return m.ch.Dim.Render("◌ connecting")
+	case client.PhaseReconnecting:
+		left := c.RetryIn
+		if !c.Since.IsZero() {
+			left -= m.now.Sub(c.Since)
+		}
+		s := "⟳ reconnecting in " + itoa(int((max(left, 0)+time.Second-1)/time.Second)) + "s"
+		if c.Attempt > 1 {
+			s += " (try " + itoa(c.Attempt) + ")"
+		}
+		if c.Err != nil {
+			s += " · " + oneLine(c.Err.Error())
+		}
+		return m.ch.Warn.Render(s)
+	}
+	return m.ch.Err.Render("✗ " + oneLine(c.String()))
+}
+
+// statusLine is the task view's status bar: connection, run state with
+// elapsed time, name, model, context and token totals, cwd.
+func (m *Model) statusLine() string {
+	meta := m.tl.Meta()
+	var run string
+	switch m.tl.Status() {
+	case events.RunGenerating:
+		run = spinnerFrame(m.spin.frame) + " generating"
+		if !meta.RunStarted.IsZero() {
+			run += " " + humanDuration(m.now.Sub(meta.RunStarted))
+		}
+		if m.canceling {
+			run += " · cancelling…"
+		}
+		run = m.ch.Accent.Render(run)
+	case events.RunStopped:
+		run = m.ch.Dim.Render("■ stopped")
+	default:
+		run = m.ch.OK.Render("✓ idle")
+	}
+	model := orString(meta.Model, m.task.Model)
+	var ctx, tok string
+	if meta.ContextTokens > 0 {
+		ctx = "ctx " + tokens(meta.ContextTokens)
+	}
+	if t := meta.Totals; t.InputTokens+t.OutputTokens > 0 {
+		tok = "↑" + tokens(t.InputTokens) + " ↓" + tokens(t.OutputTokens)
+	}
+	name := orString(m.task.Name, shortID(m.task.ID))
+	segs := []segment{
+		{m.connText(m.conn, m.connSeen), 9},
+		{run, 8},
+		{m.ch.Bold.Render(truncate(oneLine(name), max(m.w/3, 8))), 6},
+		{m.ch.Dim.Render(model), 4},
+		{m.ch.Dim.Render(ctx), 3},
+		{m.ch.Dim.Render(tok), 2},
+		{m.ch.Dim.Render(truncLeft(shortPath(m.task.Cwd, m.cfg.Home), max(m.w/3, 10))), 5},
+	}
+	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
+}
+
+// hint renders "key desc" pairs.
+func (m *Model) hint(pairs ...string) string {
+	segs := make([]segment, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		segs = append(segs, segment{m.ch.Key.Render(pairs[i]) + " " + m.ch.Hint.Render(pairs[i+1]), len(pairs) - i})
+	}
+	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
+}
+
+// hintsLine is the bottom row: a question, the search input, a flash
+// message, or the keys of the current mode. It returns the cursor when the
+// row is an input.
+func (m *Model) hintsLine() (string, *tea.Cursor) {
+	switch m.overlay {
+	case ovConfirmCancel:
+		q := m.ch.BadgeAlert.Render("cancel the run?")
+		rest := " queued messages come back to the composer  " + m.ch.Key.Render("y") + " yes · " + m.ch.Key.Render("n") + " no"
+		return truncate(q+rest, m.w), nil
+	case ovSearch:
+		return m.searchLine()
+	case ovHelp:
+		return m.hint("any key", "close help"), nil
+	}
+	if m.flash.text != "" {
+		st := m.ch.Flash
+		if m.flash.err {
+			st = m.ch.FlashErr
+		}
+		return truncate(st.Render(m.flash.text), m.w), nil
+	}
+	if m.mode == modeList {
+		return m.hint("enter", "open", "n", "new task", "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys"), nil
+	}
+	if m.focus == focusComposer {
+		send := "send"
+		if m.busy() {
+			send = "queue"
+		}
+		pairs := []string{"enter", send, "shift+enter", "newline", "tab", "transcript"}
+		if m.busy() {
+			pairs = append(pairs, "ctrl+x", "cancel run")
+		}
+		pairs = append(pairs, "↑", "history", "ctrl+s", "web", "f1", "keys")
+		return m.hint(pairs...), nil
+	}
+	pairs := []string{"tab", "write", "j/k", "scroll", "[/]", "select", "enter", "expand", "/", "search"}
+	if m.search.query != "" {
+		pairs = append(pairs, "n/N", "next/prev")
+	}
+	pairs = append(pairs, "y", "copy", "t", "todos", "esc", "tasks", "?", "keys")
+	return m.hint(pairs...), nil
+}
+
+// badge renders a short label with a style, for panel headers.
+func badge(st lipgloss.Style, s string) string { return st.Render(s) }

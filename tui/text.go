@@ -1,0 +1,200 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Small ANSI-aware layout helpers. Every line the UI emits goes through fit
+// or truncate so that no line is ever wider than the terminal (wide runes and
+// escape sequences included).
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// lineWidth is the display width of s in cells (escape sequences excluded).
+func lineWidth(s string) int { return ansi.StringWidth(s) }
+
+func orString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// oneLine collapses whitespace runs (newlines included) into single spaces,
+// for one-line previews of multi-line text.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// truncate cuts s to at most w cells, ending in "…" when cut.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// fit truncates s to w cells and pads it with spaces to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = truncate(s, w)
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// spread puts left and right on one line of w cells, truncating left first
+// so the right part (usually a short badge) stays visible.
+func spread(left, right string, w int) string {
+	rw := ansi.StringWidth(right)
+	if rw >= w {
+		return truncate(right, w)
+	}
+	left = truncate(left, w-rw-1)
+	gap := w - ansi.StringWidth(left) - rw
+	return left + strings.Repeat(" ", max(gap, 1)) + right
+}
+
+// joinFit joins segments with sep, dropping trailing segments that do not
+// fit in w cells (segments are given most important first).
+func joinFit(segs []string, sep string, w int) string {
+	var b strings.Builder
+	used := 0
+	sw := ansi.StringWidth(sep)
+	for _, s := range segs {
+		if s == "" {
+			continue
+		}
+		sw2 := ansi.StringWidth(s)
+		add := sw2
+		if used > 0 {
+			add += sw
+		}
+		if used+add > w {
+			if used == 0 {
+				return truncate(s, w)
+			}
+			break
+		}
+		if used > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(s)
+		used += add
+	}
+	return b.String()
+}
+
+// shortPath replaces a home prefix with "~".
+func shortPath(p, home string) string {
+	if home != "" && home != "/" && strings.HasPrefix(p, home) {
+		rest := p[len(home):]
+		if rest == "" || rest[0] == '/' {
+			return "~" + rest
+		}
+	}
+	return p
+}
+
+// truncLeft keeps the end of a path, which is the informative part.
+func truncLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.TruncateLeft(s, ansi.StringWidth(s)-w+1, "…")
+}
+
+// humanDuration is a compact elapsed time: 9s, 1m05s, 2h03m.
+func humanDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int(d / time.Second)
+	switch {
+	case s < 60:
+		return itoa(s) + "s"
+	case s < 3600:
+		return itoa(s/60) + "m" + pad2(s%60) + "s"
+	default:
+		return itoa(s/3600) + "h" + pad2(s/60%60) + "m"
+	}
+}
+
+// age is a compact "how long ago": now, 5m, 3h, 2d.
+func age(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return itoa(int(d/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		return itoa(int(d/time.Hour)) + "h"
+	default:
+		return itoa(int(d/(24*time.Hour))) + "d"
+	}
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + itoa(n)
+	}
+	return itoa(n)
+}
+
+// tokens is a compact token count: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 100_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	default:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+	}
+}
+
+// smartContains is case-insensitive unless the query has an upper-case
+// letter (smart case, as in less and vim).
+func smartContains(text, query string) bool {
+	if query == "" {
+		return false
+	}
+	if strings.ToLower(query) == query {
+		return strings.Contains(strings.ToLower(text), query)
+	}
+	return strings.Contains(text, query)
+}
+
+// spinnerFrame is frame i of the spinner that animates generating runs and
+// running tools (every frame is one 3-byte braille rune).
+func spinnerFrame(i int) string {
+	const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+	i %= len(frames) / 3
+	return frames[i*3 : i*3+3]
+}

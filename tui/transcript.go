@@ -1,0 +1,253 @@
+package tui
+
+// The transcript is a lazy list. Its position is an anchor (the item at the
+// top of the viewport and how many of its lines are scrolled off), never an
+// absolute line number: an absolute offset would need the height of every
+// item above it, i.e. rendering the whole session (crush's TotalHeight trap,
+// anchors.md part B). Every operation below touches only the items between
+// the old and the new viewport, plus one viewport of lines.
+
+// listSource gives the transcript its items' lines. lines(i) must be cheap
+// on repeated calls (the renderer caches per item version and width).
+type listSource interface {
+	count() int
+	lines(i int) []string
+}
+
+// itemGap is the blank line between two items.
+const itemGap = 1
+
+type transcript struct {
+	top     int // item at the top of the viewport
+	topLine int // lines of items[top] scrolled off above
+	follow  bool
+	// seen is the item count when following stopped: items beyond it are
+	// "new" for the "↓ N new" hint.
+	seen int
+	sel  int // selected item, -1 for none
+}
+
+func newTranscript() transcript { return transcript{follow: true, sel: -1} }
+
+// height is item i's block: its lines plus the gap after it (none after the
+// last item, so the bottom of the transcript is flush with the panel below).
+func blockHeight(src listSource, i int) int {
+	h := len(src.lines(i))
+	if i < src.count()-1 {
+		h += itemGap
+	}
+	return h
+}
+
+// anchorBottom places the anchor so the last line of the last item sits on
+// the last row of a viewport of h rows.
+func (t *transcript) anchorBottom(src listSource, h int) {
+	t.anchorEndAt(src, src.count()-1, h)
+}
+
+// anchorEndAt places the anchor so that item i ends on the last row.
+func (t *transcript) anchorEndAt(src listSource, i, h int) {
+	acc := 0
+	for j := i; j >= 0; j-- {
+		bh := blockHeight(src, j)
+		if j == i && j < src.count()-1 {
+			bh -= itemGap // the gap after i may hang below the viewport
+		}
+		acc += bh
+		if acc >= h {
+			t.top, t.topLine = j, acc-h
+			return
+		}
+	}
+	t.top, t.topLine = 0, 0
+}
+
+// stopFollowing freezes the view where it is (used before any scroll up).
+func (t *transcript) stopFollowing(src listSource, h int) {
+	if t.follow {
+		t.anchorBottom(src, h)
+		t.follow = false
+		t.seen = src.count()
+	}
+}
+
+// newCount is the number of items that arrived since following stopped.
+func (t *transcript) newCount(src listSource) int {
+	if t.follow {
+		return 0
+	}
+	return max(src.count()-t.seen, 0)
+}
+
+// linesBelow counts lines from the anchor down, stopping once it exceeds
+// limit (so the cost is bounded by the viewport).
+func (t *transcript) linesBelow(src listSource, limit int) int {
+	n := src.count()
+	acc := 0
+	for i := t.top; i < n && acc <= limit; i++ {
+		acc += blockHeight(src, i)
+		if i == t.top {
+			acc -= t.topLine
+		}
+	}
+	return acc
+}
+
+// clamp repairs the anchor after items changed height or count.
+func (t *transcript) clamp(src listSource, h int) {
+	n := src.count()
+	if n == 0 {
+		t.top, t.topLine, t.sel = 0, 0, -1
+		return
+	}
+	if t.sel >= n {
+		t.sel = n - 1
+	}
+	if t.follow {
+		t.anchorBottom(src, h)
+		return
+	}
+	if t.top >= n {
+		t.top, t.topLine = n-1, 0
+	}
+	if bh := blockHeight(src, t.top); t.topLine >= bh {
+		t.topLine = max(bh-1, 0)
+	}
+	// Never leave blank rows at the bottom while there is content above.
+	if t.linesBelow(src, h) < h {
+		t.anchorBottom(src, h)
+	}
+}
+
+// scroll moves the view by delta lines (negative = up). Reaching the bottom
+// resumes following, so "scroll down to catch up" just works.
+func (t *transcript) scroll(src listSource, delta, h int) {
+	n := src.count()
+	if n == 0 || delta == 0 {
+		return
+	}
+	if delta < 0 {
+		t.stopFollowing(src, h)
+		t.topLine += delta
+		for t.topLine < 0 && t.top > 0 {
+			t.top--
+			t.topLine += blockHeight(src, t.top)
+		}
+		if t.topLine < 0 {
+			t.topLine = 0
+		}
+		return
+	}
+	if t.follow {
+		return
+	}
+	t.topLine += delta
+	for t.top < n-1 {
+		bh := blockHeight(src, t.top)
+		if t.topLine < bh {
+			break
+		}
+		t.topLine -= bh
+		t.top++
+	}
+	if t.linesBelow(src, h) <= h {
+		t.follow = true
+		t.anchorBottom(src, h)
+	}
+}
+
+// toTop jumps to the first line.
+func (t *transcript) toTop(src listSource, h int) {
+	t.stopFollowing(src, h)
+	t.top, t.topLine = 0, 0
+}
+
+// toBottom jumps to the end and resumes following.
+func (t *transcript) toBottom(src listSource, h int) {
+	t.follow = true
+	t.anchorBottom(src, h)
+}
+
+// reveal scrolls the least needed to show item i (its start when it is
+// taller than the viewport).
+func (t *transcript) reveal(src listSource, i, h int) {
+	n := src.count()
+	if i < 0 || i >= n {
+		return
+	}
+	if t.follow {
+		t.anchorBottom(src, h)
+	}
+	if i < t.top || (i == t.top && t.topLine > 0) {
+		t.stopFollowing(src, h)
+		t.top, t.topLine = i, 0
+		return
+	}
+	// Walk down from the anchor at most one viewport to see whether i ends
+	// inside it.
+	acc := -t.topLine
+	for j := t.top; j < n && acc < h; j++ {
+		ih := len(src.lines(j))
+		if j == i {
+			if acc+ih <= h {
+				return // fully visible
+			}
+			break
+		}
+		acc += blockHeight(src, j)
+	}
+	wasFollowing := t.follow
+	if len(src.lines(i)) >= h {
+		t.stopFollowing(src, h)
+		t.top, t.topLine = i, 0
+		return
+	}
+	t.stopFollowing(src, h)
+	t.anchorEndAt(src, i, h)
+	if i == n-1 {
+		t.follow = true
+	} else if wasFollowing {
+		t.seen = n
+	}
+}
+
+// visible collects the viewport's rows: at most h lines, with the item
+// index of each row (-1 for gaps). It renders only the items it shows.
+func (t *transcript) visible(src listSource, h int, rows []string, owners []int) ([]string, []int) {
+	rows, owners = rows[:0], owners[:0]
+	n := src.count()
+	skip := t.topLine
+	for i := t.top; i < n && len(rows) < h; i++ {
+		ls := src.lines(i)
+		for _, l := range ls {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if len(rows) == h {
+				break
+			}
+			rows = append(rows, l)
+			owners = append(owners, i)
+		}
+		if i < n-1 && len(rows) < h {
+			if skip > 0 {
+				skip--
+			} else {
+				rows = append(rows, "")
+				owners = append(owners, -1)
+			}
+		}
+	}
+	return rows, owners
+}
+
+// lastVisible is the bottom-most item with a row in the viewport.
+func lastVisible(owners []int) int {
+	for i := len(owners) - 1; i >= 0; i-- {
+		if owners[i] >= 0 {
+			return owners[i]
+		}
+	}
+	return -1
+}

@@ -1,0 +1,116 @@
+// Package tui is perch's terminal UI: one Bubble Tea root model with plain
+// components (render functions taking a width), fed by stream goroutines that
+// decode and coalesce daemon events off the Update path.
+//
+// Rules kept throughout the package (see ../shared/docs/anchors.md part B):
+//   - no IO in Update or View: every network call is a tea.Cmd, streams live
+//     in goroutines next to the program;
+//   - per-frame work is bounded by the viewport, never by session length;
+//   - at most one stream batch per frame, and ticks only while something
+//     visible animates.
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// Backend is what the UI needs of the daemon. *client.Client satisfies it.
+type Backend interface {
+	Tasks(ctx context.Context) ([]events.Task, error)
+	Task(ctx context.Context, id string) (events.Task, error)
+	CreateTask(ctx context.Context, req createTaskRequest) (createTaskResult, error)
+	Send(ctx context.Context, taskID, text string, webSearch bool) (sendResult, error)
+	// Cancel returns the messages that were still queued; errors.Is(err,
+	// client.ErrNotRunning) when the agent was idle.
+	Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error)
+	StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(connState)) error
+	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(connState)) error
+}
+
+// Config is how perch was started.
+type Config struct {
+	// TaskID attaches to a task at start; "" opens the task list.
+	TaskID string
+	// Theme is auto (detect the terminal background), dark or light.
+	// NO_COLOR in the environment wins over all of them.
+	Theme string
+	// Cwd is the default working directory for new tasks.
+	Cwd string
+	// Getenv reads the environment (os.Getenv when nil); tests inject it.
+	Getenv func(string) string
+	// Now is the clock (time.Now when nil); golden tests freeze it.
+	Now func() time.Time
+	// Home shortens paths under it to "~" ($HOME when empty).
+	Home string
+	// Model is the model asked for when creating tasks ("" = the daemon's
+	// default).
+	Model string
+}
+
+func (c *Config) defaults() {
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Home == "" {
+		c.Home = c.Getenv("HOME")
+	}
+	if c.Theme == "" {
+		c.Theme = "auto"
+	}
+}
+
+// Run shows the UI until the user quits or ctx ends. Stream goroutines are
+// stopped and waited for before it returns.
+func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
+	if b == nil {
+		return errors.New("tui: nil backend")
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	hub := newStreamHub(ctx, b)
+	m := New(ctx, b, cfg, hub)
+	all := append([]tea.ProgramOption{
+		tea.WithContext(ctx),
+		tea.WithFilter(coalesceInput),
+	}, opts...)
+	p := tea.NewProgram(m, all...)
+	hub.start(p.Send)
+	_, err := p.Run()
+	cancel()
+	hub.wait()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		// Killed because our context ended: that is a normal exit.
+		return nil
+	}
+	return err
+}
+
+// coalesceInput drops mouse motion (we never drag) and wheel events that
+// follow each other within a frame, so a flood of wheel events from a
+// trackpad never queues key presses behind it (crush model/filter.go).
+func coalesceInput(m tea.Model, msg tea.Msg) tea.Msg {
+	switch msg.(type) {
+	case tea.MouseMotionMsg:
+		return nil
+	case tea.MouseWheelMsg:
+		if mm, ok := m.(*Model); ok {
+			now := time.Now()
+			if now.Sub(mm.lastWheel) < 8*time.Millisecond {
+				return nil
+			}
+			mm.lastWheel = now
+		}
+	}
+	return msg
+}
