@@ -1,0 +1,287 @@
+// Package cli is perch's command line: argument parsing, the scriptable
+// commands, and the entry points of the terminal UI and the fake daemon.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/perch-tui/perch/client"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// Env is everything a command may touch of the outside world, so tests can
+// run commands in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Home   string // for ~/.moonagent/daemon.json
+	Cwd    string // default for `new --cwd`
+	// IsTerminal reports whether stdout is a terminal (colour, TUI).
+	IsTerminal bool
+}
+
+// OSEnv is the Env of the running process.
+func OSEnv() Env {
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	fi, _ := os.Stdout.Stat()
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Home: home, Cwd: cwd,
+		IsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0}
+}
+
+// usageError is a mistake in how perch was called: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // synopsis of positional arguments
+	summary string
+	example string
+	run     func(ctx context.Context, env Env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"attach", "TASK", "open a task in the terminal UI (TASK may be a unique id prefix)",
+			"perch attach 3f2b\nperch attach 3f2b --url http://localhost:8090/v1", runAttach},
+		{"demo", "", "start the built-in fake daemon with a demo task and open it",
+			"perch demo\nperch demo --speed 3 --dialect legacy", runDemo},
+		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue",
+			"perch tasks\nperch tasks --json", runTasks},
+		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted",
+			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .", runTail},
+		{"export", "TASK", "print the transcript once the replay is in (--until-idle: after the run ends)",
+			"perch export 3f2b --format md > session.md\nperch export 3f2b --format jsonl --until-idle", runExport},
+		{"send", "TASK TEXT", "send a message (TEXT '-' reads stdin); prints sent or queued",
+			"perch send 3f2b 'Also add a CHANGELOG entry'\necho 'run the tests' | perch send 3f2b - --json", runSend},
+		{"cancel", "TASK", "cancel the running turn and print the queued messages it recovered",
+			"perch cancel 3f2b", runCancel},
+		{"queue", "TASK", "show the queued messages with their text",
+			"perch queue 3f2b\nperch queue 3f2b --json", runQueue},
+		{"new", "TEXT", "create a task with a first message and print its id",
+			"perch new --cwd ~/src/app 'What does this project do?'", runNew},
+		{"record", "TASK", "write the task's raw event stream to a file (-o FILE)",
+			"perch record 3f2b -o session.sse --until-idle", runRecord},
+		{"replay", "FILE", "export or tail a recorded stream file offline",
+			"perch replay session.sse --format md\nperch replay session.sse --format text", runReplay},
+		{"fake-daemon", "", "run the fake maria daemon on its own and print its URL",
+			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2", runFakeDaemon},
+	}
+}
+
+// Main runs perch with args (without the program name) and returns the
+// exit code. Errors are one clear line on stderr, never a stack trace.
+func Main(ctx context.Context, env Env, args []string) int {
+	err := dispatch(ctx, env, args)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
+		return ExitUsage
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return ExitOK // interrupted by the user: a normal way to stop tail
+	default:
+		fmt.Fprintf(env.Stderr, "perch: %v\n", err)
+		return ExitFailure
+	}
+}
+
+func dispatch(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			printUsage(env.Stdout)
+			return nil
+		}
+		if len(args) > 0 && args[0] == "--version" {
+			fmt.Fprintln(env.Stdout, "perch", Version)
+			return nil
+		}
+		return runRoot(ctx, env, args)
+	}
+	name := args[0]
+	if name == "help" {
+		if len(args) > 1 {
+			for _, c := range commands() {
+				if c.name == args[1] {
+					return c.run(ctx, env, []string{"--help"})
+				}
+			}
+		}
+		printUsage(env.Stdout)
+		return nil
+	}
+	if name == "version" {
+		fmt.Fprintln(env.Stdout, "perch", Version)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, env, args[1:])
+		}
+	}
+	return usagef("unknown command %q", name)
+}
+
+// Version is set at build time with -ldflags "-X …cli.Version=…".
+var Version = "dev"
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `perch — a terminal client for live maria agent sessions
+
+Usage:
+  perch [--url URL]          open the task list of the daemon it finds
+  perch COMMAND [flags] [args]
+
+Commands:
+`)
+	for _, c := range commands() {
+		syn := strings.TrimSpace(c.name + " " + c.args)
+		fmt.Fprintf(w, "  %-22s %s\n", syn, c.summary)
+	}
+	fmt.Fprint(w, `
+Connection flags (every command):
+  --url URL               daemon base URL, e.g. http://localhost:8090/v1
+                          (default: $PERCH_URL, else the port in ~/.moonagent/daemon.json)
+  --header 'Name: value'  extra request header, repeatable (values are never printed)
+
+Flags may come before or after the arguments. A TASK may be any unique
+prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage.
+Run 'perch COMMAND --help' for a command's flags and examples.
+`)
+}
+
+// conn holds the connection flags every command takes.
+type conn struct {
+	url     string
+	headers headerList
+}
+
+type headerList []string
+
+func (h *headerList) String() string     { return fmt.Sprintf("%d header(s)", len(*h)) }
+func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+
+func (c *conn) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.url, "url", "", "daemon base URL (default $PERCH_URL, else ~/.moonagent/daemon.json)")
+	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
+}
+
+// client builds the daemon client from the flags and the environment.
+func (c *conn) client(env Env) (*client.Client, error) {
+	base, err := client.Discover(c.url, env.Getenv, env.Home)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	for _, raw := range c.headers {
+		name, value, err := client.ParseHeader(raw)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		h.Add(name, value)
+	}
+	return client.New(base, client.WithHeaders(h))
+}
+
+// newFlagSet makes a FlagSet whose errors and help go where they should.
+func newFlagSet(env Env, cmd string) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		for _, c := range commands() {
+			if c.name == cmd {
+				fmt.Fprintf(env.Stdout, "Usage: perch %s [flags]\n\n%s\n\nFlags:\n", strings.TrimSpace(cmd+" "+c.args), c.summary)
+				fs.SetOutput(env.Stdout)
+				fs.PrintDefaults()
+				fs.SetOutput(env.Stderr)
+				fmt.Fprintf(env.Stdout, "\nExamples:\n")
+				for _, ex := range strings.Split(c.example, "\n") {
+					fmt.Fprintf(env.Stdout, "  %s\n", ex)
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// parse parses flags that may come before or after positional arguments;
+// everything after "--" is positional. It checks the positional count.
+func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+	var tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	pos = append(pos, tail...)
+	if len(pos) < min {
+		return nil, usagef("%s: missing argument (want %s)", fs.Name(), synopsis(fs.Name()))
+	}
+	if max >= 0 && len(pos) > max {
+		return nil, usagef("%s: too many arguments %q (want %s; quote TEXT with spaces)", fs.Name(), pos[max:], synopsis(fs.Name()))
+	}
+	return pos, nil
+}
+
+func synopsis(cmd string) string {
+	for _, c := range commands() {
+		if c.name == cmd {
+			if c.args == "" {
+				return "no arguments"
+			}
+			return c.args
+		}
+	}
+	return "?"
+}
+
+// oneOf validates an enumerated flag value.
+func oneOf(flagName, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	sort.Strings(allowed)
+	return usagef("--%s must be one of %s, not %q", flagName, strings.Join(allowed, ", "), v)
+}

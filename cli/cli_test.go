@@ -1,0 +1,481 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/fakedaemon"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fake starts the fake daemon on loopback.
+func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.Daemon, string) {
+	t.Helper()
+	d := fakedaemon.New(fakedaemon.Options{Dialect: dialect, Speed: speed, Seed: 7})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return d, srv.URL
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs perch in-process.
+func run(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return runCtx(ctx, t, stdin, args...)
+}
+
+func runCtx(ctx context.Context, t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Home: t.TempDir(), Cwd: t.TempDir()}
+	code := Main(ctx, env, args)
+	return result{code, out.String(), errb.String()}
+}
+
+func must(t *testing.T, r result) result {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|toolu_[0-9A-Za-z]+`)
+
+// canon replaces ids by their order of appearance and the task's working
+// directory by $CWD, so goldens don't depend on randomness or temp dirs.
+func canon(s, cwd string) string {
+	if cwd != "" {
+		s = strings.ReplaceAll(s, cwd, "$CWD")
+	}
+	seen := map[string]string{}
+	s = uuidRE.ReplaceAllStringFunc(s, func(id string) string {
+		if v, ok := seen[id]; ok {
+			return v
+		}
+		seen[id] = fmt.Sprintf("<id%d>", len(seen)+1)
+		return seen[id]
+	})
+	// docs dialect ids are small integers in "id" fields of user/assistant.
+	return regexp.MustCompile(`"id":"\d+"`).ReplaceAllString(s, `"id":"<n>"`)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "export", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden %s (go test ./cli -update): %v", path, err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// conversation drives one scripted conversation to its end and returns the
+// task id and its cwd.
+func conversation(t *testing.T, base, kind string) (string, string) {
+	t.Helper()
+	cwd := t.TempDir()
+	first := map[string]string{
+		"basic":   "What does this project do? Look at the README.",
+		"queue":   "Run the slow benchmark please.",
+		"failing": "Build the project.",
+		"cancel":  "Run the slow benchmark please.",
+	}[kind]
+	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, first)).stdout)
+	switch kind {
+	case "queue", "cancel":
+		waitRunningTool(t, base, id)
+		r := must(t, run(t, "", "send", id, "Also add a CHANGELOG entry.", "--url", base, "--json"))
+		if !strings.Contains(r.stdout, `"queued": true`) {
+			t.Fatalf("second message not queued: %s", r.stdout)
+		}
+		if kind == "cancel" {
+			r := must(t, run(t, "", "cancel", "--url", base, id))
+			if !strings.Contains(r.stdout, "Also add a CHANGELOG entry.") {
+				t.Fatalf("cancel did not recover the queued text: %s", r.stdout)
+			}
+		}
+	}
+	return id, cwd
+}
+
+// waitRunningTool waits until the task is running its slow tool.
+func waitRunningTool(t *testing.T, base, id string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		r := run(t, "", "export", id, "--url", base, "--format", "jsonl")
+		if strings.Contains(r.stdout, `"status":"running"`) && strings.Contains(r.stdout, "bench") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the slow tool never ran")
+}
+
+// TestExportGolden: for the basic, queue, failing and cancel conversations
+// in every dialect, `perch export --format jsonl --until-idle` equals golden
+// files.
+func TestExportGolden(t *testing.T) {
+	for _, dialect := range []fakedaemon.Dialect{"head", "docs", "legacy"} {
+		for _, kind := range []string{"basic", "queue", "failing", "cancel"} {
+			t.Run(string(dialect)+"/"+kind, func(t *testing.T) {
+				_, base := fake(t, dialect, 8)
+				id, cwd := conversation(t, base, kind)
+				r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle"))
+				golden(t, kind+"."+string(dialect)+".jsonl", canon(r.stdout, cwd))
+			})
+		}
+	}
+}
+
+// cutProxy forwards to target and cuts every event stream after a few
+// events, so the client must reconnect (and the daemon replays).
+func cutProxy(t *testing.T, target string, every int) *httptest.Server {
+	t.Helper()
+	u, _ := url.Parse(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			io.Copy(w, resp.Body)
+			return
+		}
+		// Forward `every` events, then half of the next one, then abort.
+		buf := make([]byte, 0, 1<<16)
+		tmp := make([]byte, 32<<10)
+		sent := 0
+		for {
+			n, err := resp.Body.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			for {
+				i := bytes.Index(buf, []byte("\n\n"))
+				if i < 0 {
+					break
+				}
+				if sent == every {
+					w.Write(buf[:i/2])
+					w.(http.Flusher).Flush()
+					panic(http.ErrAbortHandler)
+				}
+				w.Write(buf[:i+2])
+				w.(http.Flusher).Flush()
+				buf = buf[i+2:]
+				sent++
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCutStreamSameExport: a stream cut every few events gives the same
+// export as an uninterrupted one, with nothing lost or doubled.
+func TestCutStreamSameExport(t *testing.T) {
+	for _, dialect := range []fakedaemon.Dialect{"head", "docs"} {
+		t.Run(string(dialect), func(t *testing.T) {
+			_, base := fake(t, dialect, 8)
+			id, cwd := conversation(t, base, "queue")
+			direct := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle")).stdout
+			proxy := cutProxy(t, base, 5)
+			cut := must(t, run(t, "", "export", id, "--url", proxy.URL+"/v1", "--format", "jsonl", "--until-idle")).stdout
+			if canon(cut, cwd) != canon(direct, cwd) {
+				t.Fatalf("cut stream differs:\n%s\nvs\n%s", cut, direct)
+			}
+		})
+	}
+}
+
+// tcpProxy forwards raw TCP to target on a fixed local port; stop() kills
+// it and every connection (a daemon going away), start() brings it back on
+// the same port.
+type tcpProxy struct {
+	addr, target string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        []net.Conn
+	wg           sync.WaitGroup
+}
+
+func (p *tcpProxy) start(t *testing.T) {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ {
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.addr = ln.Addr().String()
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			p.wg.Add(2)
+			go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
+			go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
+		}
+	}()
+}
+
+func (p *tcpProxy) stop() {
+	p.mu.Lock()
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// TestDaemonRestartSameExport: the daemon goes away mid-stream and comes
+// back on the same port; tail-style following ends with the same export.
+func TestDaemonRestartSameExport(t *testing.T) {
+	_, base := fake(t, "head", 4)
+	u, _ := url.Parse(base)
+	p := &tcpProxy{addr: "127.0.0.1:0", target: u.Host}
+	p.start(t)
+	defer p.stop()
+	pbase := "http://" + p.addr + "/v1"
+
+	cwd := t.TempDir()
+	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please, then make a todo plan.")).stdout)
+	done := make(chan result, 1)
+	go func() {
+		done <- runCtx(context.Background(), t, "", "export", id, "--url", pbase, "--format", "jsonl", "--until-idle")
+	}()
+	time.Sleep(150 * time.Millisecond)
+	p.stop() // the daemon disappears mid-run
+	time.Sleep(700 * time.Millisecond)
+	p.start(t) // and comes back on the same port
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("export never finished after the daemon came back")
+	}
+	must(t, r)
+	direct := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle")).stdout
+	if canon(r.stdout, cwd) != canon(direct, cwd) {
+		t.Fatalf("export across a restart differs:\n%s\nvs\n%s", r.stdout, direct)
+	}
+	if !strings.Contains(direct, `"type":"state","status":"idle"`) {
+		t.Fatalf("run did not finish: %s", direct)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	d, base := fake(t, "head", 20)
+	cwd := t.TempDir()
+	id := strings.TrimSpace(must(t, run(t, "", "new", "Say hello", "--url", base, "--cwd", cwd, "--name", "greeting")).stdout)
+	if len(id) != 36 {
+		t.Fatalf("new printed %q", id)
+	}
+	// flags after the arguments, and a prefix for the task id
+	r := must(t, run(t, "", "export", id[:6], "--format", "md", "--until-idle", "--url", base))
+	if !strings.Contains(r.stdout, "Say hello") || !strings.Contains(r.stdout, "## Assistant") {
+		t.Fatalf("export md: %s", r.stdout)
+	}
+	r = must(t, run(t, "", "tasks", "--url", base))
+	if !strings.Contains(r.stdout, id[:8]) || !strings.Contains(r.stdout, "greeting") || !strings.Contains(r.stdout, "idle") {
+		t.Fatalf("tasks: %s", r.stdout)
+	}
+	r = must(t, run(t, "", "--url", base, "tasks", "--json"))
+	if !strings.Contains(r.stdout, `"id": "`+id) || !strings.Contains(r.stdout, `"cwd": "`+cwd) {
+		t.Fatalf("tasks --json: %s", r.stdout)
+	}
+	// send from stdin
+	r = must(t, run(t, "read the readme\n", "send", id, "-", "--url", base))
+	if !strings.HasPrefix(r.stdout, "sent (message ") {
+		t.Fatalf("send: %s", r.stdout)
+	}
+	got := d.Received(id)
+	if len(got) != 2 || got[1] != "read the readme" {
+		t.Fatalf("daemon received %q", got)
+	}
+	must(t, run(t, "", "export", id, "--until-idle", "--url", base, "--format", "json"))
+	// cancel when idle, queue when empty
+	r = must(t, run(t, "", "cancel", id, "--url", base))
+	if !strings.Contains(r.stdout, "Nothing to cancel") {
+		t.Fatalf("cancel idle: %s", r.stdout)
+	}
+	r = must(t, run(t, "", "queue", id, "--url", base))
+	if !strings.Contains(r.stdout, "No queued messages") {
+		t.Fatalf("queue: %s", r.stdout)
+	}
+	// record then replay offline
+	rec := filepath.Join(t.TempDir(), "s.sse")
+	must(t, run(t, "", "record", id, "-o", rec, "--until-idle", "--url", base))
+	r = must(t, run(t, "", "replay", rec, "--format", "jsonl"))
+	live := must(t, run(t, "", "export", id, "--format", "jsonl", "--url", base)).stdout
+	if r.stdout != live {
+		t.Fatalf("replay of the recording differs from the live export:\n%s\nvs\n%s", r.stdout, live)
+	}
+	r = must(t, run(t, "", "replay", rec))
+	if !strings.Contains(r.stdout, "▌ You") || !strings.Contains(r.stdout, "read_file") {
+		t.Fatalf("replay text: %s", r.stdout)
+	}
+	// tail follows until interrupted
+	ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
+	defer cancel()
+	r = runCtx(ctx, t, "", "tail", id, "--url", base)
+	if r.code != 0 || !strings.Contains(r.stdout, "Following task") || !strings.Contains(r.stdout, "Say hello") {
+		t.Fatalf("tail: %+v", r)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 800*time.Millisecond)
+	defer cancel2()
+	r = runCtx(ctx2, t, "", "tail", id, "--jsonl", "--url", base)
+	if !strings.Contains(r.stdout, `{"type":"user"`) || !strings.Contains(r.stdout, `{"type":"state"`) {
+		t.Fatalf("tail --jsonl: %+v", r)
+	}
+}
+
+func TestQueueAndCancelRecoverText(t *testing.T) {
+	_, base := fake(t, "legacy", 8)
+	cwd := t.TempDir()
+	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please.")).stdout)
+	waitRunningTool(t, base, id)
+	r := must(t, run(t, "", "send", "--url", base, id, "Then tell me a joke"))
+	if !strings.HasPrefix(r.stdout, "queued") {
+		t.Fatalf("send while busy: %s", r.stdout)
+	}
+	r = must(t, run(t, "", "queue", id, "--url", base))
+	if !strings.Contains(r.stdout, "Then tell me a joke") {
+		t.Fatalf("queue: %s", r.stdout)
+	}
+	r = must(t, run(t, "", "cancel", id, "--url", base))
+	if !strings.Contains(r.stdout, "Recovered 1 queued message") || !strings.Contains(r.stdout, "Then tell me a joke") {
+		t.Fatalf("cancel: %s", r.stdout)
+	}
+}
+
+func TestErrorsSpeakToPeople(t *testing.T) {
+	_, base := fake(t, "head", 20)
+	// A daemon that is down: a closed port.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	r := run(t, "", "tasks", "--url", down)
+	if r.code != 1 || !strings.Contains(r.stderr, ln.Addr().String()) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+		t.Fatalf("daemon down: %+v", r)
+	}
+	if !strings.Contains(r.stderr, "--url") && !strings.Contains(r.stderr, "PERCH_URL") {
+		t.Fatalf("no hint: %s", r.stderr)
+	}
+	// A message that cannot be delivered is printed back.
+	r = run(t, "", "send", "deadbeef", "my precious text", "--url", down)
+	if r.code != 1 || !strings.Contains(r.stderr, "my precious text") {
+		t.Fatalf("undelivered: %+v", r)
+	}
+	r = run(t, "", "export", "ffffffff", "--url", base)
+	if r.code != 1 || !strings.Contains(r.stderr, "ffffffff") {
+		t.Fatalf("no such task: %+v", r)
+	}
+	// Ambiguous prefix: two tasks share the empty prefix "".
+	must(t, run(t, "", "new", "--url", base, "--cwd", t.TempDir(), "one"))
+	must(t, run(t, "", "new", "--url", base, "--cwd", t.TempDir(), "two"))
+	r = run(t, "", "queue", "", "--url", base)
+	if r.code == 0 {
+		t.Fatalf("ambiguous prefix accepted: %+v", r)
+	}
+	// A 409 from the daemon (a second running task on the same cwd) says so.
+	cwd := t.TempDir()
+	must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please."))
+	r = run(t, "", "new", "--url", base, "--cwd", cwd, "again")
+	if r.code != 1 || !strings.Contains(r.stderr, "409") || !strings.Contains(r.stderr, "again") {
+		t.Fatalf("409: %+v", r)
+	}
+	// Usage errors exit 2.
+	for _, args := range [][]string{{"bogus"}, {"send", "x"}, {"export", "x", "--format", "pdf"}, {"tasks", "--nope"}, {"record", "x", "--url", base}} {
+		if r := run(t, "", args...); r.code != 2 {
+			t.Errorf("%v: exit %d (%s)", args, r.code, r.stderr)
+		}
+	}
+	// --help on every command, with examples.
+	for _, c := range commands() {
+		r := run(t, "", c.name, "--help")
+		if r.code != 0 || !strings.Contains(r.stdout, "Examples:") || !strings.Contains(r.stdout, "perch "+c.name) {
+			t.Errorf("%s --help: %+v", c.name, r)
+		}
+	}
+	if r := run(t, "", "--help"); r.code != 0 || !strings.Contains(r.stdout, "fake-daemon") {
+		t.Errorf("--help: %+v", r)
+	}
+	// Header values never show up in errors.
+	r = run(t, "", "tasks", "--url", down, "--header", "Authorization: Bearer sekrit-token")
+	if strings.Contains(r.stderr+r.stdout, "sekrit") {
+		t.Fatalf("header leaked: %s", r.stderr)
+	}
+	_ = client.ErrNotRunning
+}

@@ -1,0 +1,472 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/transcript"
+)
+
+// settle is how long a stream must stay quiet before its replay counts as
+// complete (maria sends no end-of-replay marker).
+const settle = 600 * time.Millisecond
+
+// streamMsg carries frames and connection states in their order.
+type streamMsg struct {
+	frame *events.Frame
+	state *client.ConnState
+}
+
+// watch runs the task stream in a goroutine; messages arrive in order on
+// the channel, and the stream's final error on errc. Cancel ctx to stop.
+func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan streamMsg, <-chan error) {
+	ch := make(chan streamMsg, 256)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- cl.StreamTask(ctx, taskID,
+			func(f events.Frame) {
+				select {
+				case ch <- streamMsg{frame: &f}:
+				case <-ctx.Done():
+				}
+			},
+			func(s client.ConnState) {
+				select {
+				case ch <- streamMsg{state: &s}:
+				case <-ctx.Done():
+				}
+			})
+	}()
+	return ch, errc
+}
+
+// follower applies a task stream to a timeline and reports connection
+// changes on stderr.
+type follower struct {
+	env      Env
+	tl       *events.Timeline
+	lastLive bool
+	quiet    bool // no connection chatter (export)
+}
+
+// handle applies one stream message; it returns the decoded event (nil for
+// states) so callers can react.
+func (f *follower) handle(m streamMsg) *events.Event {
+	if m.state != nil {
+		s := *m.state
+		switch s.Phase {
+		case client.PhaseLive:
+			// Each connection replays the log from the start.
+			f.tl.Reconnected()
+			if !f.lastLive && s.Attempt > 0 && !f.quiet {
+				fmt.Fprintln(f.env.Stderr, "perch: reconnected")
+			}
+			f.lastLive = true
+		case client.PhaseReconnecting:
+			if !f.quiet || s.Attempt > 3 {
+				fmt.Fprintf(f.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
+			}
+			f.lastLive = false
+		}
+		return nil
+	}
+	ev := events.Decode(*m.frame)
+	f.tl.Apply(ev)
+	return &ev
+}
+
+func runTail(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "tail")
+	var c conn
+	c.register(fs)
+	jsonl := fs.Bool("jsonl", false, "print normalized JSON lines (a tool line repeats, same id, when it finishes)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	task, err := cl.ResolveTask(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	tl := events.NewTimeline()
+	tl.SetTask(task)
+	out := bufio.NewWriter(env.Stdout)
+	p := newPrinter(out, *jsonl)
+	if !*jsonl {
+		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
+	}
+	f := &follower{env: env, tl: tl}
+	ch, errc := watch(ctx, cl, task.ID)
+	for {
+		select {
+		case m := <-ch:
+			if ev := f.handle(m); ev != nil {
+				p.update(tl)
+			}
+			if len(ch) == 0 {
+				if err := out.Flush(); err != nil {
+					return fmt.Errorf("write: %w", err)
+				}
+			}
+		case err := <-errc:
+			out.Flush()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// printer prints a timeline's items as they appear, and tool items again
+// when they finish.
+type printer struct {
+	w       io.Writer
+	jsonl   bool
+	next    int                   // first item not printed yet
+	running map[*events.Item]bool // tool items printed while running
+	status  events.RunStatus
+	started bool
+}
+
+func newPrinter(w io.Writer, jsonl bool) *printer {
+	return &printer{w: w, jsonl: jsonl, running: map[*events.Item]bool{}}
+}
+
+func (p *printer) update(tl *events.Timeline) {
+	items := tl.Items()
+	for it := range p.running {
+		if it.Tool.Status != events.ToolRunning {
+			delete(p.running, it)
+			p.item(it)
+		}
+	}
+	for ; p.next < len(items); p.next++ {
+		it := items[p.next]
+		if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
+			p.running[it] = true
+		}
+		p.item(it)
+	}
+	if st := tl.Status(); st != p.status || !p.started {
+		p.started = true
+		p.status = st
+		if p.jsonl {
+			p.json(transcript.StateRecord(tl))
+		}
+	}
+}
+
+func (p *printer) json(r transcript.Record) {
+	b, _ := json.Marshal(r)
+	p.w.Write(append(b, '\n'))
+}
+
+func (p *printer) item(it *events.Item) {
+	if p.jsonl {
+		p.json(transcript.ItemRecord(it))
+		return
+	}
+	writeItemText(p.w, it)
+}
+
+// writeItemText is the readable, sanitized text form of one item.
+func writeItemText(w io.Writer, it *events.Item) {
+	switch it.Kind {
+	case events.ItemUser:
+		fmt.Fprintf(w, "▌ You\n%s\n\n", indent(sanitize.Text(it.Text), "  "))
+	case events.ItemAssistant:
+		text := strings.TrimSpace(sanitize.Text(it.Text))
+		if text == "" {
+			return
+		}
+		fmt.Fprintf(w, "◆ Assistant")
+		if u := it.Usage; u != nil {
+			fmt.Fprintf(w, "  (%d in, %d cached, %d out)", u.InputTokens, u.CachedTokens, u.OutputTokens)
+		}
+		fmt.Fprintf(w, "\n%s\n\n", indent(text, "  "))
+	case events.ItemTool:
+		t := it.Tool
+		icon := map[events.ToolStatus]string{events.ToolRunning: "…", events.ToolOK: "✓", events.ToolError: "✗",
+			events.ToolCancelled: "⊘", events.ToolUnknown: "?"}[t.Status]
+		fmt.Fprintf(w, "%s %s", icon, sanitize.Line(t.Name))
+		if k := t.KeyArg(); k != "" {
+			fmt.Fprintf(w, " %s", clip(sanitize.Line(k), 100))
+		}
+		fmt.Fprintf(w, "  [%s", t.Status)
+		if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil {
+			fmt.Fprintf(w, ", exit %d", *r.Command.ExitCode)
+		}
+		fmt.Fprintln(w, "]")
+		if r := t.Result; r != nil {
+			out := r.Text
+			if r.IsError && r.ErrorText != "" {
+				out = r.ErrorText
+			}
+			fmt.Fprintln(w, indent(headTail(sanitize.Text(out), 6, 3), "  │ "))
+		}
+		fmt.Fprintln(w)
+	case events.ItemNotice:
+		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + clip(l, 400)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headTail keeps the first and last lines of long output.
+func headTail(s string, head, tail int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= head+tail+1 {
+		return strings.Join(lines, "\n")
+	}
+	hidden := len(lines) - head - tail
+	out := append(append([]string{}, lines[:head]...), fmt.Sprintf("… %d lines hidden …", hidden))
+	return strings.Join(append(out, lines[len(lines)-tail:]...), "\n")
+}
+
+func runExport(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "export")
+	var c conn
+	c.register(fs)
+	format := fs.String("format", "md", "output format: md, json or jsonl")
+	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
+		return err
+	}
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	task, err := cl.ResolveTask(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	tl, err := collect(ctx, env, cl, task, *untilIdle)
+	if err != nil {
+		return err
+	}
+	return writeExport(env.Stdout, tl, *format, task.Name)
+}
+
+func writeExport(w io.Writer, tl *events.Timeline, format, title string) error {
+	switch format {
+	case "json":
+		return transcript.WriteJSON(w, tl)
+	case "jsonl":
+		return transcript.WriteJSONL(w, tl)
+	}
+	return transcript.WriteMarkdown(w, tl, title)
+}
+
+// collect follows the stream until the replay is in (quiet for settle),
+// and with untilIdle until the run has ended too.
+func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, untilIdle bool) (*events.Timeline, error) {
+	tl := events.NewTimeline()
+	tl.SetTask(task)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ch, errc := watch(sctx, cl, task.ID)
+	f := &follower{env: env, tl: tl, quiet: true}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	live := false
+	for {
+		select {
+		case m := <-ch:
+			f.handle(m)
+			if m.state != nil && m.state.Phase == client.PhaseLive {
+				live = true
+			}
+			if live {
+				timer.Reset(settle)
+			}
+		case <-timer.C:
+			if !untilIdle {
+				if tl.Status() == events.RunGenerating {
+					fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
+				}
+				return tl, nil
+			}
+			if tl.Status() != events.RunGenerating {
+				// The stream may lag behind a run that just started:
+				// the daemon's own view decides.
+				fresh, err := cl.Task(ctx, task.ID)
+				if err != nil {
+					return nil, err
+				}
+				if fresh.Status != events.StatusGenerating {
+					return tl, nil
+				}
+			}
+			timer.Reset(settle)
+		case err := <-errc:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err == nil {
+				err = fmt.Errorf("the event stream of task %s ended", shortID(task.ID))
+			}
+			return nil, err
+		}
+	}
+}
+
+func runRecord(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "record")
+	var c conn
+	c.register(fs)
+	out := fs.String("o", "", "file to write the raw stream to ('-' for stdout)")
+	untilIdle := fs.Bool("until-idle", false, "stop once the replay is in and the run has ended")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("record: -o FILE is required")
+	}
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	task, err := cl.ResolveTask(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	var w io.Writer = env.Stdout
+	if *out != "-" {
+		file, err := os.Create(*out)
+		if err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		defer file.Close()
+		w = file
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	defer bw.Flush()
+	tl := events.NewTimeline()
+	tl.SetTask(task)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ch, errc := watch(sctx, cl, task.ID)
+	f := &follower{env: env, tl: tl}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	n := 0
+	for {
+		select {
+		case m := <-ch:
+			if m.frame != nil {
+				ev := events.Decode(*m.frame)
+				// A reconnect replays the log: record each event once.
+				if ev.ID != "" && tl.Seen(ev.ID) {
+					continue
+				}
+				if err := writeFrame(bw, *m.frame); err != nil {
+					return fmt.Errorf("record: %w", err)
+				}
+				n++
+				tl.Apply(ev)
+			} else {
+				f.handle(m)
+			}
+			if len(ch) == 0 {
+				if err := bw.Flush(); err != nil {
+					return fmt.Errorf("record: %w", err)
+				}
+			}
+			if *untilIdle {
+				timer.Reset(settle)
+			}
+		case <-timer.C:
+			if tl.Status() != events.RunGenerating {
+				if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
+					fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
+					return bw.Flush()
+				}
+			}
+			timer.Reset(settle)
+		case err := <-errc:
+			bw.Flush()
+			if ctx.Err() != nil {
+				fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// writeFrame writes a frame in SSE form; data lines are split on newlines
+// so any payload survives.
+func writeFrame(w io.Writer, f events.Frame) error {
+	if _, err := fmt.Fprintf(w, "event: %s\n", f.Name); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(f.Data), "\n") {
+		if _, err := fmt.Fprintf(w, "data: %s\n", line); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func runReplay(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "replay")
+	format := fs.String("format", "text", "output: text (as tail prints it), md, json or jsonl")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := oneOf("format", *format, "text", "md", "json", "jsonl"); err != nil {
+		return err
+	}
+	file, err := os.Open(pos[0])
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	defer file.Close()
+	tl := events.NewTimeline()
+	out := bufio.NewWriter(env.Stdout)
+	defer out.Flush()
+	p := newPrinter(out, false)
+	err = events.ReadFrames(bufio.NewReaderSize(file, 1<<20), func(f events.Frame) error {
+		tl.Apply(events.Decode(f))
+		if *format == "text" {
+			p.update(tl)
+		}
+		return ctx.Err()
+	})
+	if err == events.ErrTruncated {
+		fmt.Fprintf(env.Stderr, "perch: %s: %v\n", pos[0], err)
+	} else if err != nil {
+		return fmt.Errorf("replay %s: %w", pos[0], err)
+	}
+	if *format == "text" {
+		return nil
+	}
+	return writeExport(out, tl, *format, strings.TrimSuffix(pos[0], ".sse"))
+}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/tui"
+)
+
+func runRoot(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "perch")
+	var c conn
+	c.register(fs)
+	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	model := fs.String("model", "", "model for tasks created with 'n' (default: the daemon's)")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+		return err
+	}
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Model: *model})
+}
+
+func runAttach(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "attach")
+	var c conn
+	c.register(fs)
+	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+		return err
+	}
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	task, err := cl.ResolveTask(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home})
+}
+
+func dialectFlag(v string) (fakedaemon.Dialect, error) {
+	if err := oneOf("dialect", v, "head", "docs", "legacy"); err != nil {
+		return "", err
+	}
+	return fakedaemon.Dialect(v), nil
+}
+
+func runDemo(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "demo")
+	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	dialect := fs.String("dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
+	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+		return err
+	}
+	d, err := dialectFlag(*dialect)
+	if err != nil {
+		return err
+	}
+	if *speed <= 0 {
+		return usagef("--speed must be positive")
+	}
+	daemon := fakedaemon.New(fakedaemon.Options{Dialect: d, Speed: *speed})
+	srv, err := daemon.Start("127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: start the fake daemon: %w", err)
+	}
+	defer srv.Close()
+	id, err := daemon.SeedDemo()
+	if err != nil {
+		return fmt.Errorf("demo: create the demo task: %w", err)
+	}
+	var c conn
+	c.url = srv.URL
+	cl, err := c.client(env)
+	if err != nil {
+		return err
+	}
+	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home})
+}
+
+func runFakeDaemon(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "fake-daemon")
+	addr := fs.String("addr", "localhost:8090", "address to listen on (host:port; port 0 picks a free one)")
+	dialect := fs.String("dialect", "head", "wire dialect: head, docs or legacy")
+	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
+	replay := fs.String("replay", "", "serve a recorded stream file (from 'perch record') as a task")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	d, err := dialectFlag(*dialect)
+	if err != nil {
+		return err
+	}
+	if *speed <= 0 {
+		return usagef("--speed must be positive")
+	}
+	if strings.TrimSpace(*addr) == "" {
+		return usagef("--addr must not be empty")
+	}
+	return fakedaemon.Run(ctx, *addr, fakedaemon.Options{Dialect: d, Speed: *speed}, *replay, env.Stdout)
+}
