@@ -186,10 +186,19 @@ type answer struct {
 // and what it finally answers (d.mu held: it draws ids from the task's RNG).
 func (d *Daemon) script(t *task, text string) []step {
 	low := strings.ToLower(text)
+	// A keyword must start a word ("tests" matches "test", "explain" does
+	// not match "plan").
 	has := func(words ...string) bool {
 		for _, w := range words {
-			if strings.Contains(low, w) {
-				return true
+			for i := 0; ; {
+				j := strings.Index(low[i:], w)
+				if j < 0 {
+					break
+				}
+				if at := i + j; at == 0 || !isWordByte(low[at-1]) {
+					return true
+				}
+				i += j + 1
 			}
 		}
 		return false
@@ -334,4 +343,8 @@ func finalAnswer(n int, text string, a answer) string {
 		}
 	}
 	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
 }

@@ -218,7 +218,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("cancel: %d %s", st, body)
 	}
 	fs := s.until(func(f sseFrame) bool { return f.event == eventSnapshot && f.data == "[]" })
-	eq(t, "cancel shape", shape(fs), []string{"MessageQueued", "snap:" + want[len(`{"pending_messages":`) : len(want)-1], "Cancelled", "MessageUnqueued", "snap:[]"})
+	eq(t, "cancel shape", shape(fs), []string{"MessageQueued", "snap:" + want[len(`{"pending_messages":`):len(want)-1], "Cancelled", "MessageUnqueued", "snap:[]"})
 	// The agent really stopped: no PostToolCall or PostConversation follows.
 	if f, ok := s.next(600 * time.Millisecond); ok {
 		t.Errorf("frame after cancel: %s", f.raw)

@@ -138,6 +138,8 @@ func writeErr(w http.ResponseWriter, err error) {
 		return
 	}
 	if ae.noContentType {
+		// A nil entry stops net/http from sniffing one.
+		w.Header()["Content-Type"] = nil
 		w.WriteHeader(ae.status)
 		_, _ = w.Write(ae.body)
 		return
