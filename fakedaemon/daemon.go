@@ -3,6 +3,19 @@
 // agent. It builds every byte of wire JSON itself (it deliberately does not
 // use perch's own events or client packages) so that it tests the client
 // independently.
+//
+// PostToolCall.result flavour (§12.2): DialectHead sends the rendered string
+// (result == text), DialectLegacy the structured JSON of older builds, and
+// DialectDocs the flat event shapes of maria's outdated docs. Failures look
+// the same in all three.
+//
+// Beyond the brief's API the package exports Daemon.Close (for users of
+// Handler without Start), Daemon.ShutdownRequested and DefaultModel.
+//
+// Simplifications: no task-server processes exist, so forwarded routes are
+// answered in-process; the agent never touches the task's files (write_to_file
+// reports success without writing); external events are accepted but ignored;
+// the auth routes answer statically.
 package fakedaemon
 
 import (
