@@ -76,13 +76,13 @@ func (m *Model) armTick() tea.Cmd {
 	if m.flash.text != "" && !m.flash.armed {
 		m.flash.armed = true
 		seq := m.flash.seq
-		cmds = append(cmds, tea.Tick(flashTTL, func(time.Time) tea.Msg { return flashExpiredMsg{seq: seq} }))
+		cmds = append(cmds, m.after(flashTTL, flashExpiredMsg{seq: seq}))
 	}
 	if !m.spin.ticking && m.needsTick() {
 		m.spin.ticking = true
 		m.spin.seq++
 		seq := m.spin.seq
-		cmds = append(cmds, tea.Tick(tickInterval, func(time.Time) tea.Msg { return tickMsg{seq: seq} }))
+		cmds = append(cmds, m.after(tickInterval, tickMsg{seq: seq}))
 	}
 	return tea.Batch(cmds...)
 }
@@ -93,4 +93,10 @@ func (m *Model) handleTick(msg tickMsg) {
 	}
 	m.spin.ticking = false
 	m.spin.frame++
+}
+
+// after delivers msg once d has passed. Tests replace it to drive time by
+// hand.
+func realAfter(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }

@@ -74,7 +74,7 @@ func (r *plainRenderer) render(it *events.Item, o itemOpts) []string {
 	limit := 0
 	switch it.Kind {
 	case events.ItemUser:
-		head = r.ch.User.Render("you")
+		head = r.ch.st.User.Label.Render("you")
 		body = it.Text
 	case events.ItemAssistant:
 		head = r.ch.Title.Render("assistant")

@@ -57,6 +57,7 @@ type Model struct {
 	mode    viewMode
 	overlay overlay
 
+	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	spin      spinState
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
@@ -110,6 +111,7 @@ func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
 		ctl:      ctl,
 		now:      cfg.Now(),
 		keys:     newKeyMap(),
+		after:    realAfter,
 		drafts:   make(map[string]string),
 		expanded: make(map[*events.Item]bool),
 		tr:       newTranscript(),

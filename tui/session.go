@@ -126,8 +126,16 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.State != nil {
 		m.conn, m.connSeen = *msg.State, true
 	}
-	for _, ev := range msg.Events {
+	r := 0
+	for i, ev := range msg.Events {
+		for r < len(msg.Resets) && msg.Resets[r] == i {
+			m.tl.Reconnected()
+			r++
+		}
 		m.tl.Apply(ev)
+	}
+	if r < len(msg.Resets) {
+		m.tl.Reconnected() // a connection began after the last event
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err
@@ -287,6 +295,9 @@ func (m *Model) handleSendDone(msg sendDoneMsg) tea.Cmd {
 		return nil
 	}
 	m.outbox = append(m.outbox[:idx], m.outbox[idx+1:]...)
+	if m.flash.err {
+		m.flash = flash{seq: m.flash.seq} // the error it reported is resolved
+	}
 	if m.mode == modeTask && o.taskID == m.task.ID {
 		m.tl.NoteSent(msg.res.ID, o.text, msg.res.Queued)
 		if msg.res.Queued {

@@ -118,11 +118,11 @@ func (m *Model) statusLine() string {
 	segs := []segment{
 		{m.connText(m.conn, m.connSeen), 9},
 		{run, 8},
-		{m.ch.Bold.Render(truncate(oneLine(name), max(m.w/3, 8))), 6},
-		{m.ch.Dim.Render(model), 4},
-		{m.ch.Dim.Render(ctx), 3},
-		{m.ch.Dim.Render(tok), 2},
-		{m.ch.Dim.Render(truncLeft(shortPath(m.task.Cwd, m.cfg.Home), max(m.w/3, 10))), 5},
+		{styled(m.ch.Bold, truncate(oneLine(name), max(m.w/3, 8))), 6},
+		{styled(m.ch.Dim, model), 4},
+		{styled(m.ch.Dim, ctx), 3},
+		{styled(m.ch.Dim, tok), 2},
+		{styled(m.ch.Dim, truncLeft(shortPath(m.task.Cwd, m.cfg.Home), max(m.w/3, 10))), 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
 }
@@ -180,5 +180,11 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	return m.hint(pairs...), nil
 }
 
-// badge renders a short label with a style, for panel headers.
-func badge(st lipgloss.Style, s string) string { return st.Render(s) }
+// styled renders s, or nothing at all when s is empty (an empty styled
+// string still carries escape codes, which would make a segment "present").
+func styled(st lipgloss.Style, s string) string {
+	if s == "" {
+		return ""
+	}
+	return st.Render(s)
+}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -31,6 +32,10 @@ type streamBatchMsg struct {
 	Gen    uint64
 	Events []events.Event
 	State  *connState // nil when the state did not change
+	// Resets are the indexes in Events where a new connection began: the
+	// daemon replays its log from the start on each, so the timeline must
+	// be told (ids dedupe; id-less events match by position).
+	Resets []int
 	// Ended is set once, when the stream function returned; Err is why.
 	Ended bool
 	Err   error
@@ -51,6 +56,7 @@ type streamControl interface {
 type batcher struct {
 	mu     sync.Mutex
 	evs    []events.Event
+	resets []int
 	state  *connState
 	ended  bool
 	err    error
@@ -81,6 +87,9 @@ func (b *batcher) onFrame(f events.Frame) {
 func (b *batcher) onState(s connState) {
 	b.mu.Lock()
 	b.state = &s
+	if s.Phase == client.PhaseLive {
+		b.resets = append(b.resets, len(b.evs))
+	}
 	b.mu.Unlock()
 	b.poke()
 }
@@ -94,12 +103,12 @@ func (b *batcher) end(err error) {
 	b.poke()
 }
 
-func (b *batcher) take() (evs []events.Event, st *connState, ended bool, err error) {
+func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	evs, st, ended, err = b.evs, b.state, b.ended, b.err
-	b.evs, b.state = nil, nil
-	return
+	msg := streamBatchMsg{Events: b.evs, Resets: b.resets, State: b.state, Ended: b.ended, Err: b.err}
+	b.evs, b.resets, b.state = nil, nil, nil
+	return msg
 }
 
 // flush runs until ctx ends or the stream ended and everything was
@@ -119,11 +128,12 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		case <-b.kick:
 		}
 		start := time.Now()
-		evs, st, ended, err := b.take()
-		if len(evs) > 0 || st != nil || ended {
-			send(streamBatchMsg{Src: src, Gen: gen, Events: evs, State: st, Ended: ended, Err: err})
+		msg := b.take()
+		msg.Src, msg.Gen = src, gen
+		if len(msg.Events) > 0 || msg.State != nil || msg.Ended {
+			send(msg)
 		}
-		if ended {
+		if msg.Ended {
 			return
 		}
 		// Hold the next batch back until the frame is over.

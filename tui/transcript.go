@@ -169,14 +169,24 @@ func (t *transcript) toBottom(src listSource, h int) {
 }
 
 // reveal scrolls the least needed to show item i (its start when it is
-// taller than the viewport).
+// taller than the viewport). Unless i is the last item (which resumes
+// following), the last row is kept free: it carries the "↓ N new" hint.
 func (t *transcript) reveal(src listSource, i, h int) {
 	n := src.count()
 	if i < 0 || i >= n {
 		return
 	}
+	if i == n-1 && len(src.lines(i)) <= h {
+		t.follow = true
+		t.anchorBottom(src, h)
+		return
+	}
 	if t.follow {
 		t.anchorBottom(src, h)
+	}
+	hv := h
+	if h > 1 {
+		hv = h - 1
 	}
 	if i < t.top || (i == t.top && t.topLine > 0) {
 		t.stopFollowing(src, h)
@@ -186,29 +196,22 @@ func (t *transcript) reveal(src listSource, i, h int) {
 	// Walk down from the anchor at most one viewport to see whether i ends
 	// inside it.
 	acc := -t.topLine
-	for j := t.top; j < n && acc < h; j++ {
+	for j := t.top; j < n && acc < hv; j++ {
 		ih := len(src.lines(j))
 		if j == i {
-			if acc+ih <= h {
+			if acc+ih <= hv && !t.follow {
 				return // fully visible
 			}
 			break
 		}
 		acc += blockHeight(src, j)
 	}
-	wasFollowing := t.follow
-	if len(src.lines(i)) >= h {
-		t.stopFollowing(src, h)
+	t.stopFollowing(src, h)
+	if len(src.lines(i)) >= hv {
 		t.top, t.topLine = i, 0
 		return
 	}
-	t.stopFollowing(src, h)
-	t.anchorEndAt(src, i, h)
-	if i == n-1 {
-		t.follow = true
-	} else if wasFollowing {
-		t.seen = n
-	}
+	t.anchorEndAt(src, i, hv)
 }
 
 // visible collects the viewport's rows: at most h lines, with the item
