@@ -131,17 +131,17 @@ func TestExpandCollapse(t *testing.T) {
 	if hs.m.focus != focusTranscript {
 		t.Fatal("esc in the composer must focus the transcript")
 	}
-	hs.lacks("output line 30")
+	hs.lacks("output line 15")
 	hs.key("[") // select the bottom item (assistant)
 	hs.key("[") // the tool
 	if got := hs.m.tl.Items()[hs.m.tr.sel].Kind; got != events.ItemTool {
 		t.Fatalf("selected %v, want the tool", got)
 	}
 	hs.key("enter")
-	hs.contains("output line 30")
+	hs.contains("output line 15")
 	hs.contains("output line 01")
 	hs.key("space")
-	hs.lacks("output line 30")
+	hs.lacks("output line 15")
 }
 
 func TestJumpUserTurnsAndErrors(t *testing.T) {

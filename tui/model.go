@@ -239,7 +239,7 @@ func (m *Model) View() tea.View {
 
 func (m *Model) title() string {
 	if m.mode == modeTask {
-		return "perch · " + orString(m.task.Name, shortID(m.task.ID))
+		return "perch · " + oneLine(orString(m.task.Name, shortID(m.task.ID)))
 	}
 	return "perch"
 }

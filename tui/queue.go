@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/sanitize"
 )
 
 // queueLines is the panel above the composer: messages on their way
@@ -49,7 +51,7 @@ func (m *Model) queueLines() []string {
 			continue
 		}
 		indent := strings.Repeat(" ", len(prefix))
-		body := ansi.Wrap(sanitizeLine(strings.TrimSpace(qm.Text)), max(w-len(prefix), 1), "")
+		body := ansi.Wrap(sanitize.Text(strings.TrimSpace(qm.Text)), max(w-len(prefix), 1), "")
 		for j, l := range strings.Split(body, "\n") {
 			p := indent
 			if j == 0 {

@@ -1,6 +1,42 @@
 package tui
 
-// newItemRenderer picks the transcript item renderer for a theme.
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/render"
+)
+
+// newItemRenderer is the transcript's renderer for a theme: tui/render,
+// which caches every item per (version, width, expanded) with an LRU byte
+// bound.
 func newItemRenderer(t themeKind, ch chrome) itemRenderer {
-	return newPlainRenderer(ch)
+	return richRenderer{r: render.New(ch.st, t), match: ch.Match}
+}
+
+type richRenderer struct {
+	r     *render.Renderer
+	match lipgloss.Style
+}
+
+func (a richRenderer) Item(it *events.Item, o itemOpts) []string {
+	return a.r.Item(it, render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner})
+}
+
+func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }
+
+// Highlight restyles only lines that match: render.HighlightLine drops a
+// line's own colours, which must not happen to every visible line.
+func (a richRenderer) Highlight(line, query string) string {
+	if query == "" {
+		return line
+	}
+	plain := ansi.Strip(line)
+	if !strings.Contains(strings.ToLower(plain), strings.ToLower(query)) {
+		return line
+	}
+	return render.HighlightLine(line, query, a.match)
 }

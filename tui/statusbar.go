@@ -106,7 +106,7 @@ func (m *Model) statusLine() string {
 	default:
 		run = m.ch.OK.Render("✓ idle")
 	}
-	model := orString(meta.Model, m.task.Model)
+	model := oneLine(orString(meta.Model, m.task.Model))
 	var ctx, tok string
 	if meta.ContextTokens > 0 {
 		ctx = "ctx " + tokens(meta.ContextTokens)
@@ -122,7 +122,7 @@ func (m *Model) statusLine() string {
 		{styled(m.ch.Dim, model), 4},
 		{styled(m.ch.Dim, ctx), 3},
 		{styled(m.ch.Dim, tok), 2},
-		{styled(m.ch.Dim, truncLeft(shortPath(m.task.Cwd, m.cfg.Home), max(m.w/3, 10))), 5},
+		{styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/3, 10))), 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
 }

@@ -373,10 +373,10 @@ func (m *Model) taskRow(t events.Task, selected bool, per int) []string {
 	line1 := gutter + icon + " "
 	first := spread(name, r, max(w-lineWidth(line1), 1))
 	line1 = truncate(line1+first, w)
-	where := shortPath(t.Cwd, m.cfg.Home)
+	where := shortPath(oneLine(t.Cwd), m.cfg.Home)
 	detail := m.ch.Dim.Render(truncLeft(where, max(w/2, 10)))
 	if t.Model != "" {
-		detail += m.ch.Faint.Render(" · ") + m.ch.Dim.Render(t.Model)
+		detail += m.ch.Faint.Render(" · ") + m.ch.Dim.Render(oneLine(t.Model))
 	}
 	if per == 1 {
 		return []string{line1}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/sanitize"
 )
 
 // Small ANSI-aware layout helpers. Every line the UI emits goes through fit
@@ -31,10 +33,10 @@ func firstLine(s string) string {
 	return s
 }
 
-// oneLine collapses whitespace runs (newlines included) into single spaces,
-// for one-line previews of multi-line text.
+// oneLine makes daemon text terminal-safe and collapses whitespace runs
+// (newlines included) into single spaces, for one-line previews.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(sanitize.Text(s)), " ")
 }
 
 // truncate cuts s to at most w cells, ending in "…" when cut.

@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"strings"
-
-	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/render"
 )
 
 // todoLines is the compact todo panel at the top of the task view (toggled
@@ -23,25 +21,5 @@ func (m *Model) todoPanel() []string {
 	if len(todos) == 0 {
 		return nil
 	}
-	done := 0
-	for _, t := range todos {
-		if t.Status == "completed" {
-			done++
-		}
-	}
-	out := []string{truncate(m.ch.Title.Render("todos ")+m.ch.Dim.Render(itoa(done)+"/"+itoa(len(todos))+" done · t hides"), m.w)}
-	for _, t := range todos {
-		out = append(out, truncate(" "+todoIcon(m, t)+" "+oneLine(t.Content), m.w))
-	}
-	return out
-}
-
-func todoIcon(m *Model, t events.Todo) string {
-	switch strings.ToLower(t.Status) {
-	case "completed":
-		return m.ch.OK.Render("●")
-	case "in_progress", "inprogress":
-		return m.ch.Accent.Render("◐")
-	}
-	return m.ch.Dim.Render("○")
+	return render.TodoPanel(todos, m.w, m.ch.st)
 }
