@@ -98,10 +98,18 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 		out = append(out, m.todoLines(l.todos)...)
 	}
 	if m.overlay == ovHelp {
-		out = append(out, m.helpLines(l.transcript)...)
-	} else {
-		out = append(out, m.transcriptLines(l.transcript)...)
+		// The help takes every row but the status bar.
+		out = append(m.helpLines(max(m.h-l.status-l.hints, 0)), "")[:max(m.h-l.status-l.hints, 0)]
+		if l.status > 0 {
+			out = append(out, m.statusLine())
+		}
+		if l.hints > 0 {
+			line, _ := m.hintsLine()
+			out = append(out, line)
+		}
+		return out, nil
 	}
+	out = append(out, m.transcriptLines(l.transcript)...)
 	m.trY, m.trH = l.todos, l.transcript
 	if l.queue > 0 {
 		q := m.queueLines()
@@ -167,13 +175,23 @@ func (m *Model) transcriptLines(h int) []string {
 	}
 	m.tr.clamp(src, h)
 	m.rows, m.owners = m.tr.visible(src, h, m.rows, m.owners)
+	// A short transcript sits on the composer, as in a chat: pad on top.
+	pad := 0
+	if m.tr.follow && len(m.rows) < h {
+		pad = h - len(m.rows)
+		m.owners = append(m.owners, make([]int, pad)...)
+		copy(m.owners[pad:], m.owners[:len(m.owners)-pad])
+		for i := 0; i < pad; i++ {
+			m.owners[i] = -1
+		}
+	}
 	out := make([]string, h)
 	q := m.search.active()
 	for i, r := range m.rows {
 		if q != "" {
 			r = m.rend.Highlight(r, q)
 		}
-		out[i] = r
+		out[pad+i] = r
 	}
 	// Overlay the position hint on the last row when not following.
 	if n := m.tr.newCount(src); !m.tr.follow {

@@ -12,20 +12,19 @@ func (m *Model) helpLines(h int) []string {
 		keys  []key.Binding
 	}
 	groups := []group{
-		{"transcript", []key.Binding{k.Down, k.Up, k.PageDown, k.PageUp, k.HalfDown, k.HalfUp, k.Top, k.Bottom,
-			k.PrevItem, k.NextItem, k.PrevUser, k.NextUser, k.NextErr, k.PrevErr, k.Expand, k.Search,
-			k.NextMatch, k.PrevMatch, k.Copy, k.Todos, k.Queue, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
+		{"transcript: move", []key.Binding{k.Down, k.Up, k.PageDown, k.PageUp, k.HalfDown, k.HalfUp, k.Top, k.Bottom,
+			key.NewBinding(key.WithHelp("wheel", "scroll")),
+			key.NewBinding(key.WithHelp("click", "select · again: expand")),
+			key.NewBinding(key.WithHelp("shift+drag", "select text"))}},
+		{"transcript: items", []key.Binding{k.PrevItem, k.NextItem, k.PrevUser, k.NextUser, k.NextErr, k.PrevErr,
+			k.Expand, k.Search, k.NextMatch, k.PrevMatch, k.Copy}},
+		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
 		{"composer", []key.Binding{k.Send, k.Newline, k.History, k.WebSearch, k.Leave, k.CancelRun,
 			k.Retry, k.QueueToggle, k.TodosToggle, k.ScrollPage,
-			key.NewBinding(key.WithHelp("ctrl+c", "clear (↑ recalls) · cancel run · quit")),
+			key.NewBinding(key.WithHelp("ctrl+c", "clear · cancel · quit")),
 			key.NewBinding(key.WithHelp("f1", "this help"))}},
 		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.Attach, k.NewTask,
 			k.Filter, k.Refresh, k.Quit}},
-		{"mouse", []key.Binding{
-			key.NewBinding(key.WithHelp("wheel", "scroll")),
-			key.NewBinding(key.WithHelp("click", "select · click again to expand")),
-			key.NewBinding(key.WithHelp("shift+drag", "select text (terminal)")),
-		}},
 	}
 	var cols [][]string
 	for _, g := range groups {
@@ -36,8 +35,8 @@ func (m *Model) helpLines(h int) []string {
 		}
 		cols = append(cols, append(col, ""))
 	}
-	// Lay the groups out in as many columns as fit (each 44 cells).
-	const colW = 44
+	// Lay the groups out in as many columns as fit (each 40 cells).
+	const colW = 40
 	ncol := max(min(m.w/colW, len(cols)), 1)
 	var out []string
 	for start := 0; start < len(cols); start += ncol {

@@ -63,9 +63,14 @@ func (t *transcript) anchorEndAt(src listSource, i, h int) {
 }
 
 // stopFollowing freezes the view where it is (used before any scroll up).
+// When everything fits on screen there is nothing to scroll to, and
+// following goes on.
 func (t *transcript) stopFollowing(src listSource, h int) {
 	if t.follow {
 		t.anchorBottom(src, h)
+		if t.top == 0 && t.topLine == 0 {
+			return
+		}
 		t.follow = false
 		t.seen = src.count()
 	}
