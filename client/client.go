@@ -299,6 +299,8 @@ func hint(err error) string {
 	var opErr *net.OpError
 	var netErr net.Error
 	switch {
+	case errors.Is(err, errEventTooLarge):
+		return "the daemon sent an event larger than perch accepts"
 	case isCertError(err):
 		return "the server's TLS certificate is not trusted"
 	case errors.As(err, &dnsErr):

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -38,6 +39,10 @@ type eventReader struct {
 	prevCR    bool // the last byte was CR (a following LF belongs to it)
 	content   bool // field bytes seen since the last event boundary
 }
+
+// errEventTooLarge: an event outgrew the reader's limit; the stream can't
+// be read past it.
+var errEventTooLarge = errors.New("event too large")
 
 const (
 	eventReadChunk   = 64 << 10 // read from the network at least this much at a time
@@ -99,7 +104,7 @@ func (e *eventReader) fill() {
 		}
 		if cap(e.buf)-len(e.buf) < eventReadChunk {
 			if len(e.buf) >= e.max {
-				e.err = fmt.Errorf("event larger than %d MiB; cannot read this stream", e.max>>20)
+				e.err = fmt.Errorf("%w: more than %d MiB", errEventTooLarge, e.max>>20)
 				return
 			}
 			nb := make([]byte, len(e.buf), max(2*cap(e.buf), len(e.buf)+eventReadChunk))

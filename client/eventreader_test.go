@@ -223,7 +223,7 @@ func TestEventReaderLargeEventLinear(t *testing.T) {
 func TestEventReaderTooLarge(t *testing.T) {
 	src := &chunkSource{chunks: [][]byte{[]byte("data: "), bytes.Repeat([]byte("y"), 3<<20)}, end: io.EOF}
 	_, _, err := drain(t, newEventReader(src, 1<<20), 4096)
-	if err == nil || !strings.Contains(err.Error(), "event larger than 1 MiB") {
+	if err == nil || !errors.Is(err, errEventTooLarge) || !strings.Contains(err.Error(), "more than 1 MiB") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"time"
 
@@ -107,6 +109,14 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: next, Err: streamError(u, err)})
 	}
 	sc.ResponseValidator = func(_ *sse.Client, resp *http.Response) error {
+		if resp.StatusCode == http.StatusOK && !isEventStream(resp.Header.Get("Content-Type")) {
+			// A 200 that isn't an event stream (a proxy's login page, a
+			// --url pointing at some other server) would never yield an
+			// event and would be retried forever; say so instead.
+			resp.Body.Close()
+			return backoff.Permanent(&APIError{Method: http.MethodGet, URL: u, Status: resp.StatusCode,
+				Message: fmt.Sprintf("not an event stream (Content-Type %q); is this a maria daemon? check --url or PERCH_URL", resp.Header.Get("Content-Type"))})
+		}
 		if resp.StatusCode == http.StatusOK {
 			// A good connection: the next failure starts the backoff over.
 			b.Reset()
@@ -158,6 +168,16 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		case <-t.C:
 		}
 	}
+}
+
+// isEventStream accepts text/event-stream with any parameters, and a
+// missing Content-Type (lenient towards minimal servers).
+func isEventStream(ct string) bool {
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "text/event-stream"
 }
 
 // permanentStatus: 204 (the SSE way to say "stop") and 4xx except request

@@ -291,6 +291,7 @@ func TestStreamStatusCodes(t *testing.T) {
 		{http.StatusInternalServerError, `{"error":{"code":-1,"message":"boom"}}`, false, "500 Internal Server Error: boom"},
 		{http.StatusTooManyRequests, "slow down", false, "429 Too Many Requests: slow down"},
 		{http.StatusRequestTimeout, "", false, "408 Request Timeout"},
+		{http.StatusOK, "<html>sign in</html>", true, "200 OK: not an event stream (Content-Type \"text/html\")"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
@@ -298,6 +299,9 @@ func TestStreamStatusCodes(t *testing.T) {
 			var conns atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				conns.Add(1)
+				if tc.status == http.StatusOK {
+					w.Header().Set("Content-Type", "text/html")
+				}
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
 			}))
@@ -512,5 +516,44 @@ func TestStreamDaemonAndCancelledContext(t *testing.T) {
 	// An already-cancelled context returns at once; nil callbacks are fine.
 	if err := c.StreamDaemon(ctx, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("StreamDaemon(cancelled) = %v", err)
+	}
+}
+
+// Streams go through the transport of WithHTTPClient (here one trusting a
+// test TLS cert), and an untrusted cert is reported, not silently accepted.
+func TestStreamTLS(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		writeEvent(w, "maria", `{"tls":true}`)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	defer srv.Client().CloseIdleConnections()
+
+	c, _ := New(srv.URL+"/v1", WithHTTPClient(srv.Client()), fastTiming())
+	rec := &recorder{}
+	stop, _ := startStream(t, c, rec)
+	waitFor(t, "a frame over TLS", 5*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Errorf("stream returned %v", err)
+	}
+
+	c, _ = New(srv.URL+"/v1", fastTiming())
+	rec = &recorder{}
+	stop, _ = startStream(t, c, rec)
+	waitFor(t, "a reconnect state", 5*time.Second, func() bool {
+		_, states := rec.snapshot()
+		return hasPhase(states, PhaseReconnecting)
+	})
+	stop()
+	frames, states := rec.snapshot()
+	if len(frames) != 0 {
+		t.Errorf("frames delivered over an untrusted connection: %v", frames)
+	}
+	for _, s := range states {
+		if s.Phase == PhaseReconnecting && !strings.Contains(s.Err.Error(), "certificate") {
+			t.Errorf("reconnect error doesn't mention the certificate: %v", s.Err)
+		}
 	}
 }
