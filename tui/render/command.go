@@ -1,0 +1,109 @@
+package render
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// commandBody draws execute_command: an exit badge in the header, stdout,
+// then stderr under a label in its own colour. Legacy builds send the
+// parts structured; at HEAD only the text exists, so it is parsed
+// (protocol.md §7.1), and anything unparseable is shown as-is.
+func commandBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
+	cr := t.Result.Command
+	if cr == nil {
+		cr = parseCommandText(t.Result.Text)
+	}
+	if cr == nil {
+		return genericBody(r, t, w)
+	}
+	var tags []string
+	switch {
+	case cr.TimedOut:
+		tags = append(tags, r.st.Tool.ExitBad.Render("timed out"))
+	case cr.ExitCode != nil && *cr.ExitCode == 0:
+		tags = append(tags, r.st.Tool.ExitOK.Render("exit 0"))
+	case cr.ExitCode != nil:
+		tags = append(tags, r.st.Tool.ExitBad.Render("exit "+strconv.Itoa(*cr.ExitCode)))
+	}
+	stdout := trimTrailingNewlines(cr.Stdout)
+	stderr := trimTrailingNewlines(cr.Stderr)
+	hasOut, hasErr := strings.TrimSpace(stdout) != "", strings.TrimSpace(stderr) != ""
+	var segs []seg
+	if hasOut {
+		if hasErr {
+			segs = append(segs, linesSeg(r.p.label.on("stdout")))
+		}
+		segs = append(segs, textSeg(stdout, nil))
+	}
+	if hasErr {
+		segs = append(segs, linesSeg(r.p.label.on("stderr")))
+		p := r.p
+		segs = append(segs, textSeg(stderr, func(_ int, ls []string, w int) []string {
+			for i, l := range ls {
+				ls[i] = p.stderr.on(fit(l, w))
+			}
+			return ls
+		}))
+	}
+	if !hasOut && !hasErr {
+		segs = append(segs, linesSeg(r.p.subtle.on("(no output)")))
+	}
+	return segs, tags
+}
+
+var commandHeadRe = regexp.MustCompile(`(?s)\ACommand (.*?) (?:exited with status (-?\d+)|timed out after \d+ seconds)\.(?:\n|\z)`)
+
+// parseCommandText reads the HEAD text format:
+//
+//	Command <cmd> exited with status <n>.
+//	=== STDOUT (<k> lines) ===
+//	…
+//	=== STDERR (<k> lines) ===
+//	…
+//
+// The command may span lines; only the first 64 KB are searched for the
+// status line so a huge output is never scanned by the regexp.
+func parseCommandText(text string) *events.CommandResult {
+	m := commandHeadRe.FindStringSubmatchIndex(cutBytes(text, 64<<10))
+	if m == nil {
+		return nil
+	}
+	cr := &events.CommandResult{Command: text[m[2]:m[3]]}
+	if m[4] >= 0 {
+		if n, err := strconv.Atoi(text[m[4]:m[5]]); err == nil {
+			cr.ExitCode = &n
+		}
+	} else {
+		cr.TimedOut = true
+	}
+	rest := text[m[1]:]
+	const outH, errH = "=== STDOUT (", "=== STDERR ("
+	// stderr comes last, so search for it from the end: a stdout that
+	// happens to contain the marker is less likely to fool it.
+	i := strings.LastIndex(rest, "\n"+errH)
+	if i >= 0 {
+		i++ // past the newline
+	} else if strings.HasPrefix(rest, errH) {
+		i = 0
+	}
+	if i >= 0 {
+		cr.Stderr = afterHeader(rest[i:])
+		rest = rest[:max(i-1, 0)]
+	}
+	if strings.HasPrefix(rest, outH) {
+		cr.Stdout = afterHeader(rest)
+	}
+	return cr
+}
+
+// afterHeader drops the "=== … ===" line.
+func afterHeader(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
+}

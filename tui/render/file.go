@@ -1,0 +1,236 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	cstyles "github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// readFileBody draws read_file: the range as a header tag, then numbered,
+// syntax-highlighted lines. Legacy results carry the whole file with the
+// range; HEAD text carries " L01 | line" rows (protocol.md §7.3).
+func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
+	fc := t.Result.File
+	if fc != nil {
+		return r.fileContentBody(fc, w)
+	}
+	text := t.Result.Text
+	head, rest, _ := strings.Cut(text, "\n")
+	m := readHeadRe.FindStringSubmatch(head)
+	if m == nil {
+		return genericBody(r, t, w)
+	}
+	path := m[1]
+	var tags []string
+	if m[2] != "" {
+		tags = append(tags, r.p.tag.on("L"+m[2]+"-"+m[3]))
+	}
+	rest = trimTrailingNewlines(rest)
+	n := countLines(rest)
+	first, _ := strconv.Atoi(m[2])
+	numW := len(m[3])
+	sg := textSeg(rest, func(from int, ls []string, w int) []string {
+		nums := make([]int, len(ls))
+		for i := range ls {
+			nums[i] = first + from + i
+		}
+		return r.numbered(path, nums, ls, numW, w)
+	})
+	// Drop the " L07 | " row prefix from the raw line, so that a tab in
+	// the code expands as it would in the file.
+	sg.pre = func(raw string) string {
+		if m := readRowRe.FindStringIndex(raw); m != nil {
+			return raw[m[1]:]
+		}
+		return raw
+	}
+	return []seg{sg}, append(tags, r.p.tag.on(plural(n, "line")))
+}
+
+var (
+	readHeadRe = regexp.MustCompile(`^File: (.*?) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
+	readRowRe  = regexp.MustCompile(`^ *L\d+ \| ?`)
+)
+
+func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
+	content := trimTrailingNewlines(fc.Content)
+	n := countLines(content)
+	start := max(fc.StartLine, 1)
+	// Legacy results hold the entire file next to the requested range;
+	// cut it down when it is clearly the whole file.
+	if fc.EndLine >= start && n > fc.EndLine-start+1 && n >= fc.EndLine && start > 0 {
+		content = linesRange(content, start-1, fc.EndLine)
+		n = countLines(content)
+	}
+	var tags []string
+	if fc.StartLine > 0 && fc.EndLine > 0 {
+		tags = append(tags, r.p.tag.on(fmt.Sprintf("L%d-%d", fc.StartLine, fc.EndLine)))
+	}
+	tags = append(tags, r.p.tag.on(plural(n, "line")))
+	numW := len(strconv.Itoa(start + n - 1))
+	path := fc.Path
+	return []seg{textSeg(content, func(from int, ls []string, w int) []string {
+		nums := make([]int, len(ls))
+		for i := range ls {
+			nums[i] = start + from + i
+		}
+		return r.numbered(path, nums, ls, numW, w)
+	})}, tags
+}
+
+// linesRange returns lines [from, to) of s as one string.
+func linesRange(s string, from, to int) string {
+	pos := 0
+	for i := 0; i < from && pos <= len(s); i++ {
+		j := strings.IndexByte(s[pos:], '\n')
+		if j < 0 {
+			return ""
+		}
+		pos += j + 1
+	}
+	end := pos
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(s[end:], '\n')
+		if j < 0 {
+			return s[pos:]
+		}
+		end += j + 1
+	}
+	return strings.TrimSuffix(s[pos:end], "\n")
+}
+
+// numbered draws clean lines with a line-number gutter (nums[i] < 0 means
+// none), highlighted by path's file type when a lexer is known.
+func (r *Renderer) numbered(path string, nums []int, ls []string, numW, w int) []string {
+	numW = max(numW, 1)
+	codeW := max(w-numW-1, 1)
+	for i, l := range ls {
+		ls[i] = fit(l, codeW)
+	}
+	hl := r.highlight(path, ls)
+	out := make([]string, len(ls))
+	for i := range ls {
+		num := strings.Repeat(" ", numW)
+		if nums[i] >= 0 {
+			num = fmt.Sprintf("%*d", numW, nums[i])
+			if len(num) > numW {
+				num = num[len(num)-numW:]
+			}
+		}
+		out[i] = r.p.lineNo.on(num) + " " + hl[i]
+	}
+	return out
+}
+
+// maxHighlight bounds how much text is syntax-highlighted at once; chroma
+// runs regexp2 lexers at a few MB/s, so bigger chunks are shown plain.
+const maxHighlight = 64 << 10
+
+// highlight returns ls coloured by the lexer for path, or painted as plain
+// output when there is none (or the theme has no colours).
+func (r *Renderer) highlight(path string, ls []string) []string {
+	out := make([]string, len(ls))
+	lexer := r.lexer(path)
+	size := 0
+	for _, l := range ls {
+		size += len(l) + 1
+	}
+	if lexer == nil || size > maxHighlight || r.st.Chroma == "" {
+		for i, l := range ls {
+			out[i] = r.p.output.on(l)
+		}
+		return out
+	}
+	it, err := lexer.Tokenise(nil, strings.Join(ls, "\n"))
+	if err != nil {
+		for i, l := range ls {
+			out[i] = r.p.output.on(l)
+		}
+		return out
+	}
+	var b strings.Builder
+	line := 0
+	flush := func() {
+		if line < len(out) {
+			out[line] = b.String()
+		}
+		b.Reset()
+		line++
+	}
+	for tok := it(); tok != chroma.EOF; tok = it() {
+		p := r.tokenStyle(tok.Type)
+		for {
+			part, rest, nl := strings.Cut(tok.Value, "\n")
+			b.WriteString(p.on(part))
+			if !nl {
+				break
+			}
+			flush()
+			tok.Value = rest
+		}
+	}
+	flush()
+	for i := range out {
+		if out[i] == "" && ls[i] != "" { // lexer lost text: never hide it
+			out[i] = r.p.output.on(ls[i])
+		}
+	}
+	return out
+}
+
+// lexer finds and memoizes the lexer for a file name. Matching runs every
+// lexer's filename globs, so it is cached by extension (or base name for
+// files like Makefile).
+func (r *Renderer) lexer(path string) chroma.Lexer {
+	base := filepath.Base(path)
+	key := strings.ToLower(filepath.Ext(base))
+	if key == "" {
+		key = base
+	}
+	if l, ok := r.lexers[key]; ok {
+		return l
+	}
+	l := lexers.Match(base)
+	if l != nil {
+		l = chroma.Coalesce(l)
+	}
+	r.lexers[key] = l
+	return l
+}
+
+// tokenStyle turns a chroma token type into a paint. Only foreground,
+// bold, italic and underline are used: backgrounds would paint blocks that
+// clash with the transcript.
+func (r *Renderer) tokenStyle(tt chroma.TokenType) paint {
+	if p, ok := r.tokenPaint[tt]; ok {
+		return p
+	}
+	if r.chromaStyle == nil {
+		r.chromaStyle = cstyles.Get(r.st.Chroma)
+	}
+	e := r.chromaStyle.Get(tt)
+	st := r.st.Tool.Output
+	if e.Colour.IsSet() {
+		st = st.Foreground(lipglossColor(e.Colour.String()))
+	}
+	if e.Bold == chroma.Yes {
+		st = st.Bold(true)
+	}
+	if e.Italic == chroma.Yes {
+		st = st.Italic(true)
+	}
+	if e.Underline == chroma.Yes {
+		st = st.Underline(true)
+	}
+	p := newPaint(st)
+	r.tokenPaint[tt] = p
+	return p
+}

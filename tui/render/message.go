@@ -1,0 +1,201 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/styles"
+)
+
+// Text bounds. A user turn or notice is rarely long, but a pasted log can
+// be megabytes; the wrapped view is capped and says so.
+const (
+	maxTextLines         = 2000
+	maxTextLinesExpanded = 20000
+	maxNoticeLines       = 6
+	// maxMarkdown is the largest assistant text sent through glamour,
+	// which runs at ~0.25 MB/s (stack.md §3.1): 64 KB is ~250 ms once.
+	// Larger replies are shown as plain wrapped text.
+	maxMarkdown = 64 << 10
+)
+
+// user draws a user turn: "You" and the wrapped text, set apart from the
+// agent by the accent bar in the gutter.
+func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
+	limit := maxTextLines
+	if expanded {
+		limit = maxTextLinesExpanded
+	}
+	lines := []string{r.st.User.Label.Render("You")}
+	body, more := wrapText(it.Text, w, limit)
+	tp := newPaint(r.st.User.Text)
+	for _, l := range body {
+		lines = append(lines, tp.on(l))
+	}
+	if more {
+		lines = append(lines, r.p.hidden.on(fit("… message cut for display …", w)))
+	}
+	return lines
+}
+
+// assistant draws a reply as markdown, with token usage on a dim line
+// under it.
+func (r *Renderer) assistant(it *events.Item, w int) []string {
+	var lines []string
+	text := strings.TrimSpace(it.Text)
+	switch {
+	case text == "":
+	case len(text) > maxMarkdown:
+		lines = r.plainAssistant(text, w)
+	default:
+		lines = r.markdown(sanitize.Text(text), w)
+	}
+	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0) {
+		lines = append(lines, rightAlign(r.st.Assistant.Usage.Render(usageText(u)), w))
+	}
+	return lines
+}
+
+func (r *Renderer) plainAssistant(text string, w int) []string {
+	body, more := wrapText(text, w, maxTextLinesExpanded)
+	pp := newPaint(r.st.Assistant.Plain)
+	for i, l := range body {
+		body[i] = pp.on(l)
+	}
+	if more {
+		body = append(body, r.p.hidden.on(fit("… reply cut for display …", w)))
+	}
+	return body
+}
+
+// markdown renders clean text with the memoized glamour renderer for w.
+func (r *Renderer) markdown(text string, w int) []string {
+	tr := r.md[w]
+	if tr == nil {
+		var err error
+		tr, err = glamour.NewTermRenderer(
+			glamour.WithStyles(r.st.Markdown),
+			glamour.WithWordWrap(w),
+		)
+		if err != nil {
+			return r.plainAssistant(text, w)
+		}
+		if len(r.md) >= 8 { // widths seen while dragging a resize
+			clear(r.md)
+		}
+		r.md[w] = tr
+	}
+	out, err := tr.Render(text)
+	if err != nil {
+		return r.plainAssistant(text, w)
+	}
+	raw := strings.Split(out, "\n")
+	lines := make([]string, 0, len(raw))
+	for _, l := range raw {
+		lines = append(lines, fitStyled(trimPadded(dropOSC(l)), w))
+	}
+	// glamour frames the document with blank lines; the transcript adds
+	// its own spacing.
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func blank(s string) bool {
+	return strings.TrimSpace(ansi.Strip(s)) == ""
+}
+
+// usageText is "↑9.2k ↓74 ⟲9.1k cached": input, output and cached tokens.
+func usageText(u *events.Usage) string {
+	s := styles.IconInput + compact(u.InputTokens) + " " + styles.IconOutput + compact(u.OutputTokens)
+	if u.CachedTokens > 0 {
+		s += " " + styles.IconCached + compact(u.CachedTokens) + " cached"
+	}
+	return s
+}
+
+// compact formats a token count: 74, 9.2k, 1.3M.
+func compact(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return trimZero(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64)) + "M"
+	case n >= 1000:
+		return trimZero(strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64)) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// notice draws an info/warning/error line with its icon; continuation
+// lines are indented under the text.
+func (r *Renderer) notice(it *events.Item, w int, expanded bool) []string {
+	st, icon := r.st.Notice.Info, styles.IconInfo
+	switch it.Level {
+	case events.LevelWarning:
+		st, icon = r.st.Notice.Warning, styles.IconWarning
+	case events.LevelError:
+		st, icon = r.st.Notice.Error, styles.IconNotice
+	}
+	limit := maxNoticeLines
+	if expanded {
+		limit = maxTextLines
+	}
+	body, more := wrapText(strings.TrimSpace(it.Text), max(w-2, 1), limit)
+	if len(body) == 0 {
+		body = []string{""}
+	}
+	p := newPaint(st)
+	lines := make([]string, 0, len(body)+1)
+	for i, l := range body {
+		prefix := "  "
+		if i == 0 {
+			prefix = icon + " "
+		}
+		lines = append(lines, fitStyled(p.on(prefix+l), w))
+	}
+	if more {
+		lines = append(lines, r.p.hidden.on(fit("  …", w)))
+	}
+	return lines
+}
+
+// dropOSC removes the OSC 8 hyperlinks glamour wraps links in. The URL is
+// printed next to the link text anyway; the hyperlink would let a model
+// make text point somewhere else than it says, and glamour gives each one
+// a random id, which would make renders non-deterministic.
+func dropOSC(s string) string {
+	if !strings.Contains(s, "\x1b]") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b]")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		rest := s[i+2:]
+		end := strings.IndexAny(rest, "\a\x1b")
+		switch {
+		case end < 0:
+			return b.String()
+		case rest[end] == '\a':
+			s = rest[end+1:]
+		case strings.HasPrefix(rest[end:], "\x1b\\"):
+			s = rest[end+2:]
+		default:
+			s = rest[end:]
+		}
+	}
+}

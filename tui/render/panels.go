@@ -1,0 +1,204 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/styles"
+)
+
+// TodoPanel draws the agent's todo list: a header with counts, then one
+// row per item (status icon, priority, content), completed items struck
+// through and dimmed, notes on a dim line below. Every line fits width.
+func TodoPanel(todos []events.Todo, width int, st *styles.Styles) []string {
+	if width <= 0 || st == nil {
+		return nil
+	}
+	done, active := 0, 0
+	for _, t := range todos {
+		switch t.Status {
+		case "completed":
+			done++
+		case "in_progress", "in-progress":
+			active++
+		}
+	}
+	head := st.Todo.Header.Render("Todos") + " " +
+		st.Todo.Count.Render(fmt.Sprintf("%d/%d done", done, len(todos)))
+	if active > 0 {
+		head += st.Todo.Count.Render(fmt.Sprintf(" · %d in progress", active))
+	}
+	lines := []string{fitStyled(head, width)}
+	for _, t := range todos {
+		var icon, text string
+		content := sanitize.Line(t.Content)
+		switch t.Status {
+		case "completed":
+			icon = st.Todo.Completed.Render(styles.IconTodoCompleted)
+			text = st.Todo.Done.Render(fit(content, max(width-4, 1)))
+		case "in_progress", "in-progress":
+			icon = st.Todo.InProgress.Render(styles.IconTodoInProgress)
+			text = st.Todo.InProgress.Render(fit(content, max(width-4, 1)))
+		default:
+			icon = st.Todo.Pending.Render(styles.IconTodoPending)
+			text = st.Todo.Text.Render(fit(content, max(width-4, 1)))
+		}
+		var prio string
+		switch t.Priority {
+		case "high":
+			prio = st.Todo.High.Render(styles.IconPriorityHigh)
+		case "low":
+			prio = st.Todo.Low.Render(styles.IconPriorityLow)
+		default:
+			prio = st.Todo.Medium.Render(styles.IconPriorityMedium)
+		}
+		lines = append(lines, fitStyled(icon+" "+prio+" "+text, width))
+		if n := strings.TrimSpace(t.Notes); n != "" && t.Status != "completed" {
+			lines = append(lines, fitStyled("    "+st.Todo.Notes.Render(fit("↳ "+sanitize.Line(n), max(width-4, 1))), width))
+		}
+	}
+	return lines
+}
+
+// HighlightLine returns line without its styling, with every
+// case-insensitive occurrence of query styled by st. Matching runs on the
+// visible text, so escape codes never match or split a match. An empty
+// query or no match gives the plain line.
+func HighlightLine(line, query string, st lipgloss.Style) string {
+	plain := ansi.Strip(line)
+	if query == "" {
+		return plain
+	}
+	spans := findFold(plain, query)
+	if len(spans) == 0 {
+		return plain
+	}
+	p := newPaint(st)
+	var b strings.Builder
+	last := 0
+	for _, s := range spans {
+		b.WriteString(plain[last:s[0]])
+		b.WriteString(p.on(plain[s[0]:s[1]]))
+		last = s[1]
+	}
+	b.WriteString(plain[last:])
+	return b.String()
+}
+
+// Match finds the byte spans of case-insensitive, non-overlapping
+// occurrences of query in plain (clean) text, for search navigation.
+func Match(plain, query string) [][2]int {
+	if query == "" {
+		return nil
+	}
+	return findFold(plain, query)
+}
+
+func findFold(s, q string) [][2]int {
+	var spans [][2]int
+	if isASCII(s) && isASCII(q) {
+		// Lowercasing ASCII keeps byte offsets, so Index can do the work.
+		ls, lq := strings.ToLower(s), strings.ToLower(q)
+		for off := 0; off <= len(ls)-len(lq); {
+			i := strings.Index(ls[off:], lq)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, [2]int{off + i, off + i + len(lq)})
+			off += i + len(lq)
+		}
+		return spans
+	}
+	// General case: compare rune by rune with simple case folding, which
+	// never changes where a match starts or ends in s.
+	for i := 0; i < len(s); {
+		if end, ok := hasPrefixFold(s[i:], q); ok {
+			spans = append(spans, [2]int{i, i + end})
+			i += max(end, 1)
+			continue
+		}
+		_, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+	}
+	return spans
+}
+
+// hasPrefixFold reports whether s starts with q under simple case folding,
+// and the byte length of the matched prefix of s.
+func hasPrefixFold(s, q string) (int, bool) {
+	i := 0
+	for _, qr := range q {
+		if i >= len(s) {
+			return 0, false
+		}
+		sr, sz := utf8.DecodeRuneInString(s[i:])
+		if sr != qr && !equalFold(sr, qr) {
+			return 0, false
+		}
+		i += sz
+	}
+	return i, true
+}
+
+func equalFold(a, b rune) bool {
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// PlainText is an item as text without styling: what copying it puts on
+// the clipboard and what transcript search scans. Tool items give the name
+// and key argument on the first line, then the output.
+func PlainText(it *events.Item) string {
+	if it == nil {
+		return ""
+	}
+	if it.Kind != events.ItemTool || it.Tool == nil {
+		return sanitize.Text(it.Text)
+	}
+	t := it.Tool
+	var b strings.Builder
+	b.WriteString(sanitize.Line(toolName(t)))
+	if k := keyArg(t); k != "" {
+		b.WriteString(" ")
+		b.WriteString(k)
+	}
+	if res := t.Result; res != nil {
+		out := res.Text
+		switch {
+		case res.IsError && res.ErrorText != "":
+			out = res.ErrorText
+		case out == "" && res.Command != nil:
+			out = res.Command.Stdout
+			if res.Command.Stderr != "" {
+				out += "\n" + res.Command.Stderr
+			}
+		case out == "" && res.File != nil:
+			out = res.File.Content
+		}
+		if out = trimTrailingNewlines(out); out != "" {
+			b.WriteString("\n")
+			b.WriteString(sanitize.Text(out))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,259 @@
+// Package render draws transcript items (user turns, assistant replies, tool
+// calls, notices) and a few panels as plain lines of styled text. It holds no
+// Bubble Tea model: the transcript list asks for an item's lines at a width
+// and gets them, from cache when nothing changed.
+//
+// Every string from the daemon goes through package sanitize before it is
+// measured, wrapped or styled; every returned line is at most Options.Width
+// cells wide.
+package render
+
+import (
+	"sync"
+
+	"charm.land/glamour/v2"
+	"github.com/alecthomas/chroma/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/styles"
+)
+
+// Options says how to draw one item.
+type Options struct {
+	// Width is the number of cells available; every line fits in it.
+	Width int
+	// Expanded shows a tool's whole output (still bounded) instead of a
+	// head/tail preview.
+	Expanded bool
+	// Selected draws the selection bar in the gutter.
+	Selected bool
+	// Spinner is the current spinner frame for running tools (see
+	// styles.SpinnerFrame). "" draws a static running icon.
+	Spinner string
+}
+
+// DefaultCacheLimit bounds the rendered-lines cache. At roughly 100 bytes a
+// line, that is over half a million lines: far more than a screen, while a
+// 100k-item session no longer grows memory without bound.
+const DefaultCacheLimit = 64 << 20
+
+// Renderer renders items and memoizes the results. It is safe for
+// concurrent use (a background pre-warm may run beside View), but calls are
+// serialized by one mutex: glamour renderers are not concurrency-safe, and
+// rendering is CPU-bound anyway.
+type Renderer struct {
+	mu    sync.Mutex
+	st    *styles.Styles
+	theme styles.Theme
+	p     paints
+
+	cache *lru
+
+	// One glamour renderer per wrap width, created lazily: creating one is
+	// cheap (~20 µs) but not free, and there are only a few widths in a
+	// session (stack.md §3.3).
+	md map[int]*glamour.TermRenderer
+
+	// Chroma state, memoized because building lexers and styles on the
+	// render path was one of crush's regressions (anchors.md C).
+	chromaStyle *chroma.Style
+	lexers      map[string]chroma.Lexer // by file extension or name; nil = none
+	tokenPaint  map[chroma.TokenType]paint
+
+	stats Stats
+}
+
+// Stats counts cache behaviour, for tests and a debug overlay.
+type Stats struct {
+	Hits, Misses, Evictions int
+	Bytes, Entries          int
+}
+
+// New returns a Renderer drawing with st. theme selects the glamour and
+// chroma styles and should be the theme st was built with.
+func New(st *styles.Styles, theme styles.Theme) *Renderer {
+	r := &Renderer{cache: newLRU(DefaultCacheLimit)}
+	r.setStyles(st, theme)
+	return r
+}
+
+// SetStyles switches theme: every cache (items, glamour, chroma) is dropped
+// together, since any of them would otherwise keep old colours.
+func (r *Renderer) SetStyles(st *styles.Styles, theme styles.Theme) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.setStyles(st, theme)
+}
+
+func (r *Renderer) setStyles(st *styles.Styles, theme styles.Theme) {
+	if st == nil {
+		st = styles.New(theme)
+	}
+	r.st, r.theme = st, theme
+	r.p = newPaints(st)
+	r.invalidate()
+}
+
+// Invalidate drops every cached render and renderer. Call it when the
+// styles change in place; a width change needs nothing (width is part of
+// the cache key).
+func (r *Renderer) Invalidate() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.invalidate()
+}
+
+func (r *Renderer) invalidate() {
+	r.cache.clear()
+	r.md = map[int]*glamour.TermRenderer{}
+	r.chromaStyle = nil
+	r.lexers = map[string]chroma.Lexer{}
+	r.tokenPaint = map[chroma.TokenType]paint{}
+}
+
+// SetCacheLimit changes the byte bound of the render cache (0 = default).
+func (r *Renderer) SetCacheLimit(bytes int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if bytes <= 0 {
+		bytes = DefaultCacheLimit
+	}
+	r.cache.limit = bytes
+	r.stats.Evictions += r.cache.evict()
+}
+
+// Stats returns cache counters.
+func (r *Renderer) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.stats
+	s.Bytes, s.Entries = r.cache.bytes, len(r.cache.m)
+	return s
+}
+
+// Forget drops the cached renders of one item (e.g. when it leaves the
+// timeline), so the cache does not keep it alive until eviction.
+func (r *Renderer) Forget(it *events.Item) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cache.forget(it)
+}
+
+// gutterWidth is the left column holding the selection or user bar.
+const gutterWidth = 2
+
+// Item returns the lines of it at o.Width. The slice is shared with the
+// cache: callers must not modify it. A nil item or non-positive width
+// gives nil.
+func (r *Renderer) Item(it *events.Item, o Options) []string {
+	if it == nil || o.Width <= 0 {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	k := cacheKey{it: it, width: o.Width, expanded: o.Expanded}
+	e := r.cache.get(k)
+	if e != nil && e.version == it.Version {
+		r.stats.Hits++
+	} else {
+		r.stats.Misses++
+		c := r.content(it, o)
+		if e == nil {
+			e = &entry{key: k}
+		}
+		e.version = it.Version
+		e.c = c
+		e.lines = [2][]string{}
+		r.stats.Evictions += r.cache.put(e)
+	}
+	sel := 0
+	if o.Selected {
+		sel = 1
+	}
+	if e.lines[sel] == nil {
+		e.lines[sel] = r.withGutter(e.c, o.Width, o.Selected)
+		r.stats.Evictions += r.cache.resize(e)
+	}
+	lines := e.lines[sel]
+	if e.c.running && len(lines) > 0 {
+		// The spinner is the only part that changes between versions:
+		// redraw the header line only, over a copy of the cached slice.
+		out := make([]string, len(lines))
+		copy(out, lines)
+		out[0] = fitStyled(r.gutter(e.c.kind, o.Width, o.Selected)+r.runningHeader(e.c, o.Spinner), o.Width)
+		return out
+	}
+	return lines
+}
+
+// Height is len(Item(it, o)), from the cache when possible.
+func (r *Renderer) Height(it *events.Item, o Options) int {
+	return len(r.Item(it, o))
+}
+
+// content is an item's lines without the gutter, plus what is needed to
+// redraw a running tool's header.
+type content struct {
+	kind    events.ItemKind
+	lines   []string
+	running bool
+	// headerTail is the header after the status icon, for running tools.
+	headerTail string
+}
+
+func (r *Renderer) content(it *events.Item, o Options) content {
+	w := o.Width
+	if w > gutterWidth+1 {
+		w -= gutterWidth
+	}
+	c := content{kind: it.Kind}
+	switch it.Kind {
+	case events.ItemUser:
+		c.lines = r.user(it, w, o.Expanded)
+	case events.ItemAssistant:
+		c.lines = r.assistant(it, w)
+	case events.ItemTool:
+		c = r.tool(it, w, o.Expanded)
+		c.kind = it.Kind
+	default:
+		c.lines = r.notice(it, w, o.Expanded)
+	}
+	// Renderers lay out for ordinary widths; fixed parts (rails, line
+	// numbers, labels) can exceed a very narrow one, so there every line
+	// is cut. The header is always checked: it mixes many parts.
+	for i, l := range c.lines {
+		if i == 0 || w < 24 {
+			c.lines[i] = fitStyled(l, w)
+		}
+	}
+	if c.running && ansi.StringWidth(c.headerTail)+2 > w {
+		c.headerTail = fitStyled(c.headerTail, max(w-2, 0))
+	}
+	return c
+}
+
+// gutter is the two-cell left margin of every line: the selection bar, the
+// user bubble's accent bar, or blanks.
+func (r *Renderer) gutter(kind events.ItemKind, width int, selected bool) string {
+	if width <= gutterWidth+1 {
+		return ""
+	}
+	switch {
+	case selected:
+		return r.p.selBar
+	case kind == events.ItemUser:
+		return r.p.userBar
+	}
+	return "  "
+}
+
+func (r *Renderer) withGutter(c content, width int, selected bool) []string {
+	g := r.gutter(c.kind, width, selected)
+	out := make([]string, len(c.lines))
+	for i, l := range c.lines {
+		out[i] = g + l
+	}
+	return out
+}

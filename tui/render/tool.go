@@ -1,0 +1,284 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/styles"
+)
+
+// toolBody draws the body of a finished, successful tool call: the
+// segments to lay out, and short tags for the header ("exit 0", "12
+// entries"). w is the body's width (inside the rail).
+type toolBody func(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []string)
+
+// toolBodies maps tool names to their renderers; unknown tools use
+// genericBody. A function rather than a package variable so nothing global
+// is mutable.
+func toolBodies(name string) toolBody {
+	switch name {
+	case "execute_command":
+		return commandBody
+	case "read_file":
+		return readFileBody
+	case "list_files":
+		return listFilesBody
+	case "write_to_file", "replace_in_file", "meta_write_to_file":
+		return writeBody
+	case "apply_patch":
+		return patchBody
+	case "search_files":
+		return searchBody
+	case "todo":
+		return todoBody
+	}
+	return genericBody
+}
+
+func toolName(t *events.ToolItem) string {
+	if t.Name != "" {
+		return t.Name
+	}
+	if t.Call.Name != "" {
+		return t.Call.Name
+	}
+	return "tool"
+}
+
+func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
+	t := it.Tool
+	if t == nil {
+		// A tool item without its tool state: show what there is.
+		return content{lines: r.notice(&events.Item{Text: it.Text, Level: events.LevelWarning}, w, expanded)}
+	}
+	name := toolName(t)
+	res := t.Result
+
+	var segs []seg
+	var tags []string
+	switch {
+	case res != nil && (res.IsError || t.Status == events.ToolError):
+		segs, tags = errorBody(r, t)
+	case res != nil:
+		segs, tags = toolBodies(name)(r, t, w-2)
+	}
+	switch t.Status {
+	case events.ToolCancelled:
+		tags = append(tags, r.p.tag.on("cancelled"))
+	case events.ToolUnknown:
+		tags = append(tags, r.p.tag.on("no result"))
+	}
+	if res != nil && res.Truncated {
+		segs = append(segs, linesSeg(r.p.hidden.on(fmt.Sprintf("… output cut to %s of %s …",
+			humanBytes(len(res.Text)), humanBytes(res.OrigLen)))))
+	}
+	if t.Pruned {
+		tags = append(tags, r.p.tag.on(styles.IconPruned+" pruned from context"))
+	}
+
+	tail := r.headerTail(name, keyArg(t), tags, w-2)
+	c := content{headerTail: tail, running: t.Status == events.ToolRunning}
+	c.lines = append(c.lines, r.statusIcon(t.Status)+" "+tail)
+
+	head, tl := collapsedHead, collapsedTail
+	if expanded {
+		head, tl = expandedHead, expandedTail
+	}
+	for _, l := range r.p.body(segs, max(w-2, 1), head, tl) {
+		c.lines = append(c.lines, r.p.rail+l)
+	}
+	return c
+}
+
+func (r *Renderer) statusIcon(s events.ToolStatus) string {
+	ts := r.st.Tool.Status
+	switch s {
+	case events.ToolRunning:
+		return ts.Running.Render(styles.IconRunning)
+	case events.ToolOK:
+		return ts.OK.Render(styles.IconOK)
+	case events.ToolError:
+		return ts.Error.Render(styles.IconError)
+	case events.ToolCancelled:
+		return ts.Cancelled.Render(styles.IconCancelled)
+	}
+	return ts.Unknown.Render(styles.IconUnknown)
+}
+
+func (r *Renderer) runningHeader(c content, spinner string) string {
+	if spinner == "" {
+		spinner = styles.IconRunning
+	}
+	// Frames are meant to be one cell; anything else is cut to one so the
+	// cached header still fits.
+	spinner = fit(sanitize.Line(spinner), 1)
+	return r.st.Tool.Status.Running.Render(spinner) + " " + c.headerTail
+}
+
+// headerTail is "<name> <key arg>  <tags>" fitted to w cells: the key
+// argument gives way first, so the name and status tags stay visible.
+func (r *Renderer) headerTail(name, arg string, tags []string, w int) string {
+	ts := r.st.Tool
+	name = sanitize.Line(name)
+	nameW := ansi.StringWidth(name)
+	var tag string
+	if len(tags) > 0 {
+		tag = "  " + strings.Join(tags, r.p.tag.on(" · "))
+	}
+	tagW := ansi.StringWidth(tag)
+	if nameW+tagW > w {
+		tag, tagW = "", 0
+	}
+	out := ts.Name.Render(fit(name, w))
+	if room := w - nameW - tagW - 1; arg != "" && room > 0 {
+		out += " " + ts.KeyArg.Render(fit(arg, room))
+	}
+	return out + tag
+}
+
+// keyArg is the argument a person wants to see first. events.ToolItem's
+// KeyArg is used when it knows; otherwise it is derived from the call's
+// JSON arguments.
+func keyArg(t *events.ToolItem) string {
+	if k := t.KeyArg(); k != "" {
+		return sanitize.Line(k)
+	}
+	return sanitize.Line(deriveKeyArg(toolName(t), t.Call))
+}
+
+func deriveKeyArg(name string, c events.ToolCall) string {
+	var a map[string]json.RawMessage
+	if len(c.Args) == 0 || json.Unmarshal(c.Args, &a) != nil {
+		return firstLine(c.ArgsRaw, 200)
+	}
+	str := func(k string) string {
+		var s string
+		if v, ok := a[k]; ok && json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	num := func(k string) int {
+		var n float64
+		if v, ok := a[k]; ok && json.Unmarshal(v, &n) == nil {
+			return int(n)
+		}
+		return 0
+	}
+	switch name {
+	case "execute_command":
+		return str("command")
+	case "read_file":
+		p := str("path")
+		if s, e := num("start_line"), num("end_line"); s > 0 && e > 0 {
+			p += fmt.Sprintf(":%d-%d", s, e)
+		} else if s > 0 {
+			p += fmt.Sprintf(":%d", s)
+		}
+		return p
+	case "search_files":
+		re, p := str("regex"), str("path")
+		if re == "" {
+			return p
+		}
+		if p != "" && p != "." {
+			return re + " in " + p
+		}
+		return re
+	case "apply_patch":
+		files := patchFiles(str("patch"))
+		switch len(files) {
+		case 0:
+			return ""
+		case 1:
+			return files[0]
+		}
+		return fmt.Sprintf("%s +%d more", files[0], len(files)-1)
+	case "todo":
+		return str("action")
+	}
+	for _, k := range []string{"command", "path", "regex", "query", "url", "file", "name", "action"} {
+		if s := str(k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// patchFiles lists the files a V4A patch touches.
+func patchFiles(patch string) []string {
+	var files []string
+	for _, l := range strings.Split(cutBytes(patch, 1<<20), "\n") {
+		for _, p := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if f, ok := strings.CutPrefix(l, p); ok {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	return files
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	return cutBytes(s, n)
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// errorBody shows a failed call's readable error in the error colour.
+func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
+	res := t.Result
+	text := res.ErrorText
+	if text == "" {
+		text = res.Text
+	}
+	p := r.p
+	return []seg{textSeg(text, func(_ int, ls []string, w int) []string {
+		for i, l := range ls {
+			ls[i] = p.errText.on(fit(l, w))
+		}
+		return ls
+	})}, nil
+}
+
+// genericBody is the fallback: the text as-is, diff-coloured when it looks
+// like a unified diff.
+func genericBody(r *Renderer, t *events.ToolItem, _ int) ([]seg, []string) {
+	text := t.Result.Text
+	if looksLikeDiff(text) {
+		return []seg{textSeg(text, r.p.diffChunk)}, nil
+	}
+	return []seg{textSeg(text, nil)}, nil
+}
+
+// todoBody: todo calls are drawn by the app's todo panel; in the transcript
+// they are a single header line with the item count.
+func todoBody(r *Renderer, t *events.ToolItem, _ int) ([]seg, []string) {
+	if n := len(t.Result.Todos); n > 0 {
+		return nil, []string{r.p.tag.on(plural(n, "item"))}
+	}
+	return nil, nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
