@@ -82,13 +82,20 @@ func parseCommandText(text string) *events.CommandResult {
 	}
 	rest := text[m[1]:]
 	const outH, errH = "=== STDOUT (", "=== STDERR ("
-	// stderr comes last, so search for it from the end: a stdout that
-	// happens to contain the marker is less likely to fool it.
-	i := strings.LastIndex(rest, "\n"+errH)
-	if i >= 0 {
-		i++ // past the newline
-	} else if strings.HasPrefix(rest, errH) {
-		i = 0
+	// stderr comes last, so the last marker at a line start wins: a
+	// stdout that happens to contain the marker is less likely to fool
+	// it. strings.Index is used forward because it is vectorized (on "="
+	// a rare first byte); LastIndex was 30 ms on 20 MB.
+	i := -1
+	for off := 0; ; {
+		j := strings.Index(rest[off:], errH)
+		if j < 0 {
+			break
+		}
+		if k := off + j; k == 0 || rest[k-1] == '\n' {
+			i = k
+		}
+		off += j + len(errH)
 	}
 	if i >= 0 {
 		cr.Stderr = afterHeader(rest[i:])

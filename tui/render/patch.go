@@ -77,7 +77,7 @@ func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		}
 	}
 	if diff != "" {
-		segs = append(segs, textSeg(diff, r.p.diffChunk))
+		segs = append(segs, textSeg(dropPatchNoise(diff), r.p.diffChunk))
 	}
 	return segs, tags
 }
@@ -127,4 +127,23 @@ func looksLikeDiff(s string) bool {
 	file := strings.HasPrefix(s, "--- ") || strings.Contains(s, "\n--- ") ||
 		strings.HasPrefix(s, "diff --git") || strings.Contains(s, "\ndiff --git")
 	return hunk && file
+}
+
+// dropPatchNoise removes lines that carry no information in a preview
+// ("*** Begin Patch", "*** End Patch", "index …"), so the collapsed view
+// shows changes rather than envelope. Big diffs are left alone: filtering
+// would cost a full pass for lines nobody reads.
+func dropPatchNoise(diff string) string {
+	if len(diff) > 1<<20 {
+		return diff
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		t := strings.TrimRight(l, "\r\n")
+		if t == "*** Begin Patch" || t == "*** End Patch" || strings.HasPrefix(t, "index ") {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }

@@ -19,7 +19,8 @@ func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		text := t.Result.Text
 		var tags []string
 		if m := searchCountRe.FindStringSubmatch(cutBytes(text, 4096)); m != nil {
-			tags = append(tags, r.p.tag.on(m[1]+" matches"))
+			n, _ := strconv.Atoi(m[1])
+			tags = append(tags, r.p.tag.on(matches(n)))
 		}
 		return []seg{textSeg(text, r.searchTextChunk)}, tags
 	}
