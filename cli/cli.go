@@ -110,7 +110,37 @@ func Main(ctx context.Context, env Env, args []string) int {
 	}
 }
 
+// hoistCommand lets connection flags come before the command name
+// ("perch --url U tasks"): it moves them after it.
+func hoistCommand(args []string) []string {
+	var lead []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(a, "-")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			for _, c := range commands() {
+				if c.name == a {
+					return append(append([]string{a}, lead...), args[i+1:]...)
+				}
+			}
+			return args
+		case name == "url" || name == "header":
+			if i+1 < len(args) {
+				lead = append(lead, a, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(name, "url=") || strings.HasPrefix(name, "header="):
+			lead = append(lead, a)
+		default:
+			return args
+		}
+	}
+	return args
+}
+
 func dispatch(ctx context.Context, env Env, args []string) error {
+	args = hoistCommand(args)
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 			printUsage(env.Stdout)
@@ -185,7 +215,7 @@ type headerList []string
 func (h *headerList) String() string     { return fmt.Sprintf("%d header(s)", len(*h)) }
 func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 
-func (c *conn) register(fs *flag.FlagSet) {
+func (c *conn) register(fs *flagSet) {
 	fs.StringVar(&c.url, "url", "", "daemon base URL (default $PERCH_URL, else ~/.moonagent/daemon.json)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
 }
@@ -207,30 +237,41 @@ func (c *conn) client(env Env) (*client.Client, error) {
 	return client.New(base, client.WithHeaders(h))
 }
 
-// newFlagSet makes a FlagSet whose errors and help go where they should.
-func newFlagSet(env Env, cmd string) *flag.FlagSet {
+// flagSet is a command's flags plus its help text.
+type flagSet struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlagSet makes a FlagSet that reports errors once (as a usage error)
+// and prints the command's help with examples on -h/--help.
+func newFlagSet(env Env, cmd string) *flagSet {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	help := func() {
 		for _, c := range commands() {
-			if c.name == cmd {
-				fmt.Fprintf(env.Stdout, "Usage: perch %s [flags]\n\n%s\n\nFlags:\n", strings.TrimSpace(cmd+" "+c.args), c.summary)
-				fs.SetOutput(env.Stdout)
-				fs.PrintDefaults()
-				fs.SetOutput(env.Stderr)
-				fmt.Fprintf(env.Stdout, "\nExamples:\n")
-				for _, ex := range strings.Split(c.example, "\n") {
-					fmt.Fprintf(env.Stdout, "  %s\n", ex)
-				}
+			if c.name != cmd {
+				continue
 			}
+			fmt.Fprintf(env.Stdout, "Usage: perch %s [flags]\n\n%s\n\nFlags:\n", strings.TrimSpace(cmd+" "+c.args), c.summary)
+			fs.SetOutput(env.Stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+			fmt.Fprintf(env.Stdout, "\nExamples:\n")
+			for _, ex := range strings.Split(c.example, "\n") {
+				fmt.Fprintf(env.Stdout, "  %s\n", ex)
+			}
+			return
 		}
+		printUsage(env.Stdout)
 	}
-	return fs
+	return &flagSet{FlagSet: fs, help: help}
 }
 
 // parse parses flags that may come before or after positional arguments;
 // everything after "--" is positional. It checks the positional count.
-func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
 	var tail []string
 	for i, a := range args {
 		if a == "--" {
@@ -242,9 +283,10 @@ func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.help()
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,11 +168,13 @@ func TestExportGolden(t *testing.T) {
 	}
 }
 
-// cutProxy forwards to target and cuts every event stream after a few
-// events, so the client must reconnect (and the daemon replays).
+// cutProxy forwards to target and cuts the k-th event stream after k×every
+// events, mid-event, so the client must reconnect many times (the daemon
+// replays from the start each time, so later cuts must come later).
 func cutProxy(t *testing.T, target string, every int) *httptest.Server {
 	t.Helper()
 	u, _ := url.Parse(target)
+	var conns atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
 		req.Header = r.Header.Clone()
@@ -189,7 +192,8 @@ func cutProxy(t *testing.T, target string, every int) *httptest.Server {
 			io.Copy(w, resp.Body)
 			return
 		}
-		// Forward `every` events, then half of the next one, then abort.
+		// Forward k×every events, then half of the next one, then abort.
+		limit := every * int(conns.Add(1))
 		buf := make([]byte, 0, 1<<16)
 		tmp := make([]byte, 32<<10)
 		sent := 0
@@ -201,7 +205,7 @@ func cutProxy(t *testing.T, target string, every int) *httptest.Server {
 				if i < 0 {
 					break
 				}
-				if sent == every {
+				if sent == limit {
 					w.Write(buf[:i/2])
 					w.(http.Flusher).Flush()
 					panic(http.ErrAbortHandler)

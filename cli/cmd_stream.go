@@ -292,15 +292,15 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	f := &follower{env: env, tl: tl, quiet: true}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
-	live := false
 	for {
 		select {
 		case m := <-ch:
 			f.handle(m)
-			if m.state != nil && m.state.Phase == client.PhaseLive {
-				live = true
-			}
-			if live {
+			// Quiet time only counts while connected: a reconnect backoff
+			// is not the end of the replay.
+			if m.state != nil && m.state.Phase != client.PhaseLive {
+				timer.Stop()
+			} else if f.lastLive {
 				timer.Reset(settle)
 			}
 		case <-timer.C:
@@ -312,12 +312,9 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			}
 			if tl.Status() != events.RunGenerating {
 				// The stream may lag behind a run that just started:
-				// the daemon's own view decides.
-				fresh, err := cl.Task(ctx, task.ID)
-				if err != nil {
-					return nil, err
-				}
-				if fresh.Status != events.StatusGenerating {
+				// the daemon's own view decides. If it can't be asked
+				// right now, keep following.
+				if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
 					return tl, nil
 				}
 			}
@@ -397,7 +394,9 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 					return fmt.Errorf("record: %w", err)
 				}
 			}
-			if *untilIdle {
+			if m.state != nil && m.state.Phase != client.PhaseLive {
+				timer.Stop()
+			} else if *untilIdle && f.lastLive {
 				timer.Reset(settle)
 			}
 		case <-timer.C:
