@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -122,13 +123,14 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 		out = append(out, q...)
 	}
 	if l.rule > 0 {
-		out = append(out, m.composerRule())
+		var k keyb
+		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).i(m.w)
+		out = append(out, m.memoRule.get(k.String(), m.composerRule))
 	}
 	var cur *tea.Cursor
 	if l.composer > 0 {
 		top := len(out)
-		cl := m.comp.lines(l.composer)
-		out = append(out, cl...)
+		out = append(out, m.composerLines(l.composer)...)
 		if m.focus == focusComposer && m.overlay == ovNone {
 			if c := m.comp.cursor(); c != nil && c.Y < l.composer {
 				c.Y += top
@@ -137,10 +139,10 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 		}
 	}
 	if l.status > 0 {
-		out = append(out, m.statusLine())
+		out = append(out, m.statusLineMemo())
 	}
 	if l.hints > 0 {
-		line, c := m.hintsLine()
+		line, c := m.hintsLineMemo()
 		if c != nil {
 			c.Y = len(out)
 			cur = c
@@ -227,4 +229,50 @@ func centre(s string, w int) string {
 		return s
 	}
 	return strings.Repeat(" ", pad) + s
+}
+
+// composerLines memoizes the textarea's view: it is the most expensive
+// piece of chrome, and unchanged by everything but typing and resizing.
+func (m *Model) composerLines(h int) []string {
+	ta := &m.comp.ta
+	var k keyb
+	k.s(ta.Value()).i(ta.Line()).i(ta.Column()).i(ta.ScrollYOffset()).i(m.w).i(h).
+		t(ta.Focused()).s(ta.Placeholder).i(int(m.theme))
+	joined := m.memoComp.get(k.String(), func() string { return strings.Join(m.comp.lines(h), "\n") })
+	return strings.Split(joined, "\n")
+}
+
+// statusLineMemo re-renders the status bar only when something it shows
+// changed (the spinner frame and elapsed seconds included).
+func (m *Model) statusLineMemo() string {
+	meta := m.tl.Meta()
+	var k keyb
+	c := m.conn
+	left := int64(0)
+	if c.Phase == client.PhaseReconnecting {
+		left = int64((c.RetryIn - m.now.Sub(c.Since)) / time.Second)
+	}
+	errS := ""
+	if c.Err != nil {
+		errS = c.Err.Error()
+	}
+	k.i(m.w).t(m.connSeen).i(int(c.Phase)).i(c.Attempt).i64(left).s(errS).
+		i(int(m.tl.Status())).i(m.spin.frame).t(m.canceling).
+		i64(int64(m.now.Sub(meta.RunStarted) / time.Second)).s(meta.Model).s(m.task.Model).
+		i64(meta.ContextTokens).i64(meta.Totals.InputTokens).i64(meta.Totals.OutputTokens).
+		s(m.task.Name).s(m.task.ID).s(m.task.Cwd)
+	return m.memoStatus.get(k.String(), m.statusLine)
+}
+
+// hintsLineMemo memoizes the hints row (inputs with a cursor are cheap
+// and not memoized).
+func (m *Model) hintsLineMemo() (string, *tea.Cursor) {
+	if m.overlay == ovSearch {
+		return m.hintsLine()
+	}
+	var k keyb
+	k.i(m.w).i(int(m.overlay)).i(int(m.mode)).i(int(m.focus)).t(m.busy()).
+		t(m.search.query != "").s(m.flash.text).t(m.flash.err)
+	line := m.memoHints.get(k.String(), func() string { l, _ := m.hintsLine(); return l })
+	return line, nil
 }

@@ -24,4 +24,3 @@ type itemRenderer interface {
 	// Highlight marks case-insensitive matches of query in a rendered line.
 	Highlight(line, query string) string
 }
-

@@ -90,9 +90,10 @@ type Model struct {
 	newTask   newTaskForm
 
 	// Per-frame scratch and caches; see frame.go.
-	src    *itemSource
-	rows   []string
-	owners []int
+	src                                       *itemSource
+	rows                                      []string
+	owners                                    []int
+	memoRule, memoComp, memoStatus, memoHints memo
 	// transcript geometry of the last frame, for mouse hits
 	trY, trH int
 }
@@ -137,6 +138,7 @@ func (nopControl) WatchTask(uint64, string) {}
 func (m *Model) applyTheme() {
 	m.ch = newChrome(m.theme)
 	m.rend = newItemRenderer(m.theme, m.ch)
+	m.memoRule, m.memoComp, m.memoStatus, m.memoHints = memo{}, memo{}, memo{}, memo{}
 	m.comp.setTheme(m.theme)
 	m.newTask.setTheme(m.theme)
 }

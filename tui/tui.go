@@ -72,9 +72,16 @@ func (c *Config) defaults() {
 // Run shows the UI until the user quits or ctx ends. Stream goroutines are
 // stopped and waited for before it returns.
 func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
+	_, err := run(ctx, b, cfg, opts...)
+	return err
+}
+
+// run is Run returning the final model, for end-to-end tests.
+func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
 	if b == nil {
-		return errors.New("tui: nil backend")
+		return nil, errors.New("tui: nil backend")
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -86,14 +93,15 @@ func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	}, opts...)
 	p := tea.NewProgram(m, all...)
 	hub.start(p.Send)
-	_, err := p.Run()
+	final, err := p.Run()
 	cancel()
 	hub.wait()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		// Killed because our context ended: that is a normal exit.
-		return nil
+		err = nil
 	}
-	return err
+	fm, _ := final.(*Model)
+	return fm, err
 }
 
 // coalesceInput drops mouse motion (we never drag) and wheel events that
