@@ -118,11 +118,13 @@ func (m *Model) statusLine() string {
 	segs := []segment{
 		{m.connText(m.conn, m.connSeen), 9},
 		{run, 8},
-		{styled(m.ch.Bold, truncate(oneLine(name), max(m.w/3, 8))), 6},
+		// Context and token totals matter more while following a run
+		// than the name (shown in the task list) and the model.
+		{styled(m.ch.Bold, truncate(oneLine(name), max(m.w/5, 8))), 3},
 		{styled(m.ch.Dim, model), 4},
-		{styled(m.ch.Dim, ctx), 3},
-		{styled(m.ch.Dim, tok), 2},
-		{styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/3, 10))), 5},
+		{styled(m.ch.Dim, ctx), 7},
+		{styled(m.ch.Dim, tok), 6},
+		{styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/4, 10))), 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
 }
