@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
 )
 
 // Exit codes.
@@ -241,6 +242,16 @@ func (c *conn) client(env Env) (*client.Client, error) {
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+}
+
+// task builds the client and resolves a task id or unique prefix.
+func (c *conn) task(ctx context.Context, env Env, idOrPrefix string) (*client.Client, events.Task, error) {
+	cl, err := c.client(env)
+	if err != nil {
+		return nil, events.Task{}, err
+	}
+	task, err := cl.ResolveTask(ctx, idOrPrefix)
+	return cl, task, err
 }
 
 // newFlagSet makes a FlagSet that reports errors once (as a usage error)

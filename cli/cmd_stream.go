@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +57,10 @@ type follower struct {
 	tl       *events.Timeline
 	lastLive bool
 	quiet    bool // no connection chatter (export)
+	// onNew sees each frame the timeline has not seen before (a reconnect
+	// replays the whole log), before it is applied.
+	onNew func(events.Frame) error
+	err   error // the first onNew error
 }
 
 // handle applies one stream message; it returns the decoded event (nil for
@@ -80,6 +85,9 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		return nil
 	}
 	ev := events.Decode(*m.frame)
+	if f.onNew != nil && f.err == nil && (ev.ID == "" || !f.tl.Seen(ev.ID)) {
+		f.err = f.onNew(*m.frame)
+	}
 	f.tl.Apply(ev)
 	return &ev
 }
@@ -93,11 +101,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := c.client(env)
-	if err != nil {
-		return err
-	}
-	task, err := cl.ResolveTask(ctx, pos[0])
+	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
@@ -256,15 +260,11 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
 	}
-	cl, err := c.client(env)
+	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
-	task, err := cl.ResolveTask(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	tl, err := collect(ctx, env, cl, task, *untilIdle)
+	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true})
 	if err != nil {
 		return err
 	}
@@ -281,30 +281,44 @@ func writeExport(w io.Writer, tl *events.Timeline, format, title string) error {
 	return transcript.WriteMarkdown(w, tl, title)
 }
 
-// collect follows the stream until the replay is in (quiet for settle),
-// and with untilIdle until the run has ended too.
-func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, untilIdle bool) (*events.Timeline, error) {
+// collectOpts says when collect stops.
+type collectOpts struct {
+	// untilIdle waits for the run to end, not only for the replay.
+	untilIdle bool
+	// follow keeps going until interrupted unless untilIdle (record).
+	follow bool
+	quiet  bool
+	onNew  func(events.Frame) error
+}
+
+// collect follows the task stream until the replay is in (the stream stayed
+// quiet for settle while connected), with untilIdle until the run has ended
+// too, or with follow until ctx ends.
+func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	ch, errc := watch(sctx, cl, task.ID)
-	f := &follower{env: env, tl: tl, quiet: true}
+	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		select {
 		case m := <-ch:
 			f.handle(m)
+			if f.err != nil {
+				return tl, f.err
+			}
 			// Quiet time only counts while connected: a reconnect backoff
 			// is not the end of the replay.
 			if m.state != nil && m.state.Phase != client.PhaseLive {
 				timer.Stop()
-			} else if f.lastLive {
+			} else if f.lastLive && (!o.follow || o.untilIdle) {
 				timer.Reset(settle)
 			}
 		case <-timer.C:
-			if !untilIdle {
+			if !o.untilIdle {
 				if tl.Status() == events.RunGenerating {
 					fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
 				}
@@ -321,12 +335,12 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			timer.Reset(settle)
 		case err := <-errc:
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return tl, ctx.Err()
 			}
 			if err == nil {
 				err = fmt.Errorf("the event stream of task %s ended", shortID(task.ID))
 			}
-			return nil, err
+			return tl, err
 		}
 	}
 }
@@ -344,11 +358,7 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 	if *out == "" {
 		return usagef("record: -o FILE is required")
 	}
-	cl, err := c.client(env)
-	if err != nil {
-		return err
-	}
-	task, err := cl.ResolveTask(ctx, pos[0])
+	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
@@ -362,60 +372,24 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		w = file
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	defer bw.Flush()
-	tl := events.NewTimeline()
-	tl.SetTask(task)
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	ch, errc := watch(sctx, cl, task.ID)
-	f := &follower{env: env, tl: tl}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	n := 0
-	for {
-		select {
-		case m := <-ch:
-			if m.frame != nil {
-				ev := events.Decode(*m.frame)
-				// A reconnect replays the log: record each event once.
-				if ev.ID != "" && tl.Seen(ev.ID) {
-					continue
-				}
-				if err := writeFrame(bw, *m.frame); err != nil {
-					return fmt.Errorf("record: %w", err)
-				}
-				n++
-				tl.Apply(ev)
-			} else {
-				f.handle(m)
-			}
-			if len(ch) == 0 {
-				if err := bw.Flush(); err != nil {
-					return fmt.Errorf("record: %w", err)
-				}
-			}
-			if m.state != nil && m.state.Phase != client.PhaseLive {
-				timer.Stop()
-			} else if *untilIdle && f.lastLive {
-				timer.Reset(settle)
-			}
-		case <-timer.C:
-			if tl.Status() != events.RunGenerating {
-				if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
-					fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
-					return bw.Flush()
-				}
-			}
-			timer.Reset(settle)
-		case err := <-errc:
-			bw.Flush()
-			if ctx.Err() != nil {
-				fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
-				return nil
-			}
-			return err
+	_, err = collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, follow: true, onNew: func(f events.Frame) error {
+		n++
+		if err := writeFrame(bw, f); err != nil {
+			return fmt.Errorf("record %s: %w", *out, err)
 		}
+		return bw.Flush()
+	}})
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = nil // Ctrl-C is how a recording ends
 	}
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("record %s: %w", *out, ferr)
+	}
+	if err == nil {
+		fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
+	}
+	return err
 }
 
 // writeFrame writes a frame in SSE form; data lines are split on newlines

@@ -40,11 +40,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
-	cl, err := c.client(env)
-	if err != nil {
-		return err
-	}
-	task, err := cl.ResolveTask(ctx, pos[0])
+	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
