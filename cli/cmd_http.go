@@ -126,16 +126,9 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	text := pos[1]
-	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
-		if err != nil {
-			return fmt.Errorf("read the message from stdin: %w", err)
-		}
-		text = strings.TrimRight(string(b), "\n")
-	}
-	if strings.TrimSpace(text) == "" {
-		return usagef("send: the message is empty")
+	text, err := messageText(env, pos[1], "send")
+	if err != nil {
+		return err
 	}
 	cl, err := c.client(env)
 	if err != nil {
@@ -164,6 +157,22 @@ func runSend(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "sent (message %s)\n", res.ID)
 	}
 	return nil
+}
+
+// messageText is a TEXT argument, read from stdin when it is "-".
+func messageText(env Env, arg, cmd string) (string, error) {
+	text := arg
+	if text == "-" {
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
+		if err != nil {
+			return "", fmt.Errorf("read the message from stdin: %w", err)
+		}
+		text = strings.TrimRight(string(b), "\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("%s: the message is empty", cmd)
+	}
+	return text, nil
 }
 
 // keepMessage adds the undelivered text to the error, so nothing the user
@@ -261,16 +270,9 @@ func runNew(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	text := pos[0]
-	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
-		if err != nil {
-			return fmt.Errorf("read the message from stdin: %w", err)
-		}
-		text = strings.TrimRight(string(b), "\n")
-	}
-	if strings.TrimSpace(text) == "" {
-		return usagef("new: the first message is empty")
+	text, err := messageText(env, pos[0], "new")
+	if err != nil {
+		return err
 	}
 	dir := *cwd
 	if dir == "" {
