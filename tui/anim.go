@@ -33,8 +33,10 @@ type flash struct {
 	armed bool // its expiry timer is running
 }
 
+// setFlash shows a one-line message. Texts often carry daemon error
+// messages, so they are sanitized (and newlines folded) here, once.
 func (m *Model) setFlash(text string, isErr bool) {
-	m.flash = flash{text: text, err: isErr, seq: m.flash.seq + 1}
+	m.flash = flash{text: oneLine(text), err: isErr, seq: m.flash.seq + 1}
 }
 
 // needsTick: only while something visible animates. An idle session costs

@@ -211,7 +211,7 @@ func (m *Model) emptyTranscript(h int) []string {
 	msg := "waiting for events…"
 	switch {
 	case m.streamErr != nil:
-		msg = "stream ended: " + m.streamErr.Error()
+		msg = "stream ended: " + oneLine(m.streamErr.Error())
 	case m.tl.Status() == events.RunStopped:
 		msg = "this task is stopped; sending a message resumes it"
 	case m.connSeen && m.conn.Phase == client.PhaseLive: // nothing replayed yet
