@@ -71,3 +71,15 @@ func (m *Model) helpLines(h int) []string {
 	}
 	return out
 }
+
+// listHelpView is the `?` screen over the task list: the keys, then the
+// "any key closes" hint on the last row.
+func (m *Model) listHelpView() []string {
+	if m.h < 2 {
+		line, _ := m.hintsLine()
+		return []string{line}
+	}
+	out := m.helpLines(m.h - 1)
+	line, _ := m.hintsLine()
+	return append(out, line)
+}

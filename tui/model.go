@@ -229,8 +229,10 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	var lines []string
-	switch m.mode {
-	case modeList:
+	switch {
+	case m.mode == modeList && m.overlay == ovHelp:
+		lines = m.listHelpView()
+	case m.mode == modeList:
 		lines, v.Cursor = m.listView()
 	default:
 		lines, v.Cursor = m.taskView()
