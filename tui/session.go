@@ -395,8 +395,11 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 			texts = append(texts, t)
 		}
 	}
-	if msg.gen != m.gen {
-		// Detached meanwhile: keep the texts as that task's draft.
+	current := m.mode == modeTask && msg.taskID == m.task.ID
+	if msg.gen != m.gen && !current {
+		// Detached meanwhile: keep the texts as that task's draft. (When
+		// the user came back to the same task, they go to the composer:
+		// a draft would be overwritten by the next saveDraft.)
 		if len(texts) > 0 {
 			m.drafts[msg.taskID] = joinDraft(texts, m.drafts[msg.taskID])
 		}
