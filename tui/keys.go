@@ -139,7 +139,8 @@ func (m *Model) ctrlC() tea.Cmd {
 	case m.overlay == ovNewTask:
 		m.closeNewTask()
 		return nil
-	case m.mode == modeTask && m.focus == focusComposer && m.comp.value() != "":
+	case m.mode == modeTask && m.comp.value() != "":
+		// Whatever has focus: quitting here would drop unsent text.
 		m.comp.stash()
 		m.setFlash("cleared — ↑ brings it back", false)
 		return nil
