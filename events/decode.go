@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -121,13 +122,16 @@ func decodeAuth(f Frame) Event {
 	}}
 }
 
-// wireEnvelope covers both the HEAD envelope and the flat docs shape; every
-// field stays raw so that a wrong type in one field only spoils that field.
-type wireEnvelope struct {
+// wireEvent covers both the HEAD envelope {"id","created","desc":{…}} and
+// the flat docs shape {"id","msg",…} in one Unmarshal, so the event's bytes
+// are scanned once. Every field stays raw (and is read once, see unquote) so
+// that a wrong type in one field only spoils that field; the outer id shadows
+// the embedded one.
+type wireEvent struct {
 	ID      json.RawMessage `json:"id"`
 	Created json.RawMessage `json:"created"`
-	Desc    json.RawMessage `json:"desc"`
-	Msg     json.RawMessage `json:"msg"`
+	Desc    *wireDesc       `json:"desc"`
+	wireDesc
 }
 
 type wireDesc struct {
@@ -160,34 +164,36 @@ func decodeMaria(f Frame) Event {
 	if data[0] != '{' {
 		return invalid(f, "event is not a JSON object")
 	}
-	var env wireEnvelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
+	var w wireEvent
+	if err := json.Unmarshal(data, &w); err != nil {
+		// A desc that is not an object is only a wrong type: the rest of
+		// the event was still decoded (and may be the docs shape).
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
+		}
 	}
-	ev := Event{ID: idString(env.ID), Created: msTime(jsonNumber(env.Created))}
-	body := data
+	ev := Event{ID: idString(w.ID), Created: msTime(jsonNumber(w.Created))}
+	d := w.Desc
 	switch {
-	case len(env.Desc) > 0 && bytes.TrimSpace(env.Desc)[0] == '{':
+	case d != nil:
 		ev.Dialect = DialectHead
-		body = env.Desc
-	case env.Msg != nil:
+	case w.Msg != nil:
 		ev.Dialect = DialectDocs
+		d = &w.wireDesc
+		d.ID = w.ID
 	default:
 		return invalid(f, "event has neither desc.msg nor msg")
 	}
 	if ev.ID == "" {
 		ev.Fingerprint = fingerprint(f)
 	}
-	var d wireDesc
-	if err := json.Unmarshal(body, &d); err != nil {
-		return invalid(f, "event body does not decode ("+shortErr(err)+")")
-	}
-	var msg string
-	if json.Unmarshal(d.Msg, &msg) != nil || msg == "" {
+	msg, _ := unquote(d.Msg)
+	if msg == "" {
 		return invalid(f, "event variant (msg) is not a string")
 	}
 	ev.Variant = msg
-	if err := decodeVariant(&ev, msg, &d); err != "" {
+	if err := decodeVariant(&ev, msg, d); err != "" {
 		out := invalid(f, fmt.Sprintf("%s event: %s", Excerpt([]byte(msg), 40), err))
 		out.ID, out.Dialect = ev.ID, ev.Dialect
 		return out
@@ -512,7 +518,8 @@ func jsonInt(raw json.RawMessage) int64 {
 	}
 	s := string(raw)
 	if raw[0] == '"' {
-		if json.Unmarshal(raw, &s) != nil {
+		var ok bool
+		if s, ok = unquote(raw); !ok {
 			return 0
 		}
 	}
@@ -534,10 +541,7 @@ func jsonNumber(raw json.RawMessage) json.Number {
 
 // str reads a JSON string, or "" for anything else.
 func str(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
+	s, _ := unquote(raw)
 	return s
 }
 

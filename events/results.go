@@ -228,8 +228,46 @@ func fillDetails(r *ToolResult, name string, call ToolCall) {
 
 var (
 	commandHead = regexp.MustCompile(`(?s)^Command (.*?) (exited with status (-?\d+)|timed out after \d+ seconds)\.`)
-	sectionHead = regexp.MustCompile(`(?m)^=== (STDOUT|STDERR) \(([^)]*)\) ===$`)
 )
+
+// sectionHeads finds execute_command's "=== STDOUT (k lines) ===" and
+// "=== STDERR (…) ===" lines, i.e. the matches of the regexp
+// (?m)^=== (STDOUT|STDERR) \(([^)]*)\) ===$, as [start, end, name start,
+// name end]. A hand scan: the regexp cost more than the rest of decoding a
+// large output.
+func sectionHeads(text string) [][4]int {
+	var out [][4]int
+	for from := 0; from < len(text); {
+		i := strings.Index(text[from:], "=== STD")
+		if i < 0 {
+			break
+		}
+		start := from + i
+		from = start + 1
+		if start > 0 && text[start-1] != '\n' {
+			continue
+		}
+		rest := text[start+4:]
+		if !strings.HasPrefix(rest, "STDOUT (") && !strings.HasPrefix(rest, "STDERR (") {
+			continue
+		}
+		paren := strings.IndexByte(rest[8:], ')')
+		if paren < 0 {
+			continue
+		}
+		end := start + 4 + 8 + paren
+		if !strings.HasPrefix(text[end:], ") ===") {
+			continue
+		}
+		end += len(") ===")
+		if end < len(text) && text[end] != '\n' {
+			continue
+		}
+		out = append(out, [4]int{start, end, start + 4, start + 10})
+		from = end
+	}
+	return out
+}
 
 // parseCommandText reads execute_command's text: "Command <cmd> exited with
 // status <n>." then optional "=== STDOUT (k lines) ===" / STDERR sections.
@@ -272,7 +310,7 @@ func parseCommandText(text, cmd string) *CommandResult {
 		}
 		rest = text[m[1]:]
 	}
-	heads := sectionHead.FindAllStringSubmatchIndex(rest, -1)
+	heads := sectionHeads(rest)
 	for i, h := range heads {
 		start := h[1]
 		if start < len(rest) && rest[start] == '\n' {

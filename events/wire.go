@@ -137,10 +137,8 @@ func ContentText(raw json.RawMessage) string {
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
+		s, _ := unquote(raw)
+		return s
 	case '[':
 		var parts []json.RawMessage
 		if json.Unmarshal(raw, &parts) != nil {
@@ -153,10 +151,8 @@ func ContentText(raw json.RawMessage) string {
 				continue
 			}
 			if p[0] == '"' {
-				var s string
-				if json.Unmarshal(p, &s) == nil {
-					b.WriteString(s)
-				}
+				s, _ := unquote(p)
+				b.WriteString(s)
 				continue
 			}
 			var part struct {
@@ -187,11 +183,8 @@ func idString(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-		return ""
+		s, _ := unquote(raw)
+		return s
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
