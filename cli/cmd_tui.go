@@ -25,7 +25,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Model: *model})
+	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr, Model: *model})
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -44,7 +44,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home})
+	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {
@@ -88,7 +88,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home})
+	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {

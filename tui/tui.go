@@ -13,6 +13,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"time"
 
@@ -36,6 +37,10 @@ type Backend interface {
 
 // Config is how perch was started.
 type Config struct {
+	// Unsent receives, at exit, any text the user typed that was not
+	// delivered (os.Stderr when nil).
+	Unsent io.Writer
+
 	// TaskID attaches to a task at start; "" opens the task list.
 	TaskID string
 	// Theme is auto (detect the terminal background), dark or light.
@@ -72,7 +77,14 @@ func (c *Config) defaults() {
 // Run shows the UI until the user quits or ctx ends. Stream goroutines are
 // stopped and waited for before it returns.
 func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
-	_, err := run(ctx, b, cfg, opts...)
+	m, err := run(ctx, b, cfg, opts...)
+	if m != nil {
+		w := cfg.Unsent
+		if w == nil {
+			w = os.Stderr
+		}
+		writeUnsent(w, m.Unsent())
+	}
 	return err
 }
 
