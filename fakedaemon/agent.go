@@ -2,7 +2,9 @@ package fakedaemon
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -104,11 +106,45 @@ func (d *Daemon) process(t *task, r *run, m queued) bool {
 				d.mu.Unlock()
 				return false
 			}
+			d.applyWrite(t, c)
 			d.emitPost(t, c, d.nowMS())
 			d.mu.Unlock()
 		}
 	}
 	return true
+}
+
+// applyWrite makes a successful write_to_file real, as maria's tool does
+// (protocol.md §7.4: existing non-empty content + separator + new content,
+// the file created if missing), so that read_file and the task's static
+// files see it. Only in a temp cwd this daemon created, never in a
+// directory the caller named. Called with d.mu held.
+func (d *Daemon) applyWrite(t *task, c call) {
+	if c.name != "write_to_file" || c.failure != "" || !slices.Contains(d.tempDirs, t.cwd) {
+		return
+	}
+	arg := func(k string) (string, bool) {
+		for _, f := range c.args {
+			if f.k == k {
+				s, ok := f.v.(string)
+				return s, ok
+			}
+		}
+		return "", false
+	}
+	rel, _ := arg("path")
+	content, _ := arg("content")
+	sep, ok := arg("separator")
+	if !ok {
+		sep = "\n"
+	}
+	p := filepath.Join(t.cwd, filepath.FromSlash(filepath.Clean("/"+rel)))
+	old, err := os.ReadFile(p)
+	if err == nil && len(old) > 0 {
+		content = string(old) + sep + content
+	}
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
+	_ = os.WriteFile(p, []byte(content), 0o644)
 }
 
 // emitReply emits the AssistantMessage of a step with usage that grows like

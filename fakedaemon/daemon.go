@@ -13,8 +13,8 @@
 // Handler without Start), Daemon.ShutdownRequested and DefaultModel.
 //
 // Simplifications: no task-server processes exist, so forwarded routes are
-// answered in-process; the agent never touches the task's files (write_to_file
-// reports success without writing); external events are accepted but ignored;
+// answered in-process; the agent touches no files except that write_to_file
+// really appends in a temp cwd the daemon created; external events are accepted but ignored;
 // the auth routes answer statically.
 package fakedaemon
 

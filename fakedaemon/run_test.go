@@ -2,6 +2,7 @@ package fakedaemon
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -146,4 +147,31 @@ func TestResumeConflictsAndKeywords(t *testing.T) {
 	if len(plain) != 1 || len(tests) != 2 || tests[0].calls[0].name != "execute_command" {
 		t.Errorf("keywords: %d %d", len(plain), len(tests))
 	}
+}
+
+// TestWriteToFileAppends: write_to_file really appends in the task's temp
+// cwd (protocol.md §7.4), so the task's files and read_file agree with it.
+func TestWriteToFileAppends(t *testing.T) {
+	e := newEnv(t, Options{})
+	id, _ := e.createTask("write the changelog", "")
+	s := e.open("/task/" + id + "/events")
+	defer s.close()
+	s.until(isMsg("PostConversation"))
+	_, _, body := e.do("GET", "/task/"+id, "")
+	var v struct{ Task struct{ Cwd string } }
+	if err := json.Unmarshal([]byte(body), &v); err != nil || v.Task.Cwd == "" {
+		t.Fatalf("task: %s", body)
+	}
+	entry := "## Unreleased\n\n- Fix word counting in `internal/count`.\n"
+	check := func(want string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(v.Task.Cwd, "CHANGELOG.md"))
+		if err != nil || string(b) != want {
+			t.Fatalf("CHANGELOG.md = %q, %v; want %q", b, err, want)
+		}
+	}
+	check(entry)
+	e.post(id, "write the changelog again")
+	s.until(isMsg("PostConversation"))
+	check(entry + "\n" + entry)
 }
