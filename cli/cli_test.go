@@ -109,6 +109,16 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// speedFor paces the fake agent: conversations that must act while the slow
+// tool runs (send while busy, cancel) get a slow tool of 4 s, so a loaded
+// CI machine still sends and cancels in time; the others run fast.
+func speedFor(kind string) float64 {
+	if kind == "queue" || kind == "cancel" {
+		return 1.5
+	}
+	return 8
+}
+
 // conversation drives one scripted conversation to its end and returns the
 // task id and its cwd.
 func conversation(t *testing.T, base, kind string) (string, string) {
@@ -159,7 +169,7 @@ func TestExportGolden(t *testing.T) {
 	for _, dialect := range []fakedaemon.Dialect{"head", "docs", "legacy"} {
 		for _, kind := range []string{"basic", "queue", "failing", "cancel"} {
 			t.Run(string(dialect)+"/"+kind, func(t *testing.T) {
-				_, base := fake(t, dialect, 8)
+				_, base := fake(t, dialect, speedFor(kind))
 				id, cwd := conversation(t, base, kind)
 				r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle"))
 				golden(t, kind+"."+string(dialect)+".jsonl", canon(r.stdout, cwd))
@@ -229,7 +239,7 @@ func cutProxy(t *testing.T, target string, every int) *httptest.Server {
 func TestCutStreamSameExport(t *testing.T) {
 	for _, dialect := range []fakedaemon.Dialect{"head", "docs"} {
 		t.Run(string(dialect), func(t *testing.T) {
-			_, base := fake(t, dialect, 8)
+			_, base := fake(t, dialect, speedFor("queue"))
 			id, cwd := conversation(t, base, "queue")
 			direct := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle")).stdout
 			proxy := cutProxy(t, base, 5)
@@ -406,7 +416,7 @@ func TestCommands(t *testing.T) {
 }
 
 func TestQueueAndCancelRecoverText(t *testing.T) {
-	_, base := fake(t, "legacy", 8)
+	_, base := fake(t, "legacy", speedFor("cancel"))
 	cwd := t.TempDir()
 	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please.")).stdout)
 	waitRunningTool(t, base, id)
