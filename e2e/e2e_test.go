@@ -157,6 +157,23 @@ func userTurns(t *testing.T, url, id string) []string {
 	return texts
 }
 
+// waitTurns waits until the daemon's user turns are exactly want: what it
+// received and consumed, in order.
+func waitTurns(t *testing.T, url, id string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		turns := userTurns(t, url, id)
+		if strings.Join(turns, "\x00") == strings.Join(want, "\x00") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon received %q, want %q", turns, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func TestDemoShowsConversation(t *testing.T) {
 	tm := newTerm(t, perch+" demo --speed 4")
 	tm.waitText("What does this project do?", 20*time.Second)
@@ -180,17 +197,7 @@ func TestSendFollowUpAndReply(t *testing.T) {
 	tm.typeText(msg)
 	tm.keys("Enter")
 	// The daemon received exactly that text.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		turns := userTurns(t, url, id)
-		if len(turns) == 2 && turns[1] == msg {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon received %q, want %q", turns, msg)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitTurns(t, url, id, "Say hello.", msg)
 	// And the reply appears: the README was read.
 	tm.waitText("read_file", 20*time.Second)
 	tm.waitText("README.md", 20*time.Second)
@@ -251,17 +258,7 @@ func TestCancelRecoversQueuedText(t *testing.T) {
 	}
 	// Sending it now delivers it.
 	tm.keys("Enter")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		turns := userTurns(t, url, id)
-		if len(turns) == 2 && turns[1] == text {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("recovered text not delivered: %q", turns)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitTurns(t, url, id, "Run the slow benchmark please.", text)
 }
 
 func TestTaskListAndBack(t *testing.T) {
