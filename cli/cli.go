@@ -86,6 +86,8 @@ func commands() []command {
 			"perch record 3f2b -o session.sse --until-idle", runRecord},
 		{"replay", "FILE", "export or tail a recorded stream file offline",
 			"perch replay session.sse --format md\nperch replay session.sse --format text", runReplay},
+		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export",
+			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice", runImport},
 		{"fake-daemon", "", "run the fake maria daemon on its own and print its URL",
 			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2", runFakeDaemon},
 	}

@@ -83,12 +83,24 @@ type Item struct {
 	// Assistant
 	ToolCalls []ToolCall
 	Usage     *Usage
+	// Thinking is the model's reasoning, shown apart and never mixed into
+	// Text.
+	Thinking string
+	// StopReason is why the model stopped (Stop* constants; "" unknown).
+	StopReason string
+	// Open is set while streamed deltas build the turn and its final form
+	// has not arrived.
+	Open bool
+	// Incomplete marks a turn (or a tool output) whose stream ended
+	// before it was finished.
+	Incomplete bool
 
 	// Tool
 	Tool *ToolItem
 
 	// Notice
-	Level NoticeLevel
+	Level      NoticeLevel
+	NoticeKind string // Notice* constants; "" for perch's own notices
 
 	origin string // the variant that made it (docs merge)
 }

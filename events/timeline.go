@@ -13,6 +13,7 @@ type Timeline struct {
 	items   []*Item
 	seen    map[string]struct{}
 	tools   map[string]*Item // tool_call id -> tool item
+	turns   map[string]*Item // assistant item id -> item (streamed turns, upserts)
 	posts   map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
 	queue   []QueuedMessage
 	sent    map[string]string // message id -> text the client sent
@@ -33,6 +34,7 @@ func NewTimeline() *Timeline {
 	return &Timeline{
 		seen:  make(map[string]struct{}),
 		tools: make(map[string]*Item),
+		turns: make(map[string]*Item),
 		posts: make(map[string]*Item),
 		sent:  make(map[string]string),
 
@@ -88,6 +90,11 @@ func (t *Timeline) firstSighting(ev Event) bool {
 	switch ev.Kind {
 	case KindQueueSnapshot, KindTasksSynced, KindTaskChanged, KindAuth:
 		return true // state snapshots: idempotent, always apply the latest
+	}
+	if ev.Dialect == DialectUnknown && ev.Kind != KindInvalid && ev.Kind != KindUnknown {
+		// Decoders of other systems reuse a turn's id on purpose (deltas,
+		// then the final message) and remove replays themselves.
+		return true
 	}
 	if ev.ID != "" {
 		if _, dup := t.seen[ev.ID]; dup {
@@ -221,8 +228,7 @@ func (t *Timeline) apply(ev Event) bool {
 	case KindTodoUpdated:
 		t.todos = ev.Todos
 	default:
-		// Daemon-wide events belong to the task list, not a transcript.
-		return false
+		return t.applyNormalized(ev)
 	}
 	return true
 }
@@ -254,9 +260,19 @@ func (t *Timeline) assistant(ev Event) {
 		t.callTools(ev)
 		return
 	}
+	if ev.ID != "" {
+		if it := t.turns[ev.ID]; it != nil {
+			t.finishTurn(it, ev)
+			return
+		}
+	}
 	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Text: ev.Text,
-		ToolCalls: ev.ToolCalls, Usage: ev.Usage, origin: ev.Variant}
+		ToolCalls: ev.ToolCalls, Usage: ev.Usage, origin: ev.Variant,
+		Thinking: ev.Thinking, StopReason: ev.StopReason, Incomplete: ev.Incomplete}
 	t.add(it)
+	if ev.ID != "" {
+		t.turns[ev.ID] = it
+	}
 	t.lastAssistant = it
 	if ev.Usage != nil {
 		t.addUsage(ev.Usage)
@@ -265,10 +281,7 @@ func (t *Timeline) assistant(ev Event) {
 }
 
 func (t *Timeline) addUsage(u *Usage) {
-	t.meta.Totals.InputTokens += u.InputTokens
-	t.meta.Totals.OutputTokens += u.OutputTokens
-	t.meta.Totals.CachedTokens += u.CachedTokens
-	t.meta.Totals.TotalTokens += u.TotalTokens
+	t.meta.Totals.Add(u)
 	if u.InputTokens > 0 {
 		t.meta.ContextTokens = u.InputTokens + u.OutputTokens
 	}

@@ -77,6 +77,26 @@ const (
 	KindTasksSynced // daemon.tasks.synchronized
 	KindTaskChanged // daemon.task.changed
 	KindAuth        // auth.*
+
+	// The kinds below carry what systems other than maria have; see
+	// docs/architecture.md for how a decoder uses them.
+
+	// KindTextDelta appends Text to the assistant turn whose id is ID,
+	// opening it if needed. A later KindAssistantMessage with the same ID
+	// is the final form of that turn and replaces what the deltas built.
+	KindTextDelta
+	// KindThinkingDelta appends Thinking to the assistant turn ID.
+	KindThinkingDelta
+	// KindToolOutputDelta appends Text to the output of the tool call
+	// Tool.Call.ID while it runs; its KindPostToolCall replaces it.
+	KindToolOutputDelta
+	// KindNotice is a message that is not part of the model conversation:
+	// a host or system notice, progress, context or an error (Text, Level,
+	// NoticeKind).
+	KindNotice
+	// KindRunState sets the run's state (RunStatus: idle, generating or
+	// stopped) as the source reports it.
+	KindRunState
 )
 
 var kindNames = [...]string{
@@ -91,6 +111,8 @@ var kindNames = [...]string{
 	KindPreToolCall: "PreToolCall", KindPostToolCall: "PostToolCall",
 	KindCancelled: "Cancelled", KindFailed: "Failed", KindTodoUpdated: "TodoUpdated",
 	KindTasksSynced: "TasksSynced", KindTaskChanged: "TaskChanged", KindAuth: "Auth",
+	KindTextDelta: "TextDelta", KindThinkingDelta: "ThinkingDelta",
+	KindToolOutputDelta: "ToolOutputDelta", KindNotice: "Notice", KindRunState: "RunState",
 }
 
 func (k Kind) String() string {
@@ -136,7 +158,48 @@ type Event struct {
 	// Notice explains KindInvalid / KindUnknown events; it carries a short,
 	// already bounded excerpt of the offending data.
 	Notice string
+
+	// Thinking is the model's reasoning of an AssistantMessage (or the
+	// delta of a KindThinkingDelta); redacted blocks read "[redacted]".
+	Thinking string
+	// StopReason is why the model stopped (AssistantMessage): one of the
+	// Stop* constants, "" when the source does not say.
+	StopReason string
+	// Incomplete marks an AssistantMessage or tool result whose stream
+	// ended before it was finished.
+	Incomplete bool
+	// Level and NoticeKind grade a KindNotice.
+	Level      NoticeLevel
+	NoticeKind string
+	// RunStatus is the state of a KindRunState (StatusIdle, …).
+	RunStatus string
 }
+
+// Normalized stop reasons (Event.StopReason, Item.StopReason).
+const (
+	StopEndTurn    = "end_turn"
+	StopToolUse    = "tool_use"
+	StopMaxTokens  = "max_tokens"
+	StopSequence   = "stop_sequence"
+	StopFiltered   = "filtered"
+	StopRefusal    = "refusal"
+	StopPaused     = "paused"
+	StopTerminated = "terminated"
+	StopCancelled  = "cancelled"
+	StopError      = "error"
+	StopOther      = "other"
+)
+
+// Notice kinds (Event.NoticeKind, Item.NoticeKind): where a notice comes
+// from. "" is a notice perch itself wrote.
+const (
+	NoticeHost     = "host"     // the agent's host program, not the model
+	NoticeSystem   = "system"   // a system notice injected into the chat
+	NoticeProgress = "progress" // progress of a run (starting, estimates)
+	NoticeContext  = "context"  // context size, summarising, pruning
+	NoticeError    = "error"    // an error the source reported
+	NoticeInfo     = "info"     // anything else worth a line
+)
 
 // ToolCall is a call the assistant asked for.
 type ToolCall struct {
@@ -169,6 +232,11 @@ type ToolResult struct {
 	ErrorText string // readable error, when IsError
 	// Structured is the legacy structured result, kept for renderers.
 	Structured json.RawMessage
+	// ExitCode is the exit status a source reported for a command, nil
+	// when it reported none (see Exit, which also reads Command).
+	ExitCode *int
+	// streaming is set while output deltas build Text.
+	streaming bool
 	// Truncated is set when Text was cut to bound memory; OrigLen is the
 	// size it had.
 	Truncated bool
@@ -183,6 +251,20 @@ type ToolResult struct {
 	Write   *WriteResult
 	Patch   *PatchResult
 	Todos   []Todo // todo tool: the full list after the call, when known
+}
+
+// Exit is the command's exit status when the source reported one.
+func (r *ToolResult) Exit() *int {
+	if r == nil {
+		return nil
+	}
+	if r.ExitCode != nil {
+		return r.ExitCode
+	}
+	if r.Command != nil {
+		return r.Command.ExitCode
+	}
+	return nil
 }
 
 // CommandResult is an execute_command outcome.
@@ -244,12 +326,36 @@ type PatchResult struct {
 	Diff     string
 }
 
-// Usage is token usage of one model reply.
+// Usage is token usage of one model reply. InputTokens is the whole prompt,
+// cache reads and writes included (OpenAI's meaning); CachedTokens is the
+// part read from the cache. The Has* flags say whether the source reported
+// the optional counts, so that none is ever invented.
 type Usage struct {
 	InputTokens  int64
 	OutputTokens int64
 	CachedTokens int64
 	TotalTokens  int64
+
+	CacheWriteTokens int64
+	ReasoningTokens  int64
+	CostUSD          float64
+	HasCacheWrite    bool
+	HasReasoning     bool
+	HasCost          bool
+}
+
+// Add sums u2 into u, keeping the Has* flags of either.
+func (u *Usage) Add(u2 *Usage) {
+	u.InputTokens += u2.InputTokens
+	u.OutputTokens += u2.OutputTokens
+	u.CachedTokens += u2.CachedTokens
+	u.TotalTokens += u2.TotalTokens
+	u.CacheWriteTokens += u2.CacheWriteTokens
+	u.ReasoningTokens += u2.ReasoningTokens
+	u.CostUSD += u2.CostUSD
+	u.HasCacheWrite = u.HasCacheWrite || u2.HasCacheWrite
+	u.HasReasoning = u.HasReasoning || u2.HasReasoning
+	u.HasCost = u.HasCost || u2.HasCost
 }
 
 // QueuedMessage is a message waiting in the agent's queue.

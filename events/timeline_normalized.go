@@ -1,0 +1,97 @@
+package events
+
+import "time"
+
+// What the timeline does with the kinds that systems other than maria
+// bring: streamed turns, streamed tool output, notices and run states.
+
+// applyNormalized handles the kinds the maria switch does not; it reports
+// whether anything visible changed.
+func (t *Timeline) applyNormalized(ev Event) bool {
+	switch ev.Kind {
+	case KindTextDelta, KindThinkingDelta:
+		it := t.openTurn(ev)
+		if ev.Kind == KindTextDelta {
+			it.Text += ev.Text
+		} else {
+			it.Thinking += ev.Thinking
+		}
+		it.Version++
+	case KindToolOutputDelta:
+		if ev.Tool == nil {
+			return false
+		}
+		it := t.tool(ev.Tool.Call, ev.Tool.Name, ev)
+		if it.Tool.Status != ToolRunning && it.Tool.Result != nil && !it.Tool.Result.streaming {
+			return false // the final result is in; a late chunk changes nothing
+		}
+		if it.Tool.Result == nil {
+			it.Tool.Result = &ToolResult{streaming: true}
+		}
+		it.Tool.Result.Text += ev.Text
+		it.Version++
+	case KindNotice:
+		t.add(&Item{Kind: ItemNotice, ID: ev.ID, Created: ev.Created, Level: ev.Level,
+			NoticeKind: ev.NoticeKind, Text: ev.Text})
+	case KindRunState:
+		before := t.status
+		t.SetTask(Task{Status: ev.RunStatus})
+		return t.status != before
+	default:
+		// Daemon-wide events belong to the task list, not a transcript.
+		return false
+	}
+	return true
+}
+
+// openTurn finds the assistant turn a delta belongs to, or opens it.
+func (t *Timeline) openTurn(ev Event) *Item {
+	if it := t.turns[ev.ID]; it != nil {
+		return it
+	}
+	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Open: true}
+	t.add(it)
+	t.turns[ev.ID] = it
+	t.lastAssistant = nil
+	return it
+}
+
+// finishTurn applies the final form of a turn that deltas opened (or a
+// second report of the same turn): what it carries replaces what was built.
+func (t *Timeline) finishTurn(it *Item, ev Event) {
+	// The final text is the truth; an empty one keeps what streamed (some
+	// sources send the reasoning only as deltas).
+	if ev.Text != "" {
+		it.Text = ev.Text
+	}
+	if ev.Thinking != "" {
+		it.Thinking = ev.Thinking
+	}
+	if len(ev.ToolCalls) > 0 {
+		it.ToolCalls = ev.ToolCalls
+	}
+	if ev.Usage != nil && it.Usage == nil {
+		it.Usage = ev.Usage
+		t.addUsage(ev.Usage)
+	}
+	if ev.StopReason != "" {
+		it.StopReason = ev.StopReason
+	}
+	it.Open = false
+	it.Incomplete = ev.Incomplete
+	it.Version++
+	t.callTools(ev)
+}
+
+// EndOfInput settles a timeline read from a file: nothing more will come,
+// so calls without a result will never get one, a run still shown as
+// generating is over (idle), and a file has no live queue.
+func (t *Timeline) EndOfInput() {
+	t.endRunningTools(ToolUnknown)
+	if t.status == RunGenerating {
+		t.status = RunIdle
+	}
+	t.queue = nil
+	t.meta.RunStarted = time.Time{}
+	t.version++
+}

@@ -1,0 +1,156 @@
+// Package ingest reads agent transcripts from files: it recognises how a
+// file is laid out (an SSE recording, JSON lines, one JSON document, a
+// SQLite database), samples its first records so that each system's
+// importer can say whether the file is its own, and streams the records to
+// that importer. It knows no system's vocabulary and produces no events.
+package ingest
+
+import (
+	"bytes"
+	"io"
+)
+
+// Repair makes Python-flavoured JSON readable by encoding/json: the bare
+// tokens NaN, Infinity and -Infinity (which Python's json.dumps writes for
+// non-finite floats) become null outside strings. Everything else is left
+// as is; encoding/json already turns invalid UTF-8 and unpaired surrogate
+// escapes into U+FFFD. Input without those tokens is returned unchanged and
+// uncopied.
+func Repair(raw []byte) []byte {
+	if bytes.IndexByte(raw, 'N') < 0 && bytes.IndexByte(raw, 'I') < 0 {
+		return raw
+	}
+	var r repairer
+	out := r.feed(nil, raw)
+	return r.flush(out)
+}
+
+// NewRepairReader is Repair for a stream of any size: it rewrites the same
+// tokens on the fly, with constant memory.
+func NewRepairReader(r io.Reader) io.Reader {
+	return &repairReader{src: r, in: make([]byte, 256<<10)}
+}
+
+type repairReader struct {
+	src  io.Reader
+	in   []byte
+	out  []byte
+	rp   repairer
+	err  error
+	done bool
+}
+
+func (r *repairReader) Read(p []byte) (int, error) {
+	for len(r.out) == 0 {
+		if r.done {
+			return 0, r.err
+		}
+		n, err := r.src.Read(r.in)
+		r.out = r.rp.feed(r.out[:0], r.in[:n])
+		if err != nil {
+			r.out = r.rp.flush(r.out)
+			r.done, r.err = true, err
+		}
+	}
+	n := copy(p, r.out)
+	r.out = r.out[n:]
+	return n, nil
+}
+
+// repairer is the state machine behind Repair: it tracks whether it is in
+// a string (and after a backslash), and holds back a possible token prefix
+// that a chunk boundary split.
+type repairer struct {
+	inString bool
+	escaped  bool
+	pending  []byte // a prefix of NaN / Infinity / -Infinity seen so far
+}
+
+var nonFinite = [][]byte{[]byte("NaN"), []byte("Infinity"), []byte("-Infinity")}
+
+func (r *repairer) feed(out, in []byte) []byte {
+	for i := 0; i < len(in); {
+		if len(r.pending) > 0 {
+			r.pending = append(r.pending, in[i])
+			switch matchToken(r.pending) {
+			case tokenFull:
+				out = append(out, "null"...)
+				r.pending = r.pending[:0]
+				i++
+			case tokenPrefix:
+				i++
+			default:
+				// Not a token after all: emit what was held back but the
+				// last byte, and look at that byte afresh.
+				out = append(out, r.pending[:len(r.pending)-1]...)
+				r.pending = r.pending[:0]
+			}
+			continue
+		}
+		if r.inString {
+			if r.escaped {
+				out = append(out, in[i])
+				r.escaped = false
+				i++
+				continue
+			}
+			k := bytes.IndexAny(in[i:], "\\\"")
+			if k < 0 {
+				out = append(out, in[i:]...)
+				break
+			}
+			out = append(out, in[i:i+k+1]...)
+			if in[i+k] == '\\' {
+				r.escaped = true
+			} else {
+				r.inString = false
+			}
+			i += k + 1
+			continue
+		}
+		switch in[i] {
+		case '"':
+			r.inString = true
+			out = append(out, '"')
+			i++
+			continue
+		case 'N', 'I', '-':
+			r.pending = append(r.pending, in[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(in) && !special(in[j]) {
+			j++
+		}
+		out = append(out, in[i:j]...)
+		i = j
+	}
+	return out
+}
+
+func special(c byte) bool { return c == '"' || c == 'N' || c == 'I' || c == '-' }
+
+func (r *repairer) flush(out []byte) []byte {
+	out = append(out, r.pending...)
+	r.pending = r.pending[:0]
+	return out
+}
+
+const (
+	tokenNo = iota
+	tokenPrefix
+	tokenFull
+)
+
+func matchToken(p []byte) int {
+	for _, t := range nonFinite {
+		if bytes.Equal(p, t) {
+			return tokenFull
+		}
+		if len(p) < len(t) && bytes.HasPrefix(t, p) {
+			return tokenPrefix
+		}
+	}
+	return tokenNo
+}
