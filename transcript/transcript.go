@@ -21,15 +21,19 @@ type Record struct {
 	ID *string `json:"id,omitempty"`
 	// notice (before text: the contract's key order)
 	Level *string `json:"level,omitempty"`
+	Kind  *string `json:"kind,omitempty"`
 	Text  *string `json:"text,omitempty"`
 	// assistant
-	ToolCalls *[]Call `json:"tool_calls,omitempty"`
-	Usage     *Usage  `json:"usage,omitempty"`
+	Thinking   *string `json:"thinking,omitempty"`
+	ToolCalls  *[]Call `json:"tool_calls,omitempty"`
+	Usage      *Usage  `json:"usage,omitempty"`
+	StopReason *string `json:"stop_reason,omitempty"`
 	// tool
-	Name   *string          `json:"name,omitempty"`
-	Status *string          `json:"status,omitempty"`
-	Args   *json.RawMessage `json:"args,omitempty"`
-	Output *string          `json:"output,omitempty"`
+	Name     *string          `json:"name,omitempty"`
+	Status   *string          `json:"status,omitempty"`
+	Args     *json.RawMessage `json:"args,omitempty"`
+	Output   *string          `json:"output,omitempty"`
+	ExitCode *int             `json:"exit_code,omitempty"`
 	// state
 	Queue *[]Queued `json:"queue,omitempty"`
 	Todos *[]Todo   `json:"todos,omitempty"`
@@ -42,11 +46,38 @@ type Call struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// Usage is the token usage of an assistant record.
+// Usage is the token usage of an assistant record. InputTokens is the whole
+// prompt, cache reads and writes included; the optional counts appear only
+// when the source reported them.
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	CachedTokens int64 `json:"cached_tokens"`
+	InputTokens      int64    `json:"input_tokens"`
+	OutputTokens     int64    `json:"output_tokens"`
+	CachedTokens     int64    `json:"cached_tokens"`
+	CacheWriteTokens *int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  *int64   `json:"reasoning_tokens,omitempty"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+}
+
+func usageRecord(u *events.Usage) *Usage {
+	r := &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens}
+	if u.HasCacheWrite {
+		r.CacheWriteTokens = ptr(u.CacheWriteTokens)
+	}
+	if u.HasReasoning {
+		r.ReasoningTokens = ptr(u.ReasoningTokens)
+	}
+	if u.HasCost {
+		r.CostUSD = ptr(u.CostUSD)
+	}
+	return r
+}
+
+// optional is a pointer to s, or nil for "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Queued is a queued message of the state record.
@@ -87,9 +118,10 @@ func ItemRecord(it *events.Item) Record {
 		for _, c := range it.ToolCalls {
 			calls = append(calls, Call{ID: c.ID, Name: c.Name, Arguments: args(c)})
 		}
-		r := Record{Type: "assistant", ID: ptr(it.ID), Text: ptr(it.Text), ToolCalls: &calls}
+		r := Record{Type: "assistant", ID: ptr(it.ID), Text: ptr(it.Text), Thinking: optional(it.Thinking),
+			ToolCalls: &calls, StopReason: optional(it.StopReason)}
 		if it.Usage != nil {
-			r.Usage = &Usage{it.Usage.InputTokens, it.Usage.OutputTokens, it.Usage.CachedTokens}
+			r.Usage = usageRecord(it.Usage)
 		}
 		return r
 	case events.ItemTool:
@@ -102,9 +134,9 @@ func ItemRecord(it *events.Item) Record {
 			}
 		}
 		return Record{Type: "tool", ID: ptr(t.CallID), Name: ptr(t.Name), Status: ptr(t.Status.String()),
-			Args: ptr(args(t.Call)), Output: ptr(out)}
+			Args: ptr(args(t.Call)), Output: ptr(out), ExitCode: t.Result.Exit()}
 	}
-	return Record{Type: "notice", Level: ptr(it.Level.String()), Text: ptr(it.Text)}
+	return Record{Type: "notice", Level: ptr(it.Level.String()), Kind: optional(it.NoticeKind), Text: ptr(it.Text)}
 }
 
 // StateRecord is the closing record: status, queue and todos.
