@@ -1,0 +1,184 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestRepair(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{`{"a":NaN}`, `{"a":null}`},
+		{`{"a":Infinity,"b":-Infinity}`, `{"a":null,"b":null}`},
+		{`[NaN,-1,-Infinity, 2]`, `[null,-1,null, 2]`},
+		{`{"s":"NaN and Infinity stay in strings","t":"\"NaN\""}`, `{"s":"NaN and Infinity stay in strings","t":"\"NaN\""}`},
+		{`{"s":"esc \\","n":NaN}`, `{"s":"esc \\","n":null}`},
+		{`{"neg":-5,"x":-0.5e3}`, `{"neg":-5,"x":-0.5e3}`},
+		{`{"partial":Na}`, `{"partial":Na}`}, // not a token: left for the JSON parser to reject
+		{`Infin`, `Infin`},
+	}
+	for _, c := range cases {
+		if got := string(Repair([]byte(c.in))); got != c.want {
+			t.Errorf("Repair(%s) = %s, want %s", c.in, got, c.want)
+		}
+		// The streaming form agrees, whatever the read sizes.
+		got, err := io.ReadAll(NewRepairReader(iotest.OneByteReader(strings.NewReader(c.in))))
+		if err != nil || string(got) != c.want {
+			t.Errorf("RepairReader(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	if in := []byte(`{"plain":true}`); &Repair(in)[0] != &in[0] {
+		t.Error("input without tokens was copied")
+	}
+}
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSniffShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, content string
+		shape         Shape
+		records       int
+		field         string
+	}{
+		{"sse", "event: maria\ndata: {\"a\":1}\n\nevent: maria\ndata: {\"b\":2}\n\n", ShapeSSE, 2, ""},
+		{"sse-comment-first", ": hello\r\ndata: {\"a\":1}\r\n\r\n", ShapeSSE, 1, ""},
+		{"jsonl", "{\"a\":1}\n{\"b\":NaN}\n\n{\"c\":3}\n", ShapeJSONL, 3, ""},
+		{"jsonl-bom-crlf", "\xef\xbb\xbf{\"a\":1}\r\n{\"b\":2}\r\n", ShapeJSONL, 2, ""},
+		{"array", "[{\"a\":1},{\"b\":2}]", ShapeJSON, 2, ""},
+		{"one-line-doc", "{\"messages\":[{\"a\":1},{\"b\":2}],\"x\":1}\n", ShapeJSON, 2, "messages"},
+		{"pretty-doc", "{\n  \"meta\": {\"k\": [1]},\n  \"messages\": [\n    {\"a\": 1}\n  ]\n}\n", ShapeJSON, 1, "messages"},
+		{"text", "hello world\n", ShapeUnknown, 0, ""},
+		{"empty", "", ShapeUnknown, 0, ""},
+		{"sqlite", "SQLite format 3\x00rest", ShapeSQLite, 0, ""},
+	}
+	for _, c := range cases {
+		s, err := Sniff(write(t, c.name, c.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Shape != c.shape || len(s.Records) != c.records || s.Field != c.field {
+			t.Errorf("%s: shape %v records %d field %q; want %v %d %q", c.name, s.Shape, len(s.Records), s.Field, c.shape, c.records, c.field)
+		}
+	}
+}
+
+func TestSniffTruncatedHead(t *testing.T) {
+	t.Parallel()
+	// A document larger than the head still gives its first records.
+	var b bytes.Buffer
+	b.WriteString(`{"messages":[`)
+	for i := 0; b.Len() < HeadSize+1000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"role":"user","content":"` + strings.Repeat("x", 500) + `"}`)
+	}
+	b.WriteString(`]}`)
+	s, err := Sniff(write(t, "big.json", b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Shape != ShapeJSON || len(s.Records) != sampleRecords || s.Field != "messages" {
+		t.Fatalf("shape %v records %d field %q", s.Shape, len(s.Records), s.Field)
+	}
+}
+
+func TestEachLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("y", 3<<20)
+	p := write(t, "x.jsonl", "\xef\xbb\xbf{\"a\":1}\r\n\n{\"long\":\""+long+"\"}\n{\"n\":NaN}")
+	var got []string
+	var lines []int
+	err := EachLine(p, func(line int, raw []byte) error {
+		lines = append(lines, line)
+		if len(raw) > 100 {
+			raw = raw[:10]
+		}
+		got = append(got, string(raw))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"a":1}`, `{"long":"y`, `{"n":null}`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q", got)
+	}
+	if lines[0] != 1 || lines[1] != 3 || lines[2] != 4 {
+		t.Fatalf("line numbers %v", lines)
+	}
+}
+
+func TestEachElement(t *testing.T) {
+	t.Parallel()
+	p := write(t, "doc.json", "\xef\xbb\xbf{\"before\":{\"k\":1},\"messages\":[{\"a\":NaN},{\"b\":2}],\"after\":\"x\"}")
+	var got []string
+	top, err := EachElement(p, "messages", func(i int, raw json.RawMessage) error {
+		got = append(got, string(raw))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "|") != `{"a":null}|{"b":2}` {
+		t.Fatalf("elements %q", got)
+	}
+	if string(top["before"]) != `{"k":1}` || string(top["after"]) != `"x"` {
+		t.Fatalf("top %v", top)
+	}
+	p = write(t, "arr.json", `[1,{"x":[1,2]},"s"]`)
+	got = nil
+	if _, err := EachElement(p, "", func(i int, raw json.RawMessage) error {
+		got = append(got, string(raw))
+		return nil
+	}); err != nil || len(got) != 3 {
+		t.Fatalf("array: %q %v", got, err)
+	}
+	p = write(t, "bad.json", `[{"a":1},{"b":`)
+	n := 0
+	_, err = EachElement(p, "", func(int, json.RawMessage) error { n++; return nil })
+	if err == nil || n != 1 {
+		t.Fatalf("truncated array: %d elements, err %v", n, err)
+	}
+}
+
+func FuzzRepair(f *testing.F) {
+	for _, s := range []string{`{"a":NaN}`, `[-Infinity,"NaN\\"",Infinity]`, `"\\`, `-`, `NaNaN`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a := Repair(in)
+		b, err := io.ReadAll(NewRepairReader(iotest.HalfReader(bytes.NewReader(in))))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Fatalf("Repair and RepairReader disagree on %q: %q vs %q", in, a, b)
+		}
+		if json.Valid(in) && !bytes.Equal(a, in) {
+			t.Fatalf("valid JSON changed: %q -> %q", in, a)
+		}
+	})
+}
+
+func FuzzSniff(f *testing.F) {
+	for _, s := range []string{"data: {}\n\n", "{\"a\":1}\n{}\n", `{"m":[{"a":1}]}`, "[1,2", "SQLite format 3\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		_ = SniffBytes("x", in, true)
+	})
+}
