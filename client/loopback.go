@@ -242,5 +242,3 @@ func (e *loopbackError) Timeout() bool {
 	}
 	return true
 }
-
-func (e *loopbackError) Temporary() bool { return false }
