@@ -32,7 +32,10 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Home   string // for ~/.moonagent/daemon.json
-	Cwd    string // default for `new --cwd`
+	// LookupHost resolves host names for the client's localhost fallback;
+	// nil means the system resolver.
+	LookupHost client.LookupHostFunc
+	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
 }
@@ -225,7 +228,7 @@ func (c *conn) register(fs *flagSet) {
 
 // client builds the daemon client from the flags and the environment.
 func (c *conn) client(env Env) (*client.Client, error) {
-	base, err := client.Discover(c.url, env.Getenv, env.Home)
+	base, fromFile, err := client.Discover(c.url, env.Getenv, env.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +240,11 @@ func (c *conn) client(env Env) (*client.Client, error) {
 		}
 		h.Add(name, value)
 	}
-	return client.New(base, client.WithHeaders(h))
+	opts := []client.Option{client.WithHeaders(h), client.WithLookupHost(env.LookupHost)}
+	if fromFile {
+		opts = append(opts, client.WithDiscovered())
+	}
+	return client.New(base, opts...)
 }
 
 // flagSet is a command's flags plus its help text.

@@ -56,9 +56,18 @@ func run(t *testing.T, stdin string, args ...string) result {
 
 func runCtx(ctx context.Context, t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return runEnv(ctx, t, nil, stdin, args...)
+}
+
+// runEnv is runCtx with a chance to change the Env (home, resolver).
+func runEnv(ctx context.Context, t *testing.T, tweak func(*Env), stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(string) string { return "" }, Home: t.TempDir(), Cwd: t.TempDir()}
+	if tweak != nil {
+		tweak(&env)
+	}
 	code := Main(ctx, env, args)
 	return result{code, out.String(), errb.String()}
 }
@@ -492,4 +501,106 @@ func TestErrorsSpeakToPeople(t *testing.T) {
 		t.Fatalf("header leaked: %s", r.stderr)
 	}
 	_ = client.ErrNotRunning
+}
+
+// homeWithDaemonJSON makes a home directory whose .moonagent/daemon.json
+// names port, as `maria daemon` writes it.
+func homeWithDaemonJSON(t *testing.T, port string) string {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, ".moonagent")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte(`{"version":"0.1.0","pid":4242,"port":`+port+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// Issue 7: a daemon on [::1] only, found through daemon.json alone, on a
+// host whose localhost is 127.0.0.1 only. Requests and streams get there.
+func TestDiscoveryReachesIPv6OnlyDaemon(t *testing.T) {
+	d := fakedaemon.New(fakedaemon.Options{Dialect: "head", Speed: 20, Seed: 7})
+	srv, err := d.Start("[::1]:0")
+	if err != nil {
+		t.Skipf("this machine has no IPv6 loopback: %v", err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := u.Port()
+	home := homeWithDaemonJSON(t, port)
+	var lookups atomic.Int32
+	ipv4Only := func(e *Env) {
+		e.Home = home
+		e.LookupHost = func(_ context.Context, host string) ([]string, error) {
+			lookups.Add(1)
+			if host != "localhost" {
+				return nil, fmt.Errorf("unexpected lookup of %q", host)
+			}
+			return []string{"127.0.0.1"}, nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	id := strings.TrimSpace(must(t, runEnv(ctx, t, ipv4Only, "", "new", "Say hello", "--cwd", t.TempDir(), "--name", "greeting")).stdout)
+	if len(id) != 36 {
+		t.Fatalf("new printed %q", id)
+	}
+	r := must(t, runEnv(ctx, t, ipv4Only, "", "tasks"))
+	if !strings.Contains(r.stdout, id[:8]) || !strings.Contains(r.stdout, "greeting") {
+		t.Fatalf("tasks: %s", r.stdout)
+	}
+	// export follows the task's event stream.
+	r = must(t, runEnv(ctx, t, ipv4Only, "", "export", id[:6], "--format", "md", "--until-idle"))
+	if !strings.Contains(r.stdout, "Say hello") || !strings.Contains(r.stdout, "## Assistant") {
+		t.Fatalf("export: %s", r.stdout)
+	}
+	if lookups.Load() == 0 {
+		t.Error("the injected resolver was never asked; the test proves nothing")
+	}
+
+	// An explicit --url localhost falls back the same way.
+	r = must(t, runEnv(ctx, t, ipv4Only, "", "tasks", "--url", "http://localhost:"+port+"/v1"))
+	if !strings.Contains(r.stdout, id[:8]) {
+		t.Fatalf("tasks --url localhost: %s", r.stdout)
+	}
+	// An explicit 127.0.0.1 is used as given, and fails.
+	r = runEnv(ctx, t, ipv4Only, "", "tasks", "--url", "http://127.0.0.1:"+port+"/v1")
+	if r.code != 1 || strings.Contains(r.stderr, "[::1]") {
+		t.Fatalf("tasks --url 127.0.0.1: %+v", r)
+	}
+}
+
+// Nothing listens where daemon.json points: one line naming the URL, every
+// loopback address tried, and --url; no header value.
+func TestDiscoveryNothingAnswers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	home := homeWithDaemonJSON(t, port)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := runEnv(ctx, t, func(e *Env) {
+		e.Home = home
+		e.LookupHost = func(context.Context, string) ([]string, error) { return []string{"127.0.0.1"}, nil }
+	}, "", "tasks", "--header", "Authorization: Bearer sekrit-token")
+	if r.code != 1 || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, s := range []string{"http://localhost:" + port + "/v1/tasks", "[::1]:" + port, "127.0.0.1:" + port, "--url"} {
+		if !strings.Contains(r.stderr, s) {
+			t.Errorf("stderr %q lacks %q", r.stderr, s)
+		}
+	}
+	if strings.Contains(r.stderr+r.stdout, "sekrit") {
+		t.Errorf("header leaked: %s", r.stderr)
+	}
 }

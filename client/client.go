@@ -44,7 +44,8 @@ func WithHeaders(h http.Header) Option {
 
 // WithHTTPClient replaces the HTTP client used for request/response calls.
 // Streams reuse its Transport (never its Timeout, which would cut a stream).
-// Meant for tests.
+// Its transport dials as it likes: no loopback fallback (see
+// loopbackDialer). Meant for tests.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) { c.hc = hc }
 }
@@ -69,6 +70,11 @@ type Client struct {
 	hc       *http.Client // request/response calls
 	streamHC *http.Client // streams: no overall timeout, body guarded by eventReader
 	timing   streamTiming
+
+	// Dialling of the default transports (see loopbackDialer).
+	lookup     LookupHostFunc
+	discovered bool
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // New returns a client for baseURL, which must be an http(s) URL ending in
@@ -89,14 +95,23 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	var base http.RoundTripper
 	if c.hc == nil {
-		tr := newTransport()
+		if c.lookup == nil {
+			c.lookup = net.DefaultResolver.LookupHost
+		}
+		if c.dial == nil {
+			c.dial = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+		}
+		// One dialer for both transports, so the loopback address that
+		// answered a request is the one streams try first, and vice versa.
+		ld := &loopbackDialer{dial: c.dial, lookup: c.lookup, discovered: c.discovered}
+		tr := newTransport(ld.DialContext)
 		c.hc = &http.Client{Transport: tr}
 		// A separate transport for streams: it needs a response-header
 		// limit (a hung daemon must not look "connecting" forever) that
 		// request calls can't share, because CreateTask waits minutes for
 		// its headers. Keep-alives are off: a stream connection is never
 		// worth reusing, and an idle one would only linger.
-		st := newTransport()
+		st := newTransport(ld.DialContext)
 		st.ResponseHeaderTimeout = streamHeaderWait
 		st.DisableKeepAlives = true
 		base = st
@@ -114,12 +129,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func newTransport() *http.Transport {
+func newTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	// Proxy from the environment, like any Go tool; TLS verification stays
 	// on (the default): a daemon behind https must present a trusted cert.
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           dial,
 		TLSHandshakeTimeout:   tlsTimeout,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          10,

@@ -427,13 +427,13 @@ func TestDiscover(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	home := t.TempDir()
 
-	if u, err := Discover("http://flag/v1", env(map[string]string{"PERCH_URL": "http://env/v1"}), home); err != nil || u != "http://flag/v1" {
-		t.Errorf("flag: %q, %v", u, err)
+	if u, fromFile, err := Discover("http://flag/v1", env(map[string]string{"PERCH_URL": "http://env/v1"}), home); err != nil || u != "http://flag/v1" || fromFile {
+		t.Errorf("flag: %q, %v, %v", u, fromFile, err)
 	}
-	if u, err := Discover("", env(map[string]string{"PERCH_URL": "http://env/v1"}), home); err != nil || u != "http://env/v1" {
-		t.Errorf("env: %q, %v", u, err)
+	if u, fromFile, err := Discover("", env(map[string]string{"PERCH_URL": "http://env/v1"}), home); err != nil || u != "http://env/v1" || fromFile {
+		t.Errorf("env: %q, %v, %v", u, fromFile, err)
 	}
-	_, err := Discover("", env(nil), home)
+	_, _, err := Discover("", env(nil), home)
 	if err == nil {
 		t.Fatal("missing daemon.json: no error")
 	}
@@ -452,20 +452,20 @@ func TestDiscover(t *testing.T) {
 		}
 	}
 	write(`{"version":"0.1.0","pid":4242,"port":53001}`)
-	u, err := Discover("", env(nil), home)
-	if err != nil || u != "http://localhost:53001/v1" {
-		t.Errorf("daemon.json: %q, %v", u, err)
+	u, fromFile, err := Discover("", env(nil), home)
+	if err != nil || u != "http://localhost:53001/v1" || !fromFile {
+		t.Errorf("daemon.json: %q, %v, %v", u, fromFile, err)
 	}
 	if _, err := New(u); err != nil {
 		t.Errorf("discovered URL rejected by New: %v", err)
 	}
 	for _, bad := range []string{`{"port":0}`, `{"pid":1}`, `not json`, `{"port":"x"}`, `{"port":70000}`} {
 		write(bad)
-		if u, err := Discover("", env(nil), home); err == nil || !strings.Contains(err.Error(), "--url") {
+		if u, _, err := Discover("", env(nil), home); err == nil || !strings.Contains(err.Error(), "--url") {
 			t.Errorf("daemon.json %s: %q, %v", bad, u, err)
 		}
 	}
-	if _, err := Discover("", env(nil), ""); err == nil || !strings.Contains(err.Error(), "PERCH_URL") {
+	if _, _, err := Discover("", env(nil), ""); err == nil || !strings.Contains(err.Error(), "PERCH_URL") {
 		t.Errorf("no home: %v", err)
 	}
 }
