@@ -91,6 +91,7 @@ type Item struct {
 	Level NoticeLevel
 
 	origin string // the variant that made it (docs merge)
+	paired bool   // both docs reports of the reply were seen
 }
 
 // ToolItem is the state of one tool call.

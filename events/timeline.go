@@ -237,11 +237,13 @@ func (t *Timeline) notice(ev Event, level NoticeLevel, text string) {
 }
 
 // assistant adds an assistant turn and a tool item per call. The docs
-// dialect may report one reply twice (MessageAdded and RequestCompleted):
-// the second copy only completes the first.
+// dialect may report one reply twice, as MessageAdded and RequestCompleted
+// in either order: the second copy only completes the first. A copy pairs
+// with an item made by exactly one report of the other variant, with the
+// same text and the same calls, so that consecutive replies (often all with
+// empty text) never fold into one.
 func (t *Timeline) assistant(ev Event) {
-	if last := t.lastAssistant; last != nil && last.Text == ev.Text && last.origin != ev.Variant &&
-		(ev.Variant == "MessageAdded" || last.origin == "MessageAdded") {
+	if last := t.lastAssistant; last != nil && secondReport(last, ev) {
 		if last.Usage == nil && ev.Usage != nil {
 			last.Usage = ev.Usage
 			t.addUsage(ev.Usage)
@@ -249,7 +251,7 @@ func (t *Timeline) assistant(ev Event) {
 		if len(last.ToolCalls) == 0 && len(ev.ToolCalls) > 0 {
 			last.ToolCalls = ev.ToolCalls
 		}
-		last.origin = ev.Variant
+		last.paired = true
 		last.Version++
 		t.callTools(ev)
 		return
@@ -262,6 +264,30 @@ func (t *Timeline) assistant(ev Event) {
 		t.addUsage(ev.Usage)
 	}
 	t.callTools(ev)
+}
+
+// secondReport tells whether ev is the docs dialect's other report of the
+// reply last already shows.
+func secondReport(last *Item, ev Event) bool {
+	if last.paired || last.Text != ev.Text {
+		return false
+	}
+	if !(last.origin == "MessageAdded" && ev.Variant == "RequestCompleted") &&
+		!(last.origin == "RequestCompleted" && ev.Variant == "MessageAdded") {
+		return false
+	}
+	if len(last.ToolCalls) == 0 || len(ev.ToolCalls) == 0 {
+		return true // one report left the calls out
+	}
+	if len(last.ToolCalls) != len(ev.ToolCalls) {
+		return false
+	}
+	for i, c := range last.ToolCalls {
+		if c.ID != ev.ToolCalls[i].ID || c.Name != ev.ToolCalls[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *Timeline) addUsage(u *Usage) {
