@@ -139,4 +139,9 @@ type Meta struct {
 	PrunedCount     int
 	Totals          Usage // summed over assistant replies
 	RunStarted      time.Time
+	// ForeignFrames counts the frames ignored because maria does not send
+	// their event name on a task stream; LastForeign describes the latest
+	// (its name, never its data).
+	ForeignFrames int
+	LastForeign   string
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -26,6 +27,10 @@ type Timeline struct {
 	lastAssistant *Item               // for merging the docs dialect's double reports
 	anon          []uint64            // fingerprints of id-less events, in order
 	anonPos       int                 // position in anon of the current connection
+
+	foreign     []uint64 // fingerprints of ignored foreign frames, in order
+	foreignPos  int      // position in foreign of the current connection
+	foreignNote *Item    // the one notice that counts them
 }
 
 // NewTimeline returns an empty timeline.
@@ -68,7 +73,19 @@ func (t *Timeline) Seen(id string) bool { _, ok := t.seen[id]; return ok }
 // Apply feeds one decoded event. It reports whether anything visible
 // changed. Events already seen (by id, or by position for id-less streams)
 // are ignored: maria replays its whole log on every connection.
+//
+// The timeline follows a task stream: a frame maria does not send there
+// (KindForeign, or a daemon stream event) is never a conversation event. It
+// is only counted (Meta.ForeignFrames) and shown in one notice.
 func (t *Timeline) Apply(ev Event) bool {
+	if ev.Kind == KindForeign || ev.Dialect == DialectDaemon {
+		// Before firstSighting: a foreign frame marks no id as seen.
+		if !t.foreignFrame(ev) {
+			return false
+		}
+		t.version++
+		return true
+	}
 	if !t.firstSighting(ev) {
 		return false
 	}
@@ -82,7 +99,7 @@ func (t *Timeline) Apply(ev Event) bool {
 // Reconnected tells the timeline that a new connection starts replaying the
 // log from the beginning. Events with ids need nothing; id-less events are
 // then matched by position against the previous connection's.
-func (t *Timeline) Reconnected() { t.anonPos = 0 }
+func (t *Timeline) Reconnected() { t.anonPos, t.foreignPos = 0, 0 }
 
 func (t *Timeline) firstSighting(ev Event) bool {
 	switch ev.Kind {
@@ -111,6 +128,41 @@ func (t *Timeline) firstSighting(ev Event) bool {
 		t.anon = t.anon[:pos]
 	}
 	t.anon = append(t.anon, ev.Fingerprint)
+	return true
+}
+
+// foreignFrame counts a frame that is not a task stream event, once: a
+// replay's k-th foreign frame is the k-th seen before when it is the same
+// frame. It reports whether the count changed.
+func (t *Timeline) foreignFrame(ev Event) bool {
+	fp := ev.Fingerprint
+	pos := t.foreignPos
+	t.foreignPos++
+	if pos < len(t.foreign) {
+		if t.foreign[pos] == fp {
+			return false
+		}
+		t.foreign = t.foreign[:pos]
+	}
+	t.foreign = append(t.foreign, fp)
+
+	last := ev.Notice
+	if ev.Kind != KindForeign {
+		last = fmt.Sprintf("event %s of the daemon stream", ForeignName(ev.Variant))
+	}
+	t.meta.ForeignFrames++
+	t.meta.LastForeign = last
+	text := fmt.Sprintf("Ignored %d frames that are not maria events; the last: %s.", t.meta.ForeignFrames, last)
+	if t.meta.ForeignFrames == 1 {
+		text = "Ignored a frame that is not a maria event: " + last + "."
+	}
+	if t.foreignNote == nil {
+		t.foreignNote = &Item{Kind: ItemNotice, Created: ev.Created, Level: LevelInfo}
+		t.add(t.foreignNote)
+	} else {
+		t.foreignNote.Version++
+	}
+	t.foreignNote.Text = text
 	return true
 }
 

@@ -77,6 +77,10 @@ const (
 	KindTasksSynced // daemon.tasks.synchronized
 	KindTaskChanged // daemon.task.changed
 	KindAuth        // auth.*
+	// KindForeign is a frame whose SSE event name maria does not send, or
+	// that has none: never a conversation event, whatever its data; Notice
+	// names it without quoting the data.
+	KindForeign
 )
 
 var kindNames = [...]string{
@@ -91,6 +95,7 @@ var kindNames = [...]string{
 	KindPreToolCall: "PreToolCall", KindPostToolCall: "PostToolCall",
 	KindCancelled: "Cancelled", KindFailed: "Failed", KindTodoUpdated: "TodoUpdated",
 	KindTasksSynced: "TasksSynced", KindTaskChanged: "TaskChanged", KindAuth: "Auth",
+	KindForeign: "Foreign",
 }
 
 func (k Kind) String() string {
