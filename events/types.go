@@ -1,6 +1,6 @@
 // Package events turns the maria daemon's wire events (three dialects, see
-// ../shared/docs/protocol.md) into normalized values, and reduces them into
-// the timeline a user sees. It does no IO and knows nothing of terminals.
+// Dialect) into normalized values, and reduces them into the timeline a
+// user sees. It does no IO and knows nothing of terminals.
 package events
 
 import (
