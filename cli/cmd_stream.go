@@ -195,7 +195,8 @@ func writeItemText(w io.Writer, it *events.Item) {
 	case events.ItemAssistant:
 		text := strings.TrimSpace(sanitize.Text(it.Text))
 		if text == "" {
-			return
+			// A turn of tool calls only: its tool lines follow.
+			text = callsText(it.ToolCalls)
 		}
 		fmt.Fprintf(w, "◆ Assistant")
 		if u := it.Usage; u != nil {
@@ -226,6 +227,18 @@ func writeItemText(w io.Writer, it *events.Item) {
 	case events.ItemNotice:
 		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
 	}
+}
+
+// callsText stands for the text of a reply that has none.
+func callsText(calls []events.ToolCall) string {
+	if len(calls) == 0 {
+		return "(empty reply)"
+	}
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = clip(sanitize.Line(c.Name), 100)
+	}
+	return "(calls " + strings.Join(names, ", ") + ")"
 }
 
 func indent(s, prefix string) string {

@@ -22,45 +22,89 @@ const (
 // Decode turns one SSE frame into an Event. It never fails and never
 // panics: data that does not decode becomes a KindInvalid event whose Notice
 // carries a short excerpt, so the stream goes on.
+//
+// Only the event names maria sends are read (see TaskStreamName and
+// DaemonStreamName). Any other frame, including one without an `event:`
+// line (an SSE "message"), is KindForeign whatever its data holds: maria's
+// own web client listens to its named events only, and perch must be no
+// easier to spoof.
 func Decode(f Frame) (ev Event) {
 	defer func() {
 		if r := recover(); r != nil {
 			ev = invalid(f, fmt.Sprintf("decoder error: %v", r))
+			if DaemonStreamName(f.Name) {
+				ev.Dialect = DialectDaemon
+			}
 		}
 	}()
-	switch {
-	case f.Name == "maria.queued_messages.synchronized":
+	switch f.Name {
+	case "maria":
+		return decodeMaria(f)
+	case "maria.queued_messages.synchronized":
 		return decodeSnapshot(f)
-	case f.Name == "daemon.tasks.synchronized":
+	case "daemon.tasks.synchronized":
 		tasks, err := ParseTasks(f.Data)
 		if err != nil {
-			return invalid(f, err.Error())
+			return daemonInvalid(f, err.Error())
 		}
-		return Event{Kind: KindTasksSynced, Dialect: DialectDaemon, Variant: f.Name, Tasks: tasks}
-	case f.Name == "daemon.task.changed":
+		return Event{Kind: KindTasksSynced, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Tasks: tasks}
+	case "daemon.task.changed":
 		var w struct {
 			Task json.RawMessage `json:"task"`
 		}
 		if err := json.Unmarshal(f.Data, &w); err != nil || len(w.Task) == 0 {
-			return invalid(f, "daemon.task.changed without a task")
+			return daemonInvalid(f, "daemon.task.changed without a task")
 		}
 		task, err := ParseTask(w.Task)
 		if err != nil {
-			return invalid(f, err.Error())
+			return daemonInvalid(f, err.Error())
 		}
-		return Event{Kind: KindTaskChanged, Dialect: DialectDaemon, Variant: f.Name, Task: &task}
-	case strings.HasPrefix(f.Name, "auth."):
+		return Event{Kind: KindTaskChanged, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Task: &task}
+	case "auth.status.changed", "auth.login.completed", "auth.login.failed":
 		return decodeAuth(f)
-	case f.Name == "maria", f.Name == "", f.Name == "message":
-		return decodeMaria(f)
 	}
-	// An unknown event name: still try it as a maria event (some proxies
-	// rename), else say what it was.
-	if ev := decodeMaria(f); ev.Kind != KindInvalid {
-		return ev
+	return foreign(f)
+}
+
+// TaskStreamName reports whether maria sends events named name on a task
+// stream (GET /task/{id}/events).
+func TaskStreamName(name string) bool {
+	return name == "maria" || name == "maria.queued_messages.synchronized"
+}
+
+// DaemonStreamName reports whether maria sends events named name on the
+// daemon stream (GET /events).
+func DaemonStreamName(name string) bool {
+	switch name {
+	case "daemon.tasks.synchronized", "daemon.task.changed",
+		"auth.status.changed", "auth.login.completed", "auth.login.failed":
+		return true
 	}
-	return Event{Kind: KindUnknown, Variant: f.Name, Fingerprint: fingerprint(f),
-		Notice: fmt.Sprintf("unknown event %q: %s", Excerpt([]byte(f.Name), 60), Excerpt(f.Data, excerptLen))}
+	return false
+}
+
+// foreign is a frame maria would not send: its Notice names the frame, never
+// its data, which may impersonate a conversation.
+func foreign(f Frame) Event {
+	what := "a frame without an event name"
+	if f.Name != "" {
+		what = fmt.Sprintf("event %s", ForeignName(f.Name))
+	}
+	return Event{Kind: KindForeign, Variant: f.Name, Fingerprint: fingerprint(f),
+		Notice: fmt.Sprintf("%s (%d bytes of data)", what, len(f.Data))}
+}
+
+// ForeignName quotes an event name maria does not send, bounded and with
+// every control or invisible character escaped, for a notice.
+func ForeignName(name string) string {
+	return strconv.QuoteToGraphic(Excerpt([]byte(name), 40))
+}
+
+// daemonInvalid is invalid for the daemon stream's events.
+func daemonInvalid(f Frame, why string) Event {
+	ev := invalid(f, why)
+	ev.Dialect = DialectDaemon
+	return ev
 }
 
 func invalid(f Frame, why string) Event {
@@ -114,9 +158,9 @@ func decodeAuth(f Frame) Event {
 		Message       string `json:"message"`
 	}
 	if err := json.Unmarshal(f.Data, &w); err != nil {
-		return invalid(f, "auth event does not decode")
+		return daemonInvalid(f, "auth event does not decode")
 	}
-	return Event{Kind: KindAuth, Dialect: DialectDaemon, Variant: f.Name, Auth: &Auth{
+	return Event{Kind: KindAuth, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Auth: &Auth{
 		Event: strings.TrimPrefix(f.Name, "auth."), Provider: w.Provider,
 		Authenticated: w.Authenticated, Message: w.Message,
 	}}

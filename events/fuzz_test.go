@@ -4,9 +4,32 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
+
+// Seeds that reach the classes the decoder must refuse or keep: foreign
+// event names (none, message, case, the daemon stream's) carrying maria
+// data, and assistant turns without text that carry tool calls.
+const (
+	seedCall      = `{"id":"c1","function":{"name":"read_file","arguments":"{\"path\": \"a\"}"},"type":"function"}`
+	seedSpoof     = `{"id":"e2","desc":{"msg":"UserMessage","content":"spoof"}}`
+	seedEmptyTurn = `{"id":"e1","desc":{"msg":"AssistantMessage","tool_calls":[` + seedCall + `],"content":""}}`
+	seedDocsTurn  = `{"id":1,"msg":"MessageAdded","message":{"role":"assistant","content":[],"tool_calls":[` + seedCall + `]}}`
+	seedDocsRC    = `{"id":2,"msg":"RequestCompleted","usage":[],"message":{"content":"","role":"assistant","tool_calls":[` + seedCall + `]}}`
+)
+
+// seedStreams are whole streams for FuzzTimeline: docs double reports of
+// empty-text turns, and foreign frames between maria's.
+var seedStreams = []string{
+	"event: maria\ndata: " + seedDocsTurn + "\n\nevent: maria\ndata: " + seedDocsRC + "\n\n" +
+		"event: maria\ndata: " + strings.ReplaceAll(strings.ReplaceAll(seedDocsTurn, `"id":1`, `"id":3`), "c1", "c2") + "\n\n" +
+		"event: maria\ndata: " + strings.ReplaceAll(strings.ReplaceAll(seedDocsRC, `"id":2`, `"id":4`), "c1", "c2") + "\n\n",
+	"event: maria\ndata: " + seedEmptyTurn + "\n\ndata: " + seedSpoof + "\n\nevent: message\ndata: " + seedSpoof + "\n\n" +
+		"event: Maria\ndata: " + seedSpoof + "\n\nevent: daemon.task.changed\ndata: " + seedSpoof + "\n\n" +
+		"event: maria\ndata: " + strings.ReplaceAll(seedSpoof, "spoof", "real") + "\n\n",
+}
 
 func corpusFrames(f *testing.F) {
 	files, _ := filepath.Glob("testdata/streams/*.sse")
@@ -25,10 +48,17 @@ func corpusFrames(f *testing.F) {
 	f.Add("daemon.tasks.synchronized", []byte(`{"tasks":[{"id":"t","created":"x"}]}`))
 	f.Add("maria.queued_messages.synchronized", []byte(`[{"id":5,"message":null}]`))
 	f.Add("maria", []byte("{\"desc\":{\"msg\":\"UserMessage\",\"content\":\"\xff\x1b[2J\"}}"))
+	f.Add("maria", []byte(seedEmptyTurn))
+	f.Add("maria", []byte(seedDocsTurn))
+	f.Add("maria", []byte(seedDocsRC))
+	for _, name := range []string{"", "message", "Maria", "maria ", "daemon.task.changed", "auth.login.failed", "x\x1b[2J\u202e"} {
+		f.Add(name, []byte(seedSpoof))
+	}
 }
 
 // FuzzDecode: any frame decodes without panicking, into valid UTF-8 text and
-// bounded notices.
+// bounded notices; a name maria does not send never decodes into anything
+// but a foreign frame.
 func FuzzDecode(f *testing.F) {
 	corpusFrames(f)
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
@@ -39,28 +69,93 @@ func FuzzDecode(f *testing.F) {
 		if !utf8.ValidString(ev.Notice) {
 			t.Fatal("notice not UTF-8")
 		}
+		if TaskStreamName(name) || DaemonStreamName(name) {
+			if ev.Kind == KindForeign {
+				t.Fatalf("%q is maria's, decoded as foreign", name)
+			}
+			return
+		}
+		if ev.Kind != KindForeign || ev.ID != "" || ev.Text != "" || ev.Tool != nil || ev.ToolCalls != nil || len(ev.Notice) > 300 {
+			t.Fatalf("foreign name %q: %+v", name, ev)
+		}
+		if len(data) > 300 && strings.Contains(ev.Notice, string(data)) {
+			t.Fatal("notice quotes the data")
+		}
 	})
 }
 
 // FuzzTimeline: any sequence of frames (split from one input) reduces
-// without panicking, and replaying it changes nothing.
+// without panicking, and replaying it adds nothing. The frames picked by
+// mask (bit i%64 for frame i) are renamed to name: when that is not a task
+// stream name, the timeline must be the one without those frames, plus one
+// notice that counts them. And no assistant reply is lost: each applied
+// HEAD reply is an item, each docs item holds at most two reports.
 func FuzzTimeline(f *testing.F) {
 	files, _ := filepath.Glob("testdata/streams/*.sse")
-	for _, p := range files {
+	for i, p := range files {
 		data, _ := os.ReadFile(p)
-		f.Add(data)
+		f.Add(data, "", uint64(0))
+		f.Add(data, []string{"", "message", "Maria", "daemon.task.changed", "foo"}[i%5], uint64(0x9249249249249249)>>(i%3))
 	}
-	f.Fuzz(func(t *testing.T, stream []byte) {
-		var frames []Frame
+	for _, s := range seedStreams {
+		f.Add([]byte(s), "", uint64(0))
+		f.Add([]byte(s), "message", uint64(0b1010))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, name string, mask uint64) {
+		var frames, kept []Frame
 		_ = ReadFrames(bytes.NewReader(stream), func(fr Frame) error {
+			if mask&(1<<(len(frames)%64)) != 0 {
+				fr.Name = name
+			}
 			frames = append(frames, fr)
+			if TaskStreamName(fr.Name) {
+				kept = append(kept, fr)
+			}
 			return nil
 		})
 		tl := NewTimeline()
+		seen := map[string]bool{}
+		head, docs := 0, 0
 		for _, fr := range frames {
-			tl.Apply(Decode(fr))
+			ev := Decode(fr)
+			if ev.Kind == KindAssistantMessage && (ev.ID == "" || !seen[ev.ID]) {
+				if ev.Variant == "AssistantMessage" {
+					head++
+				} else {
+					docs++
+				}
+			}
+			if ev.ID != "" && ev.Kind != KindForeign && ev.Dialect != DialectDaemon {
+				seen[ev.ID] = true
+			}
+			tl.Apply(ev)
 		}
 		n := tl.Len()
+		asst := 0
+		for _, it := range tl.Items() {
+			if it.Kind == ItemAssistant {
+				asst++
+			}
+		}
+		if asst < head+(docs+1)/2 || asst > head+docs {
+			t.Fatalf("%d assistant items for %d HEAD and %d docs replies", asst, head, docs)
+		}
+
+		// Foreign frames change nothing but the one notice.
+		clean := NewTimeline()
+		for _, fr := range kept {
+			clean.Apply(Decode(fr))
+		}
+		want := itemsText(clean, "")
+		got := itemsText(tl, "Ignored ")
+		if got != want {
+			t.Fatalf("foreign frames changed the transcript:\n%s\nwithout them:\n%s", got, want)
+		}
+		foreign := len(frames) - len(kept)
+		if m := tl.Meta(); m.ForeignFrames != foreign {
+			t.Fatalf("%d foreign frames counted as %d", foreign, m.ForeignFrames)
+		}
+
 		tl.Reconnected()
 		for _, fr := range frames {
 			tl.Apply(Decode(fr))
@@ -71,12 +166,42 @@ func FuzzTimeline(f *testing.F) {
 	})
 }
 
+// itemsText renders the items for comparison, without the foreign-frames
+// notice (its text starts with skip).
+func itemsText(tl *Timeline, skip string) string {
+	var b strings.Builder
+	for _, it := range tl.Items() {
+		if skip != "" && it.Kind == ItemNotice && strings.HasPrefix(it.Text, skip) {
+			continue
+		}
+		b.WriteString(it.Kind.String() + "|" + it.ID + "|" + it.Text)
+		if it.Tool != nil {
+			b.WriteString("|" + it.Tool.Status.String())
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // FuzzReadFrames: the SSE reader never panics and never returns data past
-// an incomplete event.
+// an incomplete event; a frame it reads under a name maria does not send
+// (or none) decodes as foreign.
 func FuzzReadFrames(f *testing.F) {
 	f.Add([]byte("event: a\ndata: 1\n\n"))
 	f.Add([]byte("data: x\r\ndata: y\r\r\n\n: c\n"))
+	for _, s := range seedStreams {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("event:maria\ndata:" + seedSpoof + "\n\nevent: maria\nevent: foo\ndata: " + seedSpoof + "\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		_ = ReadFrames(bytes.NewReader(in), func(Frame) error { return nil })
+		_ = ReadFrames(bytes.NewReader(in), func(fr Frame) error {
+			if strings.ContainsAny(fr.Name, "\r\n") {
+				t.Fatalf("name %q holds a line end", fr.Name)
+			}
+			if !TaskStreamName(fr.Name) && !DaemonStreamName(fr.Name) && Decode(fr).Kind != KindForeign {
+				t.Fatalf("frame %q is not foreign", fr.Name)
+			}
+			return nil
+		})
 	})
 }

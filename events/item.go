@@ -103,6 +103,7 @@ type Item struct {
 	NoticeKind string // Notice* constants; "" for perch's own notices
 
 	origin string // the variant that made it (docs merge)
+	paired bool   // both docs reports of the reply were seen
 }
 
 // ToolItem is the state of one tool call.
@@ -150,4 +151,9 @@ type Meta struct {
 	PrunedCount     int
 	Totals          Usage // summed over assistant replies
 	RunStarted      time.Time
+	// ForeignFrames counts the frames ignored because maria does not send
+	// their event name on a task stream; LastForeign describes the latest
+	// (its name, never its data).
+	ForeignFrames int
+	LastForeign   string
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -27,6 +28,10 @@ type Timeline struct {
 	lastAssistant *Item               // for merging the docs dialect's double reports
 	anon          []uint64            // fingerprints of id-less events, in order
 	anonPos       int                 // position in anon of the current connection
+
+	foreign     []uint64 // fingerprints of ignored foreign frames, in order
+	foreignPos  int      // position in foreign of the current connection
+	foreignNote *Item    // the one notice that counts them
 }
 
 // NewTimeline returns an empty timeline.
@@ -70,7 +75,19 @@ func (t *Timeline) Seen(id string) bool { _, ok := t.seen[id]; return ok }
 // Apply feeds one decoded event. It reports whether anything visible
 // changed. Events already seen (by id, or by position for id-less streams)
 // are ignored: maria replays its whole log on every connection.
+//
+// The timeline follows a task stream: a frame maria does not send there
+// (KindForeign, or a daemon stream event) is never a conversation event. It
+// is only counted (Meta.ForeignFrames) and shown in one notice.
 func (t *Timeline) Apply(ev Event) bool {
+	if ev.Kind == KindForeign || ev.Dialect == DialectDaemon {
+		// Before firstSighting: a foreign frame marks no id as seen.
+		if !t.foreignFrame(ev) {
+			return false
+		}
+		t.version++
+		return true
+	}
 	if !t.firstSighting(ev) {
 		return false
 	}
@@ -84,17 +101,23 @@ func (t *Timeline) Apply(ev Event) bool {
 // Reconnected tells the timeline that a new connection starts replaying the
 // log from the beginning. Events with ids need nothing; id-less events are
 // then matched by position against the previous connection's.
-func (t *Timeline) Reconnected() { t.anonPos = 0 }
+func (t *Timeline) Reconnected() { t.anonPos, t.foreignPos = 0, 0 }
 
 func (t *Timeline) firstSighting(ev Event) bool {
 	switch ev.Kind {
 	case KindQueueSnapshot, KindTasksSynced, KindTaskChanged, KindAuth:
 		return true // state snapshots: idempotent, always apply the latest
 	}
-	if ev.Dialect == DialectUnknown && ev.Kind != KindInvalid && ev.Kind != KindUnknown {
-		// Decoders of other systems reuse a turn's id on purpose (deltas,
-		// then the final message) and remove replays themselves.
+	switch ev.Kind {
+	case KindTextDelta, KindThinkingDelta, KindToolOutputDelta:
+		// Deltas share their turn's id on purpose, and mark nothing seen.
 		return true
+	case KindAssistantMessage:
+		if it := t.turns[ev.ID]; it != nil && it.Open {
+			// The final form of a streamed turn.
+			t.seen[ev.ID] = struct{}{}
+			return true
+		}
 	}
 	if ev.ID != "" {
 		if _, dup := t.seen[ev.ID]; dup {
@@ -118,6 +141,41 @@ func (t *Timeline) firstSighting(ev Event) bool {
 		t.anon = t.anon[:pos]
 	}
 	t.anon = append(t.anon, ev.Fingerprint)
+	return true
+}
+
+// foreignFrame counts a frame that is not a task stream event, once: a
+// replay's k-th foreign frame is the k-th seen before when it is the same
+// frame. It reports whether the count changed.
+func (t *Timeline) foreignFrame(ev Event) bool {
+	fp := ev.Fingerprint
+	pos := t.foreignPos
+	t.foreignPos++
+	if pos < len(t.foreign) {
+		if t.foreign[pos] == fp {
+			return false
+		}
+		t.foreign = t.foreign[:pos]
+	}
+	t.foreign = append(t.foreign, fp)
+
+	last := ev.Notice
+	if ev.Kind != KindForeign {
+		last = fmt.Sprintf("event %s of the daemon stream", ForeignName(ev.Variant))
+	}
+	t.meta.ForeignFrames++
+	t.meta.LastForeign = last
+	text := fmt.Sprintf("Ignored %d frames that are not maria events; the last: %s.", t.meta.ForeignFrames, last)
+	if t.meta.ForeignFrames == 1 {
+		text = "Ignored a frame that is not a maria event: " + last + "."
+	}
+	if t.foreignNote == nil {
+		t.foreignNote = &Item{Kind: ItemNotice, Created: ev.Created, Level: LevelInfo}
+		t.add(t.foreignNote)
+	} else {
+		t.foreignNote.Version++
+	}
+	t.foreignNote.Text = text
 	return true
 }
 
@@ -243,11 +301,13 @@ func (t *Timeline) notice(ev Event, level NoticeLevel, text string) {
 }
 
 // assistant adds an assistant turn and a tool item per call. The docs
-// dialect may report one reply twice (MessageAdded and RequestCompleted):
-// the second copy only completes the first.
+// dialect may report one reply twice, as MessageAdded and RequestCompleted
+// in either order: the second copy only completes the first. A copy pairs
+// with an item made by exactly one report of the other variant, with the
+// same text and the same calls, so that consecutive replies (often all with
+// empty text) never fold into one.
 func (t *Timeline) assistant(ev Event) {
-	if last := t.lastAssistant; last != nil && last.Text == ev.Text && last.origin != ev.Variant &&
-		(ev.Variant == "MessageAdded" || last.origin == "MessageAdded") {
+	if last := t.lastAssistant; last != nil && secondReport(last, ev) {
 		if last.Usage == nil && ev.Usage != nil {
 			last.Usage = ev.Usage
 			t.addUsage(ev.Usage)
@@ -255,7 +315,7 @@ func (t *Timeline) assistant(ev Event) {
 		if len(last.ToolCalls) == 0 && len(ev.ToolCalls) > 0 {
 			last.ToolCalls = ev.ToolCalls
 		}
-		last.origin = ev.Variant
+		last.paired = true
 		last.Version++
 		t.callTools(ev)
 		return
@@ -278,6 +338,30 @@ func (t *Timeline) assistant(ev Event) {
 		t.addUsage(ev.Usage)
 	}
 	t.callTools(ev)
+}
+
+// secondReport tells whether ev is the docs dialect's other report of the
+// reply last already shows.
+func secondReport(last *Item, ev Event) bool {
+	if last.paired || last.Text != ev.Text {
+		return false
+	}
+	if !(last.origin == "MessageAdded" && ev.Variant == "RequestCompleted") &&
+		!(last.origin == "RequestCompleted" && ev.Variant == "MessageAdded") {
+		return false
+	}
+	if len(last.ToolCalls) == 0 || len(ev.ToolCalls) == 0 {
+		return true // one report left the calls out
+	}
+	if len(last.ToolCalls) != len(ev.ToolCalls) {
+		return false
+	}
+	for i, c := range last.ToolCalls {
+		if c.ID != ev.ToolCalls[i].ID || c.Name != ev.ToolCalls[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *Timeline) addUsage(u *Usage) {

@@ -11,6 +11,9 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 	switch ev.Kind {
 	case KindTextDelta, KindThinkingDelta:
 		it := t.openTurn(ev)
+		if !it.Open {
+			return false // the turn's final form is in: a late delta changes nothing
+		}
 		if ev.Kind == KindTextDelta {
 			it.Text += ev.Text
 		} else {
@@ -48,6 +51,11 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 func (t *Timeline) openTurn(ev Event) *Item {
 	if it := t.turns[ev.ID]; it != nil {
 		return it
+	}
+	if _, done := t.seen[ev.ID]; done && ev.ID != "" {
+		// A final form already came for this id (kept elsewhere): the
+		// delta is late; give it a closed scratch item nobody sees.
+		return &Item{}
 	}
 	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Open: true}
 	t.add(it)

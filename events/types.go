@@ -1,6 +1,6 @@
 // Package events turns the maria daemon's wire events (three dialects, see
-// ../shared/docs/protocol.md) into normalized values, and reduces them into
-// the timeline a user sees. It does no IO and knows nothing of terminals.
+// Dialect) into normalized values, and reduces them into the timeline a
+// user sees. It does no IO and knows nothing of terminals.
 package events
 
 import (
@@ -77,6 +77,10 @@ const (
 	KindTasksSynced // daemon.tasks.synchronized
 	KindTaskChanged // daemon.task.changed
 	KindAuth        // auth.*
+	// KindForeign is a frame whose SSE event name maria does not send, or
+	// that has none: never a conversation event, whatever its data; Notice
+	// names it without quoting the data.
+	KindForeign
 
 	// The kinds below carry what systems other than maria have; see
 	// docs/architecture.md for how a decoder uses them.
@@ -111,6 +115,7 @@ var kindNames = [...]string{
 	KindPreToolCall: "PreToolCall", KindPostToolCall: "PostToolCall",
 	KindCancelled: "Cancelled", KindFailed: "Failed", KindTodoUpdated: "TodoUpdated",
 	KindTasksSynced: "TasksSynced", KindTaskChanged: "TaskChanged", KindAuth: "Auth",
+	KindForeign:   "Foreign",
 	KindTextDelta: "TextDelta", KindThinkingDelta: "ThinkingDelta",
 	KindToolOutputDelta: "ToolOutputDelta", KindNotice: "Notice", KindRunState: "RunState",
 }

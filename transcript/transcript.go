@@ -207,11 +207,13 @@ func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
 			b.WriteString(quote(sanitize.Text(it.Text)))
 			b.WriteString("\n\n")
 		case events.ItemAssistant:
-			if strings.TrimSpace(it.Text) == "" && len(it.ToolCalls) > 0 {
-				continue // the tool items that follow say it all
-			}
 			b.WriteString("## Assistant\n\n")
-			b.WriteString(strings.TrimSpace(sanitize.Text(it.Text)))
+			if text := strings.TrimSpace(sanitize.Text(it.Text)); text != "" {
+				b.WriteString(text)
+			} else {
+				// A turn of tool calls only: the tool items follow.
+				b.WriteString(callsMarkdown(it.ToolCalls))
+			}
 			b.WriteString("\n\n")
 			if u := it.Usage; u != nil {
 				fmt.Fprintf(&b, "_tokens: %d in (%d cached), %d out_\n\n", u.InputTokens, u.CachedTokens, u.OutputTokens)
@@ -246,6 +248,18 @@ func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
 		return fmt.Errorf("write markdown: %w", err)
 	}
 	return nil
+}
+
+// callsMarkdown stands for the text of a reply that has none.
+func callsMarkdown(calls []events.ToolCall) string {
+	if len(calls) == 0 {
+		return "_(empty reply)_"
+	}
+	names := make([]string, len(calls))
+	for i, c := range calls {
+		names[i] = "`" + strings.ReplaceAll(sanitize.Line(events.Excerpt([]byte(c.Name), 100)), "`", "'") + "`"
+	}
+	return "_Calls " + strings.Join(names, ", ") + "._"
 }
 
 func writeToolMarkdown(b *bytes.Buffer, t *events.ToolItem) {

@@ -62,6 +62,9 @@ func fixtures() map[string]*events.Item {
 				"Also check that the README is up to date.\n\nThanks!"},
 		"assistant": {Kind: events.ItemAssistant, Version: 1, Text: assistantMD,
 			Usage: &events.Usage{InputTokens: 9213, OutputTokens: 74, CachedTokens: 9100, TotalTokens: 9287}},
+		// A turn of tool calls only: its items follow, the turn still shows.
+		"assistant_calls": {Kind: events.ItemAssistant, Version: 1, ToolCalls: []events.ToolCall{{ID: "c1", Name: "read_file"}, {ID: "c2", Name: "list_files"}},
+			Usage: &events.Usage{InputTokens: 9610, OutputTokens: 74, CachedTokens: 9380, TotalTokens: 9684}},
 		"cmd_legacy": toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, legacyCmd),
 		"cmd_head":   toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, headCmd),
 		"cmd_ok": toolItem("execute_command", map[string]any{"command": "ls"}, events.ToolOK, &events.ToolResult{

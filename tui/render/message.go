@@ -44,21 +44,55 @@ func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
 }
 
 // assistant draws a reply as markdown, with token usage on a dim line
-// under it.
+// under it. A reply without text (a turn of tool calls only, whose items
+// follow) is one dim line naming its calls, the usage at its right end
+// when it fits, so the turn never renders as nothing.
 func (r *Renderer) assistant(it *events.Item, w int) []string {
 	var lines []string
 	text := strings.TrimSpace(it.Text)
+	usage := ""
+	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0) {
+		usage = usageText(u)
+	}
 	switch {
 	case text == "":
+		left := fit(callsText(it.ToolCalls), w)
+		if gap := w - ansi.StringWidth(left) - ansi.StringWidth(usage); usage != "" && gap >= 2 {
+			left += strings.Repeat(" ", gap) + usage
+			usage = ""
+		}
+		lines = []string{r.st.Assistant.Usage.Render(left)}
 	case len(text) > maxMarkdown:
 		lines = r.plainAssistant(text, w)
 	default:
 		lines = r.markdown(sanitize.Text(text), w)
 	}
-	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0) {
-		lines = append(lines, rightAlign(r.st.Assistant.Usage.Render(usageText(u)), w))
+	if usage != "" {
+		lines = append(lines, rightAlign(r.st.Assistant.Usage.Render(usage), w))
 	}
 	return lines
+}
+
+// callsText names the calls of a reply without text: "Calls read_file,
+// list_files", the first few of many, or "(empty reply)" for none.
+func callsText(calls []events.ToolCall) string {
+	if len(calls) == 0 {
+		return "(empty reply)"
+	}
+	const most = 4
+	names := make([]string, 0, most+1)
+	for i, c := range calls {
+		if i == most-1 && len(calls) > most {
+			names = append(names, "and "+strconv.Itoa(len(calls)-i)+" more")
+			break
+		}
+		name := sanitize.Line(c.Name)
+		if name == "" {
+			name = "a tool"
+		}
+		names = append(names, name)
+	}
+	return "Calls " + strings.Join(names, ", ")
 }
 
 func (r *Renderer) plainAssistant(text string, w int) []string {

@@ -94,7 +94,7 @@ func TestGolden(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"user", "assistant", "cmd_legacy", "list_legacy", "notice_error", "read_legacy"} {
+	for _, name := range []string{"user", "assistant", "assistant_calls", "cmd_legacy", "list_legacy", "notice_error", "read_legacy"} {
 		t.Run(name+"/w40", func(t *testing.T) {
 			lines := r.Item(items[name], Options{Width: 40})
 			checkLines(t, name, lines, 40)
