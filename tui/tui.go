@@ -57,6 +57,9 @@ type Config struct {
 	// Model is the model asked for when creating tasks ("" = the daemon's
 	// default).
 	Model string
+
+	// observeGate lets tests watch the renderer gate of run.
+	observeGate func(*renderGate)
 }
 
 func (c *Config) defaults() {
@@ -102,10 +105,17 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
+		tea.WithFPS(renderFPS),
 	}, opts...)
 	p := tea.NewProgram(m, all...)
+	gate := newRenderGate(p)
+	m.gate = gate
+	if cfg.observeGate != nil {
+		cfg.observeGate(gate)
+	}
 	hub.start(p.Send)
 	final, err := p.Run()
+	gate.close()
 	cancel()
 	hub.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
