@@ -2,12 +2,12 @@
 // components (render functions taking a width), fed by stream goroutines that
 // decode and coalesce daemon events off the Update path.
 //
-// Rules kept throughout the package (see ../shared/docs/anchors.md part B):
+// Rules kept throughout the package:
 //   - no IO in Update or View: every network call is a tea.Cmd, streams live
 //     in goroutines next to the program;
 //   - per-frame work is bounded by the viewport, never by session length;
 //   - at most one stream batch per frame, and ticks only while something
-//     visible animates.
+//     visible animates (Bubble Tea's frame ticker included: renderGate).
 package tui
 
 import (
