@@ -61,9 +61,14 @@ func ThemeFromEnv(flag string, getenv func(string) string, isDark bool) Theme {
 // Icons and glyphs. All are single-cell in common terminal fonts; emoji are
 // avoided on purpose because their width differs between terminals.
 const (
+	// Tool calls. The mark alone tells the outcome (NO_COLOR included):
+	// a command that ran and exited non-zero is ✗, a tool that failed to
+	// do its job at all is ⊗, cancelled and timed out are their own.
 	IconRunning   = "●" // static fallback when no spinner frame is given
-	IconOK        = "✓"
-	IconError     = "✗"
+	IconOK        = "✓" // done; a command exited 0
+	IconFailed    = "✗" // a command ran and exited non-zero
+	IconTimedOut  = "⧖" // a command was stopped at its time limit
+	IconError     = "⊗" // the tool itself failed (error result)
 	IconCancelled = "⊘"
 	IconUnknown   = "?"
 	IconPruned    = "✂"
@@ -193,7 +198,9 @@ type AssistantStyles struct {
 type ToolStatusStyles struct {
 	Running   lipgloss.Style
 	OK        lipgloss.Style
-	Error     lipgloss.Style
+	Failed    lipgloss.Style // a command ran and exited non-zero
+	TimedOut  lipgloss.Style
+	Error     lipgloss.Style // the tool itself failed
 	Cancelled lipgloss.Style
 	Unknown   lipgloss.Style
 }
@@ -428,6 +435,8 @@ func New(theme Theme) *Styles {
 		Status: ToolStatusStyles{
 			Running:   fg(p.primary),
 			OK:        fg(p.success),
+			Failed:    fg(p.err).Bold(true),
+			TimedOut:  fg(p.warning).Bold(true),
 			Error:     fg(p.err).Bold(true),
 			Cancelled: fg(p.warning),
 			Unknown:   subtle,

@@ -104,7 +104,7 @@ func TestSpinnerFrame(t *testing.T) {
 }
 
 func TestIconsAreOneCell(t *testing.T) {
-	for _, ic := range []string{IconRunning, IconOK, IconError, IconCancelled, IconUnknown, IconPruned,
+	for _, ic := range []string{IconRunning, IconOK, IconFailed, IconTimedOut, IconError, IconCancelled, IconUnknown, IconPruned,
 		IconInfo, IconWarning, IconNotice, IconTodoPending, IconTodoInProgress, IconTodoCompleted,
 		IconPriorityHigh, IconPriorityMedium, IconPriorityLow, IconDir, IconFile, IconSymlink, IconOther,
 		IconInput, IconOutput, IconCached, BorderThick, BorderSelected, BorderThin, Ellipsis} {

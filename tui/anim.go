@@ -50,15 +50,25 @@ func (m *Model) needsTick() bool {
 		if m.daemonConn.Phase == client.PhaseReconnecting {
 			return true
 		}
-		return m.list.anyVisibleGenerating()
+		return !m.daemonGone() && m.list.anyVisibleGenerating()
 	default:
-		if m.busy() || m.conn.Phase == client.PhaseReconnecting {
-			return true
-		}
+		// A pending send animates until its POST answers, whatever the
+		// stream does.
 		for _, o := range m.taskOutbox() {
 			if o.state == sendPending {
 				return true
 			}
+		}
+		if m.conn.Phase == client.PhaseReconnecting {
+			return true // the countdown
+		}
+		if m.streamGone() {
+			// Nothing the stream showed can change any more: the last
+			// known "generating" and running tools are frozen, not live.
+			return false
+		}
+		if m.busy() {
+			return true
 		}
 		items := m.tl.Items()
 		for _, i := range m.owners {
@@ -70,6 +80,25 @@ func (m *Model) needsTick() bool {
 		}
 	}
 	return false
+}
+
+// streamGone is whether the task stream ended for good (the daemon refused
+// it: 404 task gone, 204, another 4xx, or it returned an error). No event
+// will come to end a run or a tool it showed as in progress.
+func (m *Model) streamGone() bool {
+	return m.mode == modeTask && m.conn.Phase == client.PhaseFailed
+}
+
+// daemonGone is the same for the daemon stream behind the task list.
+func (m *Model) daemonGone() bool { return m.daemonConn.Phase == client.PhaseFailed }
+
+// liveSpinner is the spinner frame for something shown in progress, or ""
+// (a static icon) once the stream that would end it is gone.
+func (m *Model) liveSpinner(gone bool) string {
+	if gone {
+		return ""
+	}
+	return spinnerFrame(m.spin.frame)
 }
 
 // armTick starts the animation timer when needed (and the flash expiry).

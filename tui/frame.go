@@ -26,7 +26,7 @@ func (s *itemSource) lines(i int) []string {
 	// Only running tools get the spinner frame: passing it to every item
 	// would change every cache key on every tick.
 	if it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
-		o.Spinner = spinnerFrame(s.m.spin.frame)
+		o.Spinner = s.m.liveSpinner(s.m.streamGone())
 	}
 	return s.m.rend.Item(it, o)
 }
@@ -257,7 +257,7 @@ func (m *Model) statusLineMemo() string {
 		errS = c.Err.Error()
 	}
 	k.i(m.w).t(m.connSeen).i(int(c.Phase)).i(c.Attempt).i64(left).s(errS).
-		i(int(m.tl.Status())).i(m.spin.frame).t(m.canceling).
+		i(int(m.tl.Status())).i(m.spin.frame).t(m.canceling).t(m.streamGone()).
 		i64(int64(m.now.Sub(meta.RunStarted) / time.Second)).s(meta.Model).s(m.task.Model).
 		i64(meta.ContextTokens).i64(meta.Totals.InputTokens).i64(meta.Totals.OutputTokens).
 		s(m.task.Name).s(m.task.ID).s(m.task.Cwd)

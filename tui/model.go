@@ -58,6 +58,7 @@ type Model struct {
 	overlay overlay
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
+	gate      *renderGate                          // told of every View; nil in tests
 	spin      spinState
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
@@ -221,6 +222,9 @@ func (m *Model) resize(w, h int) {
 // only assembles cached pieces: the transcript renders just its visible
 // items, each cached by the renderer.
 func (m *Model) View() tea.View {
+	if m.gate != nil {
+		m.gate.viewed()
+	}
 	var v tea.View
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion

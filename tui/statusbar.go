@@ -93,6 +93,12 @@ func (m *Model) statusLine() string {
 	var run string
 	switch m.tl.Status() {
 	case events.RunGenerating:
+		if m.streamGone() {
+			// The stream failed for good mid-run: the connection segment
+			// says why; the run state is only what was last seen.
+			run = m.ch.Dim.Render("? last seen generating")
+			break
+		}
 		run = spinnerFrame(m.spin.frame) + " generating"
 		if !meta.RunStarted.IsZero() {
 			run += " " + humanDuration(m.now.Sub(meta.RunStarted))

@@ -350,7 +350,7 @@ func (m *Model) taskRow(t events.Task, selected bool, per int) []string {
 	var icon string
 	switch t.Status {
 	case events.StatusGenerating:
-		icon = m.ch.Accent.Render(spinnerFrame(m.spin.frame))
+		icon = m.ch.Accent.Render(orString(m.liveSpinner(m.daemonGone()), "●"))
 	case events.StatusStopped:
 		icon = m.ch.Dim.Render("■")
 	default:

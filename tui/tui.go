@@ -2,12 +2,12 @@
 // components (render functions taking a width), fed by stream goroutines that
 // decode and coalesce daemon events off the Update path.
 //
-// Rules kept throughout the package (see ../shared/docs/anchors.md part B):
+// Rules kept throughout the package:
 //   - no IO in Update or View: every network call is a tea.Cmd, streams live
 //     in goroutines next to the program;
 //   - per-frame work is bounded by the viewport, never by session length;
 //   - at most one stream batch per frame, and ticks only while something
-//     visible animates.
+//     visible animates (Bubble Tea's frame ticker included: renderGate).
 package tui
 
 import (
@@ -57,6 +57,9 @@ type Config struct {
 	// Model is the model asked for when creating tasks ("" = the daemon's
 	// default).
 	Model string
+
+	// observeGate lets tests watch the renderer gate of run.
+	observeGate func(*renderGate)
 }
 
 func (c *Config) defaults() {
@@ -102,10 +105,17 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
+		tea.WithFPS(renderFPS),
 	}, opts...)
 	p := tea.NewProgram(m, all...)
+	gate := newRenderGate(p)
+	m.gate = gate
+	if cfg.observeGate != nil {
+		cfg.observeGate(gate)
+	}
 	hub.start(p.Send)
 	final, err := p.Run()
+	gate.close()
 	cancel()
 	hub.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {

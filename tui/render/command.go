@@ -6,33 +6,42 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/styles"
 )
 
 // commandBody draws execute_command: an exit badge in the header, stdout,
 // then stderr under a label in its own colour. Legacy builds send the
 // parts structured; at HEAD only the text exists, so it is parsed
 // (protocol.md §7.1), and anything unparseable is shown as-is.
-func commandBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
+//
+// mark is the header's status mark for how the command ended: ✓ exit 0,
+// ✗ ran and exited non-zero, ⧖ timed out; "" when the output does not say
+// (the tool's own status mark stays). The tool call itself succeeded in
+// all of these; a failed tool is errorBody's.
+func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []string, mark string) {
 	cr := t.Result.Command
 	if cr == nil {
 		cr = parseCommandText(t.Result.Text)
 	}
 	if cr == nil {
-		return genericBody(r, t, w)
+		segs, tags = genericBody(r, t, w)
+		return segs, tags, ""
 	}
-	var tags []string
+	ts := r.st.Tool
 	switch {
 	case cr.TimedOut:
-		tags = append(tags, r.st.Tool.ExitBad.Render("timed out"))
+		tags = append(tags, ts.ExitBad.Render("timed out"))
+		mark = ts.Status.TimedOut.Render(styles.IconTimedOut)
 	case cr.ExitCode != nil && *cr.ExitCode == 0:
-		tags = append(tags, r.st.Tool.ExitOK.Render("exit 0"))
+		tags = append(tags, ts.ExitOK.Render("exit 0"))
+		mark = ts.Status.OK.Render(styles.IconOK)
 	case cr.ExitCode != nil:
-		tags = append(tags, r.st.Tool.ExitBad.Render("exit "+strconv.Itoa(*cr.ExitCode)))
+		tags = append(tags, ts.ExitBad.Render("exit "+strconv.Itoa(*cr.ExitCode)))
+		mark = ts.Status.Failed.Render(styles.IconFailed)
 	}
 	stdout := trimTrailingNewlines(cr.Stdout)
 	stderr := trimTrailingNewlines(cr.Stderr)
 	hasOut, hasErr := strings.TrimSpace(stdout) != "", strings.TrimSpace(stderr) != ""
-	var segs []seg
 	if hasOut {
 		if hasErr {
 			segs = append(segs, linesSeg(r.p.label.on("stdout")))
@@ -52,7 +61,7 @@ func commandBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	if !hasOut && !hasErr {
 		segs = append(segs, linesSeg(r.p.subtle.on("(no output)")))
 	}
-	return segs, tags
+	return segs, tags, mark
 }
 
 var commandHeadRe = regexp.MustCompile(`(?s)\ACommand (.*?) (?:exited with status (-?\d+)|timed out after \d+ seconds)\.(?:\n|\z)`)

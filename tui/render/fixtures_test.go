@@ -71,6 +71,8 @@ func fixtures() map[string]*events.Item {
 			Text: "Command ls exited with status 0.\n=== STDOUT (3 lines) ===\nREADME.md\nmain.go\n"}),
 		"cmd_timeout": toolItem("execute_command", map[string]any{"command": "sleep 5"}, events.ToolOK, &events.ToolResult{
 			Text: "Command sleep 5 timed out after 1000 seconds."}),
+		"cmd_error": toolItem("execute_command", map[string]any{"command": "make deploy"}, events.ToolError, &events.ToolResult{
+			IsError: true, Text: "Error executing command: working directory /srv/app does not exist", ErrorText: "Error executing command: working directory /srv/app does not exist"}),
 		"running":   toolItem("execute_command", map[string]any{"command": "npm install"}, events.ToolRunning, nil),
 		"cancelled": toolItem("execute_command", map[string]any{"command": "make all"}, events.ToolCancelled, nil),
 		"unknown":   toolItem("read_file", map[string]any{"path": "a.txt"}, events.ToolUnknown, nil),

@@ -22,8 +22,6 @@ type toolBody func(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []s
 // is mutable.
 func toolBodies(name string) toolBody {
 	switch name {
-	case "execute_command":
-		return commandBody
 	case "read_file":
 		return readFileBody
 	case "list_files":
@@ -61,9 +59,17 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 
 	var segs []seg
 	var tags []string
+	icon := r.statusIcon(t.Status)
 	switch {
 	case res != nil && (res.IsError || t.Status == events.ToolError):
 		segs, tags = errorBody(r, t)
+	case res != nil && name == "execute_command":
+		var mark string
+		segs, tags, mark = commandBody(r, t, w-2)
+		if t.Status == events.ToolOK && mark != "" {
+			// The tool worked; the mark says how the command did.
+			icon = mark
+		}
 	case res != nil:
 		segs, tags = toolBodies(name)(r, t, w-2)
 	}
@@ -83,7 +89,7 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 
 	tail := r.headerTail(name, keyArg(t), tags, w-2)
 	c := content{headerTail: tail, running: t.Status == events.ToolRunning}
-	c.lines = append(c.lines, r.statusIcon(t.Status)+" "+tail)
+	c.lines = append(c.lines, icon+" "+tail)
 
 	head, tl := collapsedHead, collapsedTail
 	if expanded {

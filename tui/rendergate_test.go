@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+func (g *renderGate) hasTicker() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ticker != nil
+}
+
+// countTicks counts what a ticker delivers until stop is closed, the way
+// Bubble Tea's renderer goroutine consumes it.
+func countTicks(t *time.Ticker, n *atomic.Int64, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			n.Add(1)
+		}
+	}
+}
+
+func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
+	tk := time.NewTicker(2 * time.Millisecond)
+	defer tk.Stop()
+	var n atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	go countTicks(tk, &n, stop)
+
+	g := &renderGate{
+		find:     func() (*time.Ticker, bool) { return tk, true },
+		interval: 2 * time.Millisecond,
+		idle:     40 * time.Millisecond,
+	}
+	defer g.close()
+	g.viewed()
+	waitFor(t, func() bool { return n.Load() > 3 })
+
+	// No view for a while: the ticker stops and stays stopped.
+	waitFor(t, func() bool { return !g.ticking() })
+	before := n.Load()
+	time.Sleep(100 * time.Millisecond)
+	if got := n.Load(); got > before+1 { // one tick may have been in flight
+		t.Fatalf("the ticker still ticks while idle: %d ticks", got-before)
+	}
+
+	// A new view starts it again.
+	g.viewed()
+	if !g.ticking() {
+		t.Fatal("a view must restart the ticker")
+	}
+	after := n.Load()
+	waitFor(t, func() bool { return n.Load() > after+3 })
+
+	// Views that keep coming keep it ticking past the idle time.
+	deadline := time.Now().Add(150 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		g.viewed()
+		time.Sleep(5 * time.Millisecond)
+		if !g.ticking() {
+			t.Fatal("the ticker stopped while views kept coming")
+		}
+	}
+}
+
+func TestRenderGateWithoutTickerDoesNothing(t *testing.T) {
+	g := &renderGate{find: func() (*time.Ticker, bool) { return nil, false }, interval: time.Millisecond, idle: time.Millisecond}
+	g.viewed()
+	g.viewed()
+	if g.ticking() || g.stopper != nil {
+		t.Fatal("a Bubble Tea without the ticker field must be left alone")
+	}
+}
+
+// TestRenderGateInTheRealProgram runs the real program: Bubble Tea's ticker
+// is found, stops once the screen settles, and a later event still reaches
+// the screen.
+func TestRenderGateInTheRealProgram(t *testing.T) {
+	more := make(chan struct{})
+	b := &fakeBackend{
+		task: events.Task{ID: "task-1", Name: "gate", Status: events.StatusIdle},
+		streamTask: func(ctx context.Context, id string, onFrame func(events.Frame), onState func(connState)) error {
+			onState(connState{Phase: client.PhaseLive})
+			for _, f := range wireFrames(8) {
+				onFrame(f)
+			}
+			select {
+			case <-more:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			onFrame(events.Frame{Name: "maria", Data: []byte(`{"id":"00000000-0000-4000-8000-999999999999","created":1774598999000,"desc":{"msg":"UserMessage","content":"a late question"}}`)})
+			<-ctx.Done()
+			return ctx.Err()
+		},
+	}
+	gates := make(chan *renderGate, 1)
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(ctx, b, Config{TaskID: "task-1", Theme: "dark", Getenv: func(string) string { return "" },
+			observeGate: func(g *renderGate) { gates <- g }},
+			tea.WithInput(nil), tea.WithOutput(&out), tea.WithWindowSize(100, 30))
+		done <- err
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("run did not return")
+		}
+	}()
+	g := <-gates
+	waitFor(t, func() bool { return strings.Contains(ansi.Strip(out.String()), "live") })
+	if !g.hasTicker() {
+		t.Fatal("the gate did not find Bubble Tea's renderer ticker (tea.Program changed?): an idle perch would wake 60 times a second")
+	}
+	waitFor(t, func() bool { return !g.ticking() })
+
+	close(more)
+	waitFor(t, func() bool { return strings.Contains(ansi.Strip(out.String()), "a late question") })
+}
