@@ -250,7 +250,8 @@ func (m *Model) userTexts() []string {
 }
 
 func (m *Model) focusComposer() tea.Cmd {
-	if m.mode != modeTask {
+	if m.mode != modeTask || !m.caps.Send {
+		m.focus = focusTranscript
 		return nil
 	}
 	m.focus = focusComposer
@@ -262,6 +263,14 @@ func (m *Model) focusComposer() tea.Cmd {
 // web-search state.
 func (m *Model) composerRule() string {
 	st := m.ch.Rule
+	if !m.caps.Send {
+		note := m.caps.Note
+		if note == "" {
+			note = "read-only"
+		}
+		left := st.Render("── ") + m.ch.Dim.Render(truncate(note, max(m.w-8, 1))) + " "
+		return truncate(left+st.Render(strings.Repeat("─", max(m.w-lineWidth(left), 0))), m.w)
+	}
 	label := " message "
 	if m.focus == focusComposer {
 		st = m.ch.RuleFocused

@@ -56,9 +56,11 @@ func (m *Model) layout() taskLayout {
 		return want
 	}
 	l.status = take(1, 1)
-	l.composer = take(m.comp.height(m.composerMaxHeight()), 2)
-	if l.composer == 0 && rest >= 1 && m.h >= 2 {
-		l.composer = take(1, 2)
+	if m.caps.Send {
+		l.composer = take(m.comp.height(m.composerMaxHeight()), 2)
+		if l.composer == 0 && rest >= 1 && m.h >= 2 {
+			l.composer = take(1, 2)
+		}
 	}
 	l.rule = take(1, 4)
 	l.hints = take(1, 8)

@@ -29,7 +29,13 @@ func (m *Model) helpLines(h int) []string {
 	var cols [][]string
 	for _, g := range groups {
 		col := []string{m.ch.Title.Render(g.title)}
+		if g.title == "composer" && !m.caps.Send {
+			continue
+		}
 		for _, b := range g.keys {
+			if len(b.Keys()) > 0 && !b.Enabled() {
+				continue // an action this backend cannot do
+			}
 			hl := b.Help()
 			col = append(col, fit(m.ch.Key.Render(hl.Key), 12)+" "+m.ch.Hint.Render(hl.Desc))
 		}

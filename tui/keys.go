@@ -29,6 +29,22 @@ type keyMap struct {
 	Yes, No key.Binding
 }
 
+// limitTo disables the keys of actions the backend cannot do: a disabled
+// binding never matches and is left out of the help.
+func (k *keyMap) limitTo(c Capabilities) {
+	if !c.Send {
+		for _, b := range []*key.Binding{&k.Send, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle, &k.TodosToggle, &k.ScrollPage, &k.Leave} {
+			b.SetEnabled(false)
+		}
+	}
+	if !c.Cancel {
+		k.CancelRun.SetEnabled(false)
+	}
+	if !c.Create {
+		k.NewTask.SetEnabled(false)
+	}
+}
+
 func newKeyMap() keyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
@@ -166,7 +182,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	case ovNewTask:
 		return m.newTask.update(msg)
 	}
-	if m.mode != modeTask {
+	if m.mode != modeTask || !m.caps.Send {
 		return nil
 	}
 	m.overlay = ovNone

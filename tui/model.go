@@ -79,6 +79,7 @@ type Model struct {
 	tr        transcript
 	focus     focusArea
 	comp      composer
+	caps      Capabilities // what the backend can do; the UI offers nothing else
 	keys      keyMap
 	drafts    map[string]string // unsent composer text per task id
 	outbox    []*outgoing
@@ -119,6 +120,8 @@ func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
 		tr:       newTranscript(),
 		tl:       newReducer(),
 	}
+	m.caps = capabilitiesOf(b)
+	m.keys.limitTo(m.caps)
 	m.theme, m.themeFixed = themeFromConfig(cfg.Theme, cfg.Getenv, true)
 	m.comp = newComposer(m.theme)
 	m.newTask = newNewTaskForm(m.theme)

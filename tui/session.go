@@ -354,6 +354,9 @@ func (m *Model) taskOutbox() []*outgoing {
 
 // askCancel asks for confirmation before cancelling the run.
 func (m *Model) askCancel() {
+	if !m.caps.Cancel {
+		return
+	}
 	if !m.busy() {
 		m.setFlash("nothing to cancel — the agent is idle", false)
 		return

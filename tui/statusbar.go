@@ -166,7 +166,11 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		return truncate(st.Render(m.flash.text), m.w), nil
 	}
 	if m.mode == modeList {
-		return m.hint("enter", "open", "n", "new task", "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys"), nil
+		pairs := []string{"enter", "open"}
+		if m.caps.Create {
+			pairs = append(pairs, "n", "new task")
+		}
+		return m.hint(append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")...), nil
 	}
 	if m.focus == focusComposer {
 		send := "send"
@@ -180,7 +184,11 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		pairs = append(pairs, "↑", "history", "ctrl+s", "web", "f1", "keys")
 		return m.hint(pairs...), nil
 	}
-	pairs := []string{"tab", "write", "j/k", "scroll", "[/]", "select", "enter", "expand", "/", "search"}
+	var pairs []string
+	if m.caps.Send {
+		pairs = append(pairs, "tab", "write")
+	}
+	pairs = append(pairs, "j/k", "scroll", "[/]", "select", "enter", "expand", "/", "search")
 	if m.search.query != "" {
 		pairs = append(pairs, "n/N", "next/prev")
 	}

@@ -84,6 +84,14 @@ func (b *batcher) onFrame(f events.Frame) {
 	b.poke()
 }
 
+// onEvent is the callback of backends that decode themselves.
+func (b *batcher) onEvent(ev events.Event) {
+	b.mu.Lock()
+	b.evs = append(b.evs, ev)
+	b.mu.Unlock()
+	b.poke()
+}
+
 func (b *batcher) onState(s connState) {
 	b.mu.Lock()
 	b.state = &s
@@ -224,6 +232,9 @@ func (h *streamHub) run(send func(tea.Msg)) {
 			cancelTask = cancel
 			id := r.taskID
 			run(ctx, srcTask, r.gen, func(ctx context.Context, bt *batcher) error {
+				if es, ok := h.b.(EventStreamer); ok {
+					return es.StreamTaskEvents(ctx, id, bt.onEvent, bt.onState)
+				}
 				return h.b.StreamTask(ctx, id, bt.onFrame, bt.onState)
 			})
 		}

@@ -35,6 +35,35 @@ type Backend interface {
 	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(connState)) error
 }
 
+// Capabilities say which actions a backend supports. The UI offers no
+// other: no composer without Send, no cancel key without Cancel, no new
+// task without Create. A Backend that does not implement Capable can do
+// all three.
+type Capabilities struct {
+	Send, Cancel, Create bool
+	// Note is shown where the composer would be when Send is false (for
+	// example "replay of session.json — read-only").
+	Note string
+}
+
+// Capable is implemented by backends that cannot do everything.
+type Capable interface {
+	Capabilities() Capabilities
+}
+
+// EventStreamer is implemented by backends whose task streams come already
+// decoded (files, systems other than maria); StreamTask is then not used.
+type EventStreamer interface {
+	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(connState)) error
+}
+
+func capabilitiesOf(b Backend) Capabilities {
+	if c, ok := b.(Capable); ok {
+		return c.Capabilities()
+	}
+	return Capabilities{Send: true, Cancel: true, Create: true}
+}
+
 // Config is how perch was started.
 type Config struct {
 	// Unsent receives, at exit, any text the user typed that was not
