@@ -113,8 +113,10 @@ func (t *Timeline) firstSighting(ev Event) bool {
 		// Deltas share their turn's id on purpose, and mark nothing seen.
 		return true
 	case KindAssistantMessage:
-		if it := t.turns[ev.ID]; it != nil && it.Open {
-			// The final form of a streamed turn.
+		if it := t.turns[ev.ID]; it != nil && (it.Open || !ev.fromMaria()) {
+			// The final form of a streamed turn, or another system's later
+			// report of a turn (its decoder removes replays itself): both
+			// complete the turn. maria's replays repeat ids and are dropped.
 			t.seen[ev.ID] = struct{}{}
 			return true
 		}

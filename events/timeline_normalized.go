@@ -38,6 +38,10 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 			NoticeKind: ev.NoticeKind, Text: ev.Text})
 	case KindRunState:
 		before := t.status
+		if ev.RunStatus != StatusGenerating {
+			// The run is over: calls still without a result never get one.
+			t.endRunningTools(ToolUnknown)
+		}
 		t.SetTask(Task{Status: ev.RunStatus})
 		return t.status != before
 	default:
@@ -45,6 +49,12 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		return false
 	}
 	return true
+}
+
+// fromMaria tells events of maria's decoder (which carry their dialect, or
+// a fingerprint when they have no id) from those of other systems.
+func (ev Event) fromMaria() bool {
+	return ev.Dialect != DialectUnknown || ev.Fingerprint != 0
 }
 
 // openTurn finds the assistant turn a delta belongs to, or opens it.

@@ -28,6 +28,7 @@ type Record struct {
 	ToolCalls  *[]Call `json:"tool_calls,omitempty"`
 	Usage      *Usage  `json:"usage,omitempty"`
 	StopReason *string `json:"stop_reason,omitempty"`
+	Incomplete *bool   `json:"incomplete,omitempty"`
 	// tool
 	Name     *string          `json:"name,omitempty"`
 	Status   *string          `json:"status,omitempty"`
@@ -120,6 +121,9 @@ func ItemRecord(it *events.Item) Record {
 		}
 		r := Record{Type: "assistant", ID: ptr(it.ID), Text: ptr(it.Text), Thinking: optional(it.Thinking),
 			ToolCalls: &calls, StopReason: optional(it.StopReason)}
+		if it.Incomplete {
+			r.Incomplete = ptr(true)
+		}
 		if it.Usage != nil {
 			r.Usage = usageRecord(it.Usage)
 		}
