@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 
@@ -27,11 +26,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	}
 	res, err := importer.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session})
 	if err != nil {
-		var ue *ingest.UsageError
-		if errors.As(err, &ue) {
-			return usageError{ue.Msg}
-		}
-		return err
+		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))

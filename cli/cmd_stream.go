@@ -420,39 +420,3 @@ func writeFrame(w io.Writer, f events.Frame) error {
 	return err
 }
 
-func runReplay(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "replay")
-	format := fs.String("format", "text", "output: text (as tail prints it), md, json or jsonl")
-	pos, err := parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := oneOf("format", *format, "text", "md", "json", "jsonl"); err != nil {
-		return err
-	}
-	file, err := os.Open(pos[0])
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	defer file.Close()
-	tl := events.NewTimeline()
-	out := bufio.NewWriter(env.Stdout)
-	defer out.Flush()
-	p := newPrinter(out, false)
-	err = events.ReadFrames(bufio.NewReaderSize(file, 1<<20), func(f events.Frame) error {
-		tl.Apply(events.Decode(f))
-		if *format == "text" {
-			p.update(tl)
-		}
-		return ctx.Err()
-	})
-	if err == events.ErrTruncated {
-		fmt.Fprintf(env.Stderr, "perch: %s: %v\n", pos[0], err)
-	} else if err != nil {
-		return fmt.Errorf("replay %s: %w", pos[0], err)
-	}
-	if *format == "text" {
-		return nil
-	}
-	return writeExport(out, tl, *format, strings.TrimSuffix(pos[0], ".sse"))
-}

@@ -282,7 +282,7 @@ func (t *Timeline) apply(ev Event) bool {
 		if ev.ID != "" {
 			t.posts[ev.ID] = it
 		}
-		if it.Tool.Name == "todo" && ev.Tool.Result.Todos != nil {
+		if ev.Tool.Result.Todos != nil {
 			t.todos = ev.Tool.Result.Todos
 		}
 	case KindTodoUpdated:

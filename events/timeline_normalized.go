@@ -44,6 +44,8 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		}
 		t.SetTask(Task{Status: ev.RunStatus})
 		return t.status != before
+	case KindEndOfInput:
+		t.EndOfInput()
 	default:
 		// Daemon-wide events belong to the task list, not a transcript.
 		return false

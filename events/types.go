@@ -101,6 +101,9 @@ const (
 	// KindRunState sets the run's state (RunStatus: idle, generating or
 	// stopped) as the source reports it.
 	KindRunState
+	// KindEndOfInput says a file has been read to its end: nothing more
+	// will come (see Timeline.EndOfInput).
+	KindEndOfInput
 )
 
 var kindNames = [...]string{
@@ -118,6 +121,7 @@ var kindNames = [...]string{
 	KindForeign:   "Foreign",
 	KindTextDelta: "TextDelta", KindThinkingDelta: "ThinkingDelta",
 	KindToolOutputDelta: "ToolOutputDelta", KindNotice: "Notice", KindRunState: "RunState",
+	KindEndOfInput: "EndOfInput",
 }
 
 func (k Kind) String() string {

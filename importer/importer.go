@@ -5,6 +5,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -71,31 +72,51 @@ type Result struct {
 // Run imports the file at path. from names the system ("" detects it).
 // Errors a user can fix with a flag are *ingest.UsageError.
 func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
-	s, err := ingest.Sniff(path)
+	s, k, err := Choose(path, from)
 	if err != nil {
 		return nil, err
 	}
-	var k ingest.Importer
-	if from != "" {
-		var ok bool
-		if k, ok = Find(from); !ok {
-			return nil, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, KindList())}
-		}
-	} else {
-		var ok bool
-		if k, ok = Detect(s); !ok {
-			return nil, &ingest.UsageError{Msg: fmt.Sprintf(
-				"%s: not a transcript perch recognises (it looks like %s); name its kind with --from:\n%s",
-				path, describe(s), KindList())}
-		}
-	}
 	tl := events.NewTimeline()
-	err = k.Import(ctx, s, opts, func(ev events.Event) { tl.Apply(ev) })
-	if err != nil {
-		return nil, fmt.Errorf("import %s as %s: %w", path, k.Name, err)
+	if err := Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
+		return nil, err
 	}
-	tl.EndOfInput()
 	return &Result{Kind: k.Name, Timeline: tl}, nil
+}
+
+// Choose sniffs the file and picks its importer (from names it; "" detects).
+func Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
+	s, err := ingest.Sniff(path)
+	if err != nil {
+		return nil, ingest.Importer{}, err
+	}
+	if from != "" {
+		k, ok := Find(from)
+		if !ok {
+			return nil, k, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, KindList())}
+		}
+		return s, k, nil
+	}
+	k, ok := Detect(s)
+	if !ok {
+		return nil, k, &ingest.UsageError{Msg: fmt.Sprintf(
+			"%s: not a transcript perch recognises (it looks like %s); name its kind with --from:\n%s",
+			path, describe(s), KindList())}
+	}
+	return s, k, nil
+}
+
+// Stream runs importer k over the sampled file and emits its events, then
+// a KindEndOfInput.
+func Stream(ctx context.Context, s *ingest.Sample, k ingest.Importer, opts ingest.Options, emit func(events.Event)) error {
+	if err := k.Import(ctx, s, opts, emit); err != nil {
+		var ue *ingest.UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return fmt.Errorf("import %s as %s: %w", s.Path, k.Name, err)
+	}
+	emit(events.Event{Kind: events.KindEndOfInput})
+	return nil
 }
 
 func describe(s *ingest.Sample) string {

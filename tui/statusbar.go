@@ -9,6 +9,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/render"
 )
 
 // segment is one piece of the status bar; the lowest priority goes first
@@ -119,6 +120,10 @@ func (m *Model) statusLine() string {
 	}
 	if t := meta.Totals; t.InputTokens+t.OutputTokens > 0 {
 		tok = "↑" + tokens(t.InputTokens) + " ↓" + tokens(t.OutputTokens)
+	}
+	if t := meta.Totals; t.HasCost && t.CostUSD > 0 {
+		// Only where the source reports cost.
+		tok = strings.TrimSpace(tok + " " + render.CostText(t.CostUSD))
 	}
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{

@@ -23,6 +23,10 @@ func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []str
 	if cr == nil {
 		cr = parseCommandText(t.Result.Text)
 	}
+	if cr == nil && t.Result.Exit() != nil {
+		// A system that reports the exit status apart from the output.
+		cr = &events.CommandResult{ExitCode: t.Result.Exit(), Stdout: t.Result.Text}
+	}
 	if cr == nil {
 		segs, tags = genericBody(r, t, w)
 		return segs, tags, ""

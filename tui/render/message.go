@@ -47,14 +47,20 @@ func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
 // under it. A reply without text (a turn of tool calls only, whose items
 // follow) is one dim line naming its calls, the usage at its right end
 // when it fits, so the turn never renders as nothing.
-func (r *Renderer) assistant(it *events.Item, w int) []string {
+func (r *Renderer) assistant(it *events.Item, w int, expanded bool) []string {
 	var lines []string
 	text := strings.TrimSpace(it.Text)
 	usage := ""
-	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0) {
+	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0 || u.HasCost) {
 		usage = usageText(u)
 	}
+	thinking := strings.TrimSpace(it.Thinking)
+	if thinking != "" {
+		lines = append(lines, r.thinking(thinking, w, expanded)...)
+	}
 	switch {
+	case text == "" && thinking != "" && len(it.ToolCalls) == 0:
+		// Thinking only (so far): nothing more to say.
 	case text == "":
 		left := fit(callsText(it.ToolCalls), w)
 		if gap := w - ansi.StringWidth(left) - ansi.StringWidth(usage); usage != "" && gap >= 2 {
@@ -67,10 +73,58 @@ func (r *Renderer) assistant(it *events.Item, w int) []string {
 	default:
 		lines = r.markdown(sanitize.Text(text), w)
 	}
+	if note := turnNote(it); note != "" {
+		lines = append(lines, r.st.Assistant.Usage.Render(fit(note, w)))
+	}
 	if usage != "" {
 		lines = append(lines, rightAlign(r.st.Assistant.Usage.Render(usage), w))
 	}
 	return lines
+}
+
+// turnNote says how a reply ended when that is worth a line: cut by the
+// token limit, refused, filtered, or a stream that ended mid-reply.
+func turnNote(it *events.Item) string {
+	switch {
+	case it.Incomplete:
+		return "… the stream ended before this reply was finished"
+	case it.StopReason == events.StopMaxTokens:
+		return "… cut: the model reached its output limit"
+	case it.StopReason == events.StopRefusal:
+		return "the model refused"
+	case it.StopReason == events.StopFiltered:
+		return "… cut by the provider's content filter"
+	case it.StopReason == events.StopError:
+		return "the reply ended with an error"
+	}
+	return ""
+}
+
+// thinking draws the model's reasoning apart from its reply: one dim line
+// with its start when collapsed, the whole text (dim, indented) when the
+// item is expanded.
+func (r *Renderer) thinking(text string, w int, expanded bool) []string {
+	st := r.st.Assistant.Usage
+	clean := sanitize.Text(text)
+	if !expanded {
+		first, _, _ := strings.Cut(clean, "\n")
+		n := strings.Count(clean, "\n") + 1
+		more := ""
+		if n > 1 || ansi.StringWidth(first) > w-4 {
+			more = " · " + strconv.Itoa(n) + " line" + map[bool]string{true: "s", false: ""}[n != 1] + ", enter expands"
+		}
+		avail := max(w-ansi.StringWidth(more)-2, 8)
+		return []string{st.Render(fit("💭 "+fit(first, avail)+more, w))}
+	}
+	body, cut := wrapText(clean, max(w-2, 1), maxTextLinesExpanded)
+	out := []string{st.Render(fit("💭 thinking", w))}
+	for _, l := range body {
+		out = append(out, st.Render("  "+l))
+	}
+	if cut {
+		out = append(out, r.p.hidden.on(fit("… thinking cut for display …", w)))
+	}
+	return out
 }
 
 // callsText names the calls of a reply without text: "Calls read_file,
@@ -154,8 +208,25 @@ func usageText(u *events.Usage) string {
 	if u.CachedTokens > 0 {
 		s += " " + styles.IconCached + compact(u.CachedTokens) + " cached"
 	}
+	if u.HasCost && u.CostUSD > 0 {
+		s += " " + costText(u.CostUSD)
+	}
 	return s
 }
+
+// costText formats a cost in dollars with the precision small sums need.
+func costText(usd float64) string {
+	switch {
+	case usd >= 1:
+		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+	case usd >= 0.01:
+		return "$" + strconv.FormatFloat(usd, 'f', 3, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+}
+
+// CostText is costText for the status bar.
+func CostText(usd float64) string { return costText(usd) }
 
 // compact formats a token count: 74, 9.2k, 1.3M.
 func compact(n int64) string {

@@ -213,7 +213,7 @@ func (r *Renderer) content(it *events.Item, o Options) content {
 	case events.ItemUser:
 		c.lines = r.user(it, w, o.Expanded)
 	case events.ItemAssistant:
-		c.lines = r.assistant(it, w)
+		c.lines = r.assistant(it, w, o.Expanded)
 	case events.ItemTool:
 		c = r.tool(it, w, o.Expanded)
 		c.kind = it.Kind

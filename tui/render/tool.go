@@ -10,6 +10,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tools"
 )
 
 // toolBody draws the body of a finished, successful tool call: the
@@ -60,13 +61,14 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 	var segs []seg
 	var tags []string
 	icon := r.statusIcon(t.Status)
+	isCommand := tools.KindOf(name) == tools.Command
 	switch {
-	case res != nil && (res.IsError || t.Status == events.ToolError):
+	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
 		segs, tags = errorBody(r, t)
-	case res != nil && name == "execute_command":
+	case res != nil && isCommand:
 		var mark string
 		segs, tags, mark = commandBody(r, t, w-2)
-		if t.Status == events.ToolOK && mark != "" {
+		if (t.Status == events.ToolOK || t.Status == events.ToolError) && mark != "" {
 			// The tool worked; the mark says how the command did.
 			icon = mark
 		}
