@@ -21,7 +21,7 @@ type xmlCall struct {
 // when the text holds no block or a block does not parse (unclosed tags, an
 // invoke without a name); the caller then keeps the text as it is.
 func parseXMLCalls(s string) (calls []xmlCall, stripped string, ok bool) {
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	const open, close = "<function_calls>", "</function_calls>"
 	if !strings.Contains(lower, open) {
 		return nil, s, false
@@ -85,7 +85,7 @@ func parseBlock(s, lower string) ([]xmlCall, bool) {
 func attrTag(s string, i int) (name string, body int, ok bool) {
 	rest := s[i:]
 	trimmed := strings.TrimLeft(rest, " \t\r\n")
-	if len(trimmed) == len(rest) || !strings.HasPrefix(strings.ToLower(trimmed), "name=") {
+	if len(trimmed) == len(rest) || !strings.HasPrefix(asciiLower(trimmed[:min(len(trimmed), 5)]), "name=") {
 		return "", 0, false
 	}
 	i += len(rest) - len(trimmed) + len("name=")
@@ -212,4 +212,16 @@ func plainNumber(v string) bool {
 		}
 	}
 	return dots <= 1 && len(v) <= 18
+}
+
+// asciiLower lowers ASCII letters only, so that byte offsets in the result
+// are offsets in s (strings.ToLower may change lengths).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
