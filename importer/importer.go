@@ -12,6 +12,7 @@ import (
 
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/pynchy"
+	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
@@ -20,6 +21,7 @@ import (
 func Kinds() []ingest.Importer {
 	return []ingest.Importer{
 		maria.Importer(),
+		suna.Importer(),
 		pynchy.Importer(),
 	}
 }
