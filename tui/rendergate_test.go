@@ -70,8 +70,11 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 	deadline := time.Now().Add(150 * time.Millisecond)
 	for time.Now().Before(deadline) {
 		g.viewed()
+		viewedAt := time.Now()
 		time.Sleep(5 * time.Millisecond)
-		if !g.ticking() {
+		// On a loaded machine the sleep can outlast the idle time; only a
+		// stop within it is wrong.
+		if !g.ticking() && time.Since(viewedAt) < g.idle {
 			t.Fatal("the ticker stopped while views kept coming")
 		}
 	}
