@@ -1,0 +1,40 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReplayEverySystem opens a transcript file of each system in the
+// terminal UI: the conversation shows, the view says it is read-only, and
+// no key offers an action a file cannot do.
+func TestReplayEverySystem(t *testing.T) {
+	cases := []struct {
+		name, file, want string
+	}{
+		{"maria", "../events/testdata/streams/stream_a.head.sse", "wordfreq"},
+		{"suna", "../backend/suna/testdata/stream_run.sse", "one folder was unreadable"},
+		{"pynchy", "../backend/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			tm := newTerm(t, perch+" replay "+c.file)
+			s := tm.waitText(c.want, 15*time.Second)
+			if !strings.Contains(s, "read-only") {
+				t.Fatalf("the view does not say it is read-only:\n%s", s)
+			}
+			// tab would focus a composer: a replay has none.
+			tm.keys("Tab")
+			tm.keys("?")
+			s = tm.waitText("transcript: move", 5*time.Second)
+			if strings.Contains(s, "composer") || strings.Contains(s, "cancel run") {
+				t.Fatalf("help offers actions a replay cannot do:\n%s", s)
+			}
+			tm.keys("Escape")
+			tm.keys("q")
+			tm.waitFor("perch to exit", 10*time.Second, func(s string) bool { return !strings.Contains(s, "read-only") })
+		})
+	}
+}
