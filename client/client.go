@@ -228,7 +228,7 @@ type notRunningError struct{ *APIError }
 func (e notRunningError) Is(target error) bool { return target == ErrNotRunning }
 func (e notRunningError) Unwrap() error        { return e.APIError }
 
-// newAPIError decodes a daemon error body. Both formats of protocol.md §2.1
+// newAPIError decodes a daemon error body. Both formats of docs/protocol.md §2.1
 // ({"error":{code,message,metadata|data}}), a bare JSON string (register
 // errors), {"error":"text"}, and arbitrary text are understood.
 func newAPIError(method, u string, status int, body []byte) *APIError {

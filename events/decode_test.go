@@ -229,7 +229,7 @@ func TestToolCallShapes(t *testing.T) {
 	}
 }
 
-// Legacy structured results of protocol.md §7, one per tool.
+// Legacy structured results of docs/protocol.md §7, one per tool.
 func TestLegacyResults(t *testing.T) {
 	post := func(name, args, result, text string) *ToolResult {
 		b, _ := json.Marshal(text)
@@ -277,7 +277,7 @@ func TestLegacyResults(t *testing.T) {
 	}
 }
 
-// HEAD text formats of protocol.md §7 parsed into details.
+// HEAD text formats of docs/protocol.md §7 parsed into details.
 func TestHeadTextDetails(t *testing.T) {
 	post := func(name, args, text string) *ToolResult {
 		b, _ := json.Marshal(text)

@@ -50,7 +50,7 @@ func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
 	return r, structured
 }
 
-// fillStructured reads the legacy structured results of protocol.md §7.
+// fillStructured reads the legacy structured results of docs/protocol.md §7.
 func fillStructured(r *ToolResult, name string, raw json.RawMessage) {
 	ctor, payload := splitCtor(raw)
 	switch name {

@@ -26,7 +26,7 @@ const (
 	// DialectLegacy is the HEAD envelope with structured (pre-d617fd63)
 	// PostToolCall results.
 	DialectLegacy
-	// DialectDocs is the documented flat shape {"id","msg":…} (seed 004).
+	// DialectDocs is the documented flat shape {"id","msg":…} (maria's documentation; docs/protocol.md §6.1).
 	DialectDocs
 	// DialectDaemon marks daemon-wide events (/v1/events).
 	DialectDaemon
@@ -390,7 +390,7 @@ const (
 	StatusStopped    = "stopped"
 )
 
-// Task is the daemon's view of a task (protocol.md §8.5).
+// Task is the daemon's view of a task (docs/protocol.md §8.5).
 type Task struct {
 	ID             string
 	Name           string // "" when the task has none

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// wireTask is the JSON of a daemon Task (protocol.md §8.5).
+// wireTask is the JSON of a daemon Task (docs/protocol.md §8.5).
 type wireTask struct {
 	ID             string          `json:"id"`
 	Name           *string         `json:"name"`

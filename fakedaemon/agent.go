@@ -115,7 +115,7 @@ func (d *Daemon) process(t *task, r *run, m queued) bool {
 }
 
 // applyWrite makes a successful write_to_file real, as maria's tool does
-// (protocol.md §7.4: existing non-empty content + separator + new content,
+// (docs/protocol.md §7.4: existing non-empty content + separator + new content,
 // the file created if missing), so that read_file and the task's static
 // files see it. Only in a temp cwd this daemon created, never in a
 // directory the caller named. Called with d.mu held.

@@ -1,4 +1,4 @@
-// Package fakedaemon emulates the maria agent daemon (protocol.md): its HTTP
+// Package fakedaemon emulates the maria agent daemon (docs/protocol.md): its HTTP
 // routes, its per-task append-only SSE logs and a scripted, deterministic
 // agent. It builds every byte of wire JSON itself (it deliberately does not
 // use perch's own events or client packages) so that it tests the client
@@ -41,7 +41,7 @@ const (
 	// and PostToolCall.result == text (a string).
 	DialectHead Dialect = "head"
 	// DialectLegacy has the same envelope, but PostToolCall.result is the
-	// tool's structured JSON (protocol.md §7).
+	// tool's structured JSON (docs/protocol.md §7).
 	DialectLegacy Dialect = "legacy"
 	// DialectDocs is the flat {"id":<int>,"msg":…} format of maria's docs
 	// (MessageAdded, RequestCompleted, TodoUpdated …).

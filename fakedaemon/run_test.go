@@ -150,7 +150,7 @@ func TestResumeConflictsAndKeywords(t *testing.T) {
 }
 
 // TestWriteToFileAppends: write_to_file really appends in the task's temp
-// cwd (protocol.md §7.4), so the task's files and read_file agree with it.
+// cwd (docs/protocol.md §7.4), so the task's files and read_file agree with it.
 func TestWriteToFileAppends(t *testing.T) {
 	e := newEnv(t, Options{})
 	id, _ := e.createTask("write the changelog", "")

@@ -161,7 +161,7 @@ func (m obj) lookup(k string) any {
 	return nil
 }
 
-// docsEvent maps a HEAD variant onto the flat docs dialect of seed 004.
+// docsEvent maps a HEAD variant onto the flat docs dialect (docs/protocol.md §6.1).
 func (d *Daemon) docsEvent(t *task, msg string, fields obj) obj {
 	t.docsN++
 	head := o("id", t.docsN)

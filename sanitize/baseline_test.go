@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// stackRecipe is the multi-pass recipe of stack.md §5, kept as a benchmark
+// stackRecipe is the multi-pass sanitizing recipe perch first used, kept as a benchmark
 // baseline for Text.
 func stackRecipe(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")

@@ -5,7 +5,7 @@
 // can move the cursor, rewrite the window title, write the clipboard (OSC
 // 52), overwrite earlier text (lone CR) or visually reorder code ("trojan
 // source"). The bubbletea renderer drops some of these but interprets CR, and
-// glamour passes ESC through untouched (stack.md §5), so every string is
+// glamour passes ESC through untouched, so every string is
 // cleaned here before it reaches glamour, lipgloss or the screen.
 package sanitize
 

@@ -10,7 +10,7 @@ import (
 // Dark and Light are copies of glamour's own with the Document, Paragraph
 // and Text foreground colours cleared: with them set, glamour wraps every
 // padding space in its own SGR pair, which made output 8× larger and
-// rendering 2× slower (stack.md §3.1). Text then takes the terminal's
+// rendering 2× slower. Text then takes the terminal's
 // default foreground, which is what the user picked anyway.
 //
 // The document margin is zeroed because the transcript draws its own

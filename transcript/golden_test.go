@@ -49,7 +49,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// TestCorpusGolden: the transcripts of protocol.md §10's streams, in all
+// TestCorpusGolden: the transcripts of docs/protocol.md §10's streams, in all
 // three dialects, match golden files; and each stream replayed twice (as a
 // reconnect does) gives the same transcript.
 func TestCorpusGolden(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // commandBody draws execute_command: an exit badge in the header, stdout,
 // then stderr under a label in its own colour. Legacy builds send the
 // parts structured; at HEAD only the text exists, so it is parsed
-// (protocol.md §7.1), and anything unparseable is shown as-is.
+// (docs/protocol.md §7.1), and anything unparseable is shown as-is.
 //
 // mark is the header's status mark for how the command ended: ✓ exit 0,
 // ✗ ran and exited non-zero, ⧖ timed out; "" when the output does not say

@@ -16,7 +16,7 @@ import (
 
 // readFileBody draws read_file: the range as a header tag, then numbered,
 // syntax-highlighted lines. Legacy results carry the whole file with the
-// range; HEAD text carries " L01 | line" rows (protocol.md §7.3).
+// range; HEAD text carries " L01 | line" rows (docs/protocol.md §7.3).
 func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	fc := t.Result.File
 	if fc != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // Fixtures are built by hand: the decoder that fills these types is being
-// written in parallel, and these pin the shapes protocol.md §7 documents.
+// written in parallel, and these pin the shapes docs/protocol.md §7 documents.
 
 func intp(n int) *int { return &n }
 

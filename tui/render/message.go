@@ -19,7 +19,7 @@ const (
 	maxTextLinesExpanded = 20000
 	maxNoticeLines       = 6
 	// maxMarkdown is the largest assistant text sent through glamour,
-	// which runs at ~0.25 MB/s (stack.md §3.1): 64 KB is ~250 ms once.
+	// which runs at ~0.25 MB/s: 64 KB is ~250 ms once.
 	// Larger replies are shown as plain wrapped text.
 	maxMarkdown = 64 << 10
 )

@@ -39,7 +39,7 @@ func writeBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 // patchBody draws apply_patch: the files added/modified/deleted, then the
 // patch itself (from the result's diff, else the call's "patch" argument)
 // as a coloured diff. HEAD sends the summary as a JSON document in a string
-// (protocol.md §7.5).
+// (docs/protocol.md §7.5).
 func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	pr := t.Result.Patch
 	if pr == nil {

@@ -52,7 +52,7 @@ type Renderer struct {
 
 	// One glamour renderer per wrap width, created lazily: creating one is
 	// cheap (~20 µs) but not free, and there are only a few widths in a
-	// session (stack.md §3.3).
+	// session.
 	md map[int]*glamour.TermRenderer
 
 	// Chroma state, memoized because building lexers and styles on the
