@@ -113,7 +113,9 @@ func (b *fileBackend) Capabilities() tui.Capabilities {
 	return tui.Capabilities{Note: fmt.Sprintf("replay of %s — read-only", b.task.Name)}
 }
 
-func (b *fileBackend) Tasks(context.Context) ([]events.Task, error) { return []events.Task{b.task}, nil }
+func (b *fileBackend) Tasks(context.Context) ([]events.Task, error) {
+	return []events.Task{b.task}, nil
+}
 
 func (b *fileBackend) Task(_ context.Context, id string) (events.Task, error) {
 	if id != b.task.ID {

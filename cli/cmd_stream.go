@@ -419,4 +419,3 @@ func writeFrame(w io.Writer, f events.Frame) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
-

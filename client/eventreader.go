@@ -9,7 +9,7 @@ import (
 
 // eventReader guards an SSE response body for r3labs/sse, whose scanner
 // dispatches whatever tail it holds at EOF as if it were a complete event
-//. It releases bytes only up to the end of complete events
+// . It releases bytes only up to the end of complete events
 // (a blank line, with any mix of CR, LF and CRLF line endings), holds the
 // unfinished remainder back, and at the end of the body reports
 // io.ErrUnexpectedEOF if an unfinished event was pending, so r3labs treats

@@ -3,8 +3,8 @@ package tui
 // The transcript is a lazy list. Its position is an anchor (the item at the
 // top of the viewport and how many of its lines are scrolled off), never an
 // absolute line number: an absolute offset would need the height of every
-// item above it, i.e. rendering the whole session (crush's TotalHeight trap,
-// anchors.md part B). Every operation below touches only the items between
+// item above it, i.e. rendering the whole session (the trap of a total
+// height computed up front). Every operation below touches only the items between
 // the old and the new viewport, plus one viewport of lines.
 
 // listSource gives the transcript its items' lines. lines(i) must be cheap

@@ -56,7 +56,7 @@ type Renderer struct {
 	md map[int]*glamour.TermRenderer
 
 	// Chroma state, memoized because building lexers and styles on the
-	// render path was one of crush's regressions (anchors.md C).
+	// render path is a known cause of slow agent TUIs.
 	chromaStyle *chroma.Style
 	lexers      map[string]chroma.Lexer // by file extension or name; nil = none
 	tokenPaint  map[chroma.TokenType]paint
