@@ -60,7 +60,7 @@ func TestReplaySpoofedRecording(t *testing.T) {
 			t.Errorf("%s shows a spoofed frame:\n%s", name, out)
 		}
 	}
-	if !strings.Contains(text, "◆ Assistant\n  (calls read_file)\n\n… read_file README.md") {
+	if !strings.Contains(text, "◆ Assistant\n  (calls read_file)\n\n✓ read_file README.md") {
 		t.Errorf("text lost the turn:\n%s", text)
 	}
 	if strings.Count(md, "## Assistant") != 2 || !strings.Contains(md, "_Calls `read_file`._") {
