@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend/attocode"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
@@ -18,6 +19,7 @@ import (
 func Kinds() []ingest.Importer {
 	return []ingest.Importer{
 		maria.Importer(),
+		attocode.Importer(),
 	}
 }
 
