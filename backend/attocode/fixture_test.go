@@ -126,7 +126,7 @@ func mustExec(t testing.TB, db *sql.DB, q string, args ...any) {
 
 func openRW(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(2000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(2000)&_pragma=synchronous(0)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,11 @@ func detect(s *ingest.Sample) int {
 				n++
 			}
 		}
+		if n == 0 && len(recs) == 1 && longFirstLine(s) && entryTypes[ingest.Str(recs[0], "type")] {
+			// A first entry too long for the sample: only the keys before
+			// its data were read ({"type":…,"data":… as the agent writes it).
+			return 40
+		}
 		switch {
 		case n == 0:
 			return 0
@@ -71,6 +76,13 @@ func detect(s *ingest.Sample) int {
 		return 60
 	}
 	return 0
+}
+
+// longFirstLine: the sample ends inside the file's first line, so the file
+// may be JSON lines whose first record is very long (a pretty-printed
+// document has short lines).
+func longFirstLine(s *ingest.Sample) bool {
+	return len(s.Head) >= ingest.HeadSize-3 && bytes.IndexByte(s.Head, '\n') < 0
 }
 
 // isStore reports the file is one of Attocode's SQLite stores.
@@ -103,7 +115,11 @@ func importFile(ctx context.Context, s *ingest.Sample, opts ingest.Options, emit
 	case ingest.ShapeJSONL:
 		err = ingest.EachLine(s.Path, func(n int, raw []byte) error { return each("line "+strconv.Itoa(n), raw) })
 	case ingest.ShapeJSON:
-		if s.TopArray {
+		if longFirstLine(s) {
+			// JSON lines whose first line is longer than the sample (a
+			// checkpoint holding a long conversation).
+			err = ingest.EachLine(s.Path, func(n int, raw []byte) error { return each("line "+strconv.Itoa(n), raw) })
+		} else if s.TopArray {
 			_, err = ingest.EachElement(s.Path, "", func(i int, raw json.RawMessage) error {
 				return each("record "+strconv.Itoa(i+1), raw)
 			})

@@ -489,15 +489,19 @@ func (s *snapshot) linkTools(evs []events.Event) {
 		return
 	}
 	used := make([]bool, len(s.tools))
+	keys := make([]string, len(s.tools))
+	for i, r := range s.tools {
+		keys[i] = r.str("tool_name") + "\x00" + canonical(rawOrString(r.str("args_json")))
+	}
 	byCall := map[string]int{}
 	for _, ev := range evs {
 		if ev.Kind != events.KindAssistantMessage {
 			continue
 		}
 		for _, tc := range ev.ToolCalls {
-			args := canonical(tc.Args)
-			for i, r := range s.tools {
-				if !used[i] && r.str("tool_name") == tc.Name && canonical(rawOrString(r.str("args_json"))) == args {
+			key := tc.Name + "\x00" + canonical(tc.Args)
+			for i := range s.tools {
+				if !used[i] && keys[i] == key {
 					used[i] = true
 					byCall[tc.ID] = i
 					break
