@@ -30,7 +30,11 @@ func fixtures(t *testing.T) map[string][]string {
 	dirs, _ := filepath.Glob("../backend/*/testdata")
 	for _, td := range dirs {
 		kind := kindOfDir(filepath.Base(filepath.Dir(td)))
-		_ = filepath.WalkDir(td, func(p string, d os.DirEntry, err error) error {
+		root := td
+		if st, err := os.Stat(filepath.Join(td, "fixtures")); err == nil && st.IsDir() {
+			root = filepath.Join(td, "fixtures") // goldens sit above the inputs
+		}
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				if d != nil && d.IsDir() && d.Name() == "fuzz" {
 					return filepath.SkipDir
