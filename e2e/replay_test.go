@@ -16,6 +16,7 @@ func TestReplayEverySystem(t *testing.T) {
 		{"maria", "../events/testdata/streams/stream_a.head.sse", "wordfreq"},
 		{"suna", "../backend/suna/testdata/stream_run.sse", "one folder was unreadable"},
 		{"pynchy", "../backend/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
+		{"attocode", "../backend/attocode/testdata/fixtures/store.db", "not a change of my instructions"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
