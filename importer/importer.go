@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
@@ -23,6 +24,7 @@ func Kinds() []ingest.Importer {
 		maria.Importer(),
 		suna.Importer(),
 		pynchy.Importer(),
+		anthropic.Importer(),
 	}
 }
 
