@@ -32,12 +32,12 @@ import (
 // history they send back), and so is the text of tool results (clients
 // clear old tool outputs to save context).
 type Conversation struct {
-	shown    []uint64            // keys of the conversation as last shown
-	ever     map[uint64]struct{} // every key shown
-	n        int                 // messages shown, for synthesized ids
-	ids      map[string]bool
-	system   uint64
-	tools    Tools
+	shown  []uint64            // keys of the conversation as last shown
+	ever   map[uint64]struct{} // every key shown
+	n      int                 // messages shown, for synthesized ids
+	ids    map[string]bool
+	system uint64
+	tools  Tools
 }
 
 // NewConversation returns an empty conversation.
