@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend/anthropic"
+	"github.com/perch-tui/perch/backend/claudecode"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
@@ -25,6 +26,7 @@ func Kinds() []ingest.Importer {
 		suna.Importer(),
 		pynchy.Importer(),
 		anthropic.Importer(),
+		claudecode.Importer(),
 	}
 }
 

@@ -111,6 +111,18 @@ func Clean(raw []byte) []byte {
 	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 }
 
+// Marshal is json.Marshal without HTML escaping ("&&" stays "&&" in
+// arguments rebuilt from raw blocks).
+func Marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
 // Object decodes one record as a JSON object, after Clean. ok is false
 // when it is not one; why then says what it is.
 func Object(raw []byte) (o normalize.Object, why string) {

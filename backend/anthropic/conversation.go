@@ -250,7 +250,4 @@ func hash(s string) uint64 {
 	return h.Sum64() | 1 // never 0, the key of no message
 }
 
-func mustJSON(o normalize.Object) []byte {
-	b, _ := json.Marshal(o)
-	return b
-}
+func mustJSON(o normalize.Object) []byte { return Marshal(o) }

@@ -323,8 +323,7 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 	for _, i := range idx {
 		parts = append(parts, m.blocks[i].json())
 	}
-	list, _ := json.Marshal(parts)
-	ev := AssistantEvent(m.id, list)
+	ev := AssistantEvent(m.id, Marshal(parts))
 	ev.Usage = m.usage.Usage()
 	ev.StopReason = normalize.Stop(m.stop)
 	if m.errored {
@@ -340,7 +339,7 @@ func (b *block) json() json.RawMessage {
 	for k, v := range b.start {
 		o[k] = v
 	}
-	str := func(s string) json.RawMessage { r, _ := json.Marshal(s); return r }
+	str := func(s string) json.RawMessage { return Marshal(s) }
 	o["type"] = str(b.typ)
 	switch b.typ {
 	case "text":
@@ -354,9 +353,5 @@ func (b *block) json() json.RawMessage {
 			o["input"] = str(b.args.String())
 		}
 	}
-	r, err := json.Marshal(o)
-	if err != nil {
-		return json.RawMessage(`{"type":"text","text":""}`)
-	}
-	return r
+	return Marshal(o)
 }
