@@ -172,8 +172,15 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 		t.stop = normalize.Stop(s)
 	}
 	t.final = false
+	if len(t.blocks) > progressive {
+		return out // a huge message: shown whole when it ends
+	}
 	return append(out, d.form(t, false)...)
 }
+
+// progressive is how many blocks a turn may have and still be emitted
+// again at each new block; past it, re-emitting would cost quadratic work.
+const progressive = 64
 
 // contentList is a message's content as a list of blocks (a string is one
 // text block).
@@ -190,7 +197,7 @@ func contentList(raw json.RawMessage) []json.RawMessage {
 // merge adds a line's blocks: a list that starts with the blocks so far
 // replaces them (a cumulative copy), any other is appended (one more block).
 func (t *turn) merge(list []json.RawMessage) {
-	cumulative := len(list) >= len(t.blocks) && len(t.blocks) > 0
+	cumulative := len(list) > 1 && len(list) >= len(t.blocks) && len(t.blocks) > 0 || len(list) == 1 && len(t.blocks) == 1
 	for i := 0; cumulative && i < len(t.blocks); i++ {
 		cumulative = bytes.Equal(bytes.TrimSpace(list[i]), bytes.TrimSpace(t.blocks[i]))
 	}
@@ -360,7 +367,7 @@ func (d *Decoder) system(pos string, o normalize.Object) []events.Event {
 			parts = append(parts, "in "+c)
 		}
 		if t := normalize.AsList(o["tools"]); t != nil {
-			parts = append(parts, strconv.Itoa(len(t))+" tools")
+			parts = append(parts, count(int64(len(t)), "tool"))
 		}
 		if p := normalize.StrField(o, "permissionMode"); p != "" {
 			parts = append(parts, "permission mode "+p)
@@ -501,11 +508,7 @@ func resultStop(sub string) string {
 func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage) events.Event {
 	var parts []string
 	if n, ok := normalize.Int(o["num_turns"]); ok {
-		unit := " turns"
-		if n == 1 {
-			unit = " turn"
-		}
-		parts = append(parts, strconv.FormatInt(n, 10)+unit)
+		parts = append(parts, count(n, "turn"))
 	}
 	if ms, ok := normalize.Float(o["duration_ms"]); ok {
 		parts = append(parts, strconv.FormatFloat(ms/1000, 'f', 1, 64)+" s")
@@ -546,4 +549,12 @@ func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage) 
 		text += ": " + strings.Join(why, "; ")
 	}
 	return anthropic.Notice(events.LevelError, events.NoticeError, text)
+}
+
+// count is "1 turn", "3 turns".
+func count(n int64, unit string) string {
+	if n != 1 {
+		unit += "s"
+	}
+	return strconv.FormatInt(n, 10) + " " + unit
 }
