@@ -22,7 +22,7 @@ import (
 func TestBigStream(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	const chunks, size = 60000, 100 // 6 MB of text
+	const chunks, size = 30000, 100 // 3 MB of text
 	chunk := strings.Repeat("x", size-1) + "\n"
 
 	sse := filepath.Join(dir, "big.sse")
@@ -43,7 +43,7 @@ func TestBigStream(t *testing.T) {
 	}
 	f.Close()
 
-	output := strings.Repeat("line of tool output\n", 300000) // 6 MB
+	output := strings.Repeat("line of tool output\n", 150000) // 3 MB
 	out, _ := json.Marshal(output)
 	reqPath := filepath.Join(dir, "big.json")
 	body := `{"model":"claude-x","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"bash","input":{}}]},` +
@@ -75,6 +75,6 @@ func TestBigStream(t *testing.T) {
 		t.Fatal("request: the tool output is not whole")
 	}
 	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("importing 12 MB took %s", d)
+		t.Errorf("importing 6 MB took %s", d)
 	}
 }

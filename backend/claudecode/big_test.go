@@ -25,7 +25,7 @@ func TestBigOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriter(f)
-	output := strings.Repeat("0123456789abcdef\n", 400000) // 6.8 MB
+	output := strings.Repeat("0123456789abcdef\n", 200000) // 3.4 MB
 	out, _ := json.Marshal(output)
 	fmt.Fprintln(w, `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat big"}}]},"session_id":"s"}`)
 	fmt.Fprintf(w, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":%s}]},"session_id":"s"}`+"\n", out)
