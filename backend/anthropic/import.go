@@ -130,8 +130,8 @@ func requestScore(top ingest.Record, msgs []json.RawMessage) int {
 	}
 	for _, m := range msgs {
 		o := normalize.AsObject(m)
-		if o == nil {
-			continue
+		if _, ok := o["role"]; !ok {
+			return 0 // not a chat message: another system's rows
 		}
 		switch normalize.StrField(o, "role") {
 		case "system", "developer", "tool", "function":
@@ -157,13 +157,16 @@ func requestScore(top ingest.Record, msgs []json.RawMessage) int {
 		}
 	}
 	_, hasMax := top["max_tokens"]
+	_, hasModel := top["model"]
 	switch {
 	case marks > 0:
 		return 75
 	case hasMax:
 		return 30
+	case hasModel:
+		return 15
 	}
-	return 15
+	return 0
 }
 
 func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit func(events.Event)) error {
