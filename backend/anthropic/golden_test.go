@@ -56,7 +56,7 @@ func TestGolden(t *testing.T) {
 	t.Parallel()
 	for _, path := range fixtures(t) {
 		base := filepath.Base(path)
-		name := strings.TrimSuffix(base, filepath.Ext(base))
+		name, _, _ := strings.Cut(base, ".") // the golden is golden/<stem>.jsonl
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := importJSONL(t, path, "anthropic")
