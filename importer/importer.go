@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/backend/attocode"
+	"github.com/perch-tui/perch/backend/claudecode"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
@@ -25,6 +27,8 @@ func Kinds() []ingest.Importer {
 		suna.Importer(),
 		pynchy.Importer(),
 		attocode.Importer(),
+		anthropic.Importer(),
+		claudecode.Importer(),
 	}
 }
 

@@ -1,0 +1,144 @@
+// Package anthropic reads what Anthropic's Messages API sends and receives:
+// request bodies, responses and logs of both (Conversation), and recorded
+// event streams (Decoder). The stream Decoder is stateful and reusable by
+// anything that carries the API's stream events (Claude Code's
+// stream-json, a live backend).
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/normalize"
+)
+
+// AssistantEvent reads the content of an assistant message (a string or a
+// list of content blocks) into an assistant turn: text, thinking and tool
+// calls. Usage and stop reason are the caller's.
+func AssistantEvent(id string, content json.RawMessage) events.Event {
+	c := normalize.ParseContent(content)
+	return events.Event{Kind: events.KindAssistantMessage, ID: id, Text: c.Text,
+		Thinking: c.Thinking, ToolCalls: c.ToolCalls}
+}
+
+// UserEvents reads the content of a user message: each tool_result block
+// becomes a tool result (named after its call when tools knows it), and
+// what else the message holds (text, images, documents) one user turn with
+// the given id. A message of tool results only makes no user turn.
+func UserEvents(id string, content json.RawMessage, tools *Tools) []events.Event {
+	c := normalize.ParseContent(content)
+	var out []events.Event
+	for _, r := range c.Results {
+		out = append(out, ToolResultEvent(r, tools.Name(r.CallID)))
+	}
+	if c.Text != "" || len(c.Results) == 0 {
+		out = append(out, events.Event{Kind: events.KindUserMessage, ID: id, Text: c.Text})
+	}
+	// Tool calls and thinking have no place in a user message; say so
+	// rather than drop them.
+	for _, tc := range c.ToolCalls {
+		out = append(out, Notice(events.LevelWarning, events.NoticeError,
+			fmt.Sprintf("a user message holds a tool_use block (%s %s); it is not shown as a call", tc.Name, tc.ID)))
+	}
+	return out
+}
+
+// ToolResultEvent is the tool result of a tool_result block.
+func ToolResultEvent(r normalize.Result, name string) events.Event {
+	res := &events.ToolResult{Text: r.Text, IsError: r.IsError}
+	if r.IsError {
+		res.ErrorText = r.Text
+	}
+	return events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
+		Call: events.ToolCall{ID: r.CallID, Name: name}, Name: name, Result: res}}
+}
+
+// Tools remembers the name of each tool call by id, so that a result
+// (which carries only the id) can be named.
+type Tools struct{ names map[string]string }
+
+// Note records the calls of an assistant turn.
+func (t *Tools) Note(calls []events.ToolCall) {
+	for _, c := range calls {
+		if c.ID == "" {
+			continue
+		}
+		if t.names == nil {
+			t.names = make(map[string]string)
+		}
+		t.names[c.ID] = c.Name
+	}
+}
+
+// Name is the name of the call id ("" when unknown).
+func (t *Tools) Name(id string) string {
+	if t == nil {
+		return ""
+	}
+	return t.names[id]
+}
+
+// Notice builds a notice event.
+func Notice(level events.NoticeLevel, kind, text string) events.Event {
+	return events.Event{Kind: events.KindNotice, Level: level, NoticeKind: kind, Text: text}
+}
+
+// BadRecord is the warning for a record that does not decode: its
+// position, why, and a bounded excerpt.
+func BadRecord(pos string, raw []byte, why string) events.Event {
+	return Notice(events.LevelWarning, events.NoticeError,
+		At(pos, why+": "+events.Excerpt(bytes.TrimSpace(raw), 120)))
+}
+
+// At prefixes text with a position ("line 12: …") when there is one.
+func At(pos, text string) string {
+	if pos == "" {
+		return text
+	}
+	return pos + ": " + text
+}
+
+// Clean makes raw valid UTF-8: invalid bytes (which can only stand inside
+// JSON strings) become U+FFFD, so that values kept raw (tool arguments)
+// are as clean as decoded strings. Valid input is returned as is.
+func Clean(raw []byte) []byte {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+}
+
+// Marshal is json.Marshal without HTML escaping ("&&" stays "&&" in
+// arguments rebuilt from raw blocks).
+func Marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// Object decodes one record as a JSON object, after Clean. ok is false
+// when it is not one; why then says what it is.
+func Object(raw []byte) (o normalize.Object, why string) {
+	raw = bytes.TrimSpace(Clean(raw))
+	if len(raw) == 0 {
+		return nil, "empty"
+	}
+	if !json.Valid(raw) {
+		return nil, "not JSON"
+	}
+	if raw[0] != '{' {
+		return nil, "not a JSON object"
+	}
+	o = normalize.AsObject(raw)
+	if o == nil {
+		return nil, "not a JSON object"
+	}
+	return o, ""
+}

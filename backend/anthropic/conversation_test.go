@@ -1,0 +1,133 @@
+package anthropic
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// req is a request body of the given messages (JSON).
+func req(msgs ...string) string {
+	return `{"model":"claude-x","max_tokens":10,"messages":[` + strings.Join(msgs, ",") + `]}`
+}
+
+func user(text string) string { return fmt.Sprintf(`{"role":"user","content":%q}`, text) }
+func asst(text string) string { return fmt.Sprintf(`{"role":"assistant","content":%q}`, text) }
+func resp(id, text string) string {
+	return fmt.Sprintf(`{"id":%q,"type":"message","role":"assistant","content":[{"type":"text","text":%q}],"stop_reason":"end_turn"}`, id, text)
+}
+
+// shown is what a log shows: "u:text", "a:text", "notice".
+func shown(docs ...string) string {
+	c := NewConversation()
+	var out []string
+	for i, d := range docs {
+		for _, ev := range c.DecodeAt(fmt.Sprintf("element %d", i+1), []byte(d)) {
+			switch ev.Kind {
+			case events.KindUserMessage:
+				out = append(out, "u:"+ev.Text)
+			case events.KindAssistantMessage:
+				out = append(out, "a:"+ev.Text)
+			case events.KindPostToolCall:
+				out = append(out, "r:"+ev.Tool.Call.ID)
+			case events.KindNotice:
+				out = append(out, "notice")
+			}
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestConversationDedupe(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		docs []string
+		want string
+	}{
+		{"a request alone", []string{req(user("hi"), asst("yo"), user("bye"))}, "u:hi a:yo u:bye"},
+		{"requests that extend each other", []string{
+			req(user("q1")), resp("m1", "a1"),
+			req(user("q1"), asst("a1"), user("q2")), resp("m2", "a2"),
+		}, "u:q1 a:a1 u:q2 a:a2"},
+		{"a retried request adds nothing", []string{
+			req(user("q1")), req(user("q1")), resp("m1", "a1"),
+		}, "u:q1 a:a1"},
+		{"a response logged twice shows once", []string{
+			req(user("q1")), resp("m1", "a1"), resp("m1", "a1"),
+			req(user("q1"), asst("a1"), user("q2")),
+		}, "u:q1 a:a1 u:q2"},
+		{"a regenerated answer shows both answers", []string{
+			req(user("q1")), resp("m1", "a1"), req(user("q1")), resp("m2", "a1 again"),
+			req(user("q1"), asst("a1 again"), user("q2")),
+		}, "u:q1 a:a1 a:a1 again u:q2"},
+		{"an edited message", []string{
+			req(user("q1")), resp("m1", "a1"), req(user("q1"), asst("a1"), user("q2")),
+			req(user("q1"), asst("a1"), user("q2 edited")),
+		}, "u:q1 a:a1 u:q2 notice u:q2 edited"},
+		{"a window that dropped old messages", []string{
+			req(user("q1"), asst("a1"), user("q2")), resp("m2", "a2"),
+			req(user("q2"), asst("a2"), user("q3")),
+		}, "u:q1 a:a1 u:q2 a:a2 notice u:q3"},
+		{"whitespace and thinking do not make a message new", []string{
+			req(user("q1")),
+			`{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"text","text":"a1 "},{"type":"tool_use","id":"c1","name":"x","input":{}}]}`,
+			req(user("q1"), `{"role":"assistant","content":[{"type":"text","text":"a1"},{"type":"tool_use","id":"c1","name":"x","input":{"changed":1}}]}`,
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"out"}]}`),
+			req(user("q1"), `{"role":"assistant","content":[{"type":"text","text":"a1"},{"type":"tool_use","id":"c1","name":"x","input":{}}]}`,
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"[cleared]"}]}`, user("q2")),
+		}, "u:q1 a:a1  r:c1 u:q2"},
+		{"pairs", []string{
+			`{"request":` + req(user("q1")) + `,"response":` + resp("m1", "a1") + `}`,
+			`{"request":` + req(user("q1"), asst("a1"), user("q2")) + `,"response":{"type":"error","error":{"type":"api_error","message":"boom"}}}`,
+		}, "u:q1 a:a1 u:q2 notice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := shown(c.docs...); got != c.want {
+				t.Errorf("shown\n  %s\nwant\n  %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestConversationUserSplit(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	evs := c.DecodeAt("", []byte(req(
+		`{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"bash","input":{"command":"false"}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"type":"text","text":"failed"}],"is_error":true},{"type":"text","text":"Try again."}]}`,
+	)))
+	checkEvents(t, evs)
+	if len(evs) != 3 {
+		t.Fatalf("events = %+v", evs)
+	}
+	r := evs[1]
+	if r.Kind != events.KindPostToolCall || r.Tool.Name != "bash" || r.Tool.Call.ID != "c1" ||
+		r.Tool.Result.Text != "failed" || !r.Tool.Result.IsError || r.Tool.Result.ExitCode != nil {
+		t.Errorf("result = %+v %+v", r.Tool, r.Tool.Result)
+	}
+	if u := evs[2]; u.Kind != events.KindUserMessage || u.Text != "Try again." {
+		t.Errorf("user = %+v", u)
+	}
+}
+
+func TestSystemPrompt(t *testing.T) {
+	t.Parallel()
+	c := NewConversation()
+	n := 0
+	for _, sys := range []string{`"A"`, `[{"type":"text","text":"A"}]`, `"B"`, `null`, `""`, `"B"`} {
+		for _, ev := range c.DecodeAt("", []byte(`{"system":`+sys+`,"messages":[]}`)) {
+			if ev.Kind != events.KindNotice || ev.NoticeKind != events.NoticeSystem {
+				t.Errorf("system %s gave %+v", sys, ev)
+			}
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d system notices, want 2 (A, then B)", n)
+	}
+}

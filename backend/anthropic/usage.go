@@ -1,0 +1,51 @@
+package anthropic
+
+import (
+	"encoding/json"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/normalize"
+)
+
+// UsageMax merges the usage records of one message as a stream reports
+// them: message_start has the input and cache counts, each message_delta
+// the output so far (cumulative). Every count keeps its largest value, so
+// nothing is ever added twice.
+type UsageMax struct{ o normalize.Object }
+
+// Merge takes one usage record (an object; anything else is ignored).
+func (u *UsageMax) Merge(raw json.RawMessage) {
+	o := normalize.AsObject(raw)
+	if o == nil {
+		return
+	}
+	if u.o == nil {
+		u.o = normalize.Object{}
+	}
+	for k, v := range o {
+		if normalize.IsNull(v) {
+			continue
+		}
+		nv, ok := normalize.Float(v)
+		if !ok {
+			u.o[k] = v // a nested record or a label: the latest wins
+			continue
+		}
+		if old, ok := normalize.Float(u.o[k]); !ok || nv > old {
+			u.o[k] = v
+		}
+	}
+}
+
+// Usage is the merged record read by normalize.Usage (nil when nothing
+// was reported).
+func (u *UsageMax) Usage() *events.Usage {
+	if u.o == nil {
+		return nil
+	}
+	b, err := json.Marshal(u.o)
+	if err != nil {
+		return nil
+	}
+	return normalize.Usage(b)
+}

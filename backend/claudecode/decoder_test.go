@@ -1,0 +1,240 @@
+package claudecode
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perch-tui/perch/events"
+)
+
+func feed(d *Decoder, lines ...string) []events.Event {
+	var out []events.Event
+	for i, l := range lines {
+		out = append(out, d.DecodeAt(fmt.Sprintf("line %d", i+1), []byte(l))...)
+	}
+	return append(out, d.Flush()...)
+}
+
+// timeline applies evs and returns the transcript's items.
+func timeline(t *testing.T, evs []events.Event) []*events.Item {
+	t.Helper()
+	checkEvents(t, evs)
+	tl := events.NewTimeline()
+	for _, ev := range evs {
+		tl.Apply(ev)
+	}
+	tl.EndOfInput()
+	return tl.Items()
+}
+
+func asst(id, block string, out int) string {
+	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[%s],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":%d}},"session_id":"s"}`, id, block, out)
+}
+
+const (
+	text  = `{"type":"text","text":"Looking."}`
+	think = `{"type":"thinking","thinking":"plan","signature":"S"}`
+	bash  = `{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"false"}}`
+)
+
+func TestMergeBlockLines(t *testing.T) {
+	t.Parallel()
+	evs := feed(NewDecoder(), asst("m1", think, 1), asst("m1", text, 1), asst("m1", bash, 40),
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1\n","is_error":true}]},"session_id":"s"}`,
+		asst("m2", text, 3))
+	items := timeline(t, evs)
+	if len(items) != 3 {
+		t.Fatalf("%d items, want turn, tool, turn", len(items))
+	}
+	turn := items[0]
+	if turn.ID != "m1" || turn.Text != "Looking." || turn.Thinking != "plan" || len(turn.ToolCalls) != 1 {
+		t.Errorf("turn = %+v", turn)
+	}
+	if turn.Usage == nil || turn.Usage.OutputTokens != 40 || turn.Usage.InputTokens != 105 {
+		t.Errorf("usage = %+v, want the largest counts", turn.Usage)
+	}
+	tool := items[1].Tool
+	if tool.Status != events.ToolError || tool.Result.Exit() == nil || *tool.Result.Exit() != 1 {
+		t.Errorf("tool = %+v", tool)
+	}
+	// Only final forms carry usage, and each turn has exactly one.
+	usages := map[string]int{}
+	for _, ev := range evs {
+		if ev.Kind == events.KindAssistantMessage && ev.Usage != nil {
+			usages[ev.ID]++
+		}
+	}
+	if usages["m1"] != 1 || usages["m2"] != 1 {
+		t.Errorf("usage carried by %v forms, want one per turn", usages)
+	}
+}
+
+func TestCumulativeLines(t *testing.T) {
+	t.Parallel()
+	items := timeline(t, feed(NewDecoder(), asst("m1", text, 1), asst("m1", text+","+bash, 9), asst("m1", text+","+bash, 9)))
+	if len(items) != 2 || items[0].Text != "Looking." || len(items[0].ToolCalls) != 1 {
+		t.Fatalf("items = %+v", items)
+	}
+}
+
+func TestResult(t *testing.T) {
+	t.Parallel()
+	result := func(sub string, isErr bool) string {
+		return fmt.Sprintf(`{"type":"result","subtype":%q,"is_error":%v,"num_turns":2,"duration_ms":1500,"total_cost_usd":0.25,"usage":{"input_tokens":10,"output_tokens":20},"result":"done","session_id":"s"}`, sub, isErr)
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		stop  string
+		level events.NoticeLevel
+	}{
+		{"success after text", []string{asst("m1", text, 1), result("success", false)}, events.StopEndTurn, events.LevelInfo},
+		{"success after a call says nothing", []string{asst("m1", bash, 1), result("success", false)}, "", events.LevelInfo},
+		{"max turns", []string{asst("m1", bash, 1), `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`, result("error_max_turns", true)}, events.StopTerminated, events.LevelError},
+		{"execution error", []string{asst("m1", text, 1), result("error_during_execution", true)}, events.StopError, events.LevelError},
+		{"budget", []string{asst("m1", text, 1), result("error_max_budget_usd", true)}, events.StopTerminated, events.LevelError},
+		{"an error reported as success", []string{asst("m1", text, 1), result("success", true)}, events.StopError, events.LevelError},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			items := timeline(t, feed(NewDecoder(), c.lines...))
+			if items[0].StopReason != c.stop {
+				t.Errorf("stop = %q, want %q", items[0].StopReason, c.stop)
+			}
+			last := items[len(items)-1]
+			if last.Kind != events.ItemNotice || last.Level != c.level || !strings.Contains(last.Text, "2 turns, 1.5 s, $0.25") {
+				t.Errorf("notice = %+v", last)
+			}
+			if items[0].Usage == nil || items[0].Usage.HasCost {
+				t.Errorf("the run's cost went into a turn: %+v", items[0].Usage)
+			}
+		})
+	}
+}
+
+func TestResultOnly(t *testing.T) {
+	t.Parallel()
+	items := timeline(t, feed(NewDecoder(), `{"type":"result","subtype":"success","is_error":false,"result":"4","total_cost_usd":0.5,"usage":{"input_tokens":3,"output_tokens":1},"session_id":"s"}`))
+	if len(items) != 2 || items[0].Text != "4" || items[0].Usage == nil || items[0].Usage.CostUSD != 0.5 || items[0].StopReason != events.StopEndTurn {
+		t.Fatalf("items = %+v", items)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, text string
+		isErr      bool
+		want       string
+	}{
+		{"Bash", "Exit code 2\nboom", true, "2"},
+		{"Bash", "Error: Exit code 137\nKilled", true, "137"},
+		{"Bash", "Exit code 1", false, "none"},
+		{"Bash", "ok\nExit code 3", true, "none"},
+		{"Read", "Exit code 2", true, "none"},
+		{"Bash", "Exit code 99999999999", true, "none"},
+	}
+	for _, c := range cases {
+		d := NewDecoder()
+		evs := feed(d, fmt.Sprintf(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":%q,"input":{}}]}}`, c.name),
+			fmt.Sprintf(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":%q,"is_error":%v}]}}`, c.text, c.isErr))
+		got := "none"
+		for _, ev := range evs {
+			if ev.Kind == events.KindPostToolCall && ev.Tool.Result.ExitCode != nil {
+				got = fmt.Sprint(*ev.Tool.Result.ExitCode)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %q (error %v): exit %s, want %s", c.name, c.text, c.isErr, got, c.want)
+		}
+	}
+}
+
+func se(ev string) string { return `{"type":"stream_event","event":` + ev + `,"session_id":"s"}` }
+
+func TestPartialMessages(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		se(`{"type":"message_start","message":{"id":"m1","usage":{"input_tokens":5,"output_tokens":1}}}`),
+		se(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`),
+		se(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Looking."}}`),
+		se(`{"type":"content_block_stop","index":0}`),
+		asst("m1", text, 1),
+		se(`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":77}}`),
+		se(`{"type":"message_stop"}`),
+	}
+	for _, deltas := range []bool{false, true} {
+		evs := feed(&Decoder{Deltas: deltas}, lines...)
+		items := timeline(t, evs)
+		if len(items) != 1 || items[0].Text != "Looking." || items[0].StopReason != events.StopEndTurn ||
+			items[0].Usage == nil || items[0].Usage.OutputTokens != 77 || items[0].Open {
+			t.Errorf("deltas %v: items = %+v", deltas, items[0])
+		}
+		sawDelta := false
+		for _, ev := range evs {
+			sawDelta = sawDelta || ev.Kind == events.KindTextDelta
+		}
+		if sawDelta != deltas {
+			t.Errorf("deltas %v: saw deltas %v", deltas, sawDelta)
+		}
+	}
+
+	// Cut: the stream's open message ends Incomplete, once.
+	evs := feed(NewDecoder(), lines[:5]...)
+	items := timeline(t, evs)
+	if len(items) != 1 || !items[0].Incomplete {
+		t.Errorf("cut: items = %+v", items)
+	}
+	// A message known only from the stream.
+	items = timeline(t, feed(NewDecoder(), lines[0], lines[1], lines[2], lines[5], lines[6]))
+	if len(items) != 1 || items[0].Text != "Looking." || items[0].Incomplete || items[0].Usage.OutputTokens != 77 {
+		t.Errorf("stream only: items = %+v", items)
+	}
+}
+
+func TestSystemAndUnknown(t *testing.T) {
+	t.Parallel()
+	evs := feed(NewDecoder(),
+		`{"type":"system","subtype":"init","session_id":"s","model":"m","cwd":"/w","tools":["A"],"mcp_servers":[{"name":"x","status":"connected"},{"name":"y","status":"needs-auth"}]}`,
+		`{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"manual","pre_tokens":1000}}`,
+		`{"type":"system","subtype":"hook_response"}`,
+		`{"type":"system","subtype":"hook_response"}`,
+		`{"type":"rate_limit_event"}`,
+		`{"type":"rate_limit_event"}`,
+		`{"type":"keep_alive"}`,
+	)
+	var got []string
+	for _, ev := range evs {
+		got = append(got, ev.NoticeKind+"|"+ev.Text)
+	}
+	want := []string{
+		"info|Claude Code session s: model m, in /w, 1 tool",
+		"host|MCP server y: needs-auth",
+		"context|Context compacted (manual, from 1000 tokens)",
+		`info|line 3: Claude Code system message "hook_response"`,
+		`info|line 5: Claude Code message "rate_limit_event" is not one perch knows; left out`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notices:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestTodos(t *testing.T) {
+	t.Parallel()
+	todo := `{"type":"tool_use","id":"td","name":"TodoWrite","input":{"todos":[{"content":"A","status":"completed","activeForm":"Doing A"},{"content":"B","status":"pending"}]}}`
+	evs := feed(NewDecoder(), asst("m1", todo, 1), asst("m2", text, 1))
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == events.KindTodoUpdated {
+			n++
+			if len(ev.Todos) != 2 || ev.Todos[0].Content != "A" || ev.Todos[0].Status != "completed" || ev.Todos[1].ID != "2" {
+				t.Errorf("todos = %+v", ev.Todos)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d todo updates, want 1", n)
+	}
+}
