@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // ItemKind is what a timeline item shows.
 type ItemKind uint8
@@ -94,6 +97,10 @@ type Item struct {
 	// Incomplete marks a turn (or a tool output) whose stream ended
 	// before it was finished.
 	Incomplete bool
+	// Builders of a streamed turn's text and thinking: appending to them is
+	// linear however many deltas come (Text and Thinking read them
+	// without a copy).
+	textBuf, thinkBuf *strings.Builder
 
 	// Tool
 	Tool *ToolItem

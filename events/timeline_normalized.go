@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // What the timeline does with the kinds that systems other than maria
 // bring: streamed turns, streamed tool output, notices and run states.
@@ -15,9 +18,9 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 			return false // the turn's final form is in: a late delta changes nothing
 		}
 		if ev.Kind == KindTextDelta {
-			it.Text += ev.Text
+			it.Text = appendTo(&it.textBuf, it.Text, ev.Text)
 		} else {
-			it.Thinking += ev.Thinking
+			it.Thinking = appendTo(&it.thinkBuf, it.Thinking, ev.Thinking)
 		}
 		it.Version++
 	case KindToolOutputDelta:
@@ -31,7 +34,8 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		if it.Tool.Result == nil {
 			it.Tool.Result = &ToolResult{streaming: true}
 		}
-		it.Tool.Result.Text += ev.Text
+		r := it.Tool.Result
+		r.Text = appendTo(&r.outBuf, r.Text, ev.Text)
 		it.Version++
 	case KindNotice:
 		t.add(&Item{Kind: ItemNotice, ID: ev.ID, Created: ev.Created, Level: ev.Level,
@@ -57,6 +61,17 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 // a fingerprint when they have no id) from those of other systems.
 func (ev Event) fromMaria() bool {
 	return ev.Dialect != DialectUnknown || ev.Fingerprint != 0
+}
+
+// appendTo appends s to a builder that holds cur (made on first use) and
+// returns the whole text, in amortized linear time.
+func appendTo(b **strings.Builder, cur, s string) string {
+	if *b == nil {
+		*b = &strings.Builder{}
+		(*b).WriteString(cur)
+	}
+	(*b).WriteString(s)
+	return (*b).String()
 }
 
 // openTurn finds the assistant turn a delta belongs to, or opens it.
@@ -90,7 +105,11 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	if len(ev.ToolCalls) > 0 {
 		it.ToolCalls = ev.ToolCalls
 	}
-	if ev.Usage != nil && it.Usage == nil {
+	if ev.Usage != nil {
+		// A later report's usage is the turn's truth; the totals follow.
+		if it.Usage != nil {
+			t.meta.Totals.Sub(it.Usage)
+		}
 		it.Usage = ev.Usage
 		t.addUsage(ev.Usage)
 	}
@@ -98,6 +117,7 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 		it.StopReason = ev.StopReason
 	}
 	it.Open = false
+	it.textBuf, it.thinkBuf = nil, nil
 	it.Incomplete = ev.Incomplete
 	it.Version++
 	t.callTools(ev)

@@ -5,6 +5,7 @@ package events
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -244,8 +245,9 @@ type ToolResult struct {
 	// ExitCode is the exit status a source reported for a command, nil
 	// when it reported none (see Exit, which also reads Command).
 	ExitCode *int
-	// streaming is set while output deltas build Text.
+	// streaming is set while output deltas build Text, in outBuf.
 	streaming bool
+	outBuf    *strings.Builder
 	// Truncated is set when Text was cut to bound memory; OrigLen is the
 	// size it had.
 	Truncated bool
@@ -351,6 +353,17 @@ type Usage struct {
 	HasCacheWrite    bool
 	HasReasoning     bool
 	HasCost          bool
+}
+
+// Sub takes u2 (added before) out of u again; the Has* flags stay.
+func (u *Usage) Sub(u2 *Usage) {
+	u.InputTokens -= u2.InputTokens
+	u.OutputTokens -= u2.OutputTokens
+	u.CachedTokens -= u2.CachedTokens
+	u.TotalTokens -= u2.TotalTokens
+	u.CacheWriteTokens -= u2.CacheWriteTokens
+	u.ReasoningTokens -= u2.ReasoningTokens
+	u.CostUSD -= u2.CostUSD
 }
 
 // Add sums u2 into u, keeping the Has* flags of either.
