@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/openai"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
@@ -18,6 +19,7 @@ import (
 func Kinds() []ingest.Importer {
 	return []ingest.Importer{
 		maria.Importer(),
+		openai.Importer(),
 	}
 }
 
