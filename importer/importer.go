@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend/codex"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/openai"
 	"github.com/perch-tui/perch/events"
@@ -20,6 +21,7 @@ func Kinds() []ingest.Importer {
 	return []ingest.Importer{
 		maria.Importer(),
 		openai.Importer(),
+		codex.Importer(),
 	}
 }
 
