@@ -1,9 +1,11 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -275,7 +277,7 @@ func (d *Decoder) toolCall(key, name string, args json.RawMessage) (*tool, []eve
 	t := &tool{id: key, name: name, seg: s}
 	d.tools[key] = t
 	d.running = append(d.running, t)
-	c := events.NewToolCall(key, name, args)
+	c := events.NewToolCall(key, name, validUTF8(args))
 	s.calls = append(s.calls, c)
 	if !s.emitted {
 		return t, []events.Event{s.show()}
@@ -286,7 +288,7 @@ func (d *Decoder) toolCall(key, name string, args json.RawMessage) (*tool, []eve
 
 // updateArgs sets arguments a call learned late (a web search's query).
 func (d *Decoder) updateArgs(t *tool, args json.RawMessage) []events.Event {
-	c := events.NewToolCall(t.id, t.name, args)
+	c := events.NewToolCall(t.id, t.name, validUTF8(args))
 	for i := range t.seg.calls {
 		if t.seg.calls[i].ID == t.id {
 			if string(t.seg.calls[i].Args) == string(c.Args) {
@@ -319,4 +321,14 @@ func (t *tool) result(text string, isErr bool, errText string, exit *int) events
 	return events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
 		Call: events.ToolCall{ID: t.id, Name: t.name}, Name: t.name,
 		Result: &events.ToolResult{Text: text, IsError: isErr, ErrorText: errText, ExitCode: exit}}}
+}
+
+// validUTF8 replaces invalid bytes of raw JSON (they can only be inside
+// its strings) with U+FFFD, as decoding would: arguments are kept raw, and
+// must not carry them into the text shown.
+func validUTF8(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 }

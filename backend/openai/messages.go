@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/normalize"
@@ -58,7 +60,17 @@ func (d *Decoder) newCall(turn string, i int, c rawCall) events.ToolCall {
 		d.pending = append(d.pending, pendingCall{id, c.name})
 	}
 	d.names[id] = c.name
-	return events.NewToolCall(id, c.name, c.args)
+	return events.NewToolCall(id, c.name, validUTF8(c.args))
+}
+
+// validUTF8 replaces invalid bytes of raw JSON (they can only be inside
+// its strings) with U+FFFD, as decoding would: arguments given as an
+// object are kept raw, and must not carry them into the text shown.
+func validUTF8(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 }
 
 // assistantParts is what an assistant message says, read the same way for
