@@ -13,7 +13,9 @@ import (
 	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/backend/attocode"
 	"github.com/perch-tui/perch/backend/claudecode"
+	"github.com/perch-tui/perch/backend/codex"
 	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/openai"
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
@@ -29,6 +31,8 @@ func Kinds() []ingest.Importer {
 		attocode.Importer(),
 		anthropic.Importer(),
 		claudecode.Importer(),
+		openai.Importer(),
+		codex.Importer(),
 	}
 }
 
