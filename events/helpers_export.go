@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // NormalizeArgs turns tool-call arguments as any system sends them (a JSON
 // string, an object, a double-encoded string, empty, absent or invalid)
@@ -15,6 +18,9 @@ func NormalizeArgs(raw json.RawMessage) (args json.RawMessage, text, errText str
 func NewToolCall(id, name string, rawArgs json.RawMessage) ToolCall {
 	c := ToolCall{ID: id, Name: name}
 	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = normalizeArgs(rawArgs)
+	// Raw bytes of an argument object may hold invalid UTF-8 that a JSON
+	// string never does; keep the text valid.
+	c.ArgsRaw = strings.ToValidUTF8(c.ArgsRaw, "\uFFFD")
 	return c
 }
 

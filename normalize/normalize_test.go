@@ -34,6 +34,8 @@ func TestUsage(t *testing.T) {
 		{name: "null", in: `null`, isNil: true},
 		{name: "no counts", in: `{"service_tier":"standard"}`, isNil: true},
 		{name: "nan", in: `{"prompt_tokens":null,"completion_tokens":"x","total_tokens":5}`, total: 5},
+		{name: "codex", in: `{"input_tokens":900,"cached_input_tokens":800,"output_tokens":30,"reasoning_output_tokens":12}`,
+			input: 900, output: 30, cached: 800, total: 930, reasoning: 12, hasReasoning: true},
 		{name: "responses api", in: `{"input_tokens":500,"input_tokens_details":{"cached_tokens":400},"output_tokens":20,"output_tokens_details":{"reasoning_tokens":8}}`,
 			input: 500, output: 20, cached: 400, total: 520, reasoning: 8, hasReasoning: true},
 	}

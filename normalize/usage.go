@@ -60,6 +60,7 @@ func Usage(raw json.RawMessage) *events.Usage {
 
 	cacheRead, hasRead := maxOf(
 		pair(get("cache_read_input_tokens", "cache_read_tokens", "cacheReadTokens", "cachedTokens", "cached")),
+		pair(get("cached_input_tokens")),
 		pair(detail("cached_tokens")))
 	cacheWrite, hasWrite := maxOf(
 		pair(get("cache_creation_input_tokens", "cache_creation_tokens", "cacheWriteTokens", "cache_write_tokens")),
@@ -72,7 +73,7 @@ func Usage(raw json.RawMessage) *events.Usage {
 	if od := AsObject(o["output_tokens_details"]); od != nil && !hasReasoning {
 		reasoning, hasReasoning = Int(od["reasoning_tokens"])
 	}
-	if v, ok := get("reasoning_tokens", "reasoningTokens"); ok && !hasReasoning {
+	if v, ok := get("reasoning_tokens", "reasoningTokens", "reasoning_output_tokens"); ok && !hasReasoning {
 		reasoning, hasReasoning = v, true
 	}
 
