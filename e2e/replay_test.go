@@ -17,6 +17,10 @@ func TestReplayEverySystem(t *testing.T) {
 		{"suna", "../backend/suna/testdata/stream_run.sse", "one folder was unreadable"},
 		{"pynchy", "../backend/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
 		{"attocode", "../backend/attocode/testdata/fixtures/store.db", "not a change of my instructions"},
+		{"anthropic", "../backend/anthropic/testdata/stream.sse", "sunny in Paris"},
+		{"claude-code", "../backend/claudecode/testdata/session.stream.jsonl", "all 12 checkout tests pass"},
+		{"openai", "../backend/openai/testdata/stream.sse", "Both files say hello."},
+		{"codex", "../backend/codex/testdata/exec.jsonl", "the tests pass now"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
