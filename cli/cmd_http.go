@@ -133,7 +133,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	box, err := c.openBox(ctx, env, pos[0], true)
+	box, err := c.openBox(ctx, env, pos[0], forSend)
 	if err != nil {
 		return keepMessage(env, text, err)
 	}
@@ -370,7 +370,7 @@ func runQueue(ctx context.Context, env Env, args []string) error {
 	case extra != "":
 		return usagef("queue: too many arguments %q (want TASK)", pos[1:])
 	}
-	box, err := c.openBox(ctx, env, pos[0], false)
+	box, err := c.openBox(ctx, env, pos[0], forQueue)
 	if err != nil {
 		return err
 	}
@@ -502,6 +502,8 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 		return reachErr
 	}
 	switch {
+	case errors.Is(reachErr, client.ErrNoTask):
+		fmt.Fprintf(env.Stdout, "The daemon has no task %s any more (deleted?): its held messages can't be delivered.\n", shortID(box.task.ID))
 	case reachErr != nil:
 		fmt.Fprintf(env.Stdout, "The daemon's queue for task %s is unknown: the daemon did not answer.\n", shortID(box.task.ID))
 	case len(daemon) == 0:
@@ -514,6 +516,9 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 	}
 	fmt.Fprintln(env.Stdout)
 	writeHeld(env.Stdout, box, q)
+	if status == events.StatusStopped && q.Len() > 0 {
+		fmt.Fprintf(env.Stdout, "\nThe task is stopped: held messages wait; --release resumes it with the first one.\n")
+	}
 	return reachErr
 }
 

@@ -36,12 +36,23 @@ func unreachable(err error) bool {
 		!errors.Is(err, context.Canceled)
 }
 
-// openBox resolves a task (id or unique prefix) and opens its outbox. With
-// the daemon unreachable, the task is looked up among the outboxes kept for
-// that daemon; if none matches and asTyped is set, the argument itself
-// names the task (its messages move to the real id once the daemon is back
-// and names it).
-func (c *conn) openBox(ctx context.Context, env Env, arg string, asTyped bool) (*taskBox, error) {
+// boxUse says what a command may do when the daemon can't name the task.
+type boxUse int
+
+const (
+	// forSend: with the daemon unreachable, a task with held messages on
+	// disk, else the argument as typed (its messages move to the real id
+	// once the daemon is back and names it).
+	forSend boxUse = iota
+	// forQueue: with the daemon unreachable, or without the task (deleted),
+	// a task with held messages on disk, so they can still be seen and
+	// deleted.
+	forQueue
+)
+
+// openBox resolves a task (id or unique prefix) and opens its outbox,
+// falling back to the outboxes kept for that daemon as use allows.
+func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*taskBox, error) {
 	cl, err := c.client(env)
 	if err != nil {
 		return nil, err
@@ -53,10 +64,10 @@ func (c *conn) openBox(ctx context.Context, env Env, arg string, asTyped bool) (
 		b.adopt(ctx)
 		return b, nil
 	}
-	if !unreachable(err) {
+	if !unreachable(err) && !(use == forQueue && errors.Is(err, client.ErrNoTask)) {
 		return nil, err
 	}
-	b.reachErr = err
+	b.reachErr = err // unreachable, or no such task any more
 	local, lerr := b.store.Tasks()
 	if lerr != nil {
 		return nil, errors.Join(err, lerr)
@@ -77,7 +88,7 @@ func (c *conn) openBox(ctx context.Context, env Env, arg string, asTyped bool) (
 		b.task.ID = hits[0]
 	case len(hits) > 1:
 		return nil, fmt.Errorf("%w (and %q matches the held messages of %d tasks: %s)", err, arg, len(hits), strings.Join(hits, ", "))
-	case asTyped && q != "":
+	case use == forSend && q != "":
 		b.task.ID = strings.TrimSpace(arg)
 	default:
 		return nil, err

@@ -227,3 +227,51 @@ func TestCancelHoldsRecovered(t *testing.T) {
 		t.Fatalf("after cancel: %+v", q)
 	}
 }
+
+// A task the daemon no longer has: its held messages stay listed, with the
+// reason once a delivery was refused, until the user deletes them.
+func TestHeldMessagesOfADeletedTask(t *testing.T) {
+	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := srv.URL
+	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	r := must(t, stateRun(t, state, "", "send", id, "for later", "--hold", "--json", "--url", base))
+	var held struct{ ID string }
+	json.Unmarshal([]byte(r.stdout), &held)
+	srv.Close()
+	// Another daemon on the same address, without that task.
+	u, _ := url.Parse(base)
+	srv2, err := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 8}).Start(u.Host)
+	if err != nil {
+		t.Skipf("port not free again: %v", err)
+	}
+	defer srv2.Close()
+	r = stateRun(t, state, "", "queue", id[:8], "--url", base)
+	if r.code != 1 || !strings.Contains(r.stdout, "no task "+id[:8]+" any more") || !strings.Contains(r.stdout, "for later") {
+		t.Fatalf("queue: %+v", r)
+	}
+	r = stateRun(t, state, "", "queue", id[:8], "--release", "--url", base)
+	if r.code != 1 || !strings.Contains(r.stderr, "refused") {
+		t.Fatalf("release: %+v", r)
+	}
+	q := queueOf(t, stateRun(t, state, "", "queue", id[:8], "--json", "--url", base))
+	if len(q.Held) != 1 || !strings.Contains(q.Held[0].Error, "404") {
+		t.Fatalf("after the refusal: %+v", q)
+	}
+	must(t, stateRun(t, state, "", "queue", id[:8], "--delete", held.ID, "--url", base))
+	q = queueOf(t, stateRun(t, state, "", "queue", id[:8], "--json", "--url", base))
+	if len(q.Held) != 0 {
+		t.Fatalf("not deleted: %+v", q)
+	}
+	// Nothing on disk and no such task: an error, not an empty queue.
+	if r := stateRun(t, state, "", "queue", "ffffffff", "--url", base); r.code != 1 {
+		t.Fatalf("unknown task: %+v", r)
+	}
+}
