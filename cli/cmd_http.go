@@ -182,24 +182,28 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if earlier > 0 {
 		fmt.Fprintf(env.Stderr, "perch: first delivered %d earlier message(s) kept while the daemon was unreachable\n", earlier)
 	}
-	if mine == nil || !mine.Delivered {
-		if q, lerr := box.store.Load(box.task.ID); lerr == nil {
-			if cur, ok := q.Get(m.ID); ok {
-				m = cur
-			}
-		}
-		if err == nil {
-			err = errors.New("the message was not delivered")
-		}
-		if mine == nil {
-			err = fmt.Errorf("an earlier message could not be delivered, and this one waits behind it: %w", err)
-		}
-		if *asJSON {
-			heldOut(err.Error())
-		}
-		return &keptError{err, keptNote(box, m)}
+	if mine != nil && mine.Delivered {
+		return printSent(env, box, mine.Message, *asJSON)
 	}
-	return printSent(env, box, mine.Message, *asJSON)
+	// Another perch delivering this task may have sent it meanwhile.
+	if q, lerr := box.store.Load(box.task.ID); lerr == nil {
+		if cur, ok := q.Get(m.ID); ok {
+			m = cur
+		}
+	}
+	if m.State == outbox.Sent {
+		return printSent(env, box, m, *asJSON)
+	}
+	if err == nil {
+		err = errors.New("the message was not delivered")
+	}
+	if mine == nil {
+		err = fmt.Errorf("an earlier message could not be delivered, and this one waits behind it: %w", err)
+	}
+	if *asJSON {
+		heldOut(err.Error())
+	}
+	return &keptError{err, keptNote(box, m)}
 }
 
 // printSent reports a delivered message as send always has.

@@ -275,3 +275,32 @@ func TestHeldMessagesOfADeletedTask(t *testing.T) {
 		t.Fatalf("unknown task: %+v", r)
 	}
 }
+
+// Sends racing on one task from several processes' worth of commands: each
+// message goes once, and each command reports its own message sent.
+func TestConcurrentSends(t *testing.T) {
+	d, base := fake(t, "head", 20)
+	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	const n = 6
+	results := make(chan result, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			results <- stateRun(t, state, "", "send", id, "message "+string(rune('a'+i)), "--url", base)
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if r := <-results; r.code != 0 || !strings.HasPrefix(r.stdout, "sent") && !strings.HasPrefix(r.stdout, "queued") {
+			t.Errorf("send: %+v", r)
+		}
+	}
+	waitIdle(t, base, id)
+	got := d.Received(id)
+	slices.Sort(got)
+	if len(got) != n || len(slices.Compact(slices.Clone(got))) != n {
+		t.Fatalf("daemon received %q, want %d different messages", got, n)
+	}
+}
