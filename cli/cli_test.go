@@ -456,10 +456,16 @@ func TestErrorsSpeakToPeople(t *testing.T) {
 	if !strings.Contains(r.stderr, "--url") && !strings.Contains(r.stderr, "PERCH_URL") {
 		t.Fatalf("no hint: %s", r.stderr)
 	}
-	// A message that cannot be delivered is printed back.
+	// A message that cannot be delivered is kept as held, and its local id
+	// is printed.
 	r = run(t, "", "send", "deadbeef", "my precious text", "--url", down)
-	if r.code != 1 || !strings.Contains(r.stderr, "my precious text") {
+	if r.code != 1 || !regexp.MustCompile(`kept as held message [a-z2-7]{6} of task deadbeef`).MatchString(r.stderr) {
 		t.Fatalf("undelivered: %+v", r)
+	}
+	// With nothing to keep it in (no such task), it is printed back.
+	r = run(t, "", "send", "ffffffff", "my precious text", "--url", base)
+	if r.code != 1 || !strings.Contains(r.stderr, "my precious text") {
+		t.Fatalf("no such task: %+v", r)
 	}
 	r = run(t, "", "export", "ffffffff", "--url", base)
 	if r.code != 1 || !strings.Contains(r.stderr, "ffffffff") {

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -121,7 +123,8 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	var c conn
 	c.register(fs)
 	web := fs.Bool("web-search", false, "let the model search the web for this message")
-	asJSON := fs.Bool("json", false, `print {"id","queued"}`)
+	hold := fs.Bool("hold", false, "hold the message in perch's queue instead of sending it (see perch queue)")
+	asJSON := fs.Bool("json", false, `print {"id","queued"} (with --hold, or when kept: {"id":LOCAL_ID,"held":true})`)
 	pos, err := parse(fs, args, 2, 2)
 	if err != nil {
 		return err
@@ -130,31 +133,96 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := c.client(env)
+	box, err := c.openBox(ctx, env, pos[0], forSend)
 	if err != nil {
 		return keepMessage(env, text, err)
 	}
-	task, err := cl.ResolveTask(ctx, pos[0])
-	if err != nil {
+	intent := outbox.IntentSend
+	if *hold {
+		intent = outbox.IntentHold
+	}
+	// Written down before anything is posted.
+	var m outbox.Message
+	if _, err := box.store.Update(box.task.ID, func(q *outbox.Queue) error {
+		var err error
+		m, err = q.Add(text, intent, *web, time.Now())
+		return err
+	}); err != nil {
+		if errors.Is(err, outbox.ErrInvalidText) {
+			return usagef("send: %v", err)
+		}
 		return keepMessage(env, text, err)
 	}
-	res, err := cl.Send(ctx, task.ID, text, *web)
-	if err != nil {
-		return keepMessage(env, text, err)
+	heldOut := func(errText string) error {
+		return writeJSON(env.Stdout, struct {
+			ID    string `json:"id"`
+			Held  bool   `json:"held"`
+			Error string `json:"error,omitempty"`
+		}{m.ID, true, errText})
+	}
+	if *hold {
+		if *asJSON {
+			return heldOut("")
+		}
+		fmt.Fprintf(env.Stdout, "held as %s for task %s: an attached perch sends it when the task is idle; perch queue %s --release %s sends it now\n",
+			m.ID, shortID(box.task.ID), shortID(box.task.ID), m.ID)
+		return nil
+	}
+	// Unreachable, the attempt fails fast, and the message keeps why.
+	rs, err := box.deliverer().Flush(ctx, box.task.ID)
+	var mine *outbox.Result
+	earlier := 0
+	for i := range rs {
+		if rs[i].Message.ID == m.ID {
+			mine = &rs[i]
+		} else if rs[i].Delivered {
+			earlier++
+		}
+	}
+	if earlier > 0 {
+		fmt.Fprintf(env.Stderr, "perch: first delivered %d earlier message(s) kept while the daemon was unreachable\n", earlier)
+	}
+	if mine != nil && mine.Delivered {
+		return printSent(env, box, mine.Message, *asJSON)
+	}
+	// Another perch delivering this task may have sent it meanwhile.
+	if q, lerr := box.store.Load(box.task.ID); lerr == nil {
+		if cur, ok := q.Get(m.ID); ok {
+			m = cur
+		}
+	}
+	if m.State == outbox.Sent {
+		return printSent(env, box, m, *asJSON)
+	}
+	if err == nil {
+		err = errors.New("the message was not delivered")
+	}
+	if mine == nil {
+		err = fmt.Errorf("an earlier message could not be delivered, and this one waits behind it: %w", err)
 	}
 	if *asJSON {
+		heldOut(err.Error())
+	}
+	return &keptError{err, keptNote(box, m)}
+}
+
+// printSent reports a delivered message as send always has.
+func printSent(env Env, box *taskBox, m outbox.Message, asJSON bool) error {
+	if asJSON {
 		return writeJSON(env.Stdout, struct {
 			ID     string `json:"id"`
 			Queued bool   `json:"queued"`
-		}{res.ID, res.Queued})
+		}{m.DaemonID, m.Queued})
 	}
 	switch {
-	case res.ID == "":
-		fmt.Fprintf(env.Stdout, "sent to %s\n", shortID(task.ID))
-	case res.Queued:
-		fmt.Fprintf(env.Stdout, "queued (message %s): the agent is busy and will read it at its next turn\n", res.ID)
+	case m.Recovered:
+		fmt.Fprintf(env.Stdout, "sent to %s (the daemon already had it)\n", shortID(box.task.ID))
+	case m.DaemonID == "":
+		fmt.Fprintf(env.Stdout, "sent to %s\n", shortID(box.task.ID))
+	case m.Queued:
+		fmt.Fprintf(env.Stdout, "queued (message %s): the agent is busy and will read it at its next turn\n", m.DaemonID)
 	default:
-		fmt.Fprintf(env.Stdout, "sent (message %s)\n", res.ID)
+		fmt.Fprintf(env.Stdout, "sent (message %s)\n", m.DaemonID)
 	}
 	return nil
 }
@@ -208,54 +276,254 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The recovered messages go to the front of the held queue, in order,
+	// each its own message; auto-delivery pauses.
+	box := &taskBox{cl: cl, store: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), task: task, online: true}
+	held := make([]outbox.Message, len(pending))
+	var keepErr error
+	if len(pending) > 0 {
+		texts := make([]string, len(pending))
+		for i, m := range pending {
+			texts[i] = m.Text
+		}
+		var ms []outbox.Message
+		_, keepErr = box.store.Update(task.ID, func(q *outbox.Queue) error {
+			var err error
+			ms, err = q.RecoverFromCancel(texts, time.Now())
+			return err
+		})
+		if keepErr == nil {
+			copy(held, ms)
+		}
+	}
 	if *asJSON {
-		return writeJSON(env.Stdout, queued(pending))
+		out := make([]cancelledJSON, len(pending))
+		for i, m := range pending {
+			out[i] = cancelledJSON{ID: m.ID, Text: m.Text, HeldID: held[i].ID}
+		}
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+		return keepErr
 	}
 	if len(pending) == 0 {
 		fmt.Fprintf(env.Stdout, "Cancelled task %s. No queued messages were pending.\n", shortID(task.ID))
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Cancelled task %s. Recovered %d queued message(s) that were not sent to the agent:\n", shortID(task.ID), len(pending))
-	for _, m := range pending {
-		fmt.Fprintf(env.Stdout, "\n--- %s\n%s\n", m.ID, sanitize.Text(m.Text))
+	fmt.Fprintf(env.Stdout, "Cancelled task %s. Recovered %d queued message(s) that were not sent to the agent", shortID(task.ID), len(pending))
+	if keepErr == nil {
+		fmt.Fprintf(env.Stdout, "; perch holds them (auto-delivery paused):\n")
+	} else {
+		fmt.Fprintf(env.Stdout, ":\n")
 	}
+	for i, m := range pending {
+		fmt.Fprintf(env.Stdout, "\n--- %s", m.ID)
+		if held[i].ID != "" {
+			fmt.Fprintf(env.Stdout, " (held as %s)", held[i].ID)
+		}
+		fmt.Fprintf(env.Stdout, "\n%s\n", sanitize.Text(m.Text))
+	}
+	if keepErr != nil {
+		return fmt.Errorf("could not hold them in the outbox (the texts are above): %w", keepErr)
+	}
+	fmt.Fprintf(env.Stdout, "\nEdit, reorder or send them with perch queue %s (--resume lets an attached perch deliver them when idle).\n", shortID(task.ID))
 	return nil
+}
+
+// cancelledJSON is one recovered message in `cancel --json`.
+type cancelledJSON struct {
+	ID     string `json:"id"`
+	Text   string `json:"text"`
+	HeldID string `json:"held_id,omitempty"`
 }
 
 func runQueue(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "queue")
 	var c conn
 	c.register(fs)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args, 1, 1)
+	asJSON := fs.Bool("json", false, `print {"daemon":[{"id","text"}],"held":[{"id","text","paused"?,"error"?}]} ("daemon" is null when unreachable)`)
+	edit := fs.String("edit", "", "replace the text of held message `ID` with TEXT (the next argument; '-' reads stdin)")
+	del := fs.String("delete", "", "delete held message `ID`")
+	move := fs.String("move", "", "move held message `ID` to position POS (the next argument, 1-based)")
+	release := fs.Bool("release", false, "send the first held message now, or the one whose ID follows")
+	pause := fs.Bool("pause", false, "pause auto-delivery of held messages")
+	resume := fs.Bool("resume", false, "resume auto-delivery of held messages")
+	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
 		return err
 	}
-	cl, err := c.client(env)
+	actions := 0
+	for _, on := range []bool{*edit != "", *del != "", *move != "", *release, *pause, *resume} {
+		if on {
+			actions++
+		}
+	}
+	if actions > 1 {
+		return usagef("queue: give one of --edit, --delete, --move, --release, --pause, --resume")
+	}
+	extra := ""
+	if len(pos) == 2 {
+		extra = pos[1]
+	}
+	switch {
+	case *edit != "" || *move != "":
+		if extra == "" {
+			return usagef("queue: --edit ID TEXT and --move ID POS take a second argument")
+		}
+	case *release:
+	case extra != "":
+		return usagef("queue: too many arguments %q (want TASK)", pos[1:])
+	}
+	box, err := c.openBox(ctx, env, pos[0], forQueue)
 	if err != nil {
 		return err
 	}
-	// GET /task/{id} is served by the daemon itself (fresh for running
-	// tasks) and, unlike …/queued-messages, never resumes a stopped task.
-	task, err := cl.ResolveTask(ctx, pos[0])
-	if err != nil {
-		return err
+	id := box.task.ID
+	d := box.deliverer()
+	var done string  // what a change did, for the text output
+	var failed error // a release that failed, reported after the listing
+	switch {
+	case *edit != "":
+		text, err := messageText(env, extra, "queue --edit")
+		if err != nil {
+			return err
+		}
+		_, err = box.store.Update(id, func(q *outbox.Queue) error {
+			m, err := q.Find(*edit)
+			if err != nil {
+				return err
+			}
+			done = "edited " + m.ID
+			return q.Edit(m.ID, text)
+		})
+		if err != nil {
+			return queueError(err)
+		}
+	case *del != "":
+		m, err := d.Drop(ctx, id, *del)
+		if err != nil {
+			return queueError(err)
+		}
+		done = "deleted " + m.ID
+	case *move != "":
+		n, err := strconv.Atoi(extra)
+		if err != nil || n < 1 {
+			return usagef("queue: --move ID POS: POS must be a position from 1, not %q", extra)
+		}
+		_, err = box.store.Update(id, func(q *outbox.Queue) error {
+			m, err := q.Find(*move)
+			if err != nil {
+				return err
+			}
+			n = min(n, q.Len())
+			done = fmt.Sprintf("moved %s to position %d", m.ID, n)
+			return q.Move(m.ID, n-1)
+		})
+		if err != nil {
+			return queueError(err)
+		}
+	case *pause || *resume:
+		_, err = box.store.Update(id, func(q *outbox.Queue) error { return q.SetPaused(*pause) })
+		if err != nil {
+			return err
+		}
+		done = "auto-delivery resumed"
+		if *pause {
+			done = "auto-delivery paused"
+		}
+	case *release:
+		r, err := d.Release(ctx, id, extra)
+		if errors.Is(err, outbox.ErrNoMessage) || errors.Is(err, outbox.ErrAmbiguousID) || errors.Is(err, outbox.ErrNotDue) {
+			return queueError(err)
+		}
+		if err != nil {
+			if r.Message.ID == "" {
+				return err
+			}
+			failed = &keptError{err, keptNote(box, r.Message)}
+			if *asJSON {
+				break // the listing shows it with its error
+			}
+			return failed
+		}
+		if !*asJSON {
+			fmt.Fprintf(env.Stdout, "%s: ", r.Message.ID)
+			return printSent(env, box, r.Message, false)
+		}
 	}
-	if task, err = cl.Task(ctx, task.ID); err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(env.Stdout, queued(task.QueuedMessages))
-	}
-	if len(task.QueuedMessages) == 0 {
-		fmt.Fprintf(env.Stdout, "No queued messages for task %s (%s).\n", shortID(task.ID), task.Status)
+	if done != "" && !*asJSON {
+		fmt.Fprintln(env.Stdout, done)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "%d queued message(s) for task %s:\n", len(task.QueuedMessages), shortID(task.ID))
-	for i, m := range task.QueuedMessages {
-		fmt.Fprintf(env.Stdout, "\n%d. [%s]\n%s\n", i+1, m.ID, sanitize.Text(m.Text))
+	if err := listQueues(ctx, env, box, *asJSON); err != nil {
+		return err
 	}
-	return nil
+	return failed
+}
+
+// queueError makes a bad message id a usage error.
+func queueError(err error) error {
+	if errors.Is(err, outbox.ErrNoMessage) || errors.Is(err, outbox.ErrAmbiguousID) || errors.Is(err, outbox.ErrState) ||
+		errors.Is(err, outbox.ErrEmptyText) || errors.Is(err, outbox.ErrInvalidText) {
+		return usagef("queue: %v", err)
+	}
+	return err
+}
+
+// listQueues prints the daemon's queue and perch's held messages.
+func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
+	q, err := box.store.Load(box.task.ID)
+	if err != nil {
+		return err
+	}
+	damagedNote(env, box, q)
+	var daemon []events.QueuedMessage
+	status := ""
+	reachErr := box.reachErr
+	if box.online {
+		// GET /task/{id} is served by the daemon itself (fresh for running
+		// tasks) and, unlike …/queued-messages, never resumes a stopped task.
+		if t, err := box.cl.Task(ctx, box.task.ID); err != nil {
+			reachErr = err
+		} else {
+			daemon, status = t.QueuedMessages, t.Status
+		}
+	}
+	if asJSON {
+		out := struct {
+			Daemon []transcript.Queued `json:"daemon"`
+			Held   []heldJSON          `json:"held"`
+		}{Held: []heldJSON{}}
+		if reachErr == nil {
+			out.Daemon = queued(daemon)
+		}
+		for _, m := range q.Pending() {
+			out.Held = append(out.Held, heldJSON{ID: m.ID, Text: m.Text, Paused: q.Paused(), Error: heldError(m)})
+		}
+		if err := writeJSON(env.Stdout, out); err != nil {
+			return err
+		}
+		return reachErr
+	}
+	switch {
+	case errors.Is(reachErr, client.ErrNoTask):
+		fmt.Fprintf(env.Stdout, "The daemon has no task %s any more (deleted?): its held messages can't be delivered.\n", shortID(box.task.ID))
+	case reachErr != nil:
+		fmt.Fprintf(env.Stdout, "The daemon's queue for task %s is unknown: the daemon did not answer.\n", shortID(box.task.ID))
+	case len(daemon) == 0:
+		fmt.Fprintf(env.Stdout, "No queued messages for task %s (%s).\n", shortID(box.task.ID), status)
+	default:
+		fmt.Fprintf(env.Stdout, "%d queued message(s) for task %s:\n", len(daemon), shortID(box.task.ID))
+		for i, m := range daemon {
+			fmt.Fprintf(env.Stdout, "\n%d. [%s]\n%s\n", i+1, m.ID, sanitize.Text(m.Text))
+		}
+	}
+	fmt.Fprintln(env.Stdout)
+	writeHeld(env.Stdout, box, q)
+	if status == events.StatusStopped && q.Len() > 0 {
+		fmt.Fprintf(env.Stdout, "\nThe task is stopped: held messages wait; --release resumes it with the first one.\n")
+	}
+	return reachErr
 }
 
 func runNew(ctx context.Context, env Env, args []string) error {

@@ -1,0 +1,294 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Backend is what delivery needs of an agent system.
+type Backend interface {
+	// Send hands a message to the task. The error tells what happened to
+	// it: wrap it with Retryable when the message certainly did not arrive
+	// and a later try may work (daemon down), with Permanent when it did
+	// not arrive and never will (task deleted); any other error means it
+	// may have arrived, and perch will ask Received before sending it
+	// again.
+	Send(ctx context.Context, task string, m Message) (Receipt, error)
+	// Received counts the user messages of the task whose text is exactly
+	// text and that the backend got at or after since (by its own clock;
+	// messages it has no time for, like queued ones, count whatever
+	// since): its transcript and its queue. A backend with no server-side
+	// queue counts its transcript only.
+	Received(ctx context.Context, task, text string, since time.Time) (int, error)
+}
+
+// Receipt is a backend's acceptance of a message.
+type Receipt struct {
+	ID     string // the backend's message id, if it gives one
+	Queued bool   // it waits behind a running turn
+}
+
+// RecoverySkew widens the window Received is asked about, for clocks that
+// disagree between perch and the backend.
+const RecoverySkew = time.Minute
+
+type classified struct {
+	err     error
+	outcome Outcome
+}
+
+func (e *classified) Error() string { return e.err.Error() }
+func (e *classified) Unwrap() error { return e.err }
+
+// Retryable marks a Send error after which the message certainly did not
+// arrive and a later try may work.
+func Retryable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classified{err, OutcomeRetry}
+}
+
+// Permanent marks a Send error after which the message did not arrive and
+// never will (the task is gone, the request is refused).
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classified{err, OutcomePermanent}
+}
+
+// OutcomeOf classifies a Send error (OutcomeUnknown unless marked).
+func OutcomeOf(err error) Outcome {
+	var c *classified
+	if errors.As(err, &c) {
+		return c.outcome
+	}
+	return OutcomeUnknown
+}
+
+// Deliverer takes messages from a Store to a Backend, one at a time under
+// the task's delivery lock, so that each is delivered at most once, and,
+// with a backend that answers Received, exactly once.
+//
+// Its methods do IO and may take seconds: a UI calls them from a command
+// (a goroutine), never from its update loop.
+type Deliverer struct {
+	Store   Store
+	Backend Backend
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result is what one delivery attempt did.
+type Result struct {
+	// Message is the message after the attempt; its ID is "" when nothing
+	// was due.
+	Message Message
+	// Delivered: the backend accepted it now, or already had it.
+	Delivered bool
+}
+
+// ErrNotDue: Release was asked for a message that is not held (it is
+// being delivered, or is gone).
+var ErrNotDue = errors.New("the message is not waiting to be delivered")
+
+func (d *Deliverer) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+// Next delivers the first message that is due in mode (see Queue.Next): on
+// a task that became idle, Next(Idle); when the backend is back after an
+// outage, Next(Busy) until nothing is due (or Flush). Messages left Sending
+// by an earlier perch are resolved first. Nothing due is Result{} and no
+// error. A failed attempt returns its error; the message stays in the
+// queue with the reason.
+func (d *Deliverer) Next(ctx context.Context, task string, mode Mode) (Result, error) {
+	return d.deliver(ctx, task, func(q *Queue) (Message, error) {
+		m, ok := q.Next(mode)
+		if !ok {
+			return Message{}, nil
+		}
+		return m, nil
+	})
+}
+
+// Release delivers one held (or failed) message now, idle or busy, paused
+// or not: the one with id (a unique prefix works), or the first one if id
+// is "". If it cannot be delivered, it stays with the reason and is
+// delivered as soon as the backend answers again (its intent is now send).
+func (d *Deliverer) Release(ctx context.Context, task, id string) (Result, error) {
+	return d.deliver(ctx, task, func(q *Queue) (Message, error) {
+		var m Message
+		if id == "" {
+			var ok bool
+			if m, ok = q.FirstHeld(); !ok {
+				return Message{}, fmt.Errorf("no held message: %w", ErrNoMessage)
+			}
+		} else {
+			var err error
+			if m, err = q.Find(id); err != nil {
+				return Message{}, err
+			}
+		}
+		if m.State != Held && m.State != Failed {
+			return Message{}, fmt.Errorf("message %s is %s: %w", m.ID, m.State, ErrNotDue)
+		}
+		if err := q.Release(m.ID); err != nil {
+			return Message{}, err
+		}
+		m, _ = q.Get(m.ID)
+		return m, nil
+	})
+}
+
+// Flush delivers, in order, every message the user sent that is waiting
+// (after an outage), stopping at the first failure.
+func (d *Deliverer) Flush(ctx context.Context, task string) ([]Result, error) {
+	var out []Result
+	for {
+		r, err := d.Next(ctx, task, Busy)
+		if r.Message.ID != "" {
+			out = append(out, r)
+		}
+		if err != nil || r.Message.ID == "" {
+			return out, err
+		}
+	}
+}
+
+// Recover resolves the messages left Sending by a perch that died (or got
+// no answer): each one the backend already has is marked sent, the others
+// are held again, in order. It returns the messages it resolved.
+func (d *Deliverer) Recover(ctx context.Context, task string) ([]Message, error) {
+	unlock, err := d.Store.LockDelivery(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return d.recoverLocked(ctx, task)
+}
+
+// Drop deletes a pending message (id or unique prefix). A message left
+// Sending can be dropped only while no perch is delivering it.
+func (d *Deliverer) Drop(ctx context.Context, task, id string) (Message, error) {
+	var m Message
+	_, err := d.Store.Update(task, func(q *Queue) error {
+		var err error
+		if m, err = q.Find(id); err != nil {
+			return err
+		}
+		if m.State == Sending {
+			return ErrState
+		}
+		return q.Drop(m.ID, false)
+	})
+	if !errors.Is(err, ErrState) {
+		return m, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	unlock, err := d.Store.LockDelivery(lctx, task)
+	if err != nil {
+		return m, fmt.Errorf("message %s is being delivered right now: %w", m.ID, err)
+	}
+	defer unlock()
+	_, err = d.Store.Update(task, func(q *Queue) error { return q.Drop(m.ID, true) })
+	return m, err
+}
+
+// deliver runs one attempt under the delivery lock: resolve leftovers,
+// pick (which may change the queue, e.g. Release) and mark sending in one
+// Update, send, record the outcome.
+func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) (Message, error)) (Result, error) {
+	unlock, err := d.Store.LockDelivery(ctx, task)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	if _, err := d.recoverLocked(ctx, task); err != nil {
+		return Result{}, err
+	}
+	var m Message
+	_, err = d.Store.Update(task, func(q *Queue) error {
+		var err error
+		if m, err = pick(q); err != nil || m.ID == "" {
+			return err
+		}
+		return q.MarkSending(m.ID, d.now())
+	})
+	if err != nil || m.ID == "" {
+		return Result{}, err
+	}
+	rec, sendErr := d.Backend.Send(ctx, task, m)
+	q, err := d.Store.Update(task, func(q *Queue) error {
+		if sendErr == nil {
+			return q.MarkSent(m.ID, rec.ID, rec.Queued, false, d.now())
+		}
+		return q.MarkFailed(m.ID, OutcomeOf(sendErr), sendErr.Error())
+	})
+	if q != nil {
+		if after, ok := q.Get(m.ID); ok {
+			m = after
+		}
+	}
+	if err != nil {
+		// The outcome could not be written: the message stays Sending and
+		// is checked against the backend before any resend.
+		if sendErr != nil {
+			return Result{Message: m}, errors.Join(sendErr, err)
+		}
+		return Result{Message: m, Delivered: true}, err
+	}
+	return Result{Message: m, Delivered: sendErr == nil}, sendErr
+}
+
+// recoverLocked resolves Sending messages; the caller holds the delivery
+// lock, so none of them is in flight. Each is counted on the backend in
+// the window since its send began, against the messages with the same
+// text this outbox knows it delivered in that window.
+func (d *Deliverer) recoverLocked(ctx context.Context, task string) ([]Message, error) {
+	q, err := d.Store.Load(task)
+	if err != nil {
+		return nil, err
+	}
+	var done []Message
+	for _, m := range q.Pending() {
+		if m.State != Sending {
+			continue
+		}
+		since := m.SendingAt.Add(-RecoverySkew)
+		n, err := d.Backend.Received(ctx, task, m.Text, since)
+		if err != nil {
+			return done, fmt.Errorf("checking whether message %s reached the agent: %w", m.ID, err)
+		}
+		q, err = d.Store.Update(task, func(q *Queue) error {
+			cur, ok := q.Get(m.ID)
+			if !ok || cur.State != Sending {
+				return nil // dropped or resolved meanwhile
+			}
+			known := 0
+			for _, s := range q.sent {
+				if s.Text == m.Text && !s.SendingAt.Before(since) {
+					known++
+				}
+			}
+			if n > known {
+				return q.MarkSent(m.ID, "", false, true, d.now())
+			}
+			return q.Requeue(m.ID)
+		})
+		if err != nil {
+			return done, err
+		}
+		if after, ok := q.Get(m.ID); ok {
+			done = append(done, after)
+		}
+	}
+	return done, nil
+}

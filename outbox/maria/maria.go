@@ -1,0 +1,163 @@
+// Package maria is the outbox's backend for the maria daemon: it sends
+// through the daemon's HTTP API and answers "did this text arrive?" from
+// the task's event replay, which holds every user message and the queue.
+package maria
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+)
+
+// Settle is how long a task stream must stay quiet before its replay
+// counts as complete (maria sends no end-of-replay marker).
+const Settle = 600 * time.Millisecond
+
+// replayTimeout bounds one Received check.
+const replayTimeout = 60 * time.Second
+
+// Backend implements outbox.Backend with a maria client.
+type Backend struct {
+	Client *client.Client
+	// Settle overrides the quiet time that ends a replay (0: Settle).
+	Settle time.Duration
+}
+
+// New returns the backend of a client.
+func New(cl *client.Client) *Backend { return &Backend{Client: cl} }
+
+// Send implements outbox.Backend: POST …/message, with the error
+// classified (see Classify).
+func (b *Backend) Send(ctx context.Context, task string, m outbox.Message) (outbox.Receipt, error) {
+	res, err := b.Client.Send(ctx, task, m.Text, m.WebSearch)
+	if err != nil {
+		return outbox.Receipt{}, Classify(err)
+	}
+	return outbox.Receipt{ID: res.ID, Queued: res.Queued}, nil
+}
+
+// Classify marks a client error for the outbox: a connection that never
+// opened, 502/503 (the daemon or a proxy turned it away), 408 and 429 are
+// retryable; other 4xx (404: the task is gone or its directory was
+// removed; 400; 409) are permanent; anything else (a timeout or a broken
+// connection after the request went out, 500) leaves the outcome unknown.
+func Classify(err error) error {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		switch {
+		case ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusTooManyRequests,
+			ae.Status == http.StatusBadGateway, ae.Status == http.StatusServiceUnavailable:
+			return outbox.Retryable(err)
+		case ae.Status >= 400 && ae.Status < 500:
+			return outbox.Permanent(err)
+		}
+		return err
+	}
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &dnsErr) {
+		return outbox.Retryable(err)
+	}
+	return err
+}
+
+// Received implements outbox.Backend from one replay of the task's event
+// stream: user messages with that exact text created at or after since
+// (or with no time), plus queued messages with that text.
+func (b *Backend) Received(ctx context.Context, task, text string, since time.Time) (int, error) {
+	tl, err := b.Replay(ctx, task)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, it := range tl.Items() {
+		if it.Kind == events.ItemUser && it.Text == text && (it.Created.IsZero() || !it.Created.Before(since)) {
+			n++
+		}
+	}
+	for _, q := range tl.Queue() {
+		if q.Text == text {
+			n++
+		}
+	}
+	return n, nil
+}
+
+type streamMsg struct {
+	frame *events.Frame
+	state *client.ConnState
+}
+
+// Replay follows the task's event stream until it has been quiet for
+// Settle while connected, and returns the timeline it built. A stream that
+// breaks or can't connect is an error: the check is tried again later.
+func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, error) {
+	settle := b.Settle
+	if settle <= 0 {
+		settle = Settle
+	}
+	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	defer cancel()
+	ch := make(chan streamMsg, 256)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- b.Client.StreamTask(ctx, task,
+			func(f events.Frame) {
+				select {
+				case ch <- streamMsg{frame: &f}:
+				case <-ctx.Done():
+				}
+			},
+			func(s client.ConnState) {
+				select {
+				case ch <- streamMsg{state: &s}:
+				case <-ctx.Done():
+				}
+			})
+	}()
+	stop := func() { cancel(); <-errc }
+	tl := events.NewTimeline()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	timer.Stop()
+	live := false
+	for {
+		select {
+		case m := <-ch:
+			if s := m.state; s != nil {
+				switch s.Phase {
+				case client.PhaseLive:
+					tl.Reconnected()
+					live = true
+					timer.Reset(settle)
+				case client.PhaseReconnecting:
+					stop()
+					return nil, fmt.Errorf("the event stream of task %s broke: %v", task, s.Err)
+				}
+				continue
+			}
+			tl.Apply(events.Decode(*m.frame))
+			if live {
+				timer.Reset(settle)
+			}
+		case <-timer.C:
+			stop()
+			return tl, nil
+		case err := <-errc:
+			if err == nil {
+				err = fmt.Errorf("the event stream of task %s ended", task)
+			}
+			if ctx.Err() != nil && err == ctx.Err() {
+				err = fmt.Errorf("replaying task %s: %w", task, err)
+			}
+			return nil, err
+		}
+	}
+}
