@@ -667,6 +667,10 @@ func (h *harness) benchResize(scope string, s *session, n int) error {
 	widths := []int{h.width - 20, h.width}
 	for i := range 6 {
 		w := widths[i%2]
+		// tmux holds back the SIGWINCH of a pane resized moments ago
+		// (about 100 ms more when resizes follow closely), so they are
+		// spaced out.
+		time.Sleep(time.Second)
 		s.quiet(50*time.Millisecond, h.keyCap)
 		if _, _, err := s.settle(30*time.Millisecond, 2*time.Second); err != nil {
 			return err
