@@ -97,6 +97,9 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	dialect := fs.String("dialect", "head", "wire dialect: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
 	replay := fs.String("replay", "", "serve a recorded stream file (from 'perch record') as a task")
+	long := fs.Int("long-session", 0, "serve a finished, idle session of N events instead of the demo (benchmark load)")
+	bigMB := fs.Float64("big-output-mb", 0, "with --long-session: end it with a read_file of this many MiB of output")
+	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -110,5 +113,18 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	if strings.TrimSpace(*addr) == "" {
 		return usagef("--addr must not be empty")
 	}
-	return fakedaemon.Run(ctx, *addr, fakedaemon.Options{Dialect: d, Speed: *speed}, *replay, env.Stdout)
+	sc := fakedaemon.Scenario{Replay: *replay}
+	switch {
+	case *long == 0 && (*bigMB != 0 || *lineMB != 0):
+		return usagef("--big-output-mb and --long-line-mb need --long-session")
+	case *long != 0 && *replay != "":
+		return usagef("--long-session and --replay exclude each other")
+	case *long != 0 && *long < fakedaemon.MinLongSessionEvents:
+		return usagef("--long-session needs at least %d events", fakedaemon.MinLongSessionEvents)
+	case *bigMB < 0 || *lineMB < 0:
+		return usagef("output sizes must not be negative")
+	case *long != 0:
+		sc.Long = &fakedaemon.LongSession{Events: *long, BigOutput: int(*bigMB * (1 << 20)), LongLine: int(*lineMB * (1 << 20))}
+	}
+	return fakedaemon.RunScenario(ctx, *addr, fakedaemon.Options{Dialect: d, Speed: *speed}, sc, env.Stdout)
 }

@@ -213,33 +213,58 @@ func (s *Server) Close() error {
 // (or replays replayFile as a task), prints one line and serves until ctx is
 // done or a client calls POST /v1/shutdown.
 func Run(ctx context.Context, addr string, opts Options, replayFile string, out io.Writer) error {
+	return RunScenario(ctx, addr, opts, Scenario{Replay: replayFile}, out)
+}
+
+// Scenario is what RunScenario seeds the daemon with: the demo task when
+// empty, else a replayed recording or a long session.
+type Scenario struct {
+	Replay string       // a recorded stream file served as a task
+	Long   *LongSession // a long, finished session (see AddLongSession)
+}
+
+// RunScenario is Run with the choice of seeded task. For a long session the
+// line it prints also gives the session's event count, its stream size in
+// bytes and the id of its last event.
+func RunScenario(ctx context.Context, addr string, opts Options, sc Scenario, out io.Writer) error {
+	if sc.Replay != "" && sc.Long != nil {
+		return errors.New("fakedaemon: a replay and a long session exclude each other")
+	}
 	d := New(opts)
 	s, err := d.Start(addr)
 	if err != nil {
 		return err
 	}
 	var id, label string
-	if replayFile != "" {
-		f, err := os.Open(replayFile)
+	switch {
+	case sc.Replay != "":
+		f, err := os.Open(sc.Replay)
 		if err != nil {
 			_ = s.Close()
 			return fmt.Errorf("fakedaemon: open recording: %w", err)
 		}
-		id, err = d.LoadRecording(f, "Replay of "+filepath.Base(replayFile))
+		id, err = d.LoadRecording(f, "Replay of "+filepath.Base(sc.Replay))
 		_ = f.Close()
 		if err != nil {
 			_ = s.Close()
 			return err
 		}
-		label = "replayed task"
-	} else {
+		label = "replayed task " + id
+	case sc.Long != nil:
+		info, err := d.AddLongSession(*sc.Long)
+		if err != nil {
+			_ = s.Close()
+			return err
+		}
+		label = fmt.Sprintf("long-session task %s; %d events, %d bytes, last event %s", info.TaskID, info.Events, info.Bytes, info.LastEventID)
+	default:
 		if id, err = d.SeedDemo(); err != nil {
 			_ = s.Close()
 			return err
 		}
-		label = "demo task"
+		label = "demo task " + id
 	}
-	if _, err := fmt.Fprintf(out, "fake maria daemon (%s) listening on %s (%s %s)\n", d.dialect, s.URL, label, id); err != nil {
+	if _, err := fmt.Fprintf(out, "fake maria daemon (%s) listening on %s (%s)\n", d.dialect, s.URL, label); err != nil {
 		_ = s.Close()
 		return fmt.Errorf("fakedaemon: write banner: %w", err)
 	}

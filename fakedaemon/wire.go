@@ -47,7 +47,7 @@ func (m obj) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(k)
 		b.WriteByte(':')
-		v, err := encode(f.v)
+		v, err := encodeValue(f.v)
 		if err != nil {
 			return nil, err
 		}
@@ -70,11 +70,22 @@ func encode(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// encodeValue is encode, except that an obj writes itself directly: going
+// through encoding/json would validate and re-compact its (already compact)
+// bytes once per level of nesting, which dominates for multi-megabyte tool
+// outputs. The bytes are the same.
+func encodeValue(v any) ([]byte, error) {
+	if m, ok := v.(obj); ok {
+		return m.MarshalJSON()
+	}
+	return encode(v)
+}
+
 // mustJSON is encode for values built by this package, which always
 // marshal; a failure is a programming error, reported inside the JSON rather
 // than by panicking in a request handler.
 func mustJSON(v any) []byte {
-	b, err := encode(v)
+	b, err := encodeValue(v)
 	if err != nil {
 		b, _ = encode(o("error", o("code", -1, "message", "fakedaemon: marshal: "+err.Error())))
 	}

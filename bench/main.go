@@ -1,0 +1,883 @@
+// Command bench is perch's end-to-end benchmark: it builds perch, serves
+// long sessions from the fake daemon (`perch fake-daemon --long-session N`)
+// and measures, as whole processes and in a real terminal (tmux), how
+// perch compares with baselines taken in the same run: curl reading the
+// same stream, curl fetching the task list, a shell printing a line, cat
+// echoing keys.
+//
+//	go run ./bench                      # N = 1,000 and 10,000, everything
+//	go run ./bench -n 1000 -runs 5 -measure export,tui
+//
+// Progress goes to stderr, the table to stdout. Nothing here runs in
+// `go test`.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/perch-tui/perch/fakedaemon"
+)
+
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line"}
+
+type harness struct {
+	perch, tmp, dialect string
+	loadTimeout         time.Duration // replays, exports, daemon start
+	keyCap              time.Duration // one key or resize → screen change
+	idle                time.Duration
+	runs, startupRuns   int
+	keySamples          int
+	width, height       int
+	bigMB, lineMB       float64
+	bigN                int
+	measure             map[string]bool
+
+	tm *tmux
+
+	mu    sync.Mutex
+	procs map[*exec.Cmd]bool
+
+	rows  []row
+	notes []string
+
+	keyFloor []time.Duration // cat echoing keys
+}
+
+// row is one line of the table.
+type row struct {
+	scope, name, value, base, cmp, goal, verdict string
+}
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	h := &harness{procs: map[*exec.Cmd]bool{}}
+	ns := flag.String("n", "1000,10000", "session sizes in events, comma-separated")
+	flag.IntVar(&h.runs, "runs", 3, "repetitions of the replay measurements (the median is shown)")
+	flag.IntVar(&h.startupRuns, "startup-runs", 9, "repetitions of the startup measurements")
+	flag.IntVar(&h.keySamples, "keys", 30, "keypresses per latency measurement")
+	measure := flag.String("measure", strings.Join(allMeasures, ","), "what to measure: "+strings.Join(allMeasures, ","))
+	flag.DurationVar(&h.loadTimeout, "load-timeout", 5*time.Minute, "cap on starting the daemon, a replay or an export")
+	flag.DurationVar(&h.keyCap, "key-cap", 20*time.Second, "cap on one keypress or resize → screen change")
+	flag.DurationVar(&h.idle, "idle", 10*time.Second, "how long the idle CPU of the attached TUI is measured")
+	flag.IntVar(&h.width, "width", 120, "terminal width")
+	flag.IntVar(&h.height, "height", 40, "terminal height")
+	flag.Float64Var(&h.bigMB, "big-mb", 30, "size of the big read_file output (MiB)")
+	flag.Float64Var(&h.lineMB, "line-mb", 2, "size of the single-line command output (MiB)")
+	flag.IntVar(&h.bigN, "big-n", 1000, "events of the sessions that carry the big outputs")
+	flag.StringVar(&h.dialect, "dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
+	flag.StringVar(&h.perch, "perch", "", "use this perch binary instead of building one")
+	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
+	flag.Parse()
+
+	var sizes []int
+	for _, s := range strings.Split(*ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < fakedaemon.MinLongSessionEvents {
+			fmt.Fprintf(os.Stderr, "bench: -n: %q is not a session size (at least %d)\n", s, fakedaemon.MinLongSessionEvents)
+			return 2
+		}
+		sizes = append(sizes, n)
+	}
+	h.measure = map[string]bool{}
+	for _, m := range strings.Split(*measure, ",") {
+		m = strings.TrimSpace(m)
+		if !contains(allMeasures, m) {
+			fmt.Fprintf(os.Stderr, "bench: -measure: unknown %q (known: %s)\n", m, strings.Join(allMeasures, ","))
+			return 2
+		}
+		h.measure[m] = true
+	}
+	if h.runs < 1 || h.startupRuns < 1 || h.keySamples < 2 {
+		fmt.Fprintln(os.Stderr, "bench: -runs and -startup-runs must be at least 1, -keys at least 2")
+		return 2
+	}
+
+	var err error
+	if h.tmp, err = os.MkdirTemp("", "perch-bench-"); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	var once sync.Once
+	cleanup := func() {
+		once.Do(func() {
+			h.killAll()
+			h.tm.close()
+			if *keep {
+				fmt.Fprintln(os.Stderr, "bench: kept", h.tmp)
+			} else {
+				_ = os.RemoveAll(h.tmp)
+			}
+		})
+	}
+	defer cleanup()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "\nbench: %v: cleaning up\n", s)
+		cleanup()
+		os.Exit(130)
+	}()
+
+	if err := h.setup(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	load0 := loadavg()
+	started := time.Now()
+
+	if h.measure["init"] {
+		h.benchInit()
+	}
+	if h.needsTmux() && (h.measure["keys"]) {
+		h.benchKeyFloor()
+	}
+	if h.measure["startup"] {
+		h.guard("startup", h.benchStartup)
+	}
+	for _, n := range sizes {
+		h.guard(fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) })
+	}
+	if h.measure["big"] {
+		h.guard("big output", func() error {
+			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go")
+		})
+	}
+	if h.measure["line"] {
+		h.guard("long line", func() error {
+			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js")
+		})
+	}
+	h.print(os.Stdout, load0, loadavg(), time.Since(started))
+	return 0
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *harness) needsTmux() bool {
+	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line"} {
+		if h.measure[m] {
+			return true
+		}
+	}
+	return false
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// guard runs one section; an error becomes a note and the run goes on.
+func (h *harness) guard(scope string, f func() error) {
+	if err := f(); err != nil {
+		progress("%s: %v", scope, err)
+		h.note("%s: %v", scope, err)
+		h.add(row{scope: scope, name: "(section failed, see notes)", verdict: "ERR"})
+	}
+}
+
+func (h *harness) add(r row) { h.rows = append(h.rows, r) }
+
+func (h *harness) note(format string, args ...any) {
+	h.notes = append(h.notes, fmt.Sprintf(format, args...))
+}
+
+// setup builds perch and starts the private tmux server.
+func (h *harness) setup() error {
+	if _, err := exec.LookPath("curl"); err != nil {
+		return errors.New("curl is not installed: it is the baseline of the stream measurements")
+	}
+	if h.perch == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		h.perch = filepath.Join(h.tmp, "perch")
+		progress("building perch (go build -o %s .)", h.perch)
+		cmd := exec.Command("go", "build", "-o", h.perch, ".")
+		cmd.Dir = root
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go build: %w", err)
+		}
+	} else if abs, err := filepath.Abs(h.perch); err == nil {
+		h.perch = abs
+	}
+	if h.needsTmux() {
+		t, err := startTmux(fmt.Sprintf("perch-bench-%d", os.Getpid()))
+		if err != nil {
+			return err
+		}
+		h.tm = t
+		if err := exec.Command("infocmp", "tmux-256color").Run(); err == nil {
+			_, _ = t.run("set-option -g default-terminal tmux-256color")
+		}
+	}
+	return nil
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run the benchmark inside the perch repository (go run ./bench)")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// ---- processes ----
+
+func (h *harness) start(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.procs[cmd] = true
+	h.mu.Unlock()
+	return nil
+}
+
+func (h *harness) forget(cmd *exec.Cmd) {
+	h.mu.Lock()
+	delete(h.procs, cmd)
+	h.mu.Unlock()
+}
+
+// stop interrupts a child, kills it if it lingers, and reaps it.
+func (h *harness) stop(cmd *exec.Cmd) {
+	h.mu.Lock()
+	tracked := h.procs[cmd]
+	delete(h.procs, cmd)
+	h.mu.Unlock()
+	if !tracked {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (h *harness) killAll() {
+	h.mu.Lock()
+	cmds := make([]*exec.Cmd, 0, len(h.procs))
+	for c := range h.procs {
+		cmds = append(cmds, c)
+	}
+	h.mu.Unlock()
+	for _, c := range cmds {
+		_ = c.Process.Kill()
+		h.stop(c)
+	}
+}
+
+// ---- sections ----
+
+func (h *harness) benchInit() {
+	var sums, walls []time.Duration
+	pkgs := 0
+	for range h.startupRuns {
+		cmd := exec.Command(h.perch, "--help")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			h.note("init: perch --help: %v", err)
+			return
+		}
+		walls = append(walls, time.Since(start))
+		ms, n := initTrace(stderr.String())
+		sums = append(sums, time.Duration(ms*float64(time.Millisecond)))
+		pkgs = n
+	}
+	s := median(sums)
+	h.add(row{scope: "startup", name: fmt.Sprintf("package init, sum of %d inits (inittrace)", pkgs), value: fmtDur(s),
+		goal: "≤ 10 ms", verdict: verdict(s <= 10*time.Millisecond)})
+	h.add(row{scope: "startup", name: "perch --help wall", value: fmtDur(median(walls))})
+}
+
+// benchStartup: `perch tasks` against curl of GET /v1/tasks, and the task
+// list TUI against a shell printing one line, in the same terminal setup.
+func (h *harness) benchStartup() error {
+	progress("startup: perch tasks vs curl, TUI launch vs floor")
+	d, err := h.startDaemon(fakedaemon.MinLongSessionEvents)
+	if err != nil {
+		return err
+	}
+	defer h.stopDaemon(d)
+	var curls, tasks []time.Duration
+	for range h.startupRuns {
+		c, _, err := h.runTimed(30*time.Second, io.Discard, "curl", "-sf", d.url+"/tasks")
+		if err != nil {
+			return err
+		}
+		p, _, err := h.runTimed(30*time.Second, io.Discard, h.perch, "tasks", "--url", d.url)
+		if err != nil {
+			return err
+		}
+		curls, tasks = append(curls, c), append(tasks, p)
+	}
+	c, p := median(curls), median(tasks)
+	h.add(row{scope: "startup", name: "perch tasks wall", value: fmtDur(p), base: fmtDur(c) + " curl /tasks", cmp: fmtDiff(p - c),
+		goal: "≤ curl + 15 ms", verdict: verdict(p-c <= 15*time.Millisecond)})
+	if h.tm == nil {
+		return nil
+	}
+	var floors, launches []time.Duration
+	for range h.startupRuns {
+		f, err := h.launch([]string{"sh", "-c", "echo ready; exec sleep 600"}, "ready")
+		if err != nil {
+			return fmt.Errorf("floor: %w", err)
+		}
+		l, err := h.launch([]string{h.perch, "--url", d.url}, "Long session (")
+		if err != nil {
+			return fmt.Errorf("TUI launch: %w", err)
+		}
+		floors, launches = append(floors, f), append(launches, l)
+	}
+	f, l := median(floors), median(launches)
+	h.add(row{scope: "startup", name: "TUI launch → task list visible", value: fmtDur(l), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(l - f),
+		goal: "≤ floor + 60 ms", verdict: verdict(l-f <= 60*time.Millisecond)})
+	return nil
+}
+
+// launch times a program from tmux new-session until text is on screen.
+func (h *harness) launch(argv []string, text string) (time.Duration, error) {
+	start := time.Now()
+	s, err := h.tm.newSession(h.width, h.height, nil, argv...)
+	if err != nil {
+		return 0, err
+	}
+	defer s.kill()
+	_, at, err := s.waitScreen(h.loadTimeout, time.Millisecond, func(scr string) bool { return strings.Contains(scr, text) })
+	if err != nil {
+		return 0, fmt.Errorf("%s: waiting for %q: %w", filepath.Base(argv[0]), text, err)
+	}
+	return at.Sub(start), nil
+}
+
+// benchKeyFloor: key → echoed character with cat in the same tmux.
+func (h *harness) benchKeyFloor() {
+	progress("key floor: cat echoing keys")
+	s, err := h.tm.newSession(h.width, h.height, nil, "cat")
+	if err != nil {
+		h.note("key floor: %v", err)
+		return
+	}
+	defer s.kill()
+	if _, _, err := s.waitScreen(5*time.Second, 5*time.Millisecond, func(string) bool { return true }); err != nil {
+		h.note("key floor: %v", err)
+		return
+	}
+	lat, err := h.typeKeys(s, "")
+	if err != nil {
+		h.note("key floor: %v", err)
+		return
+	}
+	h.keyFloor = lat
+	h.add(row{scope: "startup", name: "key floor (cat echo) p50 / p99", value: fmtDur(percentile(lat, 50)) + " / " + fmtDur(percentile(lat, 99))})
+}
+
+// typeKeys types letters one at a time and times each until the text so
+// far is on screen after prefix.
+func (h *harness) typeKeys(s *session, prefix string) ([]time.Duration, error) {
+	var lat []time.Duration
+	typed := ""
+	for i := range h.keySamples {
+		s.quiet(50*time.Millisecond, h.keyCap)
+		if _, _, err := s.settle(20*time.Millisecond, time.Second); err != nil {
+			return nil, err
+		}
+		c := string(rune('a' + i%26))
+		typed += c
+		want := prefix + typed
+		start := time.Now()
+		if err := s.literal(c); err != nil {
+			return nil, err
+		}
+		_, at, err := s.waitScreen(h.keyCap, 500*time.Microsecond, func(scr string) bool { return strings.Contains(scr, want) })
+		if err != nil {
+			return nil, fmt.Errorf("typed %q: %w", want, err)
+		}
+		lat = append(lat, at.Sub(start))
+	}
+	return lat, nil
+}
+
+// attach opens the task in the TUI and waits for the final reply.
+func (h *harness) attach(d *daemon) (*session, int, time.Duration, error) {
+	start := time.Now()
+	s, err := h.tm.newSession(h.width, h.height, nil, h.perch, "attach", d.task, "--url", d.url)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	pid := s.pid
+	_, at, err := s.waitScreen(h.loadTimeout, 5*time.Millisecond, func(scr string) bool {
+		return strings.Contains(scr, fakedaemon.LongSessionMarker)
+	})
+	if err != nil {
+		s.kill()
+		return nil, 0, 0, fmt.Errorf("waiting for the final reply: %w", err)
+	}
+	return s, pid, at.Sub(start), nil
+}
+
+func (h *harness) benchN(n int) error {
+	scope := fmt.Sprintf("N=%d", n)
+	progress("%s: starting the fake daemon", scope)
+	d, err := h.startDaemon(n)
+	if err != nil {
+		return err
+	}
+	defer h.stopDaemon(d)
+	final := fakedaemon.LongSessionFinalReply(n)
+	streamMB := d.bytes
+	rssGoal := float64(streamMB) + 20e6
+	h.add(row{scope: scope, name: "stream size", value: fmtMB(d.bytes), base: fmt.Sprintf("%d events", d.events)})
+
+	var curl time.Duration
+	if h.measure["stream"] || h.measure["export"] || h.measure["tui"] {
+		var ts []time.Duration
+		for i := range h.runs {
+			progress("%s: curl -sN %d/%d", scope, i+1, h.runs)
+			t, err := h.curlStream(d)
+			if err != nil {
+				return err
+			}
+			ts = append(ts, t)
+		}
+		curl = median(ts)
+		h.add(row{scope: scope, name: "curl -sN, whole replay", value: fmtDur(curl), goal: "baseline"})
+	}
+	if h.measure["export"] {
+		var ts []time.Duration
+		var rss int64
+		for i := range h.runs {
+			progress("%s: perch export %d/%d", scope, i+1, h.runs)
+			t, r, err := h.export(d, final)
+			if err != nil {
+				h.note("%s: export: %v", scope, err)
+				h.add(row{scope: scope, name: "export --format jsonl", value: "error", verdict: "ERR"})
+				ts = nil
+				break
+			}
+			ts, rss = append(ts, t), max(rss, r)
+		}
+		if len(ts) > 0 {
+			e := median(ts)
+			h.add(row{scope: scope, name: "export --format jsonl wall (complete)", value: fmtDur(e), base: fmtDur(curl) + " curl",
+				cmp: fmtRatio(e, curl), goal: "≤ 2× curl", verdict: verdict(e <= 2*curl)})
+			h.add(row{scope: scope, name: "export peak RSS", value: fmtMB(rss), base: fmtMB(streamMB) + " stream",
+				cmp: fmtMB(rss-streamMB) + " over", goal: "≤ stream + 20 MB", verdict: verdict(float64(rss) <= rssGoal)})
+		}
+	}
+	if !(h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"]) {
+		return nil
+	}
+	runs := 1
+	if h.measure["tui"] {
+		runs = h.runs
+	}
+	var ts []time.Duration
+	var hwm int64
+	var s *session
+	var pid int
+	for i := range runs {
+		progress("%s: perch attach %d/%d", scope, i+1, runs)
+		var t time.Duration
+		s, pid, t, err = h.attach(d)
+		if err != nil {
+			return err
+		}
+		ts = append(ts, t)
+		if m, err := vmHWM(pid); err == nil {
+			hwm = max(hwm, m)
+		}
+		if i < runs-1 {
+			s.kill()
+		}
+	}
+	defer s.kill()
+	if h.measure["tui"] {
+		t := median(ts)
+		h.add(row{scope: scope, name: "TUI attach → final reply visible", value: fmtDur(t), base: fmtDur(curl) + " curl",
+			cmp: fmtRatio(t, curl), goal: "≤ 3× curl and < 0.5 s", verdict: verdict(t <= 3*curl && t < 500*time.Millisecond)})
+	}
+	if h.measure["idle"] {
+		progress("%s: idle CPU over %v", scope, h.idle)
+		time.Sleep(time.Second)
+		c0, err0 := cpuTime(pid)
+		time.Sleep(h.idle)
+		c1, err1 := cpuTime(pid)
+		if err := errors.Join(err0, err1); err != nil {
+			h.note("%s: idle CPU: %v", scope, err)
+		} else {
+			pct := 100 * float64(c1-c0) / float64(h.idle)
+			h.add(row{scope: scope, name: fmt.Sprintf("TUI idle CPU over %v", h.idle), value: fmt.Sprintf("%.3f %%", pct),
+				base: fmtDur(c1-c0) + " CPU", goal: "< 0.2 %", verdict: verdict(pct < 0.2)})
+		}
+	}
+	if h.measure["keys"] {
+		if err := h.benchKeys(scope, s); err != nil {
+			return err
+		}
+	}
+	if h.measure["resize"] {
+		if err := h.benchResize(scope, s, n); err != nil {
+			return err
+		}
+	}
+	if m, err := vmHWM(pid); err == nil {
+		hwm = max(hwm, m)
+	}
+	h.add(row{scope: scope, name: "TUI peak RSS (VmHWM)", value: fmtMB(hwm), base: fmtMB(streamMB) + " stream",
+		cmp: fmtMB(hwm-streamMB) + " over", goal: "≤ stream + 20 MB", verdict: verdict(float64(hwm) <= rssGoal)})
+	return nil
+}
+
+func (h *harness) keyRows(scope, name string, lat []time.Duration, flagged string) {
+	p50, p99 := percentile(lat, 50), percentile(lat, 99)
+	r := row{scope: scope, name: name + " p50 / p99", value: fmtDur(p50) + " / " + fmtDur(p99)}
+	if len(h.keyFloor) > 0 {
+		f50, f99 := percentile(h.keyFloor, 50), percentile(h.keyFloor, 99)
+		r.base = fmtDur(f50) + " / " + fmtDur(f99) + " floor"
+		r.cmp = fmtDiff(p50-f50) + " / " + fmtDiff(p99-f99)
+		r.goal = "p50 ≤ floor + 3 ms, p99 ≤ floor + 8 ms"
+		r.verdict = verdict(p50-f50 <= 3*time.Millisecond && p99-f99 <= 8*time.Millisecond)
+	}
+	if flagged != "" {
+		r.verdict += " (" + flagged + ")"
+	}
+	h.add(r)
+}
+
+// benchKeys: typing in the composer (focused when a task opens), then
+// PageUp/PageDown in the transcript.
+func (h *harness) benchKeys(scope string, s *session) error {
+	progress("%s: keys (composer typing, pgup/pgdn)", scope)
+	lat, err := h.typeKeys(s, "› ")
+	if err != nil {
+		return fmt.Errorf("composer typing: %w", err)
+	}
+	h.keyRows(scope, fmt.Sprintf("key → screen, composer typing (%d keys)", len(lat)), lat, "")
+	if err := s.keys("Tab"); err != nil {
+		return err
+	}
+	if _, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool { return strings.Contains(scr, "(tab to write)") }); err != nil {
+		return fmt.Errorf("tab to the transcript: %w", err)
+	}
+	var pg []time.Duration
+	unsettled := 0
+	for i := range h.keySamples {
+		k := "PPage"
+		if i >= h.keySamples/2 {
+			k = "NPage"
+		}
+		t, ok, err := h.keyChange(s, k)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if !ok {
+			unsettled++
+		}
+		pg = append(pg, t)
+	}
+	flag := ""
+	if unsettled > 0 {
+		flag = fmt.Sprintf("screen never settled before %d keys", unsettled)
+	}
+	h.keyRows(scope, fmt.Sprintf("key → screen, transcript pgup/pgdn (%d keys)", len(pg)), pg, flag)
+	return nil
+}
+
+// keyChange sends one key and times it until the screen differs; a key
+// that hits the cap counts as the cap and returns errTimeout-free (ok).
+func (h *harness) keyChange(s *session, key string) (time.Duration, bool, error) {
+	s.quiet(50*time.Millisecond, h.keyCap)
+	prev, settled, err := s.settle(30*time.Millisecond, 2*time.Second)
+	if err != nil {
+		return 0, false, err
+	}
+	start := time.Now()
+	if err := s.keys(key); err != nil {
+		return 0, false, err
+	}
+	changed := func(scr string) bool { return scr != prev }
+	// A key may legitimately change nothing (expanding a one-line output):
+	// after a second without a change, an idle TUI ends the wait.
+	_, at, err := s.waitScreen(min(time.Second, h.keyCap), 500*time.Microsecond, changed)
+	if errors.Is(err, errTimeout) && h.keyCap > time.Second {
+		if _, idle := s.quiet(300*time.Millisecond, time.Second); idle {
+			if scr, cerr := s.capture(); cerr == nil && !changed(scr) {
+				return 0, settled, errNoChange
+			}
+		}
+		_, at, err = s.waitScreen(h.keyCap-time.Since(start), 500*time.Microsecond, changed)
+	}
+	if err != nil {
+		return 0, settled, err
+	}
+	return at.Sub(start), settled, nil
+}
+
+// errNoChange is a key after which the screen stayed the same and the TUI
+// went idle.
+var errNoChange = errors.New("no visible change")
+
+// benchResize alternates the window width and waits for the message bar
+// (a full-width rule ending in "ctrl+s ─") to be redrawn at the new width.
+func (h *harness) benchResize(scope string, s *session, n int) error {
+	progress("%s: resize", scope)
+	var ts, busy []time.Duration
+	widths := []int{h.width - 20, h.width}
+	for i := range 6 {
+		w := widths[i%2]
+		// tmux holds back the SIGWINCH of a pane resized moments ago
+		// (about 100 ms more when resizes follow closely), so they are
+		// spaced out.
+		time.Sleep(time.Second)
+		s.quiet(50*time.Millisecond, h.keyCap)
+		if _, _, err := s.settle(30*time.Millisecond, 2*time.Second); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := s.resize(w, h.height); err != nil {
+			return err
+		}
+		_, at, err := s.waitScreen(h.keyCap, 500*time.Microsecond, func(scr string) bool { return laidOut(scr, w) })
+		if errors.Is(err, errTimeout) {
+			h.add(row{scope: scope, name: "resize → re-laid out", value: "> " + fmtDur(h.keyCap), verdict: "MISS"})
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("resize to %d: %w", w, err)
+		}
+		ts = append(ts, at.Sub(start))
+		q, _ := s.quiet(50*time.Millisecond, h.keyCap)
+		busy = append(busy, q.Sub(start))
+	}
+	t := median(ts)
+	r := row{scope: scope, name: fmt.Sprintf("resize → re-laid out, median of %d", len(ts)), value: fmtDur(t),
+		cmp: "max " + fmtDur(percentile(ts, 100))}
+	if n <= 1000 {
+		r.goal, r.verdict = "≤ 50 ms at 1k items", verdict(t <= 50*time.Millisecond)
+	}
+	h.add(r)
+	h.add(row{scope: scope, name: "resize → CPU quiet again, median", value: fmtDur(median(busy)), cmp: "max " + fmtDur(percentile(busy, 100))})
+	return nil
+}
+
+// laidOut reports whether the message bar spans exactly w columns.
+func laidOut(scr string, w int) bool {
+	for _, l := range strings.Split(scr, "\n") {
+		if strings.HasPrefix(l, "── message") && strings.HasSuffix(l, "ctrl+s ─") && utf8.RuneCountInString(l) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// benchBig attaches to a session whose last tool call has a huge output,
+// selects that item, expands it and pages through it.
+func (h *harness) benchBig(scope, flagName string, mb float64, item string) error {
+	progress("%s: starting the fake daemon", scope)
+	d, err := h.startDaemon(h.bigN, flagName, strconv.FormatFloat(mb, 'f', -1, 64))
+	if err != nil {
+		return err
+	}
+	defer h.stopDaemon(d)
+	h.add(row{scope: scope, name: "stream size", value: fmtMB(d.bytes), base: fmt.Sprintf("%d events", d.events)})
+	curl, err := h.curlStream(d)
+	if err != nil {
+		return err
+	}
+	h.add(row{scope: scope, name: "curl -sN, whole replay", value: fmtDur(curl), goal: "baseline"})
+	if h.tm == nil {
+		return nil
+	}
+	progress("%s: perch attach", scope)
+	s, pid, t, err := h.attach(d)
+	if err != nil {
+		return err
+	}
+	defer s.kill()
+	h.add(row{scope: scope, name: "TUI attach → final reply visible", value: fmtDur(t), base: fmtDur(curl) + " curl", cmp: fmtRatio(t, curl)})
+	if err := s.keys("Tab"); err != nil {
+		return err
+	}
+	if _, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool { return strings.Contains(scr, "(tab to write)") }); err != nil {
+		return fmt.Errorf("tab to the transcript: %w", err)
+	}
+	selected := func(scr string) bool {
+		for _, l := range strings.Split(scr, "\n") {
+			if strings.HasPrefix(l, "┃ "+item) {
+				return true
+			}
+		}
+		return false
+	}
+	var sel time.Duration
+	for i := 0; ; i++ {
+		if i == 8 {
+			return fmt.Errorf("no %q item got selected after 8 presses of [", item)
+		}
+		lat, _, err := h.keyChange(s, "[")
+		if errors.Is(err, errTimeout) {
+			h.add(row{scope: scope, name: "select item ([)", value: "> " + fmtDur(h.keyCap), goal: "< 100 ms", verdict: "MISS"})
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("select: %w", err)
+		}
+		sel = max(sel, lat)
+		scr, _, err := s.settle(30*time.Millisecond, h.keyCap)
+		if err != nil {
+			return err
+		}
+		if selected(scr) {
+			break
+		}
+	}
+	h.add(row{scope: scope, name: "select item ([), slowest press", value: fmtDur(sel), goal: "< 100 ms", verdict: verdict(sel < 100*time.Millisecond)})
+	for _, k := range []string{"Enter", "PPage", "PPage", "PPage", "NPage", "NPage", "NPage"} {
+		name := map[string]string{"Enter": "expand (Enter)", "PPage": "PageUp", "NPage": "PageDown"}[k]
+		lat, _, err := h.keyChange(s, k)
+		if errors.Is(err, errNoChange) {
+			h.add(row{scope: scope, name: name, value: "no visible change", goal: "< 100 ms", verdict: "n/a"})
+			h.note("%s: %s left the screen as it was and the TUI went idle (nothing to measure)", scope, name)
+			continue
+		}
+		if errors.Is(err, errTimeout) {
+			h.add(row{scope: scope, name: name, value: "> " + fmtDur(h.keyCap), goal: "< 100 ms", verdict: "MISS"})
+			h.note("%s: %s did not change the screen within %v; the remaining keys were not measured", scope, name, h.keyCap)
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		h.add(row{scope: scope, name: name, value: fmtDur(lat), goal: "< 100 ms", verdict: verdict(lat < 100*time.Millisecond)})
+	}
+	if m, err := vmHWM(pid); err == nil {
+		h.add(row{scope: scope, name: "TUI peak RSS (VmHWM)", value: fmtMB(m), base: fmtMB(d.bytes) + " stream",
+			cmp: fmtMB(m-d.bytes) + " over", goal: "≤ stream + 20 MB", verdict: verdict(m <= d.bytes+20e6)})
+	}
+	return nil
+}
+
+// ---- output ----
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "MISS"
+}
+
+func fmtDur(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case ms >= 100:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 10:
+		return fmt.Sprintf("%.1f ms", ms)
+	default:
+		return fmt.Sprintf("%.2f ms", ms)
+	}
+}
+
+func fmtDiff(d time.Duration) string {
+	if d < 0 {
+		return "−" + fmtDur(-d)
+	}
+	return "+" + fmtDur(d)
+}
+
+func fmtRatio(a, b time.Duration) string {
+	if b <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f×", float64(a)/float64(b))
+}
+
+func fmtMB(b int64) string {
+	if b < 0 {
+		return fmt.Sprintf("−%.1f MB", float64(-b)/1e6)
+	}
+	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func (h *harness) print(w io.Writer, load0, load1 string, took time.Duration) {
+	commit := "?"
+	if root, err := moduleRoot(); err == nil {
+		if out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output(); err == nil {
+			commit = strings.TrimSpace(string(out))
+		}
+	}
+	tv := "-"
+	if out, err := exec.Command("tmux", "-V").Output(); err == nil {
+		tv = strings.TrimSpace(string(out))
+	}
+	fmt.Fprintf(w, "perch end-to-end benchmark  commit %s  %s %s/%s  %d CPUs  %s  dialect %s\n",
+		commit, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), tv, h.dialect)
+	fmt.Fprintf(w, "load average %s → %s  took %v  runs %d (medians)  terminal %dx%d  MB = 10^6 bytes\n\n",
+		load0, load1, took.Round(time.Second), h.runs, h.width, h.height)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCOPE\tMEASUREMENT\tPERCH\tBASELINE\tVS BASELINE\tGOAL\tVERDICT")
+	for _, r := range h.rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.scope, r.name, r.value, r.base, r.cmp, r.goal, r.verdict)
+	}
+	_ = tw.Flush()
+	if len(h.notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range h.notes {
+			fmt.Fprintln(w, "  - "+strings.ReplaceAll(n, "\n", "\n    "))
+		}
+	}
+}
