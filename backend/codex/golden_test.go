@@ -1,17 +1,13 @@
 package codex_test
 
 import (
-	"bytes"
-	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
-	"github.com/perch-tui/perch/transcript"
+	"github.com/perch-tui/perch/internal/importtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -40,49 +36,14 @@ var fixtures = []struct {
 		"event, an aborted turn"},
 }
 
-func run(t *testing.T, path, from string) (string, string) {
-	t.Helper()
-	res, err := importer.Run(context.Background(), path, from, ingest.Options{})
-	if err != nil {
-		t.Fatalf("%s (--from %q): %v", path, from, err)
-	}
-	var b bytes.Buffer
-	if err := transcript.WriteJSONL(&b, res.Timeline); err != nil {
-		t.Fatal(err)
-	}
-	return b.String(), res.Kind
-}
-
 func TestGolden(t *testing.T) {
 	t.Parallel()
 	for _, f := range fixtures {
 		t.Run(f.file, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", f.file)
-			got, _ := run(t, path, "codex")
 			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(f.file, filepath.Ext(f.file))+".jsonl")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("--from codex differs from %s:\n%s", golden, got)
-			}
-			if f.ambiguous {
-				return
-			}
-			detected, kind := run(t, path, "")
-			if kind != "codex" {
-				t.Fatalf("detected as %q", kind)
-			}
-			if detected != got {
-				t.Errorf("detected import differs from --from codex")
-			}
+			importtest.Check(t, "codex", path, golden, ingest.Options{}, f.ambiguous, *update)
 		})
 	}
 }
