@@ -55,6 +55,7 @@ func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan stream
 type follower struct {
 	env      Env
 	tl       *events.Timeline
+	dec      *events.MariaDecoder // nil until the first frame
 	lastLive bool
 	quiet    bool // no connection chatter (export)
 	// onNew sees each frame the timeline has not seen before (a reconnect
@@ -71,7 +72,7 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		switch s.Phase {
 		case client.PhaseLive:
 			// Each connection replays the log from the start.
-			f.tl.Reconnected()
+			f.decoder().Reconnected()
 			if !f.lastLive && s.Attempt > 0 && !f.quiet {
 				fmt.Fprintln(f.env.Stderr, "perch: reconnected")
 			}
@@ -84,12 +85,24 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		}
 		return nil
 	}
-	ev := events.Decode(*m.frame)
-	if f.onNew != nil && f.err == nil && (ev.ID == "" || !f.tl.Seen(ev.ID)) {
+	evs := f.decoder().Decode(*m.frame)
+	if len(evs) == 0 {
+		return nil // a replay of what an earlier connection delivered
+	}
+	if f.onNew != nil && f.err == nil {
 		f.err = f.onNew(*m.frame)
 	}
-	f.tl.Apply(ev)
-	return &ev
+	for _, ev := range evs {
+		f.tl.Apply(ev)
+	}
+	return &evs[0]
+}
+
+func (f *follower) decoder() *events.MariaDecoder {
+	if f.dec == nil {
+		f.dec = events.NewMariaDecoder()
+	}
+	return f.dec
 }
 
 func runTail(ctx context.Context, env Env, args []string) error {

@@ -63,15 +63,15 @@ func TestForeignFramesAreNotConversation(t *testing.T) {
 
 				// Legit frames around it still apply, including the one
 				// whose id the spoof carries.
-				tl := NewTimeline()
-				tl.Apply(Decode(env(`{"msg":"UserMessage","content":"hi"}`)))
+				tl := newPipe()
+				tl.feed(env(`{"msg":"UserMessage","content":"hi"}`))
 				v := tl.Version()
 				if !tl.Apply(Decode(spoof)) || tl.Version() == v {
 					t.Fatal("the notice did not change the timeline")
 				}
-				tl.Apply(Decode(Frame{Name: "maria", Data: []byte(`{"id":"e2","created":1774598400002,"desc":` + asstLs + `}`)}))
-				tl.Apply(Decode(Frame{Name: "maria", Data: []byte(`{"id":"e3","created":1774598400003,"desc":` + postLsOK + `}`)}))
-				if got := kinds(tl); got != "user,notice,assistant,tool:ok" {
+				tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"e2","created":1774598400002,"desc":` + asstLs + `}`)})
+				tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"e3","created":1774598400003,"desc":` + postLsOK + `}`)})
+				if got := kinds(tl.Timeline); got != "user,notice,assistant,tool:ok" {
 					t.Fatalf("items %s", got)
 				}
 				for _, it := range tl.Items() {
@@ -105,11 +105,11 @@ func TestForeignFramesCounted(t *testing.T) {
 		{Name: "daemon.task.changed", Data: []byte(`{"task":{"id":"t","status":"idle"}}`)},
 		{Name: "foo", Data: []byte(`{"id":"e9","desc":{"msg":"UserMessage","content":"b"}}`)},
 	}
-	tl := NewTimeline()
+	tl := newPipe()
 	for _, f := range frames {
-		tl.Apply(Decode(f))
+		tl.feed(f)
 	}
-	if got := kinds(tl); got != "notice,user" {
+	if got := kinds(tl.Timeline); got != "notice,user" {
 		t.Fatalf("items %s", got)
 	}
 	n := tl.Items()[0]
@@ -123,16 +123,16 @@ func TestForeignFramesCounted(t *testing.T) {
 	v := tl.Version()
 	tl.Reconnected()
 	for _, f := range frames {
-		tl.Apply(Decode(f))
+		tl.feed(f)
 	}
 	if tl.Version() != v || tl.Meta().ForeignFrames != 4 {
 		t.Fatalf("replay recounted: %d", tl.Meta().ForeignFrames)
 	}
 	// A new connection whose foreign frames differ: they are new.
 	tl.Reconnected()
-	tl.Apply(Decode(Frame{Name: "bar", Data: []byte(`1`)}))
+	tl.feed(Frame{Name: "bar", Data: []byte(`1`)})
 	if tl.Meta().ForeignFrames != 5 || !strings.Contains(tl.Items()[0].Text, `"bar"`) || tl.Len() != 2 {
-		t.Fatalf("after a different replay: %+v %s", tl.Meta(), kinds(tl))
+		t.Fatalf("after a different replay: %+v %s", tl.Meta(), kinds(tl.Timeline))
 	}
 }
 

@@ -113,22 +113,19 @@ func FuzzTimeline(f *testing.F) {
 			}
 			return nil
 		})
-		tl := NewTimeline()
-		seen := map[string]bool{}
+		tl := newPipe()
 		head, docs := 0, 0
 		for _, fr := range frames {
-			ev := Decode(fr)
-			if ev.Kind == KindAssistantMessage && (ev.ID == "" || !seen[ev.ID]) {
-				if ev.Variant == "AssistantMessage" {
-					head++
-				} else {
-					docs++
+			for _, ev := range tl.d.Decode(fr) {
+				if ev.Kind == KindAssistantMessage {
+					if ev.Variant == "AssistantMessage" {
+						head++
+					} else {
+						docs++
+					}
 				}
+				tl.Apply(ev)
 			}
-			if ev.ID != "" && ev.Kind != KindForeign && ev.Dialect != DialectDaemon {
-				seen[ev.ID] = true
-			}
-			tl.Apply(ev)
 		}
 		n := tl.Len()
 		asst := 0
@@ -142,12 +139,12 @@ func FuzzTimeline(f *testing.F) {
 		}
 
 		// Foreign frames change nothing but the one notice.
-		clean := NewTimeline()
+		clean := newPipe()
 		for _, fr := range kept {
-			clean.Apply(Decode(fr))
+			clean.feed(fr)
 		}
-		want := itemsText(clean, "")
-		got := itemsText(tl, "Ignored ")
+		want := itemsText(clean.Timeline, "")
+		got := itemsText(tl.Timeline, "Ignored ")
 		if got != want {
 			t.Fatalf("foreign frames changed the transcript:\n%s\nwithout them:\n%s", got, want)
 		}
@@ -158,7 +155,7 @@ func FuzzTimeline(f *testing.F) {
 
 		tl.Reconnected()
 		for _, fr := range frames {
-			tl.Apply(Decode(fr))
+			tl.feed(fr)
 		}
 		if tl.Len() != n {
 			t.Fatalf("replay added items: %d -> %d", n, tl.Len())

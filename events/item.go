@@ -109,8 +109,6 @@ type Item struct {
 	Level      NoticeLevel
 	NoticeKind string // Notice* constants; "" for perch's own notices
 
-	origin string // the variant that made it (docs merge)
-	paired bool   // both docs reports of the reply were seen
 }
 
 // ToolItem is the state of one tool call.

@@ -12,7 +12,6 @@ import (
 // single goroutine.
 type Timeline struct {
 	items   []*Item
-	seen    map[string]struct{}
 	tools   map[string]*Item // tool_call id -> tool item
 	turns   map[string]*Item // assistant item id -> item (streamed turns, upserts)
 	posts   map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
@@ -24,20 +23,13 @@ type Timeline struct {
 	stopped bool // the daemon says no task process exists
 	version uint64
 
-	unqueued      map[string]struct{} // message ids the daemon consumed or dropped
-	lastAssistant *Item               // for merging the docs dialect's double reports
-	anon          []uint64            // fingerprints of id-less events, in order
-	anonPos       int                 // position in anon of the current connection
-
-	foreign     []uint64 // fingerprints of ignored foreign frames, in order
-	foreignPos  int      // position in foreign of the current connection
-	foreignNote *Item    // the one notice that counts them
+	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
+	foreignNote *Item               // the one notice that counts foreign frames
 }
 
 // NewTimeline returns an empty timeline.
 func NewTimeline() *Timeline {
 	return &Timeline{
-		seen:  make(map[string]struct{}),
 		tools: make(map[string]*Item),
 		turns: make(map[string]*Item),
 		posts: make(map[string]*Item),
@@ -69,27 +61,19 @@ func (t *Timeline) Meta() Meta { return t.meta }
 // Version grows whenever anything in the timeline changes.
 func (t *Timeline) Version() uint64 { return t.version }
 
-// Seen reports whether an event id was already applied.
-func (t *Timeline) Seen(id string) bool { _, ok := t.seen[id]; return ok }
-
 // Apply feeds one decoded event. It reports whether anything visible
-// changed. Events already seen (by id, or by position for id-less streams)
-// are ignored: maria replays its whole log on every connection.
+// changed. Replays are the decoder's business (maria's decoder drops the
+// events a reconnect repeats): every event applied here is new, and an
+// assistant message whose id is a turn already shown completes that turn.
 //
 // The timeline follows a task stream: a frame maria does not send there
 // (KindForeign, or a daemon stream event) is never a conversation event. It
 // is only counted (Meta.ForeignFrames) and shown in one notice.
 func (t *Timeline) Apply(ev Event) bool {
 	if ev.Kind == KindForeign || ev.Dialect == DialectDaemon {
-		// Before firstSighting: a foreign frame marks no id as seen.
-		if !t.foreignFrame(ev) {
-			return false
-		}
+		t.foreignFrame(ev)
 		t.version++
 		return true
-	}
-	if !t.firstSighting(ev) {
-		return false
 	}
 	changed := t.apply(ev)
 	if changed {
@@ -98,68 +82,8 @@ func (t *Timeline) Apply(ev Event) bool {
 	return changed
 }
 
-// Reconnected tells the timeline that a new connection starts replaying the
-// log from the beginning. Events with ids need nothing; id-less events are
-// then matched by position against the previous connection's.
-func (t *Timeline) Reconnected() { t.anonPos, t.foreignPos = 0, 0 }
-
-func (t *Timeline) firstSighting(ev Event) bool {
-	switch ev.Kind {
-	case KindQueueSnapshot, KindTasksSynced, KindTaskChanged, KindAuth:
-		return true // state snapshots: idempotent, always apply the latest
-	}
-	switch ev.Kind {
-	case KindTextDelta, KindThinkingDelta, KindToolOutputDelta:
-		// Deltas share their turn's id on purpose, and mark nothing seen.
-		return true
-	case KindAssistantMessage:
-		if it := t.turns[ev.ID]; it != nil && (it.Open || !ev.fromMaria()) {
-			// The final form of a streamed turn, or another system's later
-			// report of a turn (its decoder removes replays itself): both
-			// complete the turn. maria's replays repeat ids and are dropped.
-			t.seen[ev.ID] = struct{}{}
-			return true
-		}
-	}
-	if ev.ID != "" {
-		if _, dup := t.seen[ev.ID]; dup {
-			return false
-		}
-		t.seen[ev.ID] = struct{}{}
-		return true
-	}
-	if ev.Fingerprint == 0 {
-		return true
-	}
-	// Id-less: the k-th id-less event of a replay is the k-th we saw before.
-	pos := t.anonPos
-	t.anonPos++
-	if pos < len(t.anon) {
-		if t.anon[pos] == ev.Fingerprint {
-			return false
-		}
-		// The log diverged from what we saw (another daemon?): keep
-		// everything from here on.
-		t.anon = t.anon[:pos]
-	}
-	t.anon = append(t.anon, ev.Fingerprint)
-	return true
-}
-
-// foreignFrame counts a frame that is not a task stream event, once: a
-// replay's k-th foreign frame is the k-th seen before when it is the same
-// frame. It reports whether the count changed.
-func (t *Timeline) foreignFrame(ev Event) bool {
-	fp := ev.Fingerprint
-	pos := t.foreignPos
-	t.foreignPos++
-	if pos < len(t.foreign) {
-		if t.foreign[pos] == fp {
-			return false
-		}
-		t.foreign = t.foreign[:pos]
-	}
-	t.foreign = append(t.foreign, fp)
+// foreignFrame counts a frame that is not a task stream event.
+func (t *Timeline) foreignFrame(ev Event) {
 
 	last := ev.Notice
 	if ev.Kind != KindForeign {
@@ -178,7 +102,6 @@ func (t *Timeline) foreignFrame(ev Event) bool {
 		t.foreignNote.Version++
 	}
 	t.foreignNote.Text = text
-	return true
 }
 
 func (t *Timeline) apply(ev Event) bool {
@@ -238,7 +161,6 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		t.notice(ev, LevelError, "Run failed: "+text)
 	case KindUserMessage:
-		t.lastAssistant = nil
 		t.add(&Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text})
 	case KindAssistantMessage:
 		t.assistant(ev)
@@ -302,26 +224,11 @@ func (t *Timeline) notice(ev Event, level NoticeLevel, text string) {
 	t.add(&Item{Kind: ItemNotice, ID: ev.ID, Created: ev.Created, Level: level, Text: text})
 }
 
-// assistant adds an assistant turn and a tool item per call. The docs
-// dialect may report one reply twice, as MessageAdded and RequestCompleted
-// in either order: the second copy only completes the first. A copy pairs
-// with an item made by exactly one report of the other variant, with the
-// same text and the same calls, so that consecutive replies (often all with
-// empty text) never fold into one.
+// assistant adds an assistant turn and a tool item per call. A message
+// whose id is a turn already shown completes it instead: the final form of
+// a streamed turn, another report of the same reply (maria's decoder gives
+// the docs dialect's second report the first one's id).
 func (t *Timeline) assistant(ev Event) {
-	if last := t.lastAssistant; last != nil && secondReport(last, ev) {
-		if last.Usage == nil && ev.Usage != nil {
-			last.Usage = ev.Usage
-			t.addUsage(ev.Usage)
-		}
-		if len(last.ToolCalls) == 0 && len(ev.ToolCalls) > 0 {
-			last.ToolCalls = ev.ToolCalls
-		}
-		last.paired = true
-		last.Version++
-		t.callTools(ev)
-		return
-	}
 	if ev.ID != "" {
 		if it := t.turns[ev.ID]; it != nil {
 			t.finishTurn(it, ev)
@@ -329,41 +236,16 @@ func (t *Timeline) assistant(ev Event) {
 		}
 	}
 	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Text: ev.Text,
-		ToolCalls: ev.ToolCalls, Usage: ev.Usage, origin: ev.Variant,
+		ToolCalls: ev.ToolCalls, Usage: ev.Usage,
 		Thinking: ev.Thinking, StopReason: ev.StopReason, Incomplete: ev.Incomplete}
 	t.add(it)
 	if ev.ID != "" {
 		t.turns[ev.ID] = it
 	}
-	t.lastAssistant = it
 	if ev.Usage != nil {
 		t.addUsage(ev.Usage)
 	}
 	t.callTools(ev)
-}
-
-// secondReport tells whether ev is the docs dialect's other report of the
-// reply last already shows.
-func secondReport(last *Item, ev Event) bool {
-	if last.paired || last.Text != ev.Text {
-		return false
-	}
-	if !(last.origin == "MessageAdded" && ev.Variant == "RequestCompleted") &&
-		!(last.origin == "RequestCompleted" && ev.Variant == "MessageAdded") {
-		return false
-	}
-	if len(last.ToolCalls) == 0 || len(ev.ToolCalls) == 0 {
-		return true // one report left the calls out
-	}
-	if len(last.ToolCalls) != len(ev.ToolCalls) {
-		return false
-	}
-	for i, c := range last.ToolCalls {
-		if c.ID != ev.ToolCalls[i].ID || c.Name != ev.ToolCalls[i].Name {
-			return false
-		}
-	}
-	return true
 }
 
 func (t *Timeline) addUsage(u *Usage) {

@@ -57,12 +57,6 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 	return true
 }
 
-// fromMaria tells events of maria's decoder (which carry their dialect, or
-// a fingerprint when they have no id) from those of other systems.
-func (ev Event) fromMaria() bool {
-	return ev.Dialect != DialectUnknown || ev.Fingerprint != 0
-}
-
 // appendTo appends s to a builder that holds cur (made on first use) and
 // returns the whole text, in amortized linear time.
 func appendTo(b **strings.Builder, cur, s string) string {
@@ -79,15 +73,10 @@ func (t *Timeline) openTurn(ev Event) *Item {
 	if it := t.turns[ev.ID]; it != nil {
 		return it
 	}
-	if _, done := t.seen[ev.ID]; done && ev.ID != "" {
-		// A final form already came for this id (kept elsewhere): the
-		// delta is late; give it a closed scratch item nobody sees.
-		return &Item{}
-	}
+
 	it := &Item{Kind: ItemAssistant, ID: ev.ID, Created: ev.Created, Open: true}
 	t.add(it)
 	t.turns[ev.ID] = it
-	t.lastAssistant = nil
 	return it
 }
 

@@ -7,9 +7,9 @@ import (
 )
 
 // feed applies HEAD-encoded desc bodies with ids e1, e2, …
-func feed(tl *Timeline, descs ...string) {
+func feed(tl *pipe, descs ...string) {
 	for i, d := range descs {
-		tl.Apply(Decode(Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":"e%d","created":%d,"desc":%s}`, i+1, 1000+i, d))}))
+		tl.feed(Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":"e%d","created":%d,"desc":%s}`, i+1, 1000+i, d))})
 	}
 }
 
@@ -20,7 +20,7 @@ const (
 	postLsOK = `{"msg":"PostToolCall","tool_call":` + callLs + `,"name":"execute_command","result":"Command ls exited with status 0.","text":"Command ls exited with status 0."}`
 )
 
-func kinds(tl *Timeline) string {
+func kinds(tl interface{ Items() []*Item }) string {
 	var b []string
 	for _, it := range tl.Items() {
 		s := it.Kind.String()
@@ -38,10 +38,10 @@ func TestTimelineFlows(t *testing.T) {
 		descs     []string
 		items     string
 		status    RunStatus
-		checkMore func(t *testing.T, tl *Timeline)
+		checkMore func(t *testing.T, tl *pipe)
 	}{
 		{"pre then post replaces by call id", []string{`{"msg":"PreConversation"}`, `{"msg":"UserMessage","content":"hi"}`, asstLs, preLs, postLsOK, `{"msg":"PostConversation"}`},
-			"user,assistant,tool:ok", RunIdle, func(t *testing.T, tl *Timeline) {
+			"user,assistant,tool:ok", RunIdle, func(t *testing.T, tl *pipe) {
 				m := tl.Meta()
 				if m.Totals.InputTokens != 100 || m.Totals.CachedTokens != 80 || m.Totals.OutputTokens != 5 {
 					t.Errorf("totals %+v", m.Totals)
@@ -55,7 +55,7 @@ func TestTimelineFlows(t *testing.T) {
 		{"ended run leaves unknown", []string{`{"msg":"PreConversation"}`, asstLs, preLs, `{"msg":"PostConversation"}`},
 			"assistant,tool:unknown", RunIdle, nil},
 		{"failed run: notice with error", []string{`{"msg":"PreConversation"}`, `{"msg":"Failed","error":["HttpError",{"code":401,"body":"nope"}]}`},
-			"notice", RunIdle, func(t *testing.T, tl *Timeline) {
+			"notice", RunIdle, func(t *testing.T, tl *pipe) {
 				it := tl.Items()[0]
 				if it.Level != LevelError || !strings.Contains(it.Text, "HttpError 401: nope") {
 					t.Errorf("notice %+v", it)
@@ -66,19 +66,19 @@ func TestTimelineFlows(t *testing.T) {
 		{"unknown variant is a notice", []string{`{"msg":"Teleported"}`}, "notice", RunIdle, nil},
 		{"noise is metadata", []string{`{"msg":"ModelLoaded","name":"m1"}`, `{"msg":"SystemPromptSet","prompt":"abc"}`, `{"msg":"ToolAdded","tool":{"name":"read_file"}}`,
 			`{"msg":"ToolAdded","tool":{"name":"todo"}}`, `{"msg":"TokenCounted","token_count":9211}`, `{"msg":"ContextPruned","origin_token_count":9211,"pruned_token_count":9000}`},
-			"", RunIdle, func(t *testing.T, tl *Timeline) {
+			"", RunIdle, func(t *testing.T, tl *pipe) {
 				m := tl.Meta()
 				if m.Model != "m1" || m.SystemPromptLen != 3 || len(m.Tools) != 2 || m.ContextTokens != 9000 {
 					t.Errorf("meta %+v", m)
 				}
 			}},
-		{"pruned marks the tool", []string{asstLs, postLsOK, `{"msg":"Pruned","id":"e2"}`}, "assistant,tool:ok", RunIdle, func(t *testing.T, tl *Timeline) {
+		{"pruned marks the tool", []string{asstLs, postLsOK, `{"msg":"Pruned","id":"e2"}`}, "assistant,tool:ok", RunIdle, func(t *testing.T, tl *pipe) {
 			if !tl.Items()[1].Tool.Pruned || tl.Meta().PrunedCount != 1 {
 				t.Error("not pruned")
 			}
 		}},
 		{"todo from HEAD text", []string{`{"msg":"PostToolCall","tool_call":{"id":"t1","function":{"name":"todo","arguments":"{\"action\":\"read\"}"}},"name":"todo","result":"=== Current Session Todo List ===\n\n1. ⏳ 🔴 [a1] A","text":"=== Current Session Todo List ===\n\n1. ⏳ 🔴 [a1] A"}`},
-			"tool:ok", RunIdle, func(t *testing.T, tl *Timeline) {
+			"tool:ok", RunIdle, func(t *testing.T, tl *pipe) {
 				if len(tl.Todos()) != 1 || tl.Todos()[0].Content != "A" {
 					t.Errorf("todos %+v", tl.Todos())
 				}
@@ -89,7 +89,7 @@ func TestTimelineFlows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tl := NewTimeline()
+			tl := newPipe()
 			feed(tl, c.descs...)
 			if got := kinds(tl); got != c.items {
 				t.Errorf("items %q, want %q", got, c.items)
@@ -105,7 +105,7 @@ func TestTimelineFlows(t *testing.T) {
 }
 
 func TestTimelineDedupe(t *testing.T) {
-	tl := NewTimeline()
+	tl := newPipe()
 	descs := []string{`{"msg":"UserMessage","content":"hi"}`, asstLs, preLs, postLsOK}
 	feed(tl, descs...)
 	v := tl.Version()
@@ -114,12 +114,12 @@ func TestTimelineDedupe(t *testing.T) {
 		t.Fatalf("replay changed the timeline: %s", kinds(tl))
 	}
 	// id-less events (docs dialect without ids) are matched by position.
-	tl = NewTimeline()
+	tl = newPipe()
 	frames := []Frame{flat(`{"msg":"MessageAdded","message":{"role":"user","content":"yes"}}`), flat(`{"msg":"MessageAdded","message":{"role":"user","content":"yes"}}`)}
 	for round := 0; round < 3; round++ {
 		tl.Reconnected()
 		for _, f := range frames {
-			tl.Apply(Decode(f))
+			tl.feed(f)
 		}
 	}
 	if kinds(tl) != "user,user" {
@@ -128,7 +128,7 @@ func TestTimelineDedupe(t *testing.T) {
 }
 
 func TestTimelineQueue(t *testing.T) {
-	tl := NewTimeline()
+	tl := newPipe()
 	// Our POST reply arrives before the stream reports the queued message.
 	tl.NoteSent("m2", "Also add a CHANGELOG", true)
 	if q := tl.Queue(); len(q) != 1 || q[0].Text != "Also add a CHANGELOG" {
@@ -138,11 +138,11 @@ func TestTimelineQueue(t *testing.T) {
 	if len(tl.Queue()) != 1 {
 		t.Fatalf("duplicate queue entry %+v", tl.Queue())
 	}
-	tl.Apply(Decode(Frame{Name: "maria.queued_messages.synchronized", Data: []byte(`[{"id":"m2","message":{"role":"user","content":"Also add a CHANGELOG"}},{"id":"m3","message":{"role":"user","content":"third"}}]`)}))
+	tl.feed(Frame{Name: "maria.queued_messages.synchronized", Data: []byte(`[{"id":"m2","message":{"role":"user","content":"Also add a CHANGELOG"}},{"id":"m3","message":{"role":"user","content":"third"}}]`)})
 	if len(tl.Queue()) != 2 {
 		t.Fatalf("snapshot %+v", tl.Queue())
 	}
-	tl.Apply(Decode(Frame{Name: "maria", Data: []byte(`{"id":"u1","desc":{"msg":"MessageUnqueued","message":{"id":"m2"}}}`)}))
+	tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"u1","desc":{"msg":"MessageUnqueued","message":{"id":"m2"}}}`)})
 	if q := tl.Queue(); len(q) != 1 || q[0].ID != "m3" {
 		t.Fatalf("after unqueue %+v", q)
 	}
@@ -158,7 +158,7 @@ func TestTimelineQueue(t *testing.T) {
 		t.Fatalf("after cancel: queue %+v status %v %s", tl.Queue(), tl.Status(), kinds(tl))
 	}
 	// The MessageQueued placeholder takes its text from our own send.
-	tl = NewTimeline()
+	tl = newPipe()
 	tl.NoteSent("m9", "typed text", false)
 	feed(tl, `{"msg":"MessageQueued","message":{"id":"m9"}}`)
 	if q := tl.Queue(); len(q) != 1 || q[0].Text != "typed text" {
@@ -167,7 +167,7 @@ func TestTimelineQueue(t *testing.T) {
 }
 
 func TestTimelineStoppedTask(t *testing.T) {
-	tl := NewTimeline()
+	tl := newPipe()
 	tl.SetTask(Task{ID: "t", Status: StatusStopped})
 	// A stopped replay: a run that never ended on disk.
 	feed(tl, `{"msg":"PreConversation"}`, `{"msg":"UserMessage","content":"hi"}`, asstLs, preLs)
@@ -175,7 +175,7 @@ func TestTimelineStoppedTask(t *testing.T) {
 		t.Fatalf("stopped replay: %v %s", tl.Status(), kinds(tl))
 	}
 	// Resume: the daemon appends a fresh snapshot and ModelLoaded.
-	tl.Apply(Decode(Frame{Name: "maria", Data: []byte(`{"id":"r1","desc":{"msg":"ModelLoaded","name":"m"}}`)}))
+	tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"r1","desc":{"msg":"ModelLoaded","name":"m"}}`)})
 	if tl.Status() != RunIdle {
 		t.Fatalf("after resume %v", tl.Status())
 	}
@@ -186,7 +186,7 @@ func TestTimelineStoppedTask(t *testing.T) {
 }
 
 func TestTimelineDocsDoubleReport(t *testing.T) {
-	tl := NewTimeline()
+	tl := newPipe()
 	for _, f := range []Frame{
 		flat(`{"id":1,"msg":"MessageAdded","message":{"role":"user","content":"hi"}}`),
 		flat(`{"id":2,"msg":"MessageAdded","message":{"role":"assistant","content":"Let me look.","tool_calls":[` + callLs + `]}}`),
@@ -194,7 +194,7 @@ func TestTimelineDocsDoubleReport(t *testing.T) {
 		flat(`{"id":4,"msg":"PostToolCall","tool_call":` + callLs + `,"name":"execute_command","result":"out","text":"out"}`),
 		flat(`{"id":5,"msg":"MessageAdded","message":{"role":"tool","content":[{"type":"text","text":"out"}],"tool_call_id":"c1"}}`),
 	} {
-		tl.Apply(Decode(f))
+		tl.feed(f)
 	}
 	if kinds(tl) != "user,assistant,tool:ok" || tl.Items()[1].Usage == nil {
 		t.Fatalf("docs double report: %s", kinds(tl))
@@ -202,9 +202,9 @@ func TestTimelineDocsDoubleReport(t *testing.T) {
 }
 
 func TestTimelineBadDataIsANotice(t *testing.T) {
-	tl := NewTimeline()
-	tl.Apply(Decode(flat(`{"desc":{"msg":"UserMessage","content":"x"`)))
-	tl.Apply(Decode(flat(`{"id":"a","desc":{"msg":"UserMessage","content":"still here"}}`)))
+	tl := newPipe()
+	tl.feed(flat(`{"desc":{"msg":"UserMessage","content":"x"`))
+	tl.feed(flat(`{"id":"a","desc":{"msg":"UserMessage","content":"still here"}}`))
 	if kinds(tl) != "notice,user" || tl.Items()[0].Level != LevelWarning {
 		t.Fatalf("%s", kinds(tl))
 	}

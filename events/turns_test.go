@@ -122,7 +122,7 @@ var contentShapes = []struct{ name, json, text string }{
 
 // checkTurns asserts the items are, in order, one assistant item per turn
 // (with that turn's call ids) followed by that turn's tool items, finished.
-func checkTurns(t *testing.T, tl *Timeline, texts []string, turns [][]string) {
+func checkTurns(t *testing.T, tl *pipe, texts []string, turns [][]string) {
 	t.Helper()
 	var want, got []string
 	for i, ids := range turns {
@@ -162,9 +162,9 @@ func TestEveryTurnIsAnItem(t *testing.T) {
 					n := 0
 					var frames []Frame
 					frames = append(frames, enc.frames(&n, c.json, u.json, []string{turnCall("c1", "a")}, []string{"c1"})...)
-					tl := NewTimeline()
+					tl := newPipe()
 					for _, f := range frames {
-						tl.Apply(Decode(f))
+						tl.feed(f)
 					}
 					checkTurns(t, tl, []string{c.text}, [][]string{{"c1"}})
 
@@ -172,9 +172,9 @@ func TestEveryTurnIsAnItem(t *testing.T) {
 					// third with two calls.
 					frames = append(frames, enc.frames(&n, c.json, u.json, []string{turnCall("c2", "b")}, []string{"c2"})...)
 					frames = append(frames, enc.frames(&n, c.json, u.json, []string{turnCall("c3", "c"), turnCall("c4", "d")}, []string{"c3", "c4"})...)
-					tl = NewTimeline()
+					tl = newPipe()
 					for _, f := range frames {
-						tl.Apply(Decode(f))
+						tl.feed(f)
 					}
 					checkTurns(t, tl, []string{c.text, c.text, c.text}, [][]string{{"c1"}, {"c2"}, {"c3", "c4"}})
 
@@ -182,7 +182,7 @@ func TestEveryTurnIsAnItem(t *testing.T) {
 					v := tl.Version()
 					tl.Reconnected()
 					for _, f := range frames {
-						tl.Apply(Decode(f))
+						tl.feed(f)
 					}
 					if tl.Version() != v {
 						t.Errorf("replay changed the timeline")
@@ -208,9 +208,9 @@ func TestDocsDoubleReportOnce(t *testing.T) {
 				if order == "RC,MA" {
 					pair = []Frame{rc, ma}
 				}
-				tl := NewTimeline()
+				tl := newPipe()
 				for _, f := range pair {
-					tl.Apply(Decode(f))
+					tl.feed(f)
 				}
 				if kinds(tl) != "assistant,tool:running" {
 					t.Fatalf("items %s", kinds(tl))
@@ -227,14 +227,14 @@ func TestDocsDoubleReportOnce(t *testing.T) {
 	}
 	// Replies without tool calls and the same text, with a user turn
 	// between them, are two replies too.
-	tl := NewTimeline()
+	tl := newPipe()
 	n := 0
 	for _, f := range []Frame{
 		docsMessageAdded(&n, `"ok"`, nil), docsRequestCompleted(&n, `"ok"`, absent, nil),
 		docsFrame(&n, `{"msg":"MessageAdded","message":{"role":"user","content":"again"}}`),
 		docsMessageAdded(&n, `"ok"`, nil), docsRequestCompleted(&n, `"ok"`, absent, nil),
 	} {
-		tl.Apply(Decode(f))
+		tl.feed(f)
 	}
 	if kinds(tl) != "assistant,user,assistant" {
 		t.Fatalf("items %s", kinds(tl))

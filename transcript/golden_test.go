@@ -22,8 +22,11 @@ func replay(t *testing.T, path string) *events.Timeline {
 	}
 	defer f.Close()
 	tl := events.NewTimeline()
+	dec := events.NewMariaDecoder()
 	if err := events.ReadFrames(f, func(fr events.Frame) error {
-		tl.Apply(events.Decode(fr))
+		for _, ev := range dec.Decode(fr) {
+			tl.Apply(ev)
+		}
 		return nil
 	}); err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -74,10 +77,13 @@ func TestCorpusGolden(t *testing.T) {
 			// A reconnect replays the whole log: nothing may double.
 			data, _ := os.ReadFile(path)
 			tl2 := events.NewTimeline()
+			dec2 := events.NewMariaDecoder()
 			for i := 0; i < 2; i++ {
-				tl2.Reconnected()
+				dec2.Reconnected()
 				_ = events.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
-					tl2.Apply(events.Decode(fr))
+					for _, ev := range dec2.Decode(fr) {
+						tl2.Apply(ev)
+					}
 					return nil
 				})
 			}

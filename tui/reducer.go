@@ -6,7 +6,6 @@ import "github.com/perch-tui/perch/events"
 // logic lives there, not in the UI).
 type reducer interface {
 	Apply(events.Event) bool
-	Reconnected()
 	Items() []*events.Item
 	Len() int
 	Queue() []events.QueuedMessage

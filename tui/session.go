@@ -126,16 +126,8 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.State != nil {
 		m.conn, m.connSeen = *msg.State, true
 	}
-	r := 0
-	for i, ev := range msg.Events {
-		for r < len(msg.Resets) && msg.Resets[r] == i {
-			m.tl.Reconnected()
-			r++
-		}
+	for _, ev := range msg.Events {
 		m.tl.Apply(ev)
-	}
-	if r < len(msg.Resets) {
-		m.tl.Reconnected() // a connection began after the last event
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err

@@ -32,10 +32,6 @@ type streamBatchMsg struct {
 	Gen    uint64
 	Events []events.Event
 	State  *connState // nil when the state did not change
-	// Resets are the indexes in Events where a new connection began: the
-	// daemon replays its log from the start on each, so the timeline must
-	// be told (ids dedupe; id-less events match by position).
-	Resets []int
 	// Ended is set once, when the stream function returned; Err is why.
 	Ended bool
 	Err   error
@@ -54,9 +50,11 @@ type streamControl interface {
 // UI: events are appended under a mutex and a cap-1 channel kicks the
 // flusher.
 type batcher struct {
-	mu     sync.Mutex
-	evs    []events.Event
-	resets []int
+	mu  sync.Mutex
+	evs []events.Event
+	// dec reads a raw maria stream: it drops what each reconnect's replay
+	// repeats (backends that decode themselves stream events instead).
+	dec    *events.MariaDecoder
 	state  *connState
 	ended  bool
 	err    error
@@ -65,7 +63,7 @@ type batcher struct {
 }
 
 func newBatcher() *batcher {
-	return &batcher{kick: make(chan struct{}, 1), closed: make(chan struct{})}
+	return &batcher{kick: make(chan struct{}, 1), closed: make(chan struct{}), dec: events.NewMariaDecoder()}
 }
 
 func (b *batcher) poke() {
@@ -77,9 +75,12 @@ func (b *batcher) poke() {
 
 // onFrame is the stream callback: decode here, off the Update path.
 func (b *batcher) onFrame(f events.Frame) {
-	ev := events.Decode(f)
+	evs := b.dec.Decode(f)
+	if len(evs) == 0 {
+		return // a replayed event
+	}
 	b.mu.Lock()
-	b.evs = append(b.evs, ev)
+	b.evs = append(b.evs, evs...)
 	b.mu.Unlock()
 	b.poke()
 }
@@ -96,7 +97,9 @@ func (b *batcher) onState(s connState) {
 	b.mu.Lock()
 	b.state = &s
 	if s.Phase == client.PhaseLive {
-		b.resets = append(b.resets, len(b.evs))
+		// A new connection replays the log from its start. (The stream
+		// goroutine calls onFrame and onState in order, so no lock.)
+		b.dec.Reconnected()
 	}
 	b.mu.Unlock()
 	b.poke()
@@ -114,8 +117,8 @@ func (b *batcher) end(err error) {
 func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	msg := streamBatchMsg{Events: b.evs, Resets: b.resets, State: b.state, Ended: b.ended, Err: b.err}
-	b.evs, b.resets, b.state = nil, nil, nil
+	msg := streamBatchMsg{Events: b.evs, State: b.state, Ended: b.ended, Err: b.err}
+	b.evs, b.state = nil, nil
 	return msg
 }
 

@@ -53,12 +53,14 @@ func isEvent(r ingest.Record) bool {
 
 func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit func(events.Event)) error {
 	n := 0
+	dec := NewDecoder()
 	decode := func(pos string, f events.Frame) {
-		ev := events.Decode(f)
-		if ev.Kind == events.KindInvalid {
-			ev.Notice = pos + ": " + ev.Notice
+		for _, ev := range dec.Decode(f) {
+			if ev.Kind == events.KindInvalid {
+				ev.Notice = pos + ": " + ev.Notice
+			}
+			emit(ev)
 		}
-		emit(ev)
 	}
 	switch s.Shape {
 	case ingest.ShapeSSE:

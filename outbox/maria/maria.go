@@ -124,6 +124,7 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 	}()
 	stop := func() { cancel(); <-errc }
 	tl := events.NewTimeline()
+	dec := events.NewMariaDecoder()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	timer.Stop()
@@ -134,7 +135,7 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 			if s := m.state; s != nil {
 				switch s.Phase {
 				case client.PhaseLive:
-					tl.Reconnected()
+					dec.Reconnected()
 					live = true
 					timer.Reset(settle)
 				case client.PhaseReconnecting:
@@ -143,7 +144,9 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 				}
 				continue
 			}
-			tl.Apply(events.Decode(*m.frame))
+			for _, ev := range dec.Decode(*m.frame) {
+				tl.Apply(ev)
+			}
 			if live {
 				timer.Reset(settle)
 			}
