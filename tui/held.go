@@ -49,6 +49,7 @@ type held struct {
 
 	wasLive, wasIdle bool
 	settled          bool // idle and live for idleSettle
+	armed            bool // this idle may deliver one held message
 	settleSeq        int  // the settle timer in force
 	waitTurn         bool // a delivered message's turn has not started yet
 	waitSince        time.Time
@@ -464,7 +465,7 @@ func (m *Model) deliveryTriggers() tea.Cmd {
 		}
 	}
 	if idle != h.wasIdle {
-		h.settled = false
+		h.settled, h.armed = false, false
 		h.settleSeq++
 		if idle {
 			h.nextFailed = false
@@ -491,15 +492,22 @@ func (m *Model) handleHeldSettled(msg heldSettledMsg) tea.Cmd {
 	if msg.gen != m.gen || msg.seq != m.held.settleSeq || !m.held.wasIdle {
 		return nil
 	}
-	m.held.settled = true
+	m.held.settled, m.held.armed = true, true
 	return m.maybeNext()
 }
 
-// maybeNext delivers the next held message if the task has been idle long
-// enough and nothing else is on its way.
+// maybeNext delivers the next held message when the task became idle
+// (once per idle: held messages wait for the task to finish its work, they
+// do not go the moment they are held on an idle task) and nothing else is
+// on its way. An idle spent on nothing due, or on a failure, disarms it;
+// an edit in progress or a queue not loaded yet keeps it armed.
 func (m *Model) maybeNext() tea.Cmd {
 	h := &m.held
-	if m.mode != modeTask || !h.settled || !h.wasIdle || h.nextBusy || h.nextFailed || h.editing != "" || !h.due() {
+	if m.mode != modeTask || !h.armed || !h.wasIdle || h.nextBusy || h.editing != "" || h.q == nil {
+		return nil
+	}
+	if h.nextFailed || !h.due() {
+		h.armed = false
 		return nil
 	}
 	if h.waitTurn {
@@ -508,6 +516,7 @@ func (m *Model) maybeNext() tea.Cmd {
 		}
 		h.waitTurn = false
 	}
+	h.armed = false
 	h.nextBusy = true
 	return m.deliverCmd(opNext, h.taskID, "")
 }
@@ -604,6 +613,9 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 			m.setFlash("auto-delivery paused — held messages wait until you resume (p) or send them (s)", false)
 		default:
 			m.setFlash("auto-delivery resumed — held messages go one at a time when the task is idle", false)
+			if current && h.settled {
+				h.armed = true // resumed on an idle task: start now
+			}
 		}
 	case opNext:
 		if sameAttach {

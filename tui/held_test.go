@@ -475,3 +475,46 @@ func goldenHeldOutbox() *Outbox {
 `))
 	return &Outbox{Store: store}
 }
+
+// Held on an idle task, a message waits for the task to finish its next
+// piece of work; held messages found when attaching to an idle task go.
+func TestHeldWaitsForTheNextIdle(t *testing.T) {
+	store := outbox.NewMemStore()
+	hs := attachedWith(t, 100, 30, &Outbox{Store: store})
+	hs.live()
+	hs.events(user("u0", "hi"), assistant("a0", "hello"))
+	hs.settle()
+	hs.typ("after the next turn")
+	hs.key("ctrl+g")
+	if len(hs.sent()) != 0 {
+		t.Fatalf("held on an idle task, sent at once: %q", hs.sent())
+	}
+	hs.typ("go")
+	hs.key("enter")
+	if got := hs.sent(); len(got) != 1 || got[0] != "go" {
+		t.Fatalf("sent %q", got)
+	}
+	hs.events(user("u1", "go"), runStart("r1", fixedNow))
+	hs.events(runEnd("r1-end"))
+	hs.settle()
+	if got := hs.sent(); len(got) != 2 || got[1] != "after the next turn" {
+		t.Fatalf("sent %q", got)
+	}
+
+	// Attaching again to the idle task: what is held goes.
+	if _, err := store.Update("task-1", func(q *outbox.Queue) error {
+		_, err := q.Add("from before", outbox.IntentHold, false, fixedNow)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hs.key("tab")
+	hs.key("esc") // to the task list
+	hs.run(hs.m.attach(events.Task{ID: "task-1"}))
+	hs.live()
+	hs.events(user("u0", "hi"), assistant("a0", "hello"))
+	hs.settle()
+	if got := hs.sent(); len(got) != 3 || got[2] != "from before" {
+		t.Fatalf("on attach: %q", got)
+	}
+}
