@@ -635,8 +635,17 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 				cmds = append(cmds, m.flushCmd(h.taskID))
 			}
 		}
-		if msg.err != nil {
+		n := 0
+		for _, r := range msg.res {
+			if r.Delivered {
+				n++
+			}
+		}
+		switch {
+		case msg.err != nil:
 			m.deliveryFlash(msg, "")
+		case n > 0 && current:
+			m.setFlash("delivered "+itoa(n)+" message"+plural(n)+" sent while the daemon was away", false)
 		}
 	case opRecover:
 		cmds = append(cmds, m.recoverDone(msg, current))

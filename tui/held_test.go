@@ -265,6 +265,10 @@ func TestHeldEditCancelAndConflict(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	hs.key("shift+tab") // not while editing
+	if hs.m.focus != focusComposer || hs.m.held.editing != id {
+		t.Fatalf("left the edit: focus %v editing %q", hs.m.focus, hs.m.held.editing)
+	}
 	hs.key("enter")
 	if got := hs.m.comp.value(); got != "keep me changed\n\ndraft" {
 		t.Fatalf("the edited text must stay in the composer, got %q", got)

@@ -199,6 +199,10 @@ func (m *Model) focusHeldPanel() tea.Cmd {
 	if m.mode != modeTask || !m.caps.Send {
 		return nil
 	}
+	if m.held.editing != "" {
+		m.setFlash("finish the edit first — enter saves, esc cancels", false)
+		return m.focusComposer()
+	}
 	if len(m.held.pending()) == 0 {
 		m.setFlash("no held messages — ctrl+g in the composer holds one", false)
 		return nil
