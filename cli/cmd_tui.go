@@ -5,9 +5,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/outbox"
+	mariaout "github.com/perch-tui/perch/outbox/maria"
 	"github.com/perch-tui/perch/tui"
 )
+
+// tuiOutbox is the outbox of the terminal UI: the same files as perch send
+// and perch queue use, delivered through the daemon.
+func tuiOutbox(env Env, cl *client.Client) *tui.Outbox {
+	return &tui.Outbox{Store: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), Backend: mariaout.New(cl)}
+}
 
 func runRoot(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "perch")
@@ -25,7 +34,8 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr, Model: *model})
+	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr, Model: *model,
+		Outbox: tuiOutbox(env, cl)})
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -44,7 +54,8 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
+	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		Outbox: tuiOutbox(env, cl)})
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {
@@ -88,7 +99,10 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
+	// The demo's daemon lives as long as this process: its messages are
+	// kept in memory (what is left is printed at exit).
+	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		Outbox: &tui.Outbox{Store: outbox.NewMemStore(), Backend: mariaout.New(cl)}})
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {

@@ -12,11 +12,27 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 var perch string // the built binary
+
+// stateDirs is each test's XDG_STATE_HOME (perch's outbox), shared by the
+// perch in its terminal and the commands it runs.
+var stateDirs sync.Map
+
+func stateDir(t *testing.T) string {
+	t.Helper()
+	if d, ok := stateDirs.Load(t.Name()); ok {
+		return d.(string)
+	}
+	d := t.TempDir()
+	stateDirs.Store(t.Name(), d)
+	t.Cleanup(func() { stateDirs.Delete(t.Name()) })
+	return d
+}
 
 func TestMain(m *testing.M) {
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -32,6 +48,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	perch = filepath.Join(dir, "perch")
+	// Never the user's own state directory, whatever a test forgets.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	build := exec.Command("go", "build", "-o", perch, "..")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
@@ -52,7 +70,8 @@ type term struct {
 func newTerm(t *testing.T, command string) *term {
 	t.Helper()
 	tm := &term{t: t, sock: fmt.Sprintf("perch-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
-	tm.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "main", "-e", "TERM=xterm-256color", command)
+	tm.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "main", "-e", "TERM=xterm-256color",
+		"-e", "XDG_STATE_HOME="+stateDir(t), command)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at failure:\n%s", tm.screen())
@@ -132,7 +151,9 @@ func fakeDaemon(t *testing.T, speed string) string {
 
 func run(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(perch, args...).Output()
+	cmd := exec.Command(perch, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir(t))
+	out, err := cmd.Output()
 	if err != nil {
 		msg := ""
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -241,14 +262,17 @@ func TestCancelRecoversQueuedText(t *testing.T) {
 	tm.waitFor("the queued message in the queue panel", 5*time.Second, func(s string) bool {
 		return strings.Contains(s, text) && strings.Contains(s, "⧗ 1 queued")
 	})
+	tm.typeText("half typed")
+	tm.waitText("› half typed", 5*time.Second)
 	tm.keys("C-x")
-	tm.waitFor("the cancel confirmation", 5*time.Second, func(s string) bool { return strings.Contains(strings.ToLower(s), "cancel") })
+	tm.waitFor("the cancel confirmation", 5*time.Second, func(s string) bool { return strings.Contains(strings.ToLower(s), "cancel the run?") })
 	tm.keys("y")
-	// The run is cancelled and the queued text is back in the composer.
+	// The run is cancelled; the queued text comes back as a held message
+	// (auto-delivery paused), the composer keeps what was typed.
 	tm.waitText("cancelled", 10*time.Second)
-	s := tm.waitText("moved to the composer", 10*time.Second)
-	if !strings.Contains(s, "› "+text) {
-		t.Fatalf("the recovered text is not in the composer:\n%s", s)
+	s := tm.waitText("⏸ 1 held", 10*time.Second)
+	if !strings.Contains(s, text) || !strings.Contains(s, "› half typed") {
+		t.Fatalf("the recovered text is not held, or the composer lost its text:\n%s", s)
 	}
 	if strings.Contains(s, "⧗") {
 		t.Fatalf("queue panel still shown after cancel:\n%s", s)
@@ -256,8 +280,9 @@ func TestCancelRecoversQueuedText(t *testing.T) {
 	if turns := userTurns(t, url, id); len(turns) != 1 {
 		t.Fatalf("the cancelled message reached the agent: %q", turns)
 	}
-	// Sending it now delivers it.
-	tm.keys("Enter")
+	// Sending it now from the held panel delivers it.
+	tm.keys("BTab")
+	tm.keys("s")
 	waitTurns(t, url, id, "Run the slow benchmark please.", text)
 }
 

@@ -38,6 +38,8 @@ func TestReplayEverySystem(t *testing.T) {
 				t.Fatalf("help offers actions a replay cannot do:\n%s", s)
 			}
 			tm.keys("Escape")
+			// Esc and q sent at once would read as alt+q.
+			tm.waitFor("the help to close", 5*time.Second, func(s string) bool { return !strings.Contains(s, "transcript: move") })
 			tm.keys("q")
 			tm.waitFor("perch to exit", 10*time.Second, func(s string) bool { return !strings.Contains(s, "read-only") })
 		})

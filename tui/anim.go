@@ -52,12 +52,9 @@ func (m *Model) needsTick() bool {
 		}
 		return !m.daemonGone() && m.list.anyVisibleGenerating()
 	default:
-		// A pending send animates until its POST answers, whatever the
-		// stream does.
-		for _, o := range m.taskOutbox() {
-			if o.state == sendPending {
-				return true
-			}
+		// A delivery animates until it answers, whatever the stream does.
+		if m.held.inflight > 0 || len(m.held.local) > 0 {
+			return true
 		}
 		if m.conn.Phase == client.PhaseReconnecting {
 			return true // the countdown

@@ -8,8 +8,8 @@ import (
 )
 
 // Cancelling, leaving and coming back to the same task before the cancel
-// answer arrives: the returned queue must land in the composer, not in a
-// draft that the next saveDraft overwrites.
+// answer arrives: the returned queue lands in the task's held messages,
+// and the composer keeps what was typed.
 func TestCancelResultAfterReattachToSameTask(t *testing.T) {
 	hs := attached(t, 80, 24)
 	id := hs.m.task.ID
@@ -24,7 +24,10 @@ func TestCancelResultAfterReattachToSameTask(t *testing.T) {
 	hs.key("esc")
 	hs.key("esc")
 	hs.run(hs.m.attach(events.Task{ID: id}))
-	if !strings.Contains(hs.m.comp.value(), "queued one") {
-		t.Fatalf("queued text lost: composer %q, drafts %q", hs.m.comp.value(), hs.m.drafts)
+	if got := heldTexts(hs); len(got) != 1 || got[0] != "queued one" {
+		t.Fatalf("queued text lost: held %q, composer %q, drafts %q", got, hs.m.comp.value(), hs.m.drafts)
+	}
+	if !strings.Contains(hs.m.comp.value(), "and more") {
+		t.Fatalf("typed text lost: composer %q", hs.m.comp.value())
 	}
 }

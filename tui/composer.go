@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 )
 
 // composer is the message input: a bubbles textarea (real terminal cursor,
@@ -51,7 +52,7 @@ func newComposer(t themeKind) composer {
 	ta.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.SelectAll = key.NewBinding(key.WithDisabled())
-	ta.Placeholder = "Message the agent…"
+	ta.Placeholder = placeholderIdle
 	c := composer{ta: ta, maxH: 8}
 	c.setTheme(t)
 	c.ta.Focus()
@@ -184,7 +185,14 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.overlay = ovHelp
 		return nil
 	case key.Matches(msg, k.Send):
-		return m.submit()
+		return m.submit(outbox.IntentSend)
+	case key.Matches(msg, k.Hold):
+		return m.submit(outbox.IntentHold)
+	case m.held.editing != "" && msg.String() == "esc":
+		m.cancelEdit()
+		return nil
+	case key.Matches(msg, k.ToHeld):
+		return m.focusHeldPanel()
 	case key.Matches(msg, k.Leave):
 		m.focus = focusTranscript
 		m.comp.blur()
@@ -201,7 +209,7 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.askCancel()
 		return nil
 	case key.Matches(msg, k.Retry):
-		return m.retryFailed()
+		return m.retryHeld()
 	case key.Matches(msg, k.QueueToggle):
 		m.queueOpen = !m.queueOpen
 		return nil
@@ -217,9 +225,6 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.tr.scroll(m.source(), max(h-1, 1), h)
 		return nil
 	case msg.String() == "up":
-		if m.comp.value() == "" && m.popFailed() {
-			return nil
-		}
 		if (m.comp.value() == "" || m.comp.browsing()) && m.comp.ta.Line() == 0 {
 			if m.comp.browse(-1, m.userTexts) {
 				return nil
@@ -271,17 +276,20 @@ func (m *Model) composerRule() string {
 		left := st.Render("── ") + m.ch.Dim.Render(truncate(note, max(m.w-8, 1))) + " "
 		return truncate(left+st.Render(strings.Repeat("─", max(m.w-lineWidth(left), 0))), m.w)
 	}
-	label := " message "
+	label := " message · enter sends · ctrl+g holds "
 	if m.focus == focusComposer {
 		st = m.ch.RuleFocused
 	} else {
 		label = " message (tab to write) "
 	}
 	if m.busy() {
-		label = " queue a message — sent after this turn "
+		label = " queue a message · enter: after this turn · ctrl+g: hold "
 		if m.focus != focusComposer {
 			label = " queue a message (tab to write) "
 		}
+	}
+	if m.held.editing != "" {
+		label = " editing held message " + m.held.editing + " · enter saves · esc cancels "
 	}
 	web := m.ch.Badge.Render("web off")
 	if m.comp.web {
@@ -296,11 +304,17 @@ func (m *Model) composerRule() string {
 	return left + st.Render(strings.Repeat("─", m.w-lw-rw)) + right
 }
 
+// Placeholders say what Enter and the hold key do.
+const (
+	placeholderIdle = "Message the agent — enter sends, ctrl+g holds it for later…"
+	placeholderBusy = "Agent is working — enter queues your message, ctrl+g holds it…"
+)
+
 // setBusy says in the placeholder what Enter will do.
 func (c *composer) setBusy(busy bool) {
 	if busy {
-		c.ta.Placeholder = "Agent is working — enter queues your message…"
+		c.ta.Placeholder = placeholderBusy
 	} else {
-		c.ta.Placeholder = "Message the agent…"
+		c.ta.Placeholder = placeholderIdle
 	}
 }

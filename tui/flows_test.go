@@ -11,6 +11,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 )
 
 func attached(t *testing.T, w, h int) *harness {
@@ -301,9 +302,13 @@ func TestFailedSendKeptAndRetried(t *testing.T) {
 	hs.b.sendErr = errors.New("connection refused")
 	hs.typ("precious words")
 	hs.key("enter")
-	hs.contains("not sent precious words")
-	hs.contains("connection refused")
-	hs.contains("ctrl+r retry")
+	// Kept in perch's outbox, with the reason, and said so.
+	hs.contains("↻ precious words")
+	hs.contains("not delivered: connection refused")
+	hs.contains("kept, sent when the daemon answers again")
+	if p := hs.m.held.pending(); len(p) != 1 || p[0].Intent != outbox.IntentSend || p[0].Err == "" {
+		t.Fatalf("held: %+v", p)
+	}
 	// Retry succeeds.
 	hs.b.sendErr = nil
 	hs.b.sendRes = sendResult{ID: "m9"}
@@ -311,18 +316,25 @@ func TestFailedSendKeptAndRetried(t *testing.T) {
 	if hs.b.sendCalls != 2 || hs.b.sends[1] != "precious words" {
 		t.Fatalf("retry sent %q", hs.b.sends)
 	}
-	hs.lacks("✗ not sent")
+	hs.lacks("precious words")
 
-	// A failed message can also come back into the composer for editing.
-	hs.b.sendErr = errors.New("boom")
+	// Down again: the next message waits until the stream is live again,
+	// then goes by itself, once.
+	hs.b.sendErr = errors.New("connection refused")
 	hs.typ("second try")
 	hs.key("enter")
-	hs.contains("not sent second try")
-	hs.key("up")
-	if hs.m.comp.value() != "second try" {
-		t.Fatalf("↑ must put the failed message back, got %q", hs.m.comp.value())
+	hs.contains("second try")
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseReconnecting, RetryIn: time.Second, Since: fixedNow}})
+	hs.b.sendErr = nil
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	if got := hs.b.sends; len(got) != 4 || got[3] != "second try" {
+		t.Fatalf("after the reconnect the daemon got %q", got)
 	}
-	hs.lacks("✗ not sent")
+	hs.lacks("second try")
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	if len(hs.b.sends) != 4 {
+		t.Fatalf("sent again: %q", hs.b.sends)
+	}
 }
 
 func TestQueuePanelLive(t *testing.T) {
@@ -361,13 +373,21 @@ func TestCancelWithConfirmationRecoversQueue(t *testing.T) {
 	if hs.b.cancels != 1 {
 		t.Fatal("y must cancel")
 	}
-	if got, want := hs.m.comp.value(), "do A\n\ndo B\n\nhalf typed"; got != want {
-		t.Fatalf("composer = %q, want %q", got, want)
+	// The composer keeps what was typed; the queue comes back as held
+	// messages at the front, in order, each its own, auto-delivery paused.
+	if got := hs.m.comp.value(); got != "half typed" {
+		t.Fatalf("composer = %q", got)
+	}
+	if got := heldTexts(hs); strings.Join(got, "|") != "do A|do B" || !hs.m.held.paused() {
+		t.Fatalf("held = %q paused %v", got, hs.m.held.paused())
 	}
 	if hs.m.busy() || len(hs.m.tl.Queue()) != 0 {
 		t.Fatal("NoteCancelled must end the run and clear the queue")
 	}
-	hs.contains("2 queued messages moved to the composer")
+	hs.contains("2 queued messages held, auto-delivery paused")
+	hs.contains("⏸ 2 held")
+	hs.contains("1. [")
+	hs.contains("do A")
 
 	// ctrl+c on a busy run with an empty composer asks too.
 	hs.m.comp.reset()

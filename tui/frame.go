@@ -42,7 +42,7 @@ func (m *Model) source() *itemSource {
 // Bands are dropped as the terminal shrinks, least important first, so the
 // view degrades instead of breaking (never below zero rows).
 type taskLayout struct {
-	todos, transcript, queue, rule, composer, status, hints int
+	todos, transcript, queue, held, rule, composer, status, hints int
 }
 
 func (m *Model) layout() taskLayout {
@@ -65,8 +65,11 @@ func (m *Model) layout() taskLayout {
 	l.rule = take(1, 4)
 	l.hints = take(1, 8)
 	if m.h >= 10 {
+		if n := m.heldRows(); n > 0 {
+			l.held = take(min(n, max(m.h/3, 2)), 10)
+		}
 		if q := m.queueLines(); len(q) > 0 {
-			l.queue = take(min(len(q), max(m.h/3, 2)), 10)
+			l.queue = take(min(len(q), max(m.h/3-l.held/2, 2)), 10)
 		}
 	}
 	if m.todosOpen && m.h >= 14 {
@@ -124,9 +127,12 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 		}
 		out = append(out, q...)
 	}
+	if l.held > 0 {
+		out = append(out, m.heldLines(l.held)...)
+	}
 	if l.rule > 0 {
 		var k keyb
-		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).i(m.w)
+		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).i(m.w).s(m.held.editing)
 		out = append(out, m.memoRule.get(k.String(), m.composerRule))
 	}
 	var cur *tea.Cursor
@@ -274,7 +280,8 @@ func (m *Model) hintsLineMemo() (string, *tea.Cursor) {
 	}
 	var k keyb
 	k.i(m.w).i(int(m.overlay)).i(int(m.mode)).i(int(m.focus)).t(m.busy()).
-		t(m.search.query != "").s(m.flash.text).t(m.flash.err)
+		t(m.search.query != "").s(m.flash.text).t(m.flash.err).s(m.held.editing).
+		t(len(m.held.pending()) > 0).t(m.held.paused())
 	line := m.memoHints.get(k.String(), func() string { l, _ := m.hintsLine(); return l })
 	return line, nil
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,8 +19,15 @@ import (
 
 var goldenSizes = [][2]int{{80, 24}, {120, 40}}
 
-func goldenTask(t *testing.T, w, h int) *harness {
-	hs := attached(t, w, h)
+func goldenTask(t *testing.T, w, h int) *harness { return goldenTaskWith(t, w, h, nil) }
+
+// goldenTaskWith is goldenTask with an outbox; with one, the daemon
+// refuses connections to messages (a sent message stays kept).
+func goldenTaskWith(t *testing.T, w, h int, ob *Outbox) *harness {
+	hs := attachedWith(t, w, h, ob)
+	if ob != nil {
+		hs.b.sendErr = errors.New("connection refused")
+	}
 	hs.run(hs.m.loadTaskCmd(hs.m.gen, "task-1"))
 	live := connState{Phase: client.PhaseLive, Since: fixedNow}
 	var out strings.Builder

@@ -18,18 +18,20 @@ func (m *Model) helpLines(h int) []string {
 			key.NewBinding(key.WithHelp("shift+drag", "select text"))}},
 		{"transcript: items", []key.Binding{k.PrevItem, k.NextItem, k.PrevUser, k.NextUser, k.NextErr, k.PrevErr,
 			k.Expand, k.Search, k.NextMatch, k.PrevMatch, k.Copy}},
-		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
-		{"composer", []key.Binding{k.Send, k.Newline, k.History, k.WebSearch, k.Leave, k.CancelRun,
+		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Held, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
+		{"composer", []key.Binding{k.Send, k.Hold, k.Newline, k.History, k.WebSearch, k.Leave, k.ToHeld, k.CancelRun,
 			k.Retry, k.QueueToggle, k.TodosToggle, k.ScrollPage,
 			key.NewBinding(key.WithHelp("ctrl+c", "clear · cancel · quit")),
 			key.NewBinding(key.WithHelp("f1", "this help"))}},
+		{"held messages", []key.Binding{k.HeldUp, k.HeldMoveUp, k.HeldMoveDown, k.HeldEdit, k.HeldDelete,
+			k.HeldToComposer, k.HeldRelease, k.HeldPause, k.HeldBack}},
 		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.Attach, k.NewTask,
 			k.Filter, k.Refresh, k.Quit}},
 	}
 	var cols [][]string
 	for _, g := range groups {
 		col := []string{m.ch.Title.Render(g.title)}
-		if g.title == "composer" && !m.caps.Send {
+		if (g.title == "composer" || g.title == "held messages") && !m.caps.Send {
 			continue
 		}
 		for _, b := range g.keys {

@@ -22,8 +22,12 @@ type keyMap struct {
 	Todos, Queue, Compose, Back                               key.Binding
 
 	// composer
-	Send, Newline, History, WebSearch, Leave, CancelRun, Retry key.Binding
-	QueueToggle, TodosToggle, ScrollPage                       key.Binding
+	Send, Hold, Newline, History, WebSearch, Leave, CancelRun, Retry key.Binding
+	QueueToggle, TodosToggle, ScrollPage, ToHeld                     key.Binding
+
+	// held panel
+	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete key.Binding
+	HeldToComposer, HeldRelease, HeldPause, HeldBack, Held           key.Binding
 
 	// confirmation
 	Yes, No key.Binding
@@ -33,7 +37,9 @@ type keyMap struct {
 // binding never matches and is left out of the help.
 func (k *keyMap) limitTo(c Capabilities) {
 	if !c.Send {
-		for _, b := range []*key.Binding{&k.Send, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle, &k.TodosToggle, &k.ScrollPage, &k.Leave} {
+		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
+			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,
+			&k.HeldEdit, &k.HeldDelete, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
 			b.SetEnabled(false)
 		}
 	}
@@ -86,18 +92,32 @@ func newKeyMap() keyMap {
 		Todos:     b("t", "todos", "t", "ctrl+t"),
 		Queue:     b("Q", "queue details", "Q", "ctrl+q"),
 		Compose:   b("tab/i", "write", "tab", "i", "a"),
+		Held:      b("H", "held messages", "H"),
 		Back:      b("esc", "tasks", "esc"),
 
-		Send:        b("enter", "send", "enter"),
+		Send:        b("enter", "send (queued if busy)", "enter"),
+		Hold:        b("ctrl+g", "hold (sent when idle)", "ctrl+g"),
+		ToHeld:      b("shift+tab", "held messages", "shift+tab"),
 		Newline:     b("shift+enter", "newline", "shift+enter", "ctrl+j", "alt+enter"),
 		History:     b("↑/↓", "history", "up", "down"),
 		WebSearch:   b("ctrl+s", "web search", "ctrl+s"),
 		Leave:       b("tab/esc", "transcript", "tab", "esc"),
 		CancelRun:   b("ctrl+x", "cancel run", "ctrl+x"),
-		Retry:       b("ctrl+r", "retry failed", "ctrl+r"),
+		Retry:       b("ctrl+r", "retry sending now", "ctrl+r"),
 		QueueToggle: b("ctrl+q", "queue details", "ctrl+q"),
 		TodosToggle: b("ctrl+t", "todos", "ctrl+t"),
 		ScrollPage:  b("pgup/pgdn", "scroll", "pgup", "pgdown"),
+
+		HeldUp:         b("↑↓/jk", "select", "up", "k"),
+		HeldDown:       b("↓/j", "select", "down", "j"),
+		HeldMoveUp:     b("K/shift+↑", "move up", "K", "shift+up"),
+		HeldMoveDown:   b("J/shift+↓", "move down", "J", "shift+down"),
+		HeldEdit:       b("e/enter", "edit in the composer", "e", "enter"),
+		HeldDelete:     b("d/del", "delete", "d", "delete"),
+		HeldToComposer: b("c", "move to the composer", "c"),
+		HeldRelease:    b("s", "send now", "s"),
+		HeldPause:      b("p", "pause/resume delivery", "p"),
+		HeldBack:       b("esc/tab", "composer", "esc", "tab", "shift+tab"),
 
 		Yes: b("y", "yes", "y", "Y", "enter"),
 		No:  b("n", "no", "n", "N", "esc"),
@@ -136,8 +156,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.mode == modeList {
 		return m.listKey(msg)
 	}
-	if m.focus == focusComposer {
+	switch m.focus {
+	case focusComposer:
 		return m.composerKey(msg)
+	case focusHeld:
+		return m.heldKey(msg)
 	}
 	return m.transcriptKey(msg)
 }
@@ -154,6 +177,9 @@ func (m *Model) ctrlC() tea.Cmd {
 		return nil
 	case m.overlay == ovNewTask:
 		m.closeNewTask()
+		return nil
+	case m.mode == modeTask && m.held.editing != "":
+		m.cancelEdit()
 		return nil
 	case m.mode == modeTask && m.comp.value() != "":
 		// Whatever has focus: quitting here would drop unsent text.

@@ -24,6 +24,7 @@ type focusArea uint8
 const (
 	focusComposer focusArea = iota
 	focusTranscript
+	focusHeld // the held panel above the composer
 )
 
 // overlay is a modal layer that takes keys before the view underneath.
@@ -82,8 +83,8 @@ type Model struct {
 	caps      Capabilities // what the backend can do; the UI offers nothing else
 	keys      keyMap
 	drafts    map[string]string // unsent composer text per task id
-	outbox    []*outgoing
-	nextLocal int
+	ob        *outboxes         // held messages and delivery (all IO in commands)
+	held      held              // the attached task's outbox, as shown
 	queueOpen bool
 	todosOpen bool
 	expanded  map[*events.Item]bool
@@ -121,6 +122,7 @@ func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
 		tl:       newReducer(),
 	}
 	m.caps = capabilitiesOf(b)
+	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)
 	m.theme, m.themeFixed = themeFromConfig(cfg.Theme, cfg.Getenv, true)
 	m.comp = newComposer(m.theme)
@@ -191,8 +193,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleTasksLoaded(msg)
 	case taskLoadedMsg:
 		m.handleTaskLoaded(msg)
-	case sendDoneMsg:
-		cmd = m.handleSendDone(msg)
+	case outboxMsg:
+		cmd = m.handleOutbox(msg)
+	case outboxChangedMsg:
+		if msg.gen == m.gen && m.mode == modeTask && msg.taskID == m.held.taskID {
+			cmd = m.loadHeldCmd(msg.taskID)
+		}
+	case heldSettledMsg:
+		cmd = m.handleHeldSettled(msg)
 	case createDoneMsg:
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
@@ -210,7 +218,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.quitting {
 		return m, tea.Quit
 	}
-	return m, tea.Batch(cmd, m.armTick())
+	return m, tea.Batch(cmd, m.deliveryTriggers(), m.armTick())
 }
 
 // resize only records the size: items re-render lazily at the new width when

@@ -73,7 +73,9 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.CancelRun):
 		m.askCancel()
 	case key.Matches(msg, k.Retry):
-		return m.retryFailed()
+		return m.retryHeld()
+	case key.Matches(msg, k.Held):
+		return m.focusHeldPanel()
 	}
 	return nil
 }

@@ -8,25 +8,15 @@ import (
 	"github.com/perch-tui/perch/sanitize"
 )
 
-// queueLines is the panel above the composer: messages on their way
-// (sending…, or failed with the error and what to do) and the daemon's
-// queue, live from the timeline. Collapsed, every message is one line;
-// expanded (ctrl+q / Q) each shows its full text.
+// queueLines is the daemon's queue, live from the timeline, above the held
+// panel (perch's own messages, heldpanel.go). Collapsed, every message is
+// one line; expanded (ctrl+q / Q) each shows its full text.
 func (m *Model) queueLines() []string {
 	if m.mode != modeTask {
 		return nil
 	}
 	w := m.w
 	var out []string
-	for _, o := range m.taskOutbox() {
-		switch o.state {
-		case sendPending:
-			out = append(out, truncate(m.ch.Dim.Render("  "+spinnerFrame(m.spin.frame)+" sending ")+oneLine(o.text), w))
-		case sendFailed:
-			out = append(out, truncate(m.ch.Err.Render("  ✗ not sent ")+oneLine(o.text), w))
-			out = append(out, truncate(m.ch.Err.Render("    "+errText(o.err))+m.ch.Hint.Render(" · ctrl+r retry · ↑ edit"), w))
-		}
-	}
 	q := m.tl.Queue()
 	if len(q) == 0 {
 		return out
@@ -37,7 +27,7 @@ func (m *Model) queueLines() []string {
 	} else {
 		head += m.ch.Hint.Render(" · ctrl+q expand")
 	}
-	head += m.ch.Hint.Render(" · ctrl+x cancel run (returns them to you)")
+	head += m.ch.Hint.Render(" · ctrl+x cancel run (returns them as held)")
 	out = append(out, truncate(head, w))
 	for i, qm := range q {
 		num := itoa(i+1) + ". "

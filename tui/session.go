@@ -24,12 +24,6 @@ type (
 		task events.Task
 		err  error
 	}
-	sendDoneMsg struct {
-		taskID string
-		local  int
-		res    sendResult
-		err    error
-	}
 	cancelDoneMsg struct {
 		gen     uint64
 		taskID  string
@@ -57,8 +51,10 @@ func (m *Model) loadTaskCmd(gen uint64, id string) tea.Cmd {
 }
 
 // attach switches to a task: a fresh timeline, the task stream (replayed
-// from the start by the daemon) and the task's saved draft.
+// from the start by the daemon), the task's saved draft and its held
+// messages.
 func (m *Model) attach(t events.Task) tea.Cmd {
+	saved := m.leaveEdit()
 	m.saveDraft()
 	if known, ok := m.list.byID(t.ID); ok {
 		t = mergeTask(known, t)
@@ -78,12 +74,14 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.comp.reset()
 	m.comp.setValue(m.drafts[t.ID])
 	delete(m.drafts, t.ID)
+	m.resetHeld(t.ID)
 	m.ctl.WatchTask(m.gen, t.ID)
-	return tea.Batch(m.focusComposer(), m.loadTaskCmd(m.gen, t.ID))
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID))
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
 func (m *Model) detach() tea.Cmd {
+	saved := m.leaveEdit()
 	m.saveDraft()
 	m.gen++
 	m.ctl.WatchTask(m.gen, "")
@@ -95,7 +93,8 @@ func (m *Model) detach() tea.Cmd {
 	m.tl = newReducer()
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
-	return nil
+	m.resetHeld("")
+	return saved
 }
 
 func (m *Model) saveDraft() {
@@ -218,130 +217,6 @@ func (m *Model) busy() bool {
 	return m.mode == modeTask && m.tl.Status() == events.RunGenerating
 }
 
-// ---- sending ----
-
-type sendState uint8
-
-const (
-	sendPending sendState = iota
-	sendFailed
-)
-
-// outgoing is a message the user sent that the daemon has not confirmed.
-// It stays visible (sending…, then failed with its error) until the POST
-// succeeds, so nothing typed is ever lost.
-type outgoing struct {
-	local  int
-	taskID string
-	text   string
-	web    bool
-	state  sendState
-	err    error
-}
-
-// submit sends the composer's text. The message shows at once in the
-// outbox; the POST reply reconciles it with the timeline.
-func (m *Model) submit() tea.Cmd {
-	text := m.comp.value()
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
-	m.comp.pushHistory(text)
-	m.comp.reset()
-	m.nextLocal++
-	o := &outgoing{local: m.nextLocal, taskID: m.task.ID, text: text, web: m.comp.web}
-	m.outbox = append(m.outbox, o)
-	m.tr.toBottom(m.source(), m.transcriptHeight())
-	return m.sendCmd(o)
-}
-
-func (m *Model) sendCmd(o *outgoing) tea.Cmd {
-	taskID, local, text, web := o.taskID, o.local, o.text, o.web
-	return func() tea.Msg {
-		ctx, cancel := m.callCtx()
-		defer cancel()
-		res, err := m.b.Send(ctx, taskID, text, web)
-		return sendDoneMsg{taskID: taskID, local: local, res: res, err: err}
-	}
-}
-
-func (m *Model) handleSendDone(msg sendDoneMsg) tea.Cmd {
-	idx := -1
-	for i, o := range m.outbox {
-		if o.local == msg.local {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
-		return nil
-	}
-	o := m.outbox[idx]
-	if msg.err != nil {
-		o.state, o.err = sendFailed, msg.err
-		where := ""
-		if m.mode != modeTask || o.taskID != m.task.ID {
-			where = " to task " + shortID(o.taskID) + " (open it to retry)"
-		}
-		m.setFlash("message not sent"+where+": "+msg.err.Error(), true)
-		return nil
-	}
-	m.outbox = append(m.outbox[:idx], m.outbox[idx+1:]...)
-	if m.flash.err {
-		m.flash = flash{seq: m.flash.seq} // the error it reported is resolved
-	}
-	if m.mode == modeTask && o.taskID == m.task.ID {
-		m.tl.NoteSent(msg.res.ID, o.text, msg.res.Queued)
-		if msg.res.Queued {
-			m.setFlash("queued — the agent reads it after this turn", false)
-		}
-	}
-	return nil
-}
-
-// retryFailed resends every failed message of the current task.
-func (m *Model) retryFailed() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, o := range m.outbox {
-		if o.taskID == m.task.ID && o.state == sendFailed {
-			o.state, o.err = sendPending, nil
-			cmds = append(cmds, m.sendCmd(o))
-		}
-	}
-	if len(cmds) == 0 {
-		m.setFlash("nothing to retry", false)
-		return nil
-	}
-	return tea.Batch(cmds...)
-}
-
-// popFailed moves the newest failed message of this task back into the
-// (empty) composer for editing.
-func (m *Model) popFailed() bool {
-	for i := len(m.outbox) - 1; i >= 0; i-- {
-		o := m.outbox[i]
-		if o.taskID == m.task.ID && o.state == sendFailed {
-			m.outbox = append(m.outbox[:i], m.outbox[i+1:]...)
-			m.comp.setValue(o.text)
-			m.comp.web = o.web
-			m.setFlash("failed message back in the composer — enter sends it", false)
-			return true
-		}
-	}
-	return false
-}
-
-// taskOutbox is the current task's unconfirmed messages, in send order.
-func (m *Model) taskOutbox() []*outgoing {
-	var out []*outgoing
-	for _, o := range m.outbox {
-		if o.taskID == m.task.ID {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // ---- cancelling ----
 
 // askCancel asks for confirmation before cancelling the run.
@@ -370,8 +245,10 @@ func (m *Model) cancelRun() tea.Cmd {
 	}
 }
 
-// handleCancelDone puts the messages the daemon dropped from its queue back
-// into the composer, so cancelling never loses what was queued.
+// handleCancelDone puts the messages the daemon dropped from its queue at
+// the front of the task's held messages, in order, each its own message,
+// with auto-delivery paused: cancelling never loses what was queued, and
+// the composer keeps what is being typed.
 func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 	if msg.gen == m.gen {
 		m.canceling = false
@@ -386,35 +263,20 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 	}
 	texts := make([]string, 0, len(msg.pending))
 	for _, q := range msg.pending {
-		if t := strings.TrimSpace(q.Text); t != "" {
-			texts = append(texts, t)
+		if strings.TrimSpace(q.Text) != "" {
+			texts = append(texts, q.Text)
 		}
 	}
 	current := m.mode == modeTask && msg.taskID == m.task.ID
-	if msg.gen != m.gen && !current {
-		// Detached meanwhile: keep the texts as that task's draft. (When
-		// the user came back to the same task, they go to the composer:
-		// a draft would be overwritten by the next saveDraft.)
-		if len(texts) > 0 {
-			m.drafts[msg.taskID] = joinDraft(texts, m.drafts[msg.taskID])
+	if current {
+		m.tl.NoteCancelled(msg.pending)
+		m.comp.setBusy(m.busy())
+		if len(texts) == 0 {
+			m.setFlash("run cancelled", false)
 		}
-		return nil
 	}
-	m.tl.NoteCancelled(msg.pending)
-	m.comp.setBusy(m.busy())
 	if len(texts) == 0 {
-		m.setFlash("run cancelled", false)
 		return nil
 	}
-	m.comp.setValue(joinDraft(texts, m.comp.value()))
-	m.setFlash("run cancelled — "+itoa(len(texts))+" queued message"+plural(len(texts))+" moved to the composer", false)
-	return m.focusComposer()
-}
-
-// joinDraft puts returned queue texts before what is already typed.
-func joinDraft(texts []string, current string) string {
-	if strings.TrimSpace(current) != "" {
-		texts = append(texts, current)
-	}
-	return strings.Join(texts, "\n\n")
+	return m.recoverCmd(msg.gen, msg.taskID, texts)
 }

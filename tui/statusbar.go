@@ -156,7 +156,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	switch m.overlay {
 	case ovConfirmCancel:
 		q := m.ch.BadgeAlert.Render("cancel the run?")
-		rest := " queued messages come back to the composer  " + m.ch.Key.Render("y") + " yes · " + m.ch.Key.Render("n") + " no"
+		rest := " queued messages come back as held messages  " + m.ch.Key.Render("y") + " yes · " + m.ch.Key.Render("n") + " no"
 		return truncate(q+rest, m.w), nil
 	case ovSearch:
 		return m.searchLine()
@@ -177,12 +177,26 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		}
 		return m.hint(append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")...), nil
 	}
+	if m.focus == focusHeld {
+		pause := "pause"
+		if m.held.paused() {
+			pause = "resume"
+		}
+		return m.hint("e", "edit", "d", "delete", "J/K", "move", "c", "to composer", "s", "send now",
+			"p", pause, "esc", "composer", "f1", "keys"), nil
+	}
 	if m.focus == focusComposer {
+		if m.held.editing != "" {
+			return m.hint("enter", "save", "esc", "cancel the edit", "shift+enter", "newline"), nil
+		}
 		send := "send"
 		if m.busy() {
 			send = "queue"
 		}
-		pairs := []string{"enter", send, "shift+enter", "newline", "tab", "transcript"}
+		pairs := []string{"enter", send, "ctrl+g", "hold", "shift+enter", "newline", "tab", "transcript"}
+		if len(m.held.pending()) > 0 {
+			pairs = append(pairs, "shift+tab", "held")
+		}
 		if m.busy() {
 			pairs = append(pairs, "ctrl+x", "cancel run")
 		}
@@ -194,6 +208,9 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		pairs = append(pairs, "tab", "write")
 	}
 	pairs = append(pairs, "j/k", "scroll", "[/]", "select", "enter", "expand", "/", "search")
+	if m.caps.Send && len(m.held.pending()) > 0 {
+		pairs = append(pairs, "H", "held")
+	}
 	if m.search.query != "" {
 		pairs = append(pairs, "n/N", "next/prev")
 	}

@@ -167,6 +167,9 @@ type streamHub struct {
 	b    Backend
 	reqs chan watchReq
 	done chan struct{}
+	// outbox reports changes of a task's outbox by anyone (nil: the store
+	// cannot tell); set before start.
+	outbox func(ctx context.Context, taskID string) <-chan struct{}
 }
 
 type watchReq struct {
@@ -234,6 +237,18 @@ func (h *streamHub) run(send func(tea.Msg)) {
 			ctx, cancel := context.WithCancel(h.ctx)
 			cancelTask = cancel
 			id := r.taskID
+			if h.outbox != nil {
+				if ch := h.outbox(ctx, id); ch != nil {
+					gen := r.gen
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range ch { // closed when ctx ends
+							send(outboxChangedMsg{gen: gen, taskID: id})
+						}
+					}()
+				}
+			}
 			run(ctx, srcTask, r.gen, func(ctx context.Context, bt *batcher) error {
 				if es, ok := h.b.(EventStreamer); ok {
 					return es.StreamTaskEvents(ctx, id, bt.onEvent, bt.onState)

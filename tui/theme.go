@@ -40,7 +40,7 @@ type chrome struct {
 	Accent, OK, Warn, Err      lipgloss.Style
 	Key, Hint                  lipgloss.Style
 	Rule, RuleFocused          lipgloss.Style
-	SelectedGutter             lipgloss.Style
+	SelectedGutter, Selected   lipgloss.Style
 	Badge, BadgeOn, BadgeAlert lipgloss.Style
 	Match                      lipgloss.Style
 	Flash, FlashErr            lipgloss.Style
@@ -63,6 +63,7 @@ func newChrome(t themeKind) chrome {
 		Rule:           st.Composer.Border,
 		RuleFocused:    st.Composer.BorderFocused,
 		SelectedGutter: st.Selected,
+		Selected:       st.Queue.Selected,
 		Badge:          st.Dim.Reverse(t == themeNoColor).Padding(0, 1),
 		BadgeOn:        st.Search.Current.Bold(true).Padding(0, 1),
 		BadgeAlert:     st.Tool.ExitBad.Reverse(true).Padding(0, 1),

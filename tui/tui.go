@@ -66,9 +66,14 @@ func capabilitiesOf(b Backend) Capabilities {
 
 // Config is how perch was started.
 type Config struct {
-	// Unsent receives, at exit, any text the user typed that was not
-	// delivered (os.Stderr when nil).
+	// Unsent receives the exit report (os.Stderr when nil): how many
+	// messages perch keeps for which task and where, and any text typed
+	// but never submitted.
 	Unsent io.Writer
+	// Outbox keeps and delivers the messages the user sends or holds. Nil
+	// keeps them in memory (tests, read-only backends): the exit report
+	// then prints the ones left, since nothing else will.
+	Outbox *Outbox
 
 	// TaskID attaches to a task at start; "" opens the task list.
 	TaskID string
@@ -115,7 +120,7 @@ func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 		if w == nil {
 			w = os.Stderr
 		}
-		writeUnsent(w, m.Unsent())
+		m.writeExitReport(w)
 	}
 	return err
 }
@@ -131,6 +136,7 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
+	hub.outbox = m.ob.watch
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),

@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// heldID is the local id of the held message with that text.
+func heldID(t *testing.T, url, task, text string) string {
+	t.Helper()
+	var q struct {
+		Held []struct{ ID, Text string } `json:"held"`
+	}
+	out := run(t, "queue", task, "--json", "--url", url)
+	if err := json.Unmarshal([]byte(out), &q); err != nil {
+		t.Fatalf("queue --json: %v: %s", err, out)
+	}
+	for _, h := range q.Held {
+		if h.Text == text {
+			return h.ID
+		}
+	}
+	t.Fatalf("no held message %q in %s", text, out)
+	return ""
+}
+
+// stillTurns checks, a while later, that the daemon got nothing more.
+func stillTurns(t *testing.T, url, id string, want ...string) {
+	t.Helper()
+	time.Sleep(2 * time.Second)
+	if got := userTurns(t, url, id); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Fatalf("daemon received %q, want %q", got, want)
+	}
+}
+
+// Four messages held in the TUI, one edited there, one reordered, one
+// deleted, one edited from the command line (the TUI shows it): once the
+// task is idle after its next turn they are delivered in the new order,
+// one turn each, each exactly once. At exit perch says what it keeps.
+func TestHeldMessagesInTheTUI(t *testing.T) {
+	url := fakeDaemon(t, "6")
+	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
+	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s; echo EXITED; sleep 60", perch, id, url))
+	tm.waitFor("the first reply to finish", 30*time.Second, func(s string) bool { return strings.Contains(s, "✓ idle") })
+	// Past the moment it became idle (when held messages would go).
+	time.Sleep(2 * time.Second)
+
+	for i, text := range []string{"first", "second", "third", "fourth"} {
+		tm.typeText(text)
+		tm.keys("C-g")
+		tm.waitText(fmt.Sprintf("✎ %d held", i+1), 5*time.Second)
+	}
+	// Held on an idle task: nothing goes until it has worked again.
+	stillTurns(t, url, id, "Say hello.")
+
+	// Edit the second in place (through the composer).
+	tm.keys("BTab")
+	tm.waitText("› 1. [", 5*time.Second)
+	tm.keys("j")
+	tm.waitText("› 2. [", 5*time.Second)
+	tm.keys("e")
+	tm.waitText("editing held message", 5*time.Second)
+	tm.keys("End")
+	tm.typeText(", edited")
+	tm.keys("Enter")
+	tm.waitText("] second, edited", 5*time.Second)
+
+	// Move it to the front; delete the third.
+	tm.keys("BTab")
+	tm.waitText("› 2. [", 5*time.Second)
+	tm.keys("K")
+	tm.waitFor("the edited message first", 5*time.Second, func(s string) bool {
+		return strings.Contains(s, "› 1. [") && strings.Index(s, "second, edited") < strings.Index(s, "] first")
+	})
+	tm.keys("j", "j")
+	tm.waitText("› 3. [", 5*time.Second)
+	tm.keys("d")
+	tm.waitFor("the third deleted", 5*time.Second, func(s string) bool {
+		return strings.Contains(s, "✎ 3 held") && !strings.Contains(s, "] third")
+	})
+
+	// A change from the command line shows within a second or so.
+	fourth := heldID(t, url, id, "fourth")
+	run(t, "queue", id, "--url", url, "--edit", fourth, "fourth, from the command line")
+	tm.waitText("fourth, from the command line", 3*time.Second)
+	stillTurns(t, url, id, "Say hello.")
+
+	// A turn of its own; when it ends, the held messages go one per turn.
+	tm.keys("Escape")
+	tm.waitText("── message · enter sends", 5*time.Second) // esc alone, not alt+g
+	tm.typeText("go")
+	tm.keys("Enter")
+	want := []string{"Say hello.", "go", "second, edited", "first", "fourth, from the command line"}
+	waitTurns(t, url, id, want...)
+	tm.waitFor("the panel to empty", 20*time.Second, func(s string) bool { return !strings.Contains(s, "held") })
+	stillTurns(t, url, id, want...)
+
+	// Held now, kept at exit, and said so.
+	tm.typeText("for tomorrow")
+	tm.keys("C-g")
+	tm.waitText("✎ 1 held", 5*time.Second)
+	tm.keys("Tab", "q")
+	s := tm.waitText("EXITED", 10*time.Second)
+	if !strings.Contains(s, "perch keeps 1 message(s) for task "+id[:8]) {
+		t.Fatalf("exit report:\n%s", s)
+	}
+	if got := heldID(t, url, id, "for tomorrow"); got == "" {
+		t.Fatal("not kept")
+	}
+}
+
+// tcpProxy forwards raw TCP to target on a fixed local port; stop() kills
+// it and every connection (a daemon going away), start() brings it back on
+// the same port.
+type tcpProxy struct {
+	addr, target string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        []net.Conn
+	wg           sync.WaitGroup
+}
+
+func (p *tcpProxy) start(t *testing.T) {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for i := 0; i < 100; i++ {
+		if ln, err = net.Listen("tcp", p.addr); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.addr = ln.Addr().String()
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			p.wg.Add(2)
+			go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
+			go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
+		}
+	}()
+}
+
+func (p *tcpProxy) stop() {
+	p.mu.Lock()
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// Messages sent in the TUI while the daemon is down stay, with the reason,
+// and are delivered once it is back on the same port, each exactly once,
+// in order.
+func TestSendWhileDaemonDownInTheTUI(t *testing.T) {
+	url := fakeDaemon(t, "6")
+	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
+	u, err := urlHost(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{addr: "127.0.0.1:0", target: u}
+	p.start(t)
+	defer func() { p.stop() }()
+	purl := "http://" + p.addr + "/v1"
+	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s", perch, id, purl))
+	tm.waitFor("the first reply to finish", 30*time.Second, func(s string) bool { return strings.Contains(s, "✓ idle") })
+
+	p.stop() // the daemon goes away
+	tm.waitText("reconnecting", 10*time.Second)
+	for _, text := range []string{"one while down", "two while down"} {
+		tm.typeText(text)
+		tm.keys("Enter")
+		tm.waitText("↻ "+text, 10*time.Second)
+	}
+	s := tm.waitText("not delivered", 5*time.Second)
+	if !strings.Contains(s, "sent, not delivered yet") {
+		t.Fatalf("held panel:\n%s", s)
+	}
+	if got := userTurns(t, url, id); len(got) != 1 {
+		t.Fatalf("delivered while down: %q", got)
+	}
+
+	p.start(t) // back on the same port
+	want := []string{"Say hello.", "one while down", "two while down"}
+	waitTurns(t, url, id, want...)
+	tm.waitFor("the panel to empty", 20*time.Second, func(s string) bool { return !strings.Contains(s, "while down") || !strings.Contains(s, "↻") })
+	stillTurns(t, url, id, want...)
+}
+
+func urlHost(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	return u.Host, nil
+}

@@ -1,0 +1,747 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+)
+
+// idleSettle is how long the attached task must stay idle, with its stream
+// live, before a held message is delivered: a replay (maria sends its
+// whole log on every connection) passes through idle many times.
+const idleSettle = 700 * time.Millisecond
+
+// turnWait bounds the wait for the turn of a delivered held message to
+// start: if the stream never shows it, auto-delivery goes on after it.
+const turnWait = 30 * time.Second
+
+// held is the attached task's outbox as the UI shows it: the last snapshot
+// the commands returned, the selection, the edit in progress and the state
+// of auto-delivery.
+type held struct {
+	taskID string
+	q      *outbox.Queue    // last snapshot; nil until loaded
+	msgs   []outbox.Message // q.Pending()
+	seq    uint64
+	sel    int // selected message while the panel has focus
+
+	// editing is the id of the held message loaded into the composer;
+	// stash is the composer text it replaced.
+	editing, stash string
+
+	// local: typed and submitted, not written down yet.
+	local     []localMsg
+	nextLocal int
+
+	inflight   int  // delivery commands running for this attach
+	nextBusy   bool // a Next(Idle) is running
+	nextFailed bool // the last Next failed: wait for the next idle or reconnect
+	flushBusy  bool
+	flushAgain bool
+	flushWant  bool // the stream is live again: deliver what was sent meanwhile
+
+	wasLive, wasIdle bool
+	settled          bool // idle and live for idleSettle
+	armed            bool // this idle may deliver one held message
+	settleSeq        int  // the settle timer in force
+	waitTurn         bool // a delivered message's turn has not started yet
+	waitSince        time.Time
+	waitText         string // its text: its user item in the transcript starts its turn
+	scanFrom         int    // transcript items before the delivery began
+}
+
+// localMsg is a submitted text on its way to the outbox.
+type localMsg struct {
+	id     int
+	text   string
+	intent outbox.Intent
+}
+
+// heldSettledMsg: the task stayed idle (seq is the timer's).
+type heldSettledMsg struct {
+	gen uint64
+	seq int
+}
+
+// outboxChangedMsg: the task's outbox changed on disk (any process).
+type outboxChangedMsg struct {
+	gen    uint64
+	taskID string
+}
+
+// outboxOp names what an outbox command did.
+type outboxOp uint8
+
+const (
+	opLoad outboxOp = iota
+	opAdd
+	opEdit
+	opMove
+	opDrop
+	opToComposer
+	opRelease
+	opPause
+	opNext
+	opFlush
+	opRecover
+)
+
+// outboxMsg is the result of every outbox command: what it did and the
+// task's queue after it.
+type outboxMsg struct {
+	gen    uint64
+	taskID string
+	op     outboxOp
+	q      *outbox.Queue // nil if it could not be read
+	seq    uint64
+	res    []outbox.Result
+	msg    outbox.Message // the message the op concerned
+	text   string         // the text it carried (kept if the op failed)
+	texts  []string       // opRecover
+	local  int            // opAdd: the local entry it wrote down
+	intent outbox.Intent  // opAdd
+	err    error
+}
+
+// pending is what the held panel lists: messages not delivered yet.
+func (h *held) pending() []outbox.Message { return h.msgs }
+
+func (h *held) paused() bool { return h.q != nil && h.q.Paused() }
+
+// count is the messages the panel lists, local ones included.
+func (h *held) count() int {
+	return len(h.local) + len(h.msgs)
+}
+
+// due: the snapshot has a message Next(Idle) would deliver, or one left
+// Sending that it would resolve first.
+func (h *held) due() bool {
+	if h.q == nil {
+		return false
+	}
+	if _, ok := h.q.Next(outbox.Idle); ok {
+		return true
+	}
+	for _, m := range h.msgs {
+		if m.State == outbox.Sending {
+			return true
+		}
+	}
+	return false
+}
+
+// waitingSend: a message the user sent is waiting (the daemon was down).
+func (h *held) waitingSend() bool {
+	if h.q == nil {
+		return false
+	}
+	_, ok := h.q.Next(outbox.Busy)
+	return ok
+}
+
+// resetHeld starts the held state of a freshly attached task.
+func (m *Model) resetHeld(taskID string) {
+	m.held = held{taskID: taskID}
+	if taskID != "" {
+		m.ob.touched[taskID] = true
+	}
+}
+
+// ---- commands (all the IO) ----
+
+func (m *Model) loadHeldCmd(taskID string) tea.Cmd {
+	ob, gen := m.ob, m.gen
+	return func() tea.Msg {
+		q, seq, err := ob.load(taskID)
+		return outboxMsg{gen: gen, taskID: taskID, op: opLoad, q: q, seq: seq, err: err}
+	}
+}
+
+// addCmd writes a message down; a sent one is then delivered with every
+// other sent message waiting before it.
+func (m *Model) addCmd(l localMsg, web bool) tea.Cmd {
+	ob, gen, taskID, now, parent := m.ob, m.gen, m.held.taskID, m.now, m.ctx
+	return func() tea.Msg {
+		var added outbox.Message
+		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
+			var err error
+			added, err = q.Add(l.text, l.intent, web, now)
+			return err
+		})
+		out := outboxMsg{gen: gen, taskID: taskID, op: opAdd, q: q, seq: seq, msg: added,
+			text: l.text, local: l.id, intent: l.intent, err: err}
+		if err != nil || l.intent != outbox.IntentSend {
+			return out
+		}
+		ctx, cancel := context.WithTimeout(parent, deliverTimeout)
+		defer cancel()
+		out.res, out.err = ob.d.Flush(ctx, taskID)
+		if q, seq, lerr := ob.load(taskID); lerr == nil {
+			out.q, out.seq = q, seq
+		}
+		for _, r := range out.res {
+			if r.Message.ID == added.ID {
+				out.msg = r.Message
+			}
+		}
+		return out
+	}
+}
+
+// changeCmd runs a change to the queue (edit, move, pause).
+func (m *Model) changeCmd(op outboxOp, id, text string, fn func(*outbox.Queue) error) tea.Cmd {
+	ob, gen, taskID := m.ob, m.gen, m.held.taskID
+	return func() tea.Msg {
+		q, seq, err := ob.update(taskID, fn)
+		return outboxMsg{gen: gen, taskID: taskID, op: op, q: q, seq: seq, msg: outbox.Message{ID: id}, text: text, err: err}
+	}
+}
+
+// dropCmd deletes a message (op opDrop) or takes it back into the composer
+// (opToComposer).
+func (m *Model) dropCmd(op outboxOp, id string) tea.Cmd {
+	ob, gen, taskID, ctx := m.ob, m.gen, m.held.taskID, m.ctx
+	return func() tea.Msg {
+		dm, err := ob.d.Drop(ctx, taskID, id)
+		q, seq, _ := ob.load(taskID)
+		return outboxMsg{gen: gen, taskID: taskID, op: op, q: q, seq: seq, msg: dm, text: dm.Text, err: err}
+	}
+}
+
+// deliverCmd runs one delivery: Next(Idle), Flush or Release(id).
+func (m *Model) deliverCmd(op outboxOp, taskID, id string) tea.Cmd {
+	ob, gen, parent := m.ob, m.gen, m.ctx
+	if taskID == m.held.taskID {
+		m.noteDelivering()
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(parent, deliverTimeout)
+		defer cancel()
+		out := outboxMsg{gen: gen, taskID: taskID, op: op, msg: outbox.Message{ID: id}}
+		switch op {
+		case opNext:
+			r, err := ob.d.Next(ctx, taskID, outbox.Idle)
+			out.err = err
+			if r.Message.ID != "" {
+				out.res, out.msg = []outbox.Result{r}, r.Message
+			}
+		case opFlush:
+			out.res, out.err = ob.d.Flush(ctx, taskID)
+		case opRelease:
+			r, err := ob.d.Release(ctx, taskID, id)
+			out.err = err
+			if r.Message.ID != "" {
+				out.res, out.msg = []outbox.Result{r}, r.Message
+			}
+		}
+		out.q, out.seq, _ = ob.load(taskID)
+		return out
+	}
+}
+
+// recoverCmd puts what a cancel handed back at the front of the queue.
+func (m *Model) recoverCmd(gen uint64, taskID string, texts []string) tea.Cmd {
+	ob, now := m.ob, m.now
+	return func() tea.Msg {
+		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
+			_, err := q.RecoverFromCancel(texts, now)
+			return err
+		})
+		return outboxMsg{gen: gen, taskID: taskID, op: opRecover, q: q, seq: seq, texts: texts, err: err}
+	}
+}
+
+// noteDelivering counts a delivery command; the first one of a burst
+// marks where the transcript stood, to find the turns it starts.
+func (m *Model) noteDelivering() {
+	if m.held.inflight == 0 {
+		m.held.scanFrom = m.tl.Len()
+	}
+	m.held.inflight++
+}
+
+// ---- user actions ----
+
+// submit writes the composer's text down with intent (send: then delivers
+// it; hold: keeps it). It shows at once in the held panel.
+func (m *Model) submit(intent outbox.Intent) tea.Cmd {
+	text := m.comp.value()
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if m.held.editing != "" {
+		return m.saveEdit()
+	}
+	m.comp.pushHistory(text)
+	m.comp.reset()
+	m.held.nextLocal++
+	l := localMsg{id: m.held.nextLocal, text: text, intent: intent}
+	m.held.local = append(m.held.local, l)
+	m.tr.toBottom(m.source(), m.transcriptHeight())
+	if intent == outbox.IntentSend {
+		m.noteDelivering()
+	}
+	return m.addCmd(l, m.comp.web)
+}
+
+// startEdit loads the selected held message into the composer.
+func (m *Model) startEdit() tea.Cmd {
+	msg, ok := m.selectedHeld()
+	if !ok {
+		return nil
+	}
+	if msg.State == outbox.Sending {
+		m.setFlash("message "+msg.ID+" is being delivered — it can't be edited", true)
+		return nil
+	}
+	m.held.editing, m.held.stash = msg.ID, m.comp.value()
+	m.comp.reset()
+	m.comp.setValue(msg.Text)
+	m.setFlash("editing held message "+msg.ID+" — enter saves, esc cancels", false)
+	return m.focusComposer()
+}
+
+// saveEdit writes the composer's text back to the message being edited
+// and gives the composer its earlier text again.
+func (m *Model) saveEdit() tea.Cmd {
+	id, text := m.held.editing, m.comp.value()
+	if strings.TrimSpace(text) == "" {
+		m.setFlash("a held message can't be empty — esc cancels the edit, d in the held panel deletes it", true)
+		return nil
+	}
+	m.endEdit()
+	return tea.Batch(m.changeCmd(opEdit, id, text, func(q *outbox.Queue) error {
+		msg, err := q.Find(id)
+		if err != nil {
+			return err
+		}
+		if msg.State == outbox.Sending {
+			return outbox.ErrState
+		}
+		return q.Edit(msg.ID, text)
+	}), m.maybeNext())
+}
+
+// cancelEdit drops the edit; the message keeps its text.
+func (m *Model) cancelEdit() {
+	id := m.held.editing
+	m.endEdit()
+	m.setFlash("edit of "+id+" cancelled", false)
+}
+
+func (m *Model) endEdit() {
+	m.comp.reset()
+	m.comp.setValue(m.held.stash)
+	m.held.editing, m.held.stash = "", ""
+}
+
+// leaveEdit saves an edit in progress when the user leaves the task.
+func (m *Model) leaveEdit() tea.Cmd {
+	if m.held.editing == "" {
+		return nil
+	}
+	if strings.TrimSpace(m.comp.value()) == "" {
+		m.endEdit()
+		return nil
+	}
+	return m.saveEdit()
+}
+
+func (m *Model) selectedHeld() (outbox.Message, bool) {
+	p := m.held.pending()
+	if m.held.sel < 0 || m.held.sel >= len(p) {
+		return outbox.Message{}, false
+	}
+	return p[m.held.sel], true
+}
+
+func (m *Model) moveHeld(delta int) tea.Cmd {
+	msg, ok := m.selectedHeld()
+	if !ok {
+		return nil
+	}
+	to := m.held.sel + delta
+	if to < 0 || to >= len(m.held.pending()) {
+		return nil
+	}
+	m.held.sel = to
+	return m.changeCmd(opMove, msg.ID, "", func(q *outbox.Queue) error { return q.Move(msg.ID, to) })
+}
+
+func (m *Model) dropHeld(op outboxOp) tea.Cmd {
+	msg, ok := m.selectedHeld()
+	if !ok {
+		return nil
+	}
+	if op == opToComposer && msg.State == outbox.Sending {
+		m.setFlash("message "+msg.ID+" is being delivered", true)
+		return nil
+	}
+	return m.dropCmd(op, msg.ID)
+}
+
+func (m *Model) releaseHeld() tea.Cmd {
+	msg, ok := m.selectedHeld()
+	if !ok {
+		return nil
+	}
+	m.held.nextFailed = false
+	return m.deliverCmd(opRelease, m.held.taskID, msg.ID)
+}
+
+func (m *Model) togglePause() tea.Cmd {
+	paused := !m.held.paused()
+	m.held.nextFailed = false
+	return m.changeCmd(opPause, "", "", func(q *outbox.Queue) error { return q.SetPaused(paused) })
+}
+
+// retryHeld delivers now every message the user sent that is waiting.
+func (m *Model) retryHeld() tea.Cmd {
+	if !m.held.waitingSend() {
+		m.setFlash("nothing to retry", false)
+		return nil
+	}
+	return m.flushCmd(m.held.taskID)
+}
+
+func (m *Model) flushCmd(taskID string) tea.Cmd {
+	if taskID == m.held.taskID {
+		if m.held.flushBusy {
+			m.held.flushAgain = true
+			return nil
+		}
+		m.held.flushBusy = true
+	}
+	return m.deliverCmd(opFlush, taskID, "")
+}
+
+// maybeFlush delivers, once the task's outbox is loaded, the messages the
+// user sent while the daemon was away (if the snapshot has any: a flush
+// with nothing to do would still take the delivery lock).
+func (m *Model) maybeFlush() tea.Cmd {
+	h := &m.held
+	if !h.flushWant || h.q == nil {
+		return nil
+	}
+	h.flushWant = false
+	if !h.waitingSend() {
+		return nil
+	}
+	return m.flushCmd(h.taskID)
+}
+
+// ---- auto-delivery ----
+
+// deliveryTriggers runs after every Update: it notices the transitions
+// that deliver messages (the task stream live again: what the user sent
+// meanwhile; the task idle for idleSettle: the next held message).
+func (m *Model) deliveryTriggers() tea.Cmd {
+	if m.mode != modeTask || m.held.taskID == "" || !m.caps.Send {
+		return nil
+	}
+	h := &m.held
+	live := m.connSeen && m.conn.Phase == client.PhaseLive
+	idle := live && m.tl.Status() == events.RunIdle
+	var cmds []tea.Cmd
+	if live && !h.wasLive {
+		// (Re)connected: the turn we waited for may have run meanwhile.
+		h.waitTurn, h.nextFailed = false, false
+		h.flushWant = true
+	}
+	cmds = append(cmds, m.maybeFlush())
+	if h.waitTurn && (live && m.tl.Status() == events.RunGenerating || m.turnSeen()) {
+		// Its turn started (and, in one batch, maybe ended too): the next
+		// one waits for a fresh idle.
+		h.waitTurn = false
+		if idle && h.wasIdle {
+			h.wasIdle = false // re-arm the settle timer below
+		}
+	}
+	if idle != h.wasIdle {
+		h.settled, h.armed = false, false
+		h.settleSeq++
+		if idle {
+			h.nextFailed = false
+			cmds = append(cmds, m.after(idleSettle, heldSettledMsg{gen: m.gen, seq: h.settleSeq}))
+		}
+	}
+	h.wasLive, h.wasIdle = live, idle
+	return tea.Batch(cmds...)
+}
+
+// turnSeen: the transcript shows the user message the delivered held
+// message became.
+func (m *Model) turnSeen() bool {
+	items := m.tl.Items()
+	for i := min(m.held.scanFrom, len(items)); i < len(items); i++ {
+		if it := items[i]; it.Kind == events.ItemUser && it.Text == m.held.waitText {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Model) handleHeldSettled(msg heldSettledMsg) tea.Cmd {
+	if msg.gen != m.gen || msg.seq != m.held.settleSeq || !m.held.wasIdle {
+		return nil
+	}
+	m.held.settled, m.held.armed = true, true
+	return m.maybeNext()
+}
+
+// maybeNext delivers the next held message when the task became idle
+// (once per idle: held messages wait for the task to finish its work, they
+// do not go the moment they are held on an idle task) and nothing else is
+// on its way. An idle spent on nothing due, or on a failure, disarms it;
+// an edit in progress or a queue not loaded yet keeps it armed.
+func (m *Model) maybeNext() tea.Cmd {
+	h := &m.held
+	if m.mode != modeTask || !h.armed || !h.wasIdle || h.nextBusy || h.editing != "" || h.q == nil {
+		return nil
+	}
+	if h.nextFailed || !h.due() {
+		h.armed = false
+		return nil
+	}
+	if h.waitTurn {
+		if m.now.Sub(h.waitSince) < turnWait {
+			return nil // its timer (armed with waitTurn) comes back
+		}
+		h.waitTurn = false
+	}
+	h.armed = false
+	h.nextBusy = true
+	return m.deliverCmd(opNext, h.taskID, "")
+}
+
+// ---- results ----
+
+func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
+	h := &m.held
+	current := m.mode == modeTask && msg.taskID == h.taskID
+	sameAttach := current && msg.gen == m.gen // the flags below are per attach
+	var cmds []tea.Cmd
+	if current {
+		if msg.q != nil && msg.seq > h.seq {
+			h.q, h.msgs, h.seq = msg.q, msg.q.Pending(), msg.seq
+			h.sel = min(max(h.sel, 0), max(len(h.msgs)-1, 0))
+			if m.focus == focusHeld && len(h.msgs) == 0 {
+				cmds = append(cmds, m.focusComposer())
+			}
+		}
+	}
+	if sameAttach {
+		switch msg.op {
+		case opAdd:
+			for i, l := range h.local {
+				if l.id == msg.local {
+					h.local = append(h.local[:i:i], h.local[i+1:]...)
+					break
+				}
+			}
+			if msg.intent == outbox.IntentSend {
+				h.inflight = max(h.inflight-1, 0)
+			}
+		case opNext, opFlush, opRelease:
+			h.inflight = max(h.inflight-1, 0)
+		}
+	}
+	if current {
+		if h.q == nil && msg.err != nil && msg.op == opLoad {
+			m.setFlash("held messages: "+msg.err.Error(), true)
+		}
+	}
+	for _, r := range msg.res {
+		if !r.Delivered {
+			continue
+		}
+		if current {
+			m.tl.NoteSent(r.Message.DaemonID, r.Message.Text, r.Message.Queued)
+			if !r.Message.Queued && !r.Message.Recovered {
+				// It starts a turn: the next held message waits for
+				// that turn to end (or turnWait, if it never shows).
+				h.waitTurn, h.waitSince, h.waitText = true, m.now, r.Message.Text
+				cmds = append(cmds, m.after(turnWait, heldSettledMsg{gen: m.gen, seq: h.settleSeq}))
+			}
+		}
+	}
+	switch msg.op {
+	case opAdd:
+		cmds = append(cmds, m.addDone(msg, current))
+	case opEdit:
+		if msg.err != nil {
+			m.comp.setValue(joinDraft([]string{msg.text}, m.comp.value()))
+			m.setFlash("could not save the edit of "+msg.msg.ID+" ("+msg.err.Error()+") — your text is in the composer", true)
+		} else {
+			m.setFlash("saved "+msg.msg.ID, false)
+		}
+	case opMove:
+		if msg.err != nil {
+			m.setFlash("could not move "+msg.msg.ID+": "+msg.err.Error(), true)
+		}
+	case opDrop:
+		if msg.err != nil {
+			m.setFlash("could not delete "+msg.msg.ID+": "+msg.err.Error(), true)
+		} else {
+			m.comp.pushHistory(msg.text)
+			m.setFlash("deleted "+msg.msg.ID+" — ↑ in an empty composer brings its text back", false)
+		}
+	case opToComposer:
+		if msg.err != nil {
+			m.setFlash("could not take "+msg.msg.ID+" back: "+msg.err.Error(), true)
+		} else if current {
+			m.comp.setValue(joinDraft([]string{msg.text}, m.comp.value()))
+			m.setFlash("message "+msg.msg.ID+" moved to the composer", false)
+			cmds = append(cmds, m.focusComposer())
+		} else {
+			m.drafts[msg.taskID] = joinDraft([]string{msg.text}, m.drafts[msg.taskID])
+		}
+	case opRelease:
+		m.deliveryFlash(msg, "sent "+msg.msg.ID)
+	case opPause:
+		switch {
+		case msg.err != nil:
+			m.setFlash("could not change auto-delivery: "+msg.err.Error(), true)
+		case h.paused():
+			m.setFlash("auto-delivery paused — held messages wait until you resume (p) or send them (s)", false)
+		default:
+			m.setFlash("auto-delivery resumed — held messages go one at a time when the task is idle", false)
+			if current && h.settled {
+				h.armed = true // resumed on an idle task: start now
+			}
+		}
+	case opNext:
+		if sameAttach {
+			h.nextBusy = false
+			if msg.err != nil {
+				h.nextFailed = true
+			}
+		}
+		if msg.err != nil {
+			m.deliveryFlash(msg, "")
+		}
+	case opFlush:
+		if sameAttach {
+			h.flushBusy = false
+			if h.flushAgain {
+				h.flushAgain = false
+				cmds = append(cmds, m.flushCmd(h.taskID))
+			}
+		}
+		n := 0
+		for _, r := range msg.res {
+			if r.Delivered {
+				n++
+			}
+		}
+		switch {
+		case msg.err != nil:
+			m.deliveryFlash(msg, "")
+		case n > 0 && current:
+			m.setFlash("delivered "+itoa(n)+" message"+plural(n)+" sent while the daemon was away", false)
+		}
+	case opRecover:
+		cmds = append(cmds, m.recoverDone(msg, current))
+	}
+	if current {
+		cmds = append(cmds, m.maybeFlush(), m.maybeNext())
+	}
+	return tea.Batch(cmds...)
+}
+
+// addDone reports a submitted message: written down and sent, queued, kept
+// because the daemon is unreachable, or not written down at all (then it
+// is back in the composer, so nothing typed is lost).
+func (m *Model) addDone(msg outboxMsg, current bool) tea.Cmd {
+	if msg.msg.ID == "" {
+		// Not written down: nothing was posted.
+		if current {
+			m.comp.setValue(joinDraft([]string{msg.text}, m.comp.value()))
+		} else {
+			m.drafts[msg.taskID] = joinDraft([]string{msg.text}, m.drafts[msg.taskID])
+		}
+		m.setFlash("could not write the message down ("+errText(msg.err)+") — it is back in the composer", true)
+		return nil
+	}
+	if msg.intent == outbox.IntentHold {
+		m.setFlash("held "+msg.msg.ID+" — sent when the task is idle; shift+tab to edit or reorder", false)
+		return nil
+	}
+	if msg.msg.State == outbox.Sent {
+		if m.flash.err {
+			m.flash = flash{seq: m.flash.seq} // the error it reported is resolved
+		}
+		if msg.msg.Queued {
+			m.setFlash("queued — the agent reads it after this turn", false)
+		}
+		return nil
+	}
+	m.deliveryFlash(msg, "")
+	return nil
+}
+
+// deliveryFlash says what became of a delivery: ok, or why not and where
+// the message is.
+func (m *Model) deliveryFlash(msg outboxMsg, ok string) {
+	if msg.err == nil {
+		if ok != "" {
+			m.setFlash(ok, false)
+		}
+		return
+	}
+	where := ""
+	if msg.taskID != m.held.taskID || m.mode != modeTask {
+		where = " (task " + shortID(msg.taskID) + ")"
+	}
+	what := "message"
+	if msg.msg.ID != "" {
+		what += " " + msg.msg.ID
+	}
+	var note string
+	switch {
+	case errors.Is(msg.err, outbox.ErrNotDue):
+		m.setFlash(what+" is not waiting any more"+where, false)
+		return
+	case outbox.OutcomeOf(msg.err) == outbox.OutcomePermanent:
+		note = " refused" + where + ", kept: edit, send or delete it"
+	case msg.msg.State == outbox.Sending:
+		note = " not confirmed" + where + ", kept: checked before any resend"
+	default:
+		note = " kept" + where + ", sent when the daemon answers again"
+	}
+	m.setFlash(what+note+" — "+errText(msg.err), true)
+}
+
+// recoverDone reports what a cancel handed back; if it could not be
+// written down, the texts go to the composer instead.
+func (m *Model) recoverDone(msg outboxMsg, current bool) tea.Cmd {
+	n := len(msg.texts)
+	if msg.err != nil {
+		if current {
+			m.comp.setValue(joinDraft(msg.texts, m.comp.value()))
+			m.setFlash("run cancelled — could not hold the "+itoa(n)+" queued message"+plural(n)+" ("+msg.err.Error()+"); they are in the composer", true)
+			return m.focusComposer()
+		}
+		m.drafts[msg.taskID] = joinDraft(msg.texts, m.drafts[msg.taskID])
+		return nil
+	}
+	if current {
+		m.setFlash("run cancelled — "+itoa(n)+" queued message"+plural(n)+" held, auto-delivery paused (shift+tab: edit, p resumes)", false)
+	}
+	return nil
+}
+
+// joinDraft puts texts before what is already typed.
+func joinDraft(texts []string, current string) string {
+	if strings.TrimSpace(current) != "" {
+		texts = append(texts[:len(texts):len(texts)], current)
+	}
+	return strings.Join(texts, "\n\n")
+}

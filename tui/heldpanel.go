@@ -1,0 +1,251 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/outbox"
+)
+
+// heldLines is the held panel, right above the composer and apart from
+// the daemon's queue: perch's own messages for the task (held, being
+// delivered, kept after a failure with the reason), at most maxH rows,
+// scrolled so that the selected message shows.
+func (m *Model) heldLines(maxH int) []string {
+	h := &m.held
+	if m.mode != modeTask || h.count() == 0 || maxH <= 0 {
+		return nil
+	}
+	w := m.w
+	focused := m.focus == focusHeld
+	pending := h.pending()
+	var rows []string
+	if len(pending) > 0 {
+		rows = append(rows, m.heldHeader(pending, focused))
+	}
+	type block struct{ lines []string }
+	var blocks []block
+	spin := ""
+	if h.inflight > 0 {
+		spin = spinnerFrame(m.spin.frame) + " "
+	}
+	for i, msg := range pending {
+		num := itoa(i+1) + ". "
+		gutter := "    "
+		sel := focused && i == h.sel
+		if sel {
+			gutter = "  › "
+		}
+		id := m.ch.Dim.Render("[" + msg.ID + "] ")
+		var state string
+		switch msg.State {
+		case outbox.Sending:
+			state = m.ch.Dim.Render(spin + "sending ")
+		case outbox.Failed:
+			state = m.ch.Err.Render("✗ refused ")
+		default:
+			if msg.Intent == outbox.IntentSend {
+				// Sent by the user, kept: it goes as soon as it can.
+				state = m.ch.Warn.Render("↻ ")
+				if h.inflight > 0 {
+					state = m.ch.Dim.Render(spin + "sending ")
+				}
+			}
+		}
+		if msg.ID == h.editing {
+			state = m.ch.Accent.Render("(editing) ") + state
+		}
+		text := oneLine(msg.Text)
+		if sel {
+			text = m.ch.Selected.Render(text)
+		}
+		if msg.WebSearch {
+			text += m.ch.Dim.Render(" [web]")
+		}
+		b := block{lines: []string{truncate(gutter+num+id+state+text, w)}}
+		if e := heldReason(msg); e != "" {
+			b.lines = append(b.lines, truncate(m.ch.Err.Render(strings.Repeat(" ", len(gutter)+len(num))+"✗ "+oneLine(e)), w))
+		}
+		blocks = append(blocks, b)
+	}
+	for _, l := range h.local {
+		what := "sending "
+		if l.intent == outbox.IntentHold {
+			what = "holding "
+		}
+		blocks = append(blocks, block{lines: []string{truncate(m.ch.Dim.Render("  "+spinnerFrame(m.spin.frame)+" "+what)+oneLine(l.text), w)}})
+	}
+	// Scroll: the selected block and its neighbours stay in view.
+	room := maxH - len(rows)
+	if room <= 0 {
+		return rows[:maxH]
+	}
+	total := 0
+	for _, b := range blocks {
+		total += len(b.lines)
+	}
+	first := 0
+	if total > room {
+		room-- // the "… more" row
+		if focused {
+			// Start as late as needed for the selection to fit.
+			need := 0
+			for i := h.sel; i >= 0 && i < len(blocks); i-- {
+				if need+len(blocks[i].lines) > room {
+					break
+				}
+				need += len(blocks[i].lines)
+				first = i
+			}
+		}
+	}
+	used := 0
+	shown := 0
+	for i := first; i < len(blocks); i++ {
+		if used+len(blocks[i].lines) > room {
+			break
+		}
+		rows = append(rows, blocks[i].lines...)
+		used += len(blocks[i].lines)
+		shown++
+	}
+	if more := len(blocks) - shown; more > 0 && len(rows) < maxH {
+		hint := "  … " + itoa(more) + " more"
+		if !focused {
+			hint += " (shift+tab)"
+		}
+		rows = append(rows, m.ch.Dim.Render(fit(hint, w)))
+	}
+	if len(rows) > maxH {
+		rows = rows[:maxH]
+	}
+	return rows
+}
+
+// heldHeader is the panel's first row: what it holds and what happens to
+// it.
+func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
+	nHeld, nSend := 0, 0
+	for _, msg := range pending {
+		if msg.Intent == outbox.IntentSend && msg.State != outbox.Failed {
+			nSend++
+		} else {
+			nHeld++
+		}
+	}
+	var parts []string
+	if nHeld > 0 {
+		parts = append(parts, itoa(nHeld)+" held")
+	}
+	if nSend > 0 {
+		parts = append(parts, itoa(nSend)+" sent, not delivered yet")
+	}
+	what := strings.Join(parts, ", ")
+	var head string
+	switch {
+	case m.held.paused():
+		head = m.ch.Warn.Render("  ⏸ "+what) + m.ch.Hint.Render(" · auto-delivery paused")
+	case nHeld > 0:
+		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent one at a time when the task is idle")
+	default:
+		head = m.ch.Warn.Render("  ✎ "+what) + m.ch.Hint.Render(" · delivered when the daemon answers")
+	}
+	if !focused && m.caps.Send {
+		head += m.ch.Hint.Render(" · shift+tab to edit")
+	}
+	return truncate(head, m.w)
+}
+
+// heldRows is how many rows the panel wants.
+func (m *Model) heldRows() int {
+	h := &m.held
+	if m.mode != modeTask || h.count() == 0 {
+		return 0
+	}
+	n := len(h.local)
+	if len(h.pending()) > 0 {
+		n++ // the header
+	}
+	for _, msg := range h.pending() {
+		n++
+		if heldReason(msg) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// heldReason is why a message is still here, if something went wrong.
+func heldReason(msg outbox.Message) string {
+	switch msg.State {
+	case outbox.Sending:
+		if msg.Err != "" {
+			return "not confirmed by the daemon: " + msg.Err
+		}
+		return ""
+	case outbox.Failed:
+		return msg.Err
+	}
+	if msg.Err != "" {
+		return "not delivered: " + msg.Err
+	}
+	return ""
+}
+
+// focusHeldPanel moves the keys to the held panel.
+func (m *Model) focusHeldPanel() tea.Cmd {
+	if m.mode != modeTask || !m.caps.Send {
+		return nil
+	}
+	if m.held.editing != "" {
+		m.setFlash("finish the edit first — enter saves, esc cancels", false)
+		return m.focusComposer()
+	}
+	if len(m.held.pending()) == 0 {
+		m.setFlash("no held messages — ctrl+g in the composer holds one", false)
+		return nil
+	}
+	m.focus = focusHeld
+	m.comp.blur()
+	if m.held.sel >= len(m.held.pending()) {
+		m.held.sel = len(m.held.pending()) - 1
+	}
+	return nil
+}
+
+// heldKey handles keys while the held panel has focus.
+func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.keys
+	n := len(m.held.pending())
+	switch {
+	case msg.String() == "f1" || key.Matches(msg, k.Help):
+		m.overlay = ovHelp
+	case key.Matches(msg, k.HeldBack):
+		return m.focusComposer()
+	case key.Matches(msg, k.HeldMoveUp):
+		return m.moveHeld(-1)
+	case key.Matches(msg, k.HeldMoveDown):
+		return m.moveHeld(+1)
+	case key.Matches(msg, k.HeldUp):
+		m.held.sel = max(m.held.sel-1, 0)
+	case key.Matches(msg, k.HeldDown):
+		m.held.sel = min(m.held.sel+1, max(n-1, 0))
+	case key.Matches(msg, k.HeldEdit):
+		return m.startEdit()
+	case key.Matches(msg, k.HeldDelete):
+		return m.dropHeld(opDrop)
+	case key.Matches(msg, k.HeldToComposer):
+		return m.dropHeld(opToComposer)
+	case key.Matches(msg, k.HeldRelease):
+		return m.releaseHeld()
+	case key.Matches(msg, k.HeldPause):
+		return m.togglePause()
+	case key.Matches(msg, k.CancelRun):
+		m.askCancel()
+	case key.Matches(msg, k.Retry):
+		return m.retryHeld()
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/outbox"
+)
+
+// Outbox is where the UI keeps the messages on their way to a task (see
+// docs/outbox.md): every message the user sends or holds is written to
+// Store before anything is posted, and Backend delivers it.
+type Outbox struct {
+	Store outbox.Store
+	// Backend delivers messages; nil sends through the UI's Backend (and,
+	// unable to ask whether a message arrived, treats every failed send as
+	// not arrived).
+	Backend outbox.Backend
+}
+
+// watcher is a store that reports changes made by anyone (FileStore).
+type watcher interface {
+	Watch(ctx context.Context, task string, every time.Duration) <-chan struct{}
+}
+
+// pather is a store that keeps its queues in files (FileStore).
+type pather interface {
+	Path(task string) string
+}
+
+// watchEvery is the polling interval of a watched outbox: a change made
+// from the command line shows within a second.
+const watchEvery = 300 * time.Millisecond
+
+// deliverTimeout bounds one delivery command: a send, and before it maybe
+// the check of a message whose outcome was unknown (a replay of the task).
+const deliverTimeout = 2 * time.Minute
+
+// outboxes is the UI's side of the outbox: the store, its deliverer and
+// the snapshot order. It is shared with the commands, which do all of its
+// IO; Update only reads the snapshots they return.
+type outboxes struct {
+	store outbox.Store
+	d     *outbox.Deliverer
+
+	mu  sync.Mutex
+	seq uint64 // snapshot order: a higher seq is never an older state
+
+	// touched lists the tasks the session opened (Update only; read by Run
+	// after the program ended).
+	touched map[string]bool
+}
+
+func newOutboxes(cfg *Outbox, b Backend) *outboxes {
+	o := &outboxes{touched: map[string]bool{}}
+	var be outbox.Backend
+	if cfg != nil && cfg.Store != nil {
+		o.store = cfg.Store
+		be = cfg.Backend
+	} else {
+		o.store = outbox.NewMemStore()
+	}
+	if be == nil {
+		be = sendOnly{b}
+	}
+	o.d = &outbox.Deliverer{Store: o.store, Backend: be}
+	return o
+}
+
+// load reads a task's queue; the seq it returns orders snapshots.
+func (o *outboxes) load(task string) (*outbox.Queue, uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q, err := o.store.Load(task)
+	o.seq++
+	return q, o.seq, err
+}
+
+// update changes a task's queue and returns the queue after the change.
+func (o *outboxes) update(task string, fn func(*outbox.Queue) error) (*outbox.Queue, uint64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	q, err := o.store.Update(task, fn)
+	o.seq++
+	if err != nil {
+		// Update returns the queue fn failed on: reload the stored one.
+		if sq, lerr := o.store.Load(task); lerr == nil {
+			q = sq
+		} else {
+			q = nil
+		}
+	}
+	return q, o.seq, err
+}
+
+// path is where a task's messages are kept, "" for an outbox in memory.
+func (o *outboxes) path(task string) string {
+	if p, ok := o.store.(pather); ok {
+		return p.Path(task)
+	}
+	return ""
+}
+
+// watch returns the store's change signals for a task, or nil when the
+// store cannot tell.
+func (o *outboxes) watch(ctx context.Context, task string) <-chan struct{} {
+	if w, ok := o.store.(watcher); ok {
+		return w.Watch(ctx, task, watchEvery)
+	}
+	return nil
+}
+
+// tasks is the touched tasks, sorted.
+func (o *outboxes) tasks() []string {
+	out := make([]string, 0, len(o.touched))
+	for id := range o.touched {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sendOnly delivers through the UI's Backend. It cannot tell whether a
+// message whose send failed arrived, so it says none did: the outbox then
+// sends it again (a message whose answer was lost may arrive twice; the
+// maria backend has no such gap).
+type sendOnly struct{ b Backend }
+
+func (s sendOnly) Send(ctx context.Context, task string, m outbox.Message) (outbox.Receipt, error) {
+	res, err := s.b.Send(ctx, task, m.Text, m.WebSearch)
+	if err != nil {
+		var ae *client.APIError
+		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 &&
+			ae.Status != http.StatusRequestTimeout && ae.Status != http.StatusTooManyRequests {
+			return outbox.Receipt{}, outbox.Permanent(err)
+		}
+		return outbox.Receipt{}, outbox.Retryable(err)
+	}
+	return outbox.Receipt{ID: res.ID, Queued: res.Queued}, nil
+}
+
+func (sendOnly) Received(context.Context, string, string, time.Time) (int, error) { return 0, nil }
