@@ -107,12 +107,19 @@ func (o *outboxes) path(task string) string {
 }
 
 // watch returns the store's change signals for a task, or nil when the
-// store cannot tell.
+// store cannot tell. A file is watched with inotify where there is one (an
+// idle perch must not wake up), else the store polls it every watchEvery.
 func (o *outboxes) watch(ctx context.Context, task string) <-chan struct{} {
-	if w, ok := o.store.(watcher); ok {
-		return w.Watch(ctx, task, watchEvery)
+	w, ok := o.store.(watcher)
+	if !ok {
+		return nil
 	}
-	return nil
+	if p, ok := o.store.(pather); ok {
+		if ch, ok := watchFile(ctx, p.Path(task)); ok {
+			return ch
+		}
+	}
+	return w.Watch(ctx, task, watchEvery)
 }
 
 // tasks is the touched tasks, sorted.
