@@ -193,7 +193,7 @@ func PlainText(it *events.Item) string {
 				out += "\n" + res.Command.Stderr
 			}
 		case out == "" && res.File != nil:
-			out = res.File.Content
+			out = res.File.Plain()
 		}
 		if out = trimTrailingNewlines(out); out != "" {
 			b.WriteString("\n")
