@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -84,13 +85,26 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		}
 		return nil
 	}
+	big := len(m.frame.Data) >= bigFrame
 	ev := events.Decode(*m.frame)
 	if f.onNew != nil && f.err == nil && (ev.ID == "" || !f.tl.Seen(ev.ID)) {
 		f.err = f.onNew(*m.frame)
 	}
 	f.tl.Apply(ev)
+	if big {
+		m.frame.Data = nil // decoded and recorded: the frame is done with
+		runtime.GC()       // see bigFrame
+	}
 	return &ev
 }
+
+// bigFrame is the size from which the CLI collects garbage once a frame is
+// decoded. The frame of a huge tool output is that much garbage then, and
+// the GC's pacing (next collection at twice the live heap) lets garbage pile
+// up to the size of everything kept so far: with a few such outputs, an
+// export would take twice the memory it needs. Byte buffers hold no
+// pointers, so the collection costs next to nothing.
+const bigFrame = 8 << 20
 
 func runTail(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "tail")
@@ -220,7 +234,7 @@ func writeItemText(w io.Writer, it *events.Item) {
 			if r.IsError && r.ErrorText != "" {
 				out = r.ErrorText
 			}
-			fmt.Fprintln(w, indent(headTail(sanitize.Text(out), 6, 3), "  │ "))
+			fmt.Fprintln(w, indent(headTail(sanitize.Text(headTailRaw(out, 6, 3)), 6, 3), "  │ "))
 		}
 		fmt.Fprintln(w)
 	case events.ItemNotice:
@@ -234,6 +248,55 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + clip(l, 400)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// headTailRaw cuts a large output down to about its first head and last
+// tail lines (each at most 64 KB) before it is sanitized and split, with a
+// marker that headTail keeps: the middle of a 30 MB output is never read.
+func headTailRaw(s string, head, tail int) string {
+	const small = 1 << 20
+	if len(s) <= small {
+		return s
+	}
+	s = strings.TrimRight(s, "\n")
+	start := 0
+	for i := 0; i < head && start < len(s); i++ {
+		j := strings.IndexByte(s[start:], '\n')
+		if j < 0 {
+			return s // one huge line (or few): indent clips each line
+		}
+		start += j + 1
+	}
+	end := len(s)
+	for i := 0; i < tail && end > start; i++ {
+		j := strings.LastIndexByte(s[start:end], '\n')
+		if j < 0 {
+			return s
+		}
+		end = start + j
+	}
+	if end <= start {
+		return s
+	}
+	hidden := strings.Count(s[start:end], "\n") + 1
+	if hidden < 2 {
+		return s // headTail shows it all
+	}
+	clipLine := func(l string) string {
+		if len(l) > 64<<10 {
+			return strings.ToValidUTF8(l[:64<<10], "")
+		}
+		return l
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(s[:start-1], "\n") {
+		b.WriteString(clipLine(l) + "\n")
+	}
+	fmt.Fprintf(&b, "… %d lines hidden …", hidden)
+	for _, l := range strings.Split(s[end+1:], "\n") {
+		b.WriteString("\n" + clipLine(l))
+	}
+	return b.String()
 }
 
 // headTail keeps the first and last lines of long output.
@@ -251,7 +314,8 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "export")
 	var c conn
 	c.register(fs)
-	format := fs.String("format", "md", "output format: md, json or jsonl")
+	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
+	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
 	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -268,15 +332,20 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeExport(env.Stdout, tl, *format, task.Name)
+	return writeExport(env.Stdout, tl, *format, task.Name, *full)
 }
 
-func writeExport(w io.Writer, tl *events.Timeline, format, title string) error {
+// writeExport writes a transcript; json and jsonl are always whole, md cuts
+// long tool outputs unless full.
+func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bool) error {
 	switch format {
 	case "json":
 		return transcript.WriteJSON(w, tl)
 	case "jsonl":
 		return transcript.WriteJSONL(w, tl)
+	}
+	if full {
+		return transcript.WriteMarkdownFull(w, tl, title)
 	}
 	return transcript.WriteMarkdown(w, tl, title)
 }
@@ -410,6 +479,7 @@ func writeFrame(w io.Writer, f events.Frame) error {
 func runReplay(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "replay")
 	format := fs.String("format", "text", "output: text (as tail prints it), md, json or jsonl")
+	full := fs.Bool("full", false, "md: quote every tool output whole")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -427,7 +497,12 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	defer out.Flush()
 	p := newPrinter(out, false)
 	err = events.ReadFrames(bufio.NewReaderSize(file, 1<<20), func(f events.Frame) error {
+		big := len(f.Data) >= bigFrame
 		tl.Apply(events.Decode(f))
+		if big {
+			f.Data = nil
+			runtime.GC() // see bigFrame
+		}
 		if *format == "text" {
 			p.update(tl)
 		}
@@ -441,5 +516,5 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if *format == "text" {
 		return nil
 	}
-	return writeExport(out, tl, *format, strings.TrimSuffix(pos[0], ".sse"))
+	return writeExport(out, tl, *format, strings.TrimSuffix(pos[0], ".sse"), *full)
 }
