@@ -19,7 +19,10 @@ import (
 )
 
 // settle is how long a stream must stay quiet before its replay counts as
-// complete (maria sends no end-of-replay marker).
+// complete (maria sends no end-of-replay marker). Quiet means no frame, no
+// byte and no event half received: a large event may take longer than this
+// to arrive. A server (or proxy) that closes the stream after each replay
+// gives another sign: a clean close, then a replay that brings nothing new.
 const settle = 600 * time.Millisecond
 
 // streamMsg carries frames and connection states in their order.
@@ -30,11 +33,12 @@ type streamMsg struct {
 
 // watch runs the task stream in a goroutine; messages arrive in order on
 // the channel, and the stream's final error on errc. Cancel ctx to stop.
-func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan streamMsg, <-chan error) {
+// prog (may be nil) follows the bytes coming in.
+func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (<-chan streamMsg, <-chan error) {
 	ch := make(chan streamMsg, 256)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- cl.StreamTask(ctx, taskID,
+		errc <- cl.StreamTaskProgress(ctx, taskID,
 			func(f events.Frame) {
 				select {
 				case ch <- streamMsg{frame: &f}:
@@ -46,7 +50,7 @@ func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan stream
 				case ch <- streamMsg{state: &s}:
 				case <-ctx.Done():
 				}
-			})
+			}, prog)
 	}()
 	return ch, errc
 }
@@ -59,9 +63,19 @@ type follower struct {
 	lastLive bool
 	quiet    bool // no connection chatter (export)
 	// onNew sees each frame the timeline has not seen before (a reconnect
-	// replays the whole log), before it is applied.
+	// replays the whole log). A queue snapshot, which has no id, is new
+	// when it comes after something new on its connection (see held).
 	onNew func(events.Frame) error
 	err   error // the first onNew error
+
+	seenAny bool           // some event was new, on any connection
+	connNew bool           // this connection brought something new
+	held    []events.Frame // snapshots of this connection waiting for a verdict
+	// cleanClose: the last connection ended with a clean close. replayed:
+	// it did so after a whole replay that followed a clean close and
+	// brought nothing new, so the log was all there. polling: the server
+	// closes cleanly after each replay (so that is no news).
+	cleanClose, replayed, polling bool
 }
 
 // handle applies one stream message; it returns the decoded event (nil for
@@ -73,29 +87,66 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		case client.PhaseLive:
 			// Each connection replays the log from the start.
 			f.tl.Reconnected()
-			if !f.lastLive && s.Attempt > 0 && !f.quiet {
+			if !f.lastLive && s.Attempt > 0 && !f.quiet && !(f.polling && f.cleanClose) {
 				fmt.Fprintln(f.env.Stderr, "perch: reconnected")
 			}
 			f.lastLive = true
+			f.connNew, f.held = !f.seenAny, nil
 		case client.PhaseReconnecting:
-			if !f.quiet || s.Attempt > 3 {
+			clean := errors.Is(s.Err, client.ErrStreamClosed)
+			f.replayed = clean && f.cleanClose && !f.connNew && f.lastLive
+			news := !(clean && f.polling) // a polled server's close is none
+			if clean && f.cleanClose && !f.polling {
+				f.polling, news = true, false
+				if !f.quiet {
+					fmt.Fprintln(f.env.Stderr, "perch: the daemon closes the stream after each replay; following it by reconnecting")
+				}
+			}
+			if news && (!f.quiet || s.Attempt > 3) {
 				fmt.Fprintf(f.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
 			}
+			f.cleanClose = clean
+			if !clean {
+				f.polling = false
+			}
 			f.lastLive = false
+			f.held = nil
 		}
 		return nil
 	}
 	big := len(m.frame.Data) >= bigFrame
 	ev := events.Decode(*m.frame)
-	if f.onNew != nil && f.err == nil && (ev.ID == "" || !f.tl.Seen(ev.ID)) {
-		f.err = f.onNew(*m.frame)
+	fresh := ev.ID != "" && !f.tl.Seen(ev.ID)
+	changed := f.tl.Apply(ev)
+	switch {
+	case ev.Kind == events.KindQueueSnapshot:
+		// A state, replayed with the log: new only after something new.
+		if f.connNew {
+			f.record(*m.frame)
+		} else if f.onNew != nil {
+			f.held = append(f.held, *m.frame)
+		}
+	case fresh || ev.ID == "" && changed:
+		f.seenAny, f.connNew = true, true
+		for _, h := range f.held {
+			f.record(h)
+		}
+		f.held = nil
+		f.record(*m.frame)
+	default:
+		f.held = nil // the replay of what was seen before
 	}
-	f.tl.Apply(ev)
 	if big {
 		m.frame.Data = nil // decoded and recorded: the frame is done with
 		runtime.GC()       // see bigFrame
 	}
 	return &ev
+}
+
+func (f *follower) record(fr events.Frame) {
+	if f.onNew != nil && f.err == nil {
+		f.err = f.onNew(fr)
+	}
 }
 
 // bigFrame is the size from which the CLI collects garbage once a frame is
@@ -127,7 +178,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
 	}
 	f := &follower{env: env, tl: tl}
-	ch, errc := watch(ctx, cl, task.ID)
+	ch, errc := watch(ctx, cl, task.ID, nil)
 	for {
 		select {
 		case m := <-ch:
@@ -360,16 +411,37 @@ type collectOpts struct {
 	onNew  func(events.Frame) error
 }
 
-// collect follows the task stream until the replay is in (the stream stayed
-// quiet for settle while connected), with untilIdle until the run has ended
-// too, or with follow until ctx ends.
+// collect follows the task stream until the replay is in, with untilIdle
+// until the run has ended too, or with follow until ctx ends. The replay is
+// in when the stream stayed quiet for settle while connected (see settle),
+// or when, after a clean close, a whole replay brought nothing new.
 func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	ch, errc := watch(sctx, cl, task.ID)
+	prog := &client.Progress{}
+	ch, errc := watch(sctx, cl, task.ID, prog)
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
+	waits := !o.follow || o.untilIdle // for the replay to be in
+	// done says whether collect is done once the replay is in.
+	done := func() bool {
+		if !o.untilIdle {
+			if tl.Status() == events.RunGenerating {
+				fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
+			}
+			return true
+		}
+		if tl.Status() != events.RunGenerating {
+			// The stream may lag behind a run that just started: the
+			// daemon's own view decides. If it can't be asked right now,
+			// keep following.
+			if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
+				return true
+			}
+		}
+		return false
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -383,25 +455,18 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			// is not the end of the replay.
 			if m.state != nil && m.state.Phase != client.PhaseLive {
 				timer.Stop()
-			} else if f.lastLive && (!o.follow || o.untilIdle) {
+				if waits && m.state.Phase == client.PhaseReconnecting && f.replayed && done() {
+					return tl, nil
+				}
+			} else if f.lastLive && waits {
 				timer.Reset(settle)
 			}
 		case <-timer.C:
-			if !o.untilIdle {
-				if tl.Status() == events.RunGenerating {
-					fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
-				}
-				return tl, nil
+			if prog.Busy(settle) || !done() {
+				timer.Reset(settle)
+				continue
 			}
-			if tl.Status() != events.RunGenerating {
-				// The stream may lag behind a run that just started:
-				// the daemon's own view decides. If it can't be asked
-				// right now, keep following.
-				if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
-					return tl, nil
-				}
-			}
-			timer.Reset(settle)
+			return tl, nil
 		case err := <-errc:
 			if ctx.Err() != nil {
 				return tl, ctx.Err()
