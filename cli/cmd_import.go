@@ -30,8 +30,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
-	_ = full // see writeExport: md shortens tool output unless --full
-	if err := writeExport(out, res.Timeline, *format, title); err != nil {
+	if err := writeExport(out, res.Timeline, *format, title, *full); err != nil {
 		return err
 	}
 	return out.Flush()

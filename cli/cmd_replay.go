@@ -26,6 +26,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	from := fs.String("from", "", "the file's kind (detected when absent): "+kindNames())
 	chat := fs.String("chat", "", "pynchy: the chat (jid) to open when the file holds several")
 	session := fs.String("session", "", "attocode: the session id to open (default: the newest)")
+	full := fs.Bool("full", false, "md: quote every tool output whole")
 	theme := fs.String("theme", "auto", "colour theme of the terminal UI: auto, dark or light")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -65,7 +66,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		return out.Flush()
 	}
 	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if err := writeExport(out, tl, *format, title); err != nil {
+	if err := writeExport(out, tl, *format, title, *full); err != nil {
 		return err
 	}
 	return out.Flush()

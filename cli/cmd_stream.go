@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -18,7 +19,10 @@ import (
 )
 
 // settle is how long a stream must stay quiet before its replay counts as
-// complete (maria sends no end-of-replay marker).
+// complete (maria sends no end-of-replay marker). Quiet means no frame, no
+// byte and no event half received: a large event may take longer than this
+// to arrive. A server (or proxy) that closes the stream after each replay
+// gives another sign: a clean close, then a replay that brings nothing new.
 const settle = 600 * time.Millisecond
 
 // streamMsg carries frames and connection states in their order.
@@ -29,11 +33,12 @@ type streamMsg struct {
 
 // watch runs the task stream in a goroutine; messages arrive in order on
 // the channel, and the stream's final error on errc. Cancel ctx to stop.
-func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan streamMsg, <-chan error) {
+// prog (may be nil) follows the bytes coming in.
+func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (<-chan streamMsg, <-chan error) {
 	ch := make(chan streamMsg, 256)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- cl.StreamTask(ctx, taskID,
+		errc <- cl.StreamTaskProgress(ctx, taskID,
 			func(f events.Frame) {
 				select {
 				case ch <- streamMsg{frame: &f}:
@@ -45,7 +50,7 @@ func watch(ctx context.Context, cl *client.Client, taskID string) (<-chan stream
 				case ch <- streamMsg{state: &s}:
 				case <-ctx.Done():
 				}
-			})
+			}, prog)
 	}()
 	return ch, errc
 }
@@ -59,9 +64,19 @@ type follower struct {
 	lastLive bool
 	quiet    bool // no connection chatter (export)
 	// onNew sees each frame the timeline has not seen before (a reconnect
-	// replays the whole log), before it is applied.
+	// replays the whole log). A queue snapshot, which has no id, is new
+	// when it comes after something new on its connection (see held).
 	onNew func(events.Frame) error
 	err   error // the first onNew error
+
+	seenAny bool           // some event was new, on any connection
+	connNew bool           // this connection brought something new
+	held    []events.Frame // snapshots of this connection waiting for a verdict
+	// cleanClose: the last connection ended with a clean close. replayed:
+	// it did so after a whole replay that followed a clean close and
+	// brought nothing new, so the log was all there. polling: the server
+	// closes cleanly after each replay (so that is no news).
+	cleanClose, replayed, polling bool
 }
 
 // handle applies one stream message; it returns the decoded event (nil for
@@ -73,29 +88,68 @@ func (f *follower) handle(m streamMsg) *events.Event {
 		case client.PhaseLive:
 			// Each connection replays the log from the start.
 			f.decoder().Reconnected()
-			if !f.lastLive && s.Attempt > 0 && !f.quiet {
+			if !f.lastLive && s.Attempt > 0 && !f.quiet && !(f.polling && f.cleanClose) {
 				fmt.Fprintln(f.env.Stderr, "perch: reconnected")
 			}
 			f.lastLive = true
+			f.connNew, f.held = !f.seenAny, nil
 		case client.PhaseReconnecting:
-			if !f.quiet || s.Attempt > 3 {
+			clean := errors.Is(s.Err, client.ErrStreamClosed)
+			f.replayed = clean && f.cleanClose && !f.connNew && f.lastLive
+			news := !(clean && f.polling) // a polled server's close is none
+			if clean && f.cleanClose && !f.polling {
+				f.polling, news = true, false
+				if !f.quiet {
+					fmt.Fprintln(f.env.Stderr, "perch: the daemon closes the stream after each replay; following it by reconnecting")
+				}
+			}
+			if news && (!f.quiet || s.Attempt > 3) {
 				fmt.Fprintf(f.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
 			}
+			f.cleanClose = clean
+			if !clean {
+				f.polling = false
+			}
 			f.lastLive = false
+			f.held = nil
 		}
 		return nil
 	}
+	big := len(m.frame.Data) >= bigFrame
+	// maria's decoder drops what a reconnect's replay repeats: an event
+	// that comes out of it is new (a queue snapshot, a state, always does).
 	evs := f.decoder().Decode(*m.frame)
-	if len(evs) == 0 {
-		return nil // a replay of what an earlier connection delivered
-	}
-	if f.onNew != nil && f.err == nil {
-		f.err = f.onNew(*m.frame)
-	}
+	changed := false
 	for _, ev := range evs {
-		f.tl.Apply(ev)
+		changed = f.tl.Apply(ev) || changed
 	}
-	return &evs[0]
+	var ev *events.Event
+	if len(evs) > 0 {
+		ev = &evs[0]
+	}
+	switch {
+	case ev != nil && ev.Kind == events.KindQueueSnapshot:
+		// A state, replayed with the log: new only after something new.
+		if f.connNew {
+			f.record(*m.frame)
+		} else if f.onNew != nil {
+			f.held = append(f.held, *m.frame)
+		}
+	case ev != nil && (ev.ID != "" || changed):
+		f.seenAny, f.connNew = true, true
+		for _, h := range f.held {
+			f.record(h)
+		}
+		f.held = nil
+		f.record(*m.frame)
+	default:
+		f.held = nil // the replay of what was seen before
+	}
+	if big {
+		m.frame.Data = nil // decoded and recorded: the frame is done with
+		runtime.GC()       // see bigFrame
+	}
+	return ev
 }
 
 func (f *follower) decoder() *events.MariaDecoder {
@@ -104,6 +158,20 @@ func (f *follower) decoder() *events.MariaDecoder {
 	}
 	return f.dec
 }
+
+func (f *follower) record(fr events.Frame) {
+	if f.onNew != nil && f.err == nil {
+		f.err = f.onNew(fr)
+	}
+}
+
+// bigFrame is the size from which the CLI collects garbage once a frame is
+// decoded. The frame of a huge tool output is that much garbage then, and
+// the GC's pacing (next collection at twice the live heap) lets garbage pile
+// up to the size of everything kept so far: with a few such outputs, an
+// export would take twice the memory it needs. Byte buffers hold no
+// pointers, so the collection costs next to nothing.
+const bigFrame = 8 << 20
 
 func runTail(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "tail")
@@ -126,7 +194,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
 	}
 	f := &follower{env: env, tl: tl}
-	ch, errc := watch(ctx, cl, task.ID)
+	ch, errc := watch(ctx, cl, task.ID, nil)
 	for {
 		select {
 		case m := <-ch:
@@ -234,7 +302,7 @@ func writeItemText(w io.Writer, it *events.Item) {
 			if r.IsError && r.ErrorText != "" {
 				out = r.ErrorText
 			}
-			fmt.Fprintln(w, indent(headTail(sanitize.Text(out), 6, 3), "  │ "))
+			fmt.Fprintln(w, indent(headTail(sanitize.Text(headTailRaw(out, 6, 3)), 6, 3), "  │ "))
 		}
 		fmt.Fprintln(w)
 	case events.ItemNotice:
@@ -262,6 +330,55 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "\n")
 }
 
+// headTailRaw cuts a large output down to about its first head and last
+// tail lines (each at most 64 KB) before it is sanitized and split, with a
+// marker that headTail keeps: the middle of a 30 MB output is never read.
+func headTailRaw(s string, head, tail int) string {
+	const small = 1 << 20
+	if len(s) <= small {
+		return s
+	}
+	s = strings.TrimRight(s, "\n")
+	start := 0
+	for i := 0; i < head && start < len(s); i++ {
+		j := strings.IndexByte(s[start:], '\n')
+		if j < 0 {
+			return s // one huge line (or few): indent clips each line
+		}
+		start += j + 1
+	}
+	end := len(s)
+	for i := 0; i < tail && end > start; i++ {
+		j := strings.LastIndexByte(s[start:end], '\n')
+		if j < 0 {
+			return s
+		}
+		end = start + j
+	}
+	if end <= start {
+		return s
+	}
+	hidden := strings.Count(s[start:end], "\n") + 1
+	if hidden < 2 {
+		return s // headTail shows it all
+	}
+	clipLine := func(l string) string {
+		if len(l) > 64<<10 {
+			return strings.ToValidUTF8(l[:64<<10], "")
+		}
+		return l
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(s[:start-1], "\n") {
+		b.WriteString(clipLine(l) + "\n")
+	}
+	fmt.Fprintf(&b, "… %d lines hidden …", hidden)
+	for _, l := range strings.Split(s[end+1:], "\n") {
+		b.WriteString("\n" + clipLine(l))
+	}
+	return b.String()
+}
+
 // headTail keeps the first and last lines of long output.
 func headTail(s string, head, tail int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -277,7 +394,8 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "export")
 	var c conn
 	c.register(fs)
-	format := fs.String("format", "md", "output format: md, json or jsonl")
+	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
+	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
 	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -294,15 +412,20 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeExport(env.Stdout, tl, *format, task.Name)
+	return writeExport(env.Stdout, tl, *format, task.Name, *full)
 }
 
-func writeExport(w io.Writer, tl *events.Timeline, format, title string) error {
+// writeExport writes a transcript; json and jsonl are always whole, md cuts
+// long tool outputs unless full.
+func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bool) error {
 	switch format {
 	case "json":
 		return transcript.WriteJSON(w, tl)
 	case "jsonl":
 		return transcript.WriteJSONL(w, tl)
+	}
+	if full {
+		return transcript.WriteMarkdownFull(w, tl, title)
 	}
 	return transcript.WriteMarkdown(w, tl, title)
 }
@@ -317,16 +440,37 @@ type collectOpts struct {
 	onNew  func(events.Frame) error
 }
 
-// collect follows the task stream until the replay is in (the stream stayed
-// quiet for settle while connected), with untilIdle until the run has ended
-// too, or with follow until ctx ends.
+// collect follows the task stream until the replay is in, with untilIdle
+// until the run has ended too, or with follow until ctx ends. The replay is
+// in when the stream stayed quiet for settle while connected (see settle),
+// or when, after a clean close, a whole replay brought nothing new.
 func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	ch, errc := watch(sctx, cl, task.ID)
+	prog := &client.Progress{}
+	ch, errc := watch(sctx, cl, task.ID, prog)
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
+	waits := !o.follow || o.untilIdle // for the replay to be in
+	// done says whether collect is done once the replay is in.
+	done := func() bool {
+		if !o.untilIdle {
+			if tl.Status() == events.RunGenerating {
+				fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
+			}
+			return true
+		}
+		if tl.Status() != events.RunGenerating {
+			// The stream may lag behind a run that just started: the
+			// daemon's own view decides. If it can't be asked right now,
+			// keep following.
+			if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
+				return true
+			}
+		}
+		return false
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -340,25 +484,18 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			// is not the end of the replay.
 			if m.state != nil && m.state.Phase != client.PhaseLive {
 				timer.Stop()
-			} else if f.lastLive && (!o.follow || o.untilIdle) {
+				if waits && m.state.Phase == client.PhaseReconnecting && f.replayed && done() {
+					return tl, nil
+				}
+			} else if f.lastLive && waits {
 				timer.Reset(settle)
 			}
 		case <-timer.C:
-			if !o.untilIdle {
-				if tl.Status() == events.RunGenerating {
-					fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
-				}
-				return tl, nil
+			if prog.Busy(settle) || !done() {
+				timer.Reset(settle)
+				continue
 			}
-			if tl.Status() != events.RunGenerating {
-				// The stream may lag behind a run that just started:
-				// the daemon's own view decides. If it can't be asked
-				// right now, keep following.
-				if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
-					return tl, nil
-				}
-			}
-			timer.Reset(settle)
+			return tl, nil
 		case err := <-errc:
 			if ctx.Err() != nil {
 				return tl, ctx.Err()

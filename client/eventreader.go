@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // eventReader guards an SSE response body for r3labs/sse, whose scanner
@@ -24,9 +26,20 @@ import (
 // Scanning is O(n): line state (start of line, last byte CR) persists across
 // reads, and each byte is examined once (runs of field bytes are skipped
 // with bytes.IndexByte).
+//
+// With a stream's side (see streamSide), a large event does not go through
+// r3labs at all: r3labs would copy it into its scanner's buffer (which it
+// keeps for the connection), then into the event's data. The reader parses
+// it as r3labs would, queues the frame on the side, data left where it was
+// read, and hands r3labs a small stub event that names it instead. It also
+// tells the side whether an event is partly received.
 type eventReader struct {
-	src io.ReadCloser
-	max int // largest event accepted, including its framing
+	src  io.ReadCloser
+	max  int         // largest event accepted, including its framing
+	side *streamSide // nil: no side-lining, no progress reports
+
+	stub []byte // a stub event being handed out
+	mid  bool   // buf[r] is inside an event already partly handed out
 
 	buf    []byte // buf[r:] is not yet handed out
 	r      int
@@ -46,30 +59,129 @@ var errEventTooLarge = errors.New("event too large")
 
 const (
 	eventReadChunk   = 64 << 10 // read from the network at least this much at a time
+	eventReadMax     = 1 << 20  // and at most this much
 	eventShrinkAbove = 4 << 20  // drop a buffer this large once it's empty
 )
 
-func newEventReader(src io.ReadCloser, max int) *eventReader {
-	return &eventReader{src: src, max: max, lineEmpty: true}
+// sideAbove is the size from which an event is side-lined.
+const sideAbove = 256 << 10
+
+func newEventReader(src io.ReadCloser, max int, side *streamSide) *eventReader {
+	return &eventReader{src: src, max: max, side: side, lineEmpty: true}
 }
 
 func (e *eventReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	for e.head == len(e.bounds) {
-		if e.err != nil {
-			return 0, e.finalErr()
+	for {
+		if len(e.stub) > 0 {
+			n := copy(p, e.stub)
+			e.stub = e.stub[n:]
+			return n, nil
 		}
-		e.fill()
+		for e.head == len(e.bounds) {
+			if e.err != nil {
+				if e.side != nil {
+					e.side.receiving(false, 0)
+				}
+				return 0, e.finalErr()
+			}
+			e.fill()
+		}
+		end := e.bounds[e.head]
+		if e.side != nil && !e.mid && end-e.r >= sideAbove {
+			e.sideline(end)
+			continue
+		}
+		n := copy(p, e.buf[e.r:end])
+		e.r += n
+		e.mid = e.r != end
+		if !e.mid {
+			e.head++
+		}
+		return n, nil
 	}
-	end := e.bounds[e.head]
-	n := copy(p, e.buf[e.r:end])
-	e.r += n
-	if e.r == end {
-		e.head++
+}
+
+// sideline takes the complete event buf[r:end] out of the byte stream: its
+// frame goes to the side and a stub takes its place (nothing, if r3labs
+// would not dispatch it). When its data is one line, the frame keeps it
+// where it lies, and the reader moves what follows to a new buffer.
+func (e *eventReader) sideline(end int) {
+	f, id, single, ok := parseEvent(e.buf[e.r:end])
+	if ok {
+		e.stub = e.side.put(f, id)
 	}
-	return n, nil
+	e.head++
+	if !single {
+		e.r = end
+		return
+	}
+	rest := e.buf[end:]
+	nb := make([]byte, len(rest), len(rest)+eventReadChunk)
+	copy(nb, rest)
+	for i := e.head; i < len(e.bounds); i++ {
+		e.bounds[i] -= end
+	}
+	e.buf, e.r = nb, 0
+}
+
+// parseEvent reads one complete event the way r3labs' processEvent does:
+// lines split at CR and LF, fields by prefix, one space after the colon
+// dropped, data lines joined by LF. ok is false when r3labs would not
+// dispatch it (nothing in it). single says that the data is one line, left
+// in place in b (else it is a new slice).
+func parseEvent(b []byte) (f events.Frame, id []byte, single, ok bool) {
+	var data [][]byte
+	var name, retry []byte
+	field := func(line []byte, h string) ([]byte, bool) {
+		if !bytes.HasPrefix(line, []byte(h)) {
+			return nil, false
+		}
+		v := line[len(h):]
+		if len(v) > 0 && v[0] == ' ' {
+			v = v[1:]
+		}
+		return v, true
+	}
+	for len(b) > 0 {
+		i := bytes.IndexAny(b, "\r\n")
+		line := b
+		if i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if v, ok := field(line, "id:"); ok {
+			id = v
+		} else if v, ok := field(line, "data:"); ok {
+			data = append(data, v)
+		} else if string(line) == "data" {
+			data = append(data, nil)
+		} else if v, ok := field(line, "event:"); ok {
+			name = v
+		} else if v, ok := field(line, "retry:"); ok {
+			retry = v
+		}
+	}
+	f.Name = string(name)
+	switch len(data) {
+	case 0:
+	case 1:
+		f.Data = data[0][:len(data[0]):len(data[0])]
+		single = true
+	default:
+		f.Data = bytes.Join(data, []byte("\n"))
+	}
+	ok = len(id) > 0 || len(f.Data) > 0 || len(name) > 0 || len(retry) > 0
+	if len(f.Data) == 0 {
+		f.Data, single = nil, false
+	}
+	return f, bytes.Clone(id), single, ok
 }
 
 func (e *eventReader) Close() error { return e.src.Close() }
@@ -107,15 +219,27 @@ func (e *eventReader) fill() {
 				e.err = fmt.Errorf("%w: more than %d MiB", errEventTooLarge, e.max>>20)
 				return
 			}
-			nb := make([]byte, len(e.buf), max(2*cap(e.buf), len(e.buf)+eventReadChunk))
+			size := max(2*cap(e.buf), len(e.buf)+eventReadChunk)
+			if size > eventShrinkAbove {
+				// A huge event is coming: room for the largest at once.
+				// Room never written costs no memory, where doubling on
+				// would leave copies as large as the event behind.
+				size = max(size, e.max+eventReadChunk)
+			}
+			nb := make([]byte, len(e.buf), size)
 			copy(nb, e.buf)
 			e.buf = nb
 		}
 	}
 	start := len(e.buf)
-	n, err := e.src.Read(e.buf[start:cap(e.buf)])
+	// Reads are bounded so that little is read past a huge event: what
+	// follows it is moved to a new buffer when it is side-lined.
+	n, err := e.src.Read(e.buf[start:min(cap(e.buf), start+eventReadMax)])
 	e.buf = e.buf[:start+n]
 	e.scan(start)
+	if e.side != nil {
+		e.side.receiving(e.content, n)
+	}
 	if err != nil {
 		e.err = err
 	} else if n == 0 {

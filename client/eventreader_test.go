@@ -102,7 +102,7 @@ func TestEventReaderTable(t *testing.T) {
 					cp := make([][]byte, len(chunks))
 					copy(cp, chunks) // chunkSource consumes its slices
 					src := &chunkSource{chunks: cp, end: tc.end}
-					got, _, err := drain(t, newEventReader(src, 1<<20), psize)
+					got, _, err := drain(t, newEventReader(src, 1<<20, nil), psize)
 					if !errors.Is(err, tc.err) {
 						t.Fatalf("chunks %q p=%d: err = %v, want %v", chunks, psize, err, tc.err)
 					}
@@ -160,7 +160,7 @@ func TestEventReaderRandom(t *testing.T) {
 		if pending {
 			wantErr = io.ErrUnexpectedEOF
 		}
-		got, _, err := drain(t, newEventReader(&chunkSource{chunks: chunks, end: io.EOF}, 1<<20), 1+rng.Intn(8))
+		got, _, err := drain(t, newEventReader(&chunkSource{chunks: chunks, end: io.EOF}, 1<<20, nil), 1+rng.Intn(8))
 		if err != wantErr {
 			t.Fatalf("%q in %q: err %v, want %v", in, chunks, err, wantErr)
 		}
@@ -174,7 +174,7 @@ func TestEventReaderRandom(t *testing.T) {
 // (and rescans) a pile of events.
 func TestEventReaderOneEventPerRead(t *testing.T) {
 	in := "data: a\n\nevent: x\ndata: bb\n\n: c\n\ndata: d"
-	got, reads, err := drain(t, newEventReader(&chunkSource{chunks: [][]byte{[]byte(in)}, end: io.EOF}, 1<<20), 1<<16)
+	got, reads, err := drain(t, newEventReader(&chunkSource{chunks: [][]byte{[]byte(in)}, end: io.EOF}, 1<<20, nil), 1<<16)
 	if err != io.ErrUnexpectedEOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -206,7 +206,7 @@ func TestEventReaderLargeEventLinear(t *testing.T) {
 		rest = rest[k:]
 	}
 	src := &chunkSource{chunks: chunks, end: io.EOF}
-	r := newEventReader(src, maxEventBytes)
+	r := newEventReader(src, maxEventBytes, nil)
 	start := time.Now()
 	got, _, err := drain(t, r, 1<<20)
 	if err != io.EOF || !bytes.Equal(got, ev) {
@@ -222,7 +222,7 @@ func TestEventReaderLargeEventLinear(t *testing.T) {
 
 func TestEventReaderTooLarge(t *testing.T) {
 	src := &chunkSource{chunks: [][]byte{[]byte("data: "), bytes.Repeat([]byte("y"), 3<<20)}, end: io.EOF}
-	_, _, err := drain(t, newEventReader(src, 1<<20), 4096)
+	_, _, err := drain(t, newEventReader(src, 1<<20, nil), 4096)
 	if err == nil || !errors.Is(err, errEventTooLarge) || !strings.Contains(err.Error(), "more than 1 MiB") {
 		t.Fatalf("err = %v", err)
 	}

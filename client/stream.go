@@ -2,11 +2,16 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	sse "github.com/r3labs/sse/v2"
@@ -15,14 +20,14 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// maxEventBytes bounds one SSE event (framing included). Events of 64 MiB
-// must get through: a legacy execute_command result carries untruncated
-// output, twice at HEAD.
-const maxEventBytes = 64<<20 + 1<<20
+// maxEventBytes bounds one SSE event (framing included), as for recorded
+// streams: events.MaxEventBytes.
+const maxEventBytes = events.MaxEventBytes
 
-// errStreamClosed is the "last error" shown while resubscribing after the
-// daemon ended a stream cleanly (it never should; a proxy might).
-var errStreamClosed = errors.New("the daemon closed the stream")
+// ErrStreamClosed is the "last error" shown while resubscribing after the
+// daemon ended a stream cleanly (maria never does; some proxies do, after
+// each replay).
+var ErrStreamClosed = errors.New("the daemon closed the stream")
 
 // streamTransport adds the client's headers to every stream (re)connect and
 // wraps 200 bodies in an eventReader. Non-200 bodies stay raw so the
@@ -45,21 +50,119 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode == http.StatusOK {
-		resp.Body = newEventReader(resp.Body, maxEventBytes)
+		side, _ := req.Context().Value(sideKey{}).(*streamSide)
+		resp.Body = newEventReader(resp.Body, maxEventBytes, side)
 	}
 	return resp, nil
+}
+
+// sideKey carries a stream's side, through the request context, to the
+// event readers of its connections.
+type sideKey struct{}
+
+// sideEvent names the stub events that stand for side-lined ones.
+const sideEvent = "perch.sidelined"
+
+// streamSide is what a stream shares with its connections' event readers:
+// the large events they pass around r3labs (see eventReader), each named by
+// a stub event that carries a token no server can guess, and the progress of
+// the bytes coming in.
+type streamSide struct {
+	mu     sync.Mutex
+	token  string
+	seq    uint64
+	queue  []sidelined
+	report *Progress // may be nil
+}
+
+type sidelined struct {
+	key string
+	f   events.Frame
+}
+
+func newStreamSide(p *Progress) *streamSide {
+	var r [12]byte
+	_, _ = rand.Read(r[:])
+	return &streamSide{token: hex.EncodeToString(r[:]) + "-", report: p}
+}
+
+// put queues a frame and returns the stub event that stands for it.
+func (s *streamSide) put(f events.Frame, id []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	key := s.token + strconv.FormatUint(s.seq, 10)
+	s.queue = append(s.queue, sidelined{key, f})
+	stub := "event: " + sideEvent + "\ndata: " + key + "\n\n"
+	if len(id) > 0 {
+		stub = "id: " + string(id) + "\n" + stub // for r3labs' Last-Event-ID
+	}
+	return []byte(stub)
+}
+
+// take returns the frame a stub event stands for; frames queued before it
+// were lost with their connection and are dropped.
+func (s *streamSide) take(e *sse.Event) (events.Frame, bool) {
+	if string(e.Event) != sideEvent {
+		return events.Frame{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, q := range s.queue {
+		if q.key == string(e.Data) {
+			clear(s.queue[:i+1])
+			s.queue = s.queue[i+1:]
+			return q.f, true
+		}
+	}
+	return events.Frame{}, false // a server's own event of that name
+}
+
+// receiving reports what a read brought: n bytes, and whether an event is
+// now partly received.
+func (s *streamSide) receiving(partial bool, n int) {
+	if p := s.report; p != nil {
+		p.partial.Store(partial)
+		if n > 0 {
+			p.last.Store(time.Now().UnixNano())
+		}
+	}
+}
+
+// Progress tells a caller that waits for a stream to go quiet whether it
+// really is: a large event can take longer to arrive than the quiet time,
+// and no frame shows while it does. Its zero value is ready to use.
+type Progress struct {
+	partial atomic.Bool
+	last    atomic.Int64 // unix nanoseconds of the last bytes read
+}
+
+// Busy reports whether an event is partly received, or bytes arrived
+// within the last d.
+func (p *Progress) Busy(d time.Duration) bool {
+	if p.partial.Load() {
+		return true
+	}
+	last := p.last.Load()
+	return last != 0 && time.Since(time.Unix(0, last)) < d
 }
 
 // StreamTask follows a task's events (GET /task/{id}/events) until ctx is
 // cancelled or the daemon refuses the stream for good. See stream.
 func (c *Client) StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(ConnState)) error {
-	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState)
+	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, nil)
+}
+
+// StreamTaskProgress is StreamTask that also keeps p up to date with the
+// bytes coming in, for a caller that waits for the stream to go quiet.
+func (c *Client) StreamTaskProgress(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(ConnState), p *Progress) error {
+	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, p)
 }
 
 // StreamDaemon follows the daemon-wide events (GET /events): task list
 // snapshots, task status changes, auth events. See stream.
 func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(ConnState)) error {
-	return c.stream(ctx, c.endpoint("events"), onFrame, onState)
+	return c.stream(ctx, c.endpoint("events"), onFrame, onState, nil)
 }
 
 // stream subscribes to an SSE endpoint and keeps it open like a browser's
@@ -73,8 +176,9 @@ func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), o
 // last event is never delivered. onFrame and onState run on the calling
 // goroutine, one at a time, and never after stream returns. Cancelling ctx
 // ends the stream at once; stream then returns ctx.Err() and leaves no
-// goroutine behind.
-func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(ConnState)) error {
+// goroutine behind. Each frame's data is its own: a large one is not copied
+// on its way (see eventReader). p, if not nil, follows the incoming bytes.
+func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(ConnState), p *Progress) error {
 	if onFrame == nil {
 		onFrame = func(events.Frame) {}
 	}
@@ -137,9 +241,15 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		return apiErr
 	}
 
+	side := newStreamSide(p)
 	handler := func(e *sse.Event) {
+		if f, ok := side.take(e); ok {
+			onFrame(f)
+			return
+		}
 		onFrame(events.Frame{Name: string(e.Event), Data: e.Data})
 	}
+	ctx = context.WithValue(ctx, sideKey{}, side)
 
 	state(ConnState{Phase: PhaseConnecting})
 	for {
@@ -159,7 +269,7 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		// Clean close (r3labs doesn't reconnect on its own): resubscribe
 		// after a short pause; the daemon replays everything anyway.
 		attempt++
-		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: c.timing.cleanDelay, Err: errStreamClosed})
+		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: c.timing.cleanDelay, Err: ErrStreamClosed})
 		t := time.NewTimer(c.timing.cleanDelay)
 		select {
 		case <-ctx.Done():

@@ -171,7 +171,7 @@ func TestStreamCleanCloseResumes(t *testing.T) {
 		t.Errorf("states = %s\nwant     %s", got, want)
 	}
 	for _, s := range states {
-		if s.Phase == PhaseReconnecting && (!errors.Is(s.Err, errStreamClosed) || s.Attempt != 1 || s.RetryIn <= 0) {
+		if s.Phase == PhaseReconnecting && (!errors.Is(s.Err, ErrStreamClosed) || s.Attempt != 1 || s.RetryIn <= 0) {
 			t.Errorf("reconnecting state = %+v", s)
 		}
 	}

@@ -10,11 +10,14 @@ import (
 	"strings"
 )
 
-// Limits that bound the work and memory one event may cost.
+// Text is never cut here: a tool output, a message or an argument string
+// is kept byte for byte however large (what an event may cost is bounded by
+// the reader, see ReadFrames), and exports print it whole. Only views (the
+// TUI, Markdown) shorten, when they show it.
 const (
-	// MaxText is the most text kept per field (tool output, message text);
-	// the rest is cut with a marker, head and tail kept.
-	MaxText = 4 << 20
+	// MaxStructured is the largest legacy structured result kept raw in
+	// ToolResult.Structured; its details are parsed whatever its size.
+	MaxStructured = 4 << 20
 	// excerptLen is how much of bad data a notice quotes.
 	excerptLen = 160
 )
@@ -145,9 +148,6 @@ func decodeSnapshot(f Frame) Event {
 	if err != nil {
 		return invalid(f, "queued-messages snapshot is not a list")
 	}
-	for i := range q {
-		q[i].Text = bound(q[i].Text)
-	}
 	return Event{Kind: KindQueueSnapshot, Dialect: DialectHead, Variant: f.Name, Queue: q}
 }
 
@@ -166,38 +166,48 @@ func decodeAuth(f Frame) Event {
 	}}
 }
 
+// rawJSON is a JSON value left where it is. json.Unmarshal hands an
+// Unmarshaler a slice of its own input, so a field of this type costs no
+// copy, where json.RawMessage copies: a PostToolCall at HEAD carries its
+// output twice (result and text), and both would be copied before either is
+// read. A rawJSON is only valid while the frame's data is: what an Event
+// keeps is always copied out of it (unquote, compact, json.Unmarshal).
+type rawJSON []byte
+
+func (r *rawJSON) UnmarshalJSON(b []byte) error { *r = b; return nil }
+
 // wireEvent covers both the HEAD envelope {"id","created","desc":{…}} and
 // the flat docs shape {"id","msg",…} in one Unmarshal, so the event's bytes
 // are scanned once. Every field stays raw (and is read once, see unquote) so
 // that a wrong type in one field only spoils that field; the outer id shadows
 // the embedded one.
 type wireEvent struct {
-	ID      json.RawMessage `json:"id"`
-	Created json.RawMessage `json:"created"`
-	Desc    *wireDesc       `json:"desc"`
+	ID      rawJSON   `json:"id"`
+	Created rawJSON   `json:"created"`
+	Desc    *wireDesc `json:"desc"`
 	wireDesc
 }
 
 type wireDesc struct {
-	Msg         json.RawMessage `json:"msg"`
-	ID          json.RawMessage `json:"id"`
-	Name        json.RawMessage `json:"name"`
-	Model       json.RawMessage `json:"model"`
-	Prompt      json.RawMessage `json:"prompt"`
-	Tool        json.RawMessage `json:"tool"`
-	Message     json.RawMessage `json:"message"`
-	Content     json.RawMessage `json:"content"`
-	ToolCalls   json.RawMessage `json:"tool_calls"`
-	Usage       json.RawMessage `json:"usage"`
-	ToolCall    json.RawMessage `json:"tool_call"`
-	Args        json.RawMessage `json:"args"`
-	Result      json.RawMessage `json:"result"`
-	Error       json.RawMessage `json:"error"`
-	Text        json.RawMessage `json:"text"`
-	TokenCount  json.RawMessage `json:"token_count"`
-	OriginCount json.RawMessage `json:"origin_token_count"`
-	PrunedCount json.RawMessage `json:"pruned_token_count"`
-	Todos       json.RawMessage `json:"todos"`
+	Msg         rawJSON `json:"msg"`
+	ID          rawJSON `json:"id"`
+	Name        rawJSON `json:"name"`
+	Model       rawJSON `json:"model"`
+	Prompt      rawJSON `json:"prompt"`
+	Tool        rawJSON `json:"tool"`
+	Message     rawJSON `json:"message"`
+	Content     rawJSON `json:"content"`
+	ToolCalls   rawJSON `json:"tool_calls"`
+	Usage       rawJSON `json:"usage"`
+	ToolCall    rawJSON `json:"tool_call"`
+	Args        rawJSON `json:"args"`
+	Result      rawJSON `json:"result"`
+	Error       rawJSON `json:"error"`
+	Text        rawJSON `json:"text"`
+	TokenCount  rawJSON `json:"token_count"`
+	OriginCount rawJSON `json:"origin_token_count"`
+	PrunedCount rawJSON `json:"pruned_token_count"`
+	Todos       rawJSON `json:"todos"`
 }
 
 func decodeMaria(f Frame) Event {
@@ -254,7 +264,7 @@ func decodeVariant(ev *Event, msg string, d *wireDesc) string {
 		ev.Model = firstString(d.Name, d.Model)
 	case "SystemPromptSet":
 		ev.Kind = KindSystemPromptSet
-		ev.Text = bound(str(d.Prompt))
+		ev.Text = str(d.Prompt)
 	case "ToolAdded":
 		ev.Kind = KindToolAdded
 		var t struct {
@@ -275,7 +285,7 @@ func decodeVariant(ev *Event, msg string, d *wireDesc) string {
 		}
 		_ = json.Unmarshal(d.Message, &m)
 		ev.MessageID = idString(m.ID)
-		ev.Text = bound(MessageText(d.Message))
+		ev.Text = MessageText(d.Message)
 		if ev.MessageID == "" {
 			return "no message id"
 		}
@@ -287,23 +297,23 @@ func decodeVariant(ev *Event, msg string, d *wireDesc) string {
 		ev.Kind = KindCancelled
 	case "Failed":
 		ev.Kind = KindFailed
-		ev.Text = bound(ErrorText(d.Error))
+		ev.Text = ErrorText(d.Error)
 	case "UserMessage":
 		ev.Kind = KindUserMessage
-		ev.Text = bound(ContentText(d.Content))
+		ev.Text = ContentText(d.Content)
 	case "AssistantMessage":
 		ev.Kind = KindAssistantMessage
-		ev.Text = bound(ContentText(d.Content))
+		ev.Text = ContentText(d.Content)
 		ev.ToolCalls = parseToolCalls(d.ToolCalls)
 		ev.Usage = parseUsage(d.Usage)
 	case "RequestCompleted":
 		ev.Kind = KindAssistantMessage
 		var m struct {
-			Content   json.RawMessage `json:"content"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
+			Content   rawJSON `json:"content"`
+			ToolCalls rawJSON `json:"tool_calls"`
 		}
 		_ = json.Unmarshal(d.Message, &m)
-		ev.Text = bound(ContentText(m.Content))
+		ev.Text = ContentText(m.Content)
 		ev.ToolCalls = parseToolCalls(m.ToolCalls)
 		ev.Usage = parseUsage(d.Usage)
 	case "MessageAdded":
@@ -354,16 +364,16 @@ func decodeVariant(ev *Event, msg string, d *wireDesc) string {
 // decodeMessageAdded maps the docs MessageAdded by role.
 func decodeMessageAdded(ev *Event, d *wireDesc) string {
 	var m struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCalls  json.RawMessage `json:"tool_calls"`
-		ToolCallID json.RawMessage `json:"tool_call_id"`
-		Name       string          `json:"name"`
+		Role       string  `json:"role"`
+		Content    rawJSON `json:"content"`
+		ToolCalls  rawJSON `json:"tool_calls"`
+		ToolCallID rawJSON `json:"tool_call_id"`
+		Name       string  `json:"name"`
 	}
 	if err := json.Unmarshal(d.Message, &m); err != nil {
 		return "message is not an object"
 	}
-	text := bound(ContentText(m.Content))
+	text := ContentText(m.Content)
 	switch m.Role {
 	case "user":
 		ev.Kind, ev.Text = KindUserMessage, text
@@ -384,7 +394,7 @@ func decodeMessageAdded(ev *Event, d *wireDesc) string {
 	return ""
 }
 
-func parseToolCalls(raw json.RawMessage) []ToolCall {
+func parseToolCalls(raw []byte) []ToolCall {
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
 		return nil
@@ -402,7 +412,7 @@ func parseToolCalls(raw json.RawMessage) []ToolCall {
 
 // parseToolCall accepts the OpenAI shape {"id","function":{"name","arguments"}},
 // a flat {"id","name","arguments"} and Anthropic's {"id","name","input"}.
-func parseToolCall(raw json.RawMessage) ToolCall {
+func parseToolCall(raw []byte) ToolCall {
 	var w struct {
 		ID       json.RawMessage `json:"id"`
 		Name     string          `json:"name"`
@@ -436,26 +446,30 @@ func parseToolCall(raw json.RawMessage) ToolCall {
 // normalizeArgs turns tool-call arguments (a JSON string, an object, a
 // double-encoded string, empty, absent or invalid) into a JSON value plus the
 // raw text. Invalid arguments are kept raw with the reason; never fatal.
-func normalizeArgs(raw json.RawMessage) (args json.RawMessage, text, errText string, double bool) {
+func normalizeArgs(raw []byte) (args json.RawMessage, text, errText string, double bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return nil, "", "", false
 	}
 	if raw[0] != '"' {
-		return compact(raw), bound(string(raw)), "", false
+		return compact(raw), string(raw), "", false
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, bound(string(raw)), shortErr(err), false
+	s, ok := unquote(raw)
+	if !ok {
+		err := json.Unmarshal(raw, new(string)) // only to say why
+		if err == nil {
+			err = errors.New("not a JSON string")
+		}
+		return nil, string(raw), shortErr(err), false
 	}
-	text = bound(s)
+	text = s
 	if strings.TrimSpace(s) == "" {
 		return nil, "", "", false
 	}
 	// Up to two extra levels of string encoding are undone.
 	cur := []byte(s)
 	for level := 0; level < 3; level++ {
-		var v json.RawMessage
+		var v rawJSON // a slice of cur; compact copies what is kept
 		if err := json.Unmarshal(cur, &v); err != nil {
 			if level == 0 {
 				return nil, text, shortErr(err), false
@@ -482,7 +496,7 @@ func prev(s []byte) json.RawMessage {
 	return b
 }
 
-func compact(raw json.RawMessage) json.RawMessage {
+func compact(raw []byte) json.RawMessage {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
 		return append(json.RawMessage(nil), raw...)
@@ -492,7 +506,7 @@ func compact(raw json.RawMessage) json.RawMessage {
 
 // parseUsage accepts an OpenAI usage object, maria's internal or Anthropic
 // names, an array of records (summed; the docs dialect) and null.
-func parseUsage(raw json.RawMessage) *Usage {
+func parseUsage(raw []byte) *Usage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return nil
@@ -555,7 +569,7 @@ func firstInt(m map[string]json.RawMessage, keys ...string) int64 {
 
 // jsonInt reads an integer leniently: a number, a float or a numeric
 // string; anything else is 0.
-func jsonInt(raw json.RawMessage) int64 {
+func jsonInt(raw []byte) int64 {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return 0
@@ -576,7 +590,7 @@ func jsonInt(raw json.RawMessage) int64 {
 	return 0
 }
 
-func jsonNumber(raw json.RawMessage) json.Number {
+func jsonNumber(raw []byte) json.Number {
 	if n := jsonInt(raw); n > 0 {
 		return json.Number(strconv.FormatInt(n, 10))
 	}
@@ -584,12 +598,12 @@ func jsonNumber(raw json.RawMessage) json.Number {
 }
 
 // str reads a JSON string, or "" for anything else.
-func str(raw json.RawMessage) string {
+func str(raw []byte) string {
 	s, _ := unquote(raw)
 	return s
 }
 
-func firstString(raws ...json.RawMessage) string {
+func firstString(raws ...[]byte) string {
 	for _, r := range raws {
 		if s := str(r); s != "" {
 			return s
@@ -601,7 +615,7 @@ func firstString(raws ...json.RawMessage) string {
 // ErrorText renders maria's opaque error JSON readably: ["ToolFailure","msg"]
 // becomes msg; ["HttpError",{"code":401,"body":"{…message…}"}] becomes
 // "HttpError 401: message"; anything else a bounded compact excerpt.
-func ErrorText(raw json.RawMessage) string {
+func ErrorText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return ""
@@ -665,15 +679,3 @@ func ErrorText(raw json.RawMessage) string {
 }
 
 func shortErr(err error) string { return Excerpt([]byte(err.Error()), 120) }
-
-// bound keeps at most MaxText bytes of s: the head and the tail, with a
-// marker that says how much was cut.
-func bound(s string) string {
-	if len(s) <= MaxText {
-		return s
-	}
-	head, tail := s[:MaxText*3/4], s[len(s)-MaxText/4:]
-	head = strings.ToValidUTF8(head, "")
-	tail = strings.ToValidUTF8(tail, "")
-	return head + fmt.Sprintf("\n… [%d bytes not shown] …\n", len(s)-len(head)-len(tail)) + tail
-}

@@ -164,8 +164,8 @@ func TestDecodeVariants(t *testing.T) {
 		{"deep nesting", env(`{"msg":"UserMessage","content":"x","deep":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`), func(t *testing.T, ev Event) {
 			want(t, ev.Kind == KindInvalid && len(ev.Notice) < 400, ev)
 		}},
-		{"several MB", env(`{"msg":"UserMessage","content":"` + strings.Repeat("a", 6<<20) + `"}`), func(t *testing.T, ev Event) {
-			want(t, ev.Kind == KindUserMessage && len(ev.Text) < MaxText+100 && strings.Contains(ev.Text, "bytes not shown"), ev)
+		{"several MB kept whole", env(`{"msg":"UserMessage","content":"` + strings.Repeat("a", 6<<20) + `é"}`), func(t *testing.T, ev Event) {
+			want(t, ev.Kind == KindUserMessage && ev.Text == strings.Repeat("a", 6<<20)+"é", ev)
 		}},
 		{"snapshot not a list", Frame{Name: "maria.queued_messages.synchronized", Data: []byte(`{"x":1}`)}, func(t *testing.T, ev Event) {
 			want(t, ev.Kind == KindInvalid, ev)
@@ -252,8 +252,13 @@ func TestLegacyResults(t *testing.T) {
 		t.Errorf("list_files: %+v", r.Listing)
 	}
 	r = post("read_file", `"{\"path\": \"a.go\", \"start_line\": 2, \"end_line\": 3}"`, `{"path":"a.go","content":"l1\nl2\nl3\nl4","start_line":2,"end_line":3}`, "File: a.go (lines 2-3 (2 lines))\n L2 | l2\n L3 | l3")
-	if r.File == nil || r.File.Content != "l2\nl3" || r.File.StartLine != 2 {
+	if r.File == nil || r.File.Plain() != "l2\nl3" || r.File.StartLine != 2 {
 		t.Errorf("read_file: %+v", r.File)
+	}
+	// Without a text that shows the rows, the range of the whole file.
+	r = post("read_file", `"{\"path\": \"a.go\", \"start_line\": 2, \"end_line\": 3}"`, `{"path":"a.go","content":"l1\nl2\nl3\nl4","start_line":2,"end_line":3}`, "")
+	if r.File == nil || r.File.Content != "l2\nl3" || r.File.Numbered || r.File.StartLine != 2 || r.File.EndLine != 3 {
+		t.Errorf("read_file without text: %+v", r.File)
 	}
 	r = post("search_files", `"{\"path\": \".\", \"regex\": \"x\", \"kind\": \"regex\"}"`, `["SearchResultData",{"kind":"Regex","query":"x","path":".","file_pattern":"*","context_lines":2,"total_matches":1,"results":[{"context":"1: a\n2: x","line_number":2,"match_line":"x","path":"notes.txt"}],"truncated":false,"message":"Search completed. Found 1 matches."}]`, "Search completed. Found 1 matches.")
 	if r.Search == nil || r.Search.Total != 1 || r.Search.Hits[0].Path != "notes.txt" || r.Search.Hits[0].Line != 2 {
@@ -296,7 +301,7 @@ func TestHeadTextDetails(t *testing.T) {
 		t.Errorf("timeout: %+v", r.Command)
 	}
 	r = post("read_file", `"{\"path\": \"README.md\"}"`, "File: README.md (lines 1-3 (3 lines))\n L1 | # wordfreq\n L2 | \n L3 | A tiny")
-	if r.File == nil || r.File.Path != "README.md" || r.File.Content != "# wordfreq\n\nA tiny" {
+	if r.File == nil || r.File.Path != "README.md" || r.File.Plain() != "# wordfreq\n\nA tiny" || !r.File.Numbered {
 		t.Errorf("read: %+v", r.File)
 	}
 	r = post("list_files", `"{\"path\": \".\"}"`, "Directory: .\nTotal: 3 items (1 files, 2 directories)\n\n📄 README.md\n📁 src\n📁 .git [hidden]")

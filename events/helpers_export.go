@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,18 @@ func NewToolCall(id, name string, rawArgs json.RawMessage) ToolCall {
 	return c
 }
 
-// Bound keeps at most MaxText bytes of text for display-only fields
-// (notices, excerpts); conversation text and tool output are kept whole.
-func Bound(s string) string { return bound(s) }
+// maxNoticeText bounds the text of a notice a decoder writes (a system
+// prompt, a host message): notices are read, not exported byte for byte.
+const maxNoticeText = 4 << 20
+
+// Bound keeps at most maxNoticeText bytes of a notice's text: its head and
+// tail, with a marker that says how much was cut. Conversation text and
+// tool output are never bounded this way: they are kept whole.
+func Bound(s string) string {
+	if len(s) <= maxNoticeText {
+		return s
+	}
+	head := strings.ToValidUTF8(s[:maxNoticeText*3/4], "")
+	tail := strings.ToValidUTF8(s[len(s)-maxNoticeText/4:], "")
+	return head + "\n… [" + strconv.Itoa(len(s)-len(head)-len(tail)) + " bytes not shown] …\n" + tail
+}

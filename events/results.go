@@ -9,7 +9,8 @@ import (
 )
 
 // parseResult builds a ToolResult from a PostToolCall. It reports whether
-// the result was structured (a legacy build) rather than a string.
+// the result was structured (a legacy build) rather than a string. The text
+// is kept whole; at HEAD result repeats it, and only one copy is read.
 func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
 	text := str(d.Text)
 	r := &ToolResult{}
@@ -30,20 +31,19 @@ func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
 			}
 		} else {
 			structured = true
-			r.Structured = compact(resRaw)
-			if len(r.Structured) > MaxText {
-				r.Structured = nil // too big to keep twice; text stays
-			} else {
-				fillStructured(r, name, resRaw)
+			if len(resRaw) <= MaxStructured {
+				r.Structured = compact(resRaw)
 			}
+			r.Text = text
+			fillStructured(r, name, resRaw)
 		}
 	case text == "":
 		r.IsError = true
 		r.ErrorText = "the tool returned neither a result nor an error"
 	}
-	r.OrigLen = len(text)
-	r.Text = bound(text)
-	r.Truncated = len(r.Text) != r.OrigLen
+	if r.Text == "" {
+		r.Text = text
+	}
 	if !r.IsError {
 		fillDetails(r, name, call)
 	}
@@ -51,20 +51,25 @@ func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
 }
 
 // fillStructured reads the legacy structured results of docs/protocol.md §7.
-func fillStructured(r *ToolResult, name string, raw json.RawMessage) {
+func fillStructured(r *ToolResult, name string, raw []byte) {
 	ctor, payload := splitCtor(raw)
 	switch name {
 	case "execute_command":
 		var w struct {
-			Command string          `json:"command"`
-			Status  json.RawMessage `json:"status"`
-			Stdout  string          `json:"stdout"`
-			Stderr  string          `json:"stderr"`
+			Command string  `json:"command"`
+			Status  rawJSON `json:"status"`
+			Stdout  rawJSON `json:"stdout"`
+			Stderr  rawJSON `json:"stderr"`
 		}
 		if json.Unmarshal(payload, &w) != nil {
 			return
 		}
-		c := &CommandResult{Command: w.Command, Stdout: bound(w.Stdout), Stderr: bound(w.Stderr), TimedOut: ctor == "TimedOut"}
+		stdout, ok1 := optString(w.Stdout)
+		stderr, ok2 := optString(w.Stderr)
+		if !ok1 || !ok2 {
+			return
+		}
+		c := &CommandResult{Command: w.Command, Stdout: within(r.Text, stdout), Stderr: within(r.Text, stderr), TimedOut: ctor == "TimedOut"}
 		if w.Status != nil && !isNull(w.Status) {
 			n := int(jsonInt(w.Status))
 			c.ExitCode = &n
@@ -89,28 +94,39 @@ func fillStructured(r *ToolResult, name string, raw json.RawMessage) {
 		r.Listing = l
 	case "read_file":
 		var w struct {
-			Path      string          `json:"path"`
-			Content   string          `json:"content"`
-			StartLine json.RawMessage `json:"start_line"`
-			EndLine   json.RawMessage `json:"end_line"`
+			Path      string  `json:"path"`
+			Content   rawJSON `json:"content"`
+			StartLine rawJSON `json:"start_line"`
+			EndLine   rawJSON `json:"end_line"`
 		}
 		if json.Unmarshal(payload, &w) != nil {
 			return
 		}
-		// Legacy content is the whole file; show the requested range.
+		if f := parseReadText(r.Text); f != nil {
+			// The text holds the requested rows, all a reader is shown:
+			// the whole file need not be kept beside it.
+			r.File = f
+			return
+		}
+		all, ok := optString(w.Content)
+		if !ok {
+			return
+		}
+		// Legacy content is the whole file; show the requested range (a
+		// slice of it: the lines are not copied).
 		start, end := int(jsonInt(w.StartLine)), int(jsonInt(w.EndLine))
-		lines := strings.Split(w.Content, "\n")
+		n := strings.Count(all, "\n") + 1
 		if start < 1 {
 			start = 1
 		}
-		if end < start || end > len(lines) {
-			end = len(lines)
+		if end < start || end > n {
+			end = n
 		}
-		content := w.Content
-		if start <= len(lines) {
-			content = strings.Join(lines[start-1:end], "\n")
+		content := all
+		if start <= n {
+			content = lineRange(all, start-1, end)
 		}
-		r.File = &FileContent{Path: w.Path, StartLine: start, EndLine: end, Content: bound(content)}
+		r.File = &FileContent{Path: w.Path, StartLine: start, EndLine: end, Content: content}
 	case "search_files":
 		var w struct {
 			Message      string          `json:"message"`
@@ -153,13 +169,55 @@ func fillStructured(r *ToolResult, name string, raw json.RawMessage) {
 			Diff    string `json:"diff"`
 		}
 		if json.Unmarshal(payload, &w) == nil {
-			r.Patch = &PatchResult{Message: w.Message, Modified: nonEmpty(w.Path), Diff: bound(w.Diff)}
+			r.Patch = &PatchResult{Message: w.Message, Modified: nonEmpty(w.Path), Diff: w.Diff}
 		}
 	}
 	if r.Text == "" && r.Command != nil {
 		// Older builds always sent text, but don't rely on it.
 		r.Text = strings.TrimRight(r.Command.Stdout+"\n"+r.Command.Stderr, "\n")
 	}
+}
+
+// optString reads a JSON string that may be absent (""); ok is false for
+// any other type, as json.Unmarshal into a string would fail.
+func optString(raw []byte) (string, bool) {
+	if len(raw) == 0 || isNull(raw) {
+		return "", true
+	}
+	return unquote(raw)
+}
+
+// within returns s as a slice of text when text holds it, so that a large
+// detail (a legacy stdout that the text repeats) is not kept twice.
+func within(text, s string) string {
+	if len(s) < 64<<10 {
+		return s
+	}
+	if i := strings.Index(text, s); i >= 0 {
+		return text[i : i+len(s)]
+	}
+	return s
+}
+
+// lineRange is lines [from, to) of s (0-based), as a slice of s.
+func lineRange(s string, from, to int) string {
+	start := 0
+	for i := 0; i < from; i++ {
+		j := strings.IndexByte(s[start:], '\n')
+		if j < 0 {
+			return ""
+		}
+		start += j + 1
+	}
+	end := start
+	for i := from; i < to; i++ {
+		j := strings.IndexByte(s[end:], '\n')
+		if j < 0 {
+			return s[start:]
+		}
+		end += j + 1
+	}
+	return s[start : end-1]
 }
 
 func nonEmpty(s string) []string {
@@ -171,10 +229,10 @@ func nonEmpty(s string) []string {
 
 // splitCtor unwraps MoonBit enum JSON ["Ctor", payload]; an object is its
 // own payload.
-func splitCtor(raw json.RawMessage) (string, json.RawMessage) {
+func splitCtor(raw []byte) (string, []byte) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
-		var parts []json.RawMessage
+		var parts []rawJSON
 		if json.Unmarshal(raw, &parts) == nil && len(parts) == 2 {
 			return str(parts[0]), parts[1]
 		}
@@ -333,31 +391,32 @@ func parseCommandText(text, cmd string) *CommandResult {
 var readHead = regexp.MustCompile(`^File: (.*) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
 
 // parseReadText reads read_file's "File: p (lines s-e (n lines))" header and
-// " L12 | text" lines.
+// " L12 | text" rows. The rows are kept as they are in the text (Numbered):
+// stripping them would copy the whole output.
 func parseReadText(text string) *FileContent {
 	first, body, _ := strings.Cut(text, "\n")
 	m := readHead.FindStringSubmatch(first)
 	if m == nil {
 		return nil
 	}
-	f := &FileContent{Path: m[1]}
+	f := &FileContent{Path: m[1], Content: body, Numbered: true}
 	f.StartLine, _ = strconv.Atoi(m[2])
 	f.EndLine, _ = strconv.Atoi(m[3])
-	lines := strings.Split(body, "\n")
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "L") {
-			if bar := strings.Index(t, " | "); bar > 1 && isDigits(t[1:bar]) {
-				lines[i] = t[bar+3:]
-				continue
-			} else if strings.HasSuffix(t, " |") && isDigits(t[1:len(t)-2]) {
-				lines[i] = ""
-				continue
-			}
+	return f
+}
+
+// StripRow removes the " L12 | " prefix of one read_file row; a line
+// without one is returned as is.
+func StripRow(l string) string {
+	t := strings.TrimLeft(l, " ")
+	if strings.HasPrefix(t, "L") {
+		if bar := strings.Index(t, " | "); bar > 1 && isDigits(t[1:bar]) {
+			return t[bar+3:]
+		} else if strings.HasSuffix(t, " |") && isDigits(t[1:len(t)-2]) {
+			return ""
 		}
 	}
-	f.Content = strings.Join(lines, "\n")
-	return f
+	return l
 }
 
 func isDigits(s string) bool {
@@ -533,7 +592,7 @@ func todosFromArgs(call ToolCall) []Todo {
 }
 
 // parseTodoList reads a list of maria Todo items (§8.6).
-func parseTodoList(raw json.RawMessage) []Todo {
+func parseTodoList(raw []byte) []Todo {
 	var list []struct {
 		ID       json.RawMessage `json:"id"`
 		Content  string          `json:"content"`
@@ -546,7 +605,7 @@ func parseTodoList(raw json.RawMessage) []Todo {
 	}
 	out := make([]Todo, 0, len(list))
 	for _, t := range list {
-		out = append(out, Todo{ID: idString(t.ID), Content: bound(t.Content), Status: normStatus(t.Status),
+		out = append(out, Todo{ID: idString(t.ID), Content: t.Content, Status: normStatus(t.Status),
 			Priority: normPriority(t.Priority), Notes: t.Notes})
 	}
 	return out

@@ -48,3 +48,68 @@ func TestReadFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFramesLargeEvents: a large data line reaches its frame whole and
+// the stream goes on past it; several data lines are joined; an event past
+// MaxEventBytes stops the read with ErrEventTooLarge.
+func TestReadFramesLargeEvents(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 3<<20/16) // 3 MiB
+	in := "event: maria\ndata: " + big + "\r\n\r\nevent: b\ndata: " + big + "\ndata: x\n\n: c\ndata: small\n\n"
+	for _, chunk := range []int{1 << 30, 7, 64 << 10} {
+		var got []Frame
+		err := ReadFrames(&chunkReader{s: in, n: chunk}, func(f Frame) error {
+			got = append(got, f)
+			return nil
+		})
+		if err != nil || len(got) != 3 {
+			t.Fatalf("chunk %d: err %v, %d frames", chunk, err, len(got))
+		}
+		if got[0].Name != "maria" || string(got[0].Data) != big || got[1].Name != "b" || string(got[1].Data) != big+"\nx" || string(got[2].Data) != "small" {
+			t.Fatalf("chunk %d: frames differ", chunk)
+		}
+		// Each frame owns its data: writing to one touches no other.
+		got[0].Data[0] = 'X'
+		if got[1].Data[0] != '0' {
+			t.Fatalf("frames share memory")
+		}
+	}
+	over := io.MultiReader(strings.NewReader("data: "), &repeatReader{n: MaxEventBytes + 1})
+	if err := ReadFrames(over, func(Frame) error { return nil }); err != ErrEventTooLarge {
+		t.Fatalf("a line past the limit: err %v", err)
+	}
+	lines := strings.Repeat("data: "+strings.Repeat("y", 1<<20)+"\n", MaxEventBytes>>20+1) + "\n"
+	n := 0
+	if err := ReadFrames(strings.NewReader(lines), func(Frame) error { n++; return nil }); err != ErrEventTooLarge || n != 0 {
+		t.Fatalf("lines past the limit: err %v, %d frames", err, n)
+	}
+}
+
+// chunkReader reads s n bytes at a time.
+type chunkReader struct {
+	s string
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.s)
+	r.s = r.s[k:]
+	return k, nil
+}
+
+// repeatReader yields n bytes of 'z'.
+type repeatReader struct{ n int }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = 'z'
+	}
+	r.n -= k
+	return k, nil
+}

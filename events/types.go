@@ -1,6 +1,6 @@
-// Package events turns the maria daemon's wire events (three dialects, see
-// Dialect) into normalized values, and reduces them into the timeline a
-// user sees. It does no IO and knows nothing of terminals.
+// Package events turns the maria daemon's wire events (three dialects: HEAD,
+// legacy and the documented one) into normalized values, and reduces them
+// into the timeline a user sees. It does no IO and knows nothing of terminals.
 package events
 
 import (
@@ -238,9 +238,10 @@ type ToolEvent struct {
 // ToolResult is a finished tool call, whatever dialect it came in.
 type ToolResult struct {
 	IsError   bool
-	Text      string // the text sent to the model: the universal fallback
+	Text      string // the text sent to the model, whole: the universal fallback
 	ErrorText string // readable error, when IsError
-	// Structured is the legacy structured result, kept for renderers.
+	// Structured is the legacy structured result, kept for renderers when
+	// it is at most MaxStructured bytes (its details are parsed anyway).
 	Structured json.RawMessage
 	// ExitCode is the exit status a source reported for a command, nil
 	// when it reported none (see Exit, which also reads Command).
@@ -248,13 +249,11 @@ type ToolResult struct {
 	// streaming is set while output deltas build Text, in outBuf.
 	streaming bool
 	outBuf    *strings.Builder
-	// Truncated is set when Text was cut to bound memory; OrigLen is the
-	// size it had.
-	Truncated bool
-	OrigLen   int
 
 	// Details parsed from either the legacy structure or the HEAD text, for
-	// the per-tool renderers. At most one is set.
+	// the per-tool renderers. At most one is set. Large strings in them are
+	// slices of Text when Text holds them (HEAD stdout, legacy stdout that
+	// the text repeats), not copies.
 	Command *CommandResult
 	Listing *FileListing
 	File    *FileContent
@@ -305,7 +304,29 @@ type FileContent struct {
 	Path      string
 	StartLine int
 	EndLine   int
-	Content   string // the lines, without the " L12 | " prefixes
+	// Content is the lines. When Numbered they are the rows of maria's
+	// HEAD text, each still prefixed " L12 | " (a slice of the result text,
+	// not a copy; see StripRow and Plain); otherwise they are plain.
+	Content  string
+	Numbered bool
+}
+
+// Plain is the content without row prefixes (built anew when Numbered).
+func (f *FileContent) Plain() string {
+	if !f.Numbered {
+		return f.Content
+	}
+	var b strings.Builder
+	b.Grow(len(f.Content))
+	for rest, more := f.Content, true; more; {
+		var l string
+		l, rest, more = strings.Cut(rest, "\n")
+		b.WriteString(StripRow(l))
+		if more {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // SearchResult is a search_files outcome.

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -11,6 +12,11 @@ import (
 // type, null, bad escapes, control characters, trailing data), in which case
 // s is "". It replaces json.Unmarshal(raw, &s), which validates the bytes in
 // a first pass and unquotes them in a second.
+//
+// The string is built in one allocation of its exact size: a tool output
+// may be tens of megabytes, and building it in a buffer sized for the
+// escaped text, or copying a buffer into a string, would cost more. A large
+// one is measured by a first walk over it for that.
 func unquote(raw []byte) (s string, ok bool) {
 	for len(raw) > 0 && isJSONSpace(raw[0]) {
 		raw = raw[1:]
@@ -34,41 +40,74 @@ func unquote(raw []byte) (s string, ok bool) {
 	if i == len(body) {
 		return string(body), true
 	}
-	b := make([]byte, i, len(body)+2*utf8.UTFMax)
-	copy(b, body[:i])
-	for i < len(body) {
+	size := len(body) + 2*utf8.UTFMax
+	if len(body) >= 64<<10 {
+		if size, ok = unescape(body, nil); !ok {
+			return "", false
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if _, ok := unescape(body, &b); !ok {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// unescape walks the body of a JSON string, writing its value to b unless b
+// is nil, and returns the value's length; ok is false for an invalid body.
+func unescape(body []byte, b *strings.Builder) (n int, ok bool) {
+	write := func(p []byte) {
+		n += len(p)
+		if b != nil {
+			b.Write(p)
+		}
+	}
+	writeByte := func(c byte) {
+		n++
+		if b != nil {
+			b.WriteByte(c)
+		}
+	}
+	writeRune := func(r rune) {
+		n += utf8.RuneLen(r)
+		if b != nil {
+			b.WriteRune(r)
+		}
+	}
+	for i := 0; i < len(body); {
 		c := body[i]
 		switch {
 		case c == '"' || c < 0x20:
-			return "", false
+			return 0, false
 		case c == '\\':
 			if i+1 >= len(body) {
-				return "", false
+				return 0, false
 			}
 			switch e := body[i+1]; e {
 			case '"', '\\', '/':
-				b = append(b, e)
+				writeByte(e)
 			case 'b':
-				b = append(b, '\b')
+				writeByte('\b')
 			case 'f':
-				b = append(b, '\f')
+				writeByte('\f')
 			case 'n':
-				b = append(b, '\n')
+				writeByte('\n')
 			case 'r':
-				b = append(b, '\r')
+				writeByte('\r')
 			case 't':
-				b = append(b, '\t')
+				writeByte('\t')
 			case 'u':
 				r := hex4(body[i+2:])
 				if r < 0 {
-					return "", false
+					return 0, false
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if len(body)-i >= 6 && body[i] == '\\' && body[i+1] == 'u' {
 						if r2 := hex4(body[i+2:]); r2 >= 0 {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b = utf8.AppendRune(b, dec)
+								writeRune(dec)
 								i += 6
 								continue
 							}
@@ -76,10 +115,10 @@ func unquote(raw []byte) (s string, ok bool) {
 					}
 					r = utf8.RuneError
 				}
-				b = utf8.AppendRune(b, r)
+				writeRune(r)
 				continue
 			default:
-				return "", false
+				return 0, false
 			}
 			i += 2
 		case c < utf8.RuneSelf:
@@ -92,19 +131,19 @@ func unquote(raw []byte) (s string, ok bool) {
 				}
 				j++
 			}
-			b = append(b, body[i:j]...)
+			write(body[i:j])
 			i = j
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
+				writeRune(utf8.RuneError)
 			} else {
-				b = append(b, body[i:i+size]...)
+				write(body[i : i+size])
 			}
 			i += size
 		}
 	}
-	return string(b), true
+	return n, true
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,23 @@ func TestUnquote(t *testing.T) {
 		`"ünïcode – ok"`, `null`, `42`, `"x" "y"`, `"x",`, `"`, ``, `{"a":"b"}`, `["x"]`, "\v\"x\"",
 	} {
 		checkUnquote(t, []byte(raw))
+	}
+}
+
+// Strings of 64 KB and more are measured first, then built to size: the
+// same results, whatever the escapes.
+func TestUnquoteLarge(t *testing.T) {
+	for _, body := range []string{
+		`plain`, `a\"b`, `\/\b\f\n\r\t`, `\u00e9\u4e2d`, `\ud83d\ude00`, `\ud83d`, `\ude00\ud83d`,
+		"a\xffb", "\xe4\xb8", `ünïcode – ok`, `\u0000x`, `\x`, `a"b`, "a\nb",
+	} {
+		raw := []byte(`"` + strings.Repeat(body, 70000/len(body)+1) + `"`)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		got, ok := unquote(raw)
+		if ok != (err == nil) || got != want && err == nil {
+			t.Errorf("%q repeated: ok %v, json %v, equal %v", body, ok, err, got == want)
+		}
 	}
 }
 

@@ -79,9 +79,9 @@ func ParseTasks(data []byte) ([]Task, error) {
 
 // wireQueued is a queued message: {"id","message":<message param>,"web_search"?}.
 type wireQueued struct {
-	ID        json.RawMessage `json:"id"`
-	Message   json.RawMessage `json:"message"`
-	WebSearch bool            `json:"web_search"`
+	ID        rawJSON `json:"id"`
+	Message   rawJSON `json:"message"`
+	WebSearch bool    `json:"web_search"`
 }
 
 // ParseQueuedMessages decodes a JSON array of queued messages, as found in
@@ -101,7 +101,7 @@ func ParseQueuedMessages(data []byte) ([]QueuedMessage, error) {
 // MessageText flattens an OpenAI-style message param or bare content into
 // its text: content as a string, a list of parts ({"type":"text","text"},
 // {"text"} or bare strings), or the object's own "content".
-func MessageText(raw json.RawMessage) string {
+func MessageText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return ""
@@ -109,8 +109,8 @@ func MessageText(raw json.RawMessage) string {
 	switch raw[0] {
 	case '{':
 		var m struct {
-			Content json.RawMessage `json:"content"`
-			Text    *string         `json:"text"`
+			Content rawJSON `json:"content"`
+			Text    *string `json:"text"`
 		}
 		if json.Unmarshal(raw, &m) != nil {
 			return ""
@@ -130,7 +130,7 @@ func MessageText(raw json.RawMessage) string {
 // ContentText flattens message content: a string, or a list of text parts
 // (typed, untyped or bare strings) concatenated in order. Non-text parts
 // become a short placeholder rather than being dropped.
-func ContentText(raw json.RawMessage) string {
+func ContentText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return ""
@@ -140,11 +140,26 @@ func ContentText(raw json.RawMessage) string {
 		s, _ := unquote(raw)
 		return s
 	case '[':
-		var parts []json.RawMessage
+		var parts []rawJSON
 		if json.Unmarshal(raw, &parts) != nil {
 			return ""
 		}
+		// One text part (the usual) is returned as is, not copied again.
+		var out string
 		var b strings.Builder
+		add := func(s string) {
+			switch {
+			case s == "":
+			case out == "" && b.Len() == 0:
+				out = s
+			default:
+				if out != "" {
+					b.WriteString(out)
+					out = ""
+				}
+				b.WriteString(s)
+			}
+		}
 		for _, p := range parts {
 			p = bytes.TrimSpace(p)
 			if len(p) == 0 {
@@ -152,24 +167,33 @@ func ContentText(raw json.RawMessage) string {
 			}
 			if p[0] == '"' {
 				s, _ := unquote(p)
-				b.WriteString(s)
+				add(s)
 				continue
 			}
 			var part struct {
 				Type string  `json:"type"`
-				Text *string `json:"text"`
+				Text rawJSON `json:"text"`
 			}
 			if json.Unmarshal(p, &part) != nil {
 				continue
 			}
+			text, isText := "", false
+			if len(part.Text) > 0 && !isNull(part.Text) {
+				if text, isText = unquote(part.Text); !isText {
+					continue // a text that is not a string spoils the part
+				}
+			}
 			switch {
-			case part.Text != nil && (part.Type == "" || part.Type == "text" || part.Type == "input_text" || part.Type == "output_text"):
-				b.WriteString(*part.Text)
+			case isText && (part.Type == "" || part.Type == "text" || part.Type == "input_text" || part.Type == "output_text"):
+				add(text)
 			case part.Type != "":
-				fmt.Fprintf(&b, "[%s]", part.Type)
+				add("[" + part.Type + "]")
 			}
 		}
-		return b.String()
+		if b.Len() > 0 {
+			return b.String()
+		}
+		return out
 	case '{':
 		return MessageText(raw)
 	}
@@ -177,7 +201,7 @@ func ContentText(raw json.RawMessage) string {
 }
 
 // idString turns a JSON id (string or number) into text.
-func idString(raw json.RawMessage) string {
+func idString(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || isNull(raw) {
 		return ""
@@ -193,7 +217,7 @@ func idString(raw json.RawMessage) string {
 	return ""
 }
 
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 // msTime converts integer milliseconds since the epoch; zero for absent or
 // unparsable values.

@@ -4,11 +4,16 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
@@ -165,32 +170,154 @@ func Records(tl *events.Timeline) []Record {
 	return append(out, StateRecord(tl))
 }
 
-// WriteJSONL writes one compact JSON object per line.
+// WriteJSONL writes one compact JSON object per line. Every text is
+// written whole, byte for byte as encoding/json encodes it.
 func WriteJSONL(w io.Writer, tl *events.Timeline) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	e := newStreamEncoder(w, "")
 	for _, r := range Records(tl) {
-		if err := enc.Encode(r); err != nil {
+		var bigs []string
+		r = stashRecord(r, e.token, &bigs)
+		if err := e.encode(r, bigs); err != nil {
 			return fmt.Errorf("write jsonl: %w", err)
 		}
+	}
+	if err := e.w.Flush(); err != nil {
+		return fmt.Errorf("write jsonl: %w", err)
 	}
 	return nil
 }
 
-// WriteJSON writes {"items":[…],"state":{…}} as one indented document.
+// WriteJSON writes {"items":[…],"state":{…}} as one indented document,
+// every text whole.
 func WriteJSON(w io.Writer, tl *events.Timeline) error {
 	recs := Records(tl)
+	var bigs []string
+	e := newStreamEncoder(w, "  ")
+	for i := range recs {
+		recs[i] = stashRecord(recs[i], e.token, &bigs)
+	}
 	doc := struct {
 		Items []Record `json:"items"`
 		State Record   `json:"state"`
 	}{Items: recs[:len(recs)-1], State: recs[len(recs)-1]}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := e.encode(doc, bigs); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	if err := e.w.Flush(); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
+}
+
+// bigText is the length from which a text is streamed to the output in
+// pieces instead of going through encoding/json's buffer, which would hold
+// a second, escaped copy of a tool output and grow to it by doubling.
+const bigText = 64 << 10
+
+// streamEncoder writes values as a json.Encoder with HTML escaping off
+// would, except that large texts are first replaced by placeholders (a
+// random token and an index, see stashRecord) and then written in pieces
+// where their placeholder lands.
+type streamEncoder struct {
+	w      *bufio.Writer
+	buf    bytes.Buffer
+	enc    *json.Encoder // into buf, for the value with its placeholders
+	piece  bytes.Buffer
+	pieces *json.Encoder // into piece, for the pieces of a large text
+	token  string
+}
+
+func newStreamEncoder(w io.Writer, indent string) *streamEncoder {
+	e := &streamEncoder{w: bufio.NewWriterSize(w, 256<<10)}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	if indent != "" {
+		e.enc.SetIndent("", indent)
+	}
+	e.pieces = json.NewEncoder(&e.piece)
+	e.pieces.SetEscapeHTML(false)
+	var r [16]byte
+	_, _ = rand.Read(r[:])
+	e.token = "perch-" + hex.EncodeToString(r[:]) + "-"
+	return e
+}
+
+// stash replaces *p by a placeholder when it is large.
+func stash(p **string, token string, bigs *[]string) {
+	if *p == nil || len(**p) < bigText {
+		return
+	}
+	*bigs = append(*bigs, **p)
+	*p = ptr(token + strconv.Itoa(len(*bigs)-1))
+}
+
+// stashRecord returns r with its large texts stashed in bigs. r's slices
+// are copied before they are changed: records share them with the timeline.
+func stashRecord(r Record, token string, bigs *[]string) Record {
+	stash(&r.Text, token, bigs)
+	stash(&r.Output, token, bigs)
+	if r.Queue != nil {
+		q := make([]Queued, len(*r.Queue)) // never nil: [] stays []
+		copy(q, *r.Queue)
+		for i := range q {
+			p := &q[i].Text
+			stash(&p, token, bigs)
+			q[i].Text = *p
+		}
+		r.Queue = &q
+	}
+	return r
+}
+
+// encode writes v (and a newline), putting each stashed text where its
+// placeholder is.
+func (e *streamEncoder) encode(v any, bigs []string) error {
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		return err
+	}
+	out := e.buf.Bytes()
+	mark := []byte(`"` + e.token)
+	for len(bigs) > 0 {
+		i := bytes.Index(out, mark)
+		if i < 0 {
+			break
+		}
+		rest := out[i+len(mark):]
+		j := bytes.IndexByte(rest, '"')
+		k, err := strconv.Atoi(string(rest[:max(j, 0)]))
+		if j < 0 || err != nil || k < 0 || k >= len(bigs) {
+			return fmt.Errorf("lost a placeholder")
+		}
+		e.w.Write(out[:i])
+		if err := e.writeString(bigs[k]); err != nil {
+			return err
+		}
+		out = rest[j+1:]
+	}
+	_, err := e.w.Write(out)
+	return err
+}
+
+// writeString writes s as a JSON string, in pieces cut at rune starts, so
+// each piece escapes exactly as its part of s would in one go.
+func (e *streamEncoder) writeString(s string) error {
+	e.w.WriteByte('"')
+	for len(s) > 0 {
+		n := min(len(s), 32<<10)
+		for k := 0; k < utf8.UTFMax-1 && n < len(s) && !utf8.RuneStart(s[n]); k++ {
+			n--
+		}
+		e.piece.Reset()
+		if err := e.pieces.Encode(s[:n]); err != nil {
+			return err
+		}
+		p := e.piece.Bytes()
+		e.w.Write(p[1 : len(p)-2]) // without the quotes and the newline
+		s = s[n:]
+	}
+	_, err := e.w.Write([]byte{'"'})
+	return err
 }
 
 // MaxMarkdownOutput bounds how much of one tool output the Markdown
@@ -198,11 +325,21 @@ func WriteJSON(w io.Writer, tl *events.Timeline) error {
 const MaxMarkdownOutput = 4000
 
 // WriteMarkdown writes a readable transcript. Every daemon string is
-// sanitized: the output may go straight to a terminal.
+// sanitized: the output may go straight to a terminal. A tool output longer
+// than MaxMarkdownOutput bytes is cut, and says how much was left out.
 func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
-	var b bytes.Buffer
+	return writeMarkdown(w, tl, title, false)
+}
+
+// WriteMarkdownFull is WriteMarkdown with every tool output whole.
+func WriteMarkdownFull(w io.Writer, tl *events.Timeline, title string) error {
+	return writeMarkdown(w, tl, title, true)
+}
+
+func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) error {
+	b := bufio.NewWriterSize(w, 256<<10)
 	if title != "" {
-		fmt.Fprintf(&b, "# %s\n\n", sanitize.Line(title))
+		fmt.Fprintf(b, "# %s\n\n", sanitize.Line(title))
 	}
 	for _, it := range tl.Items() {
 		switch it.Kind {
@@ -220,19 +357,19 @@ func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
 			}
 			b.WriteString("\n\n")
 			if u := it.Usage; u != nil {
-				fmt.Fprintf(&b, "_tokens: %d in (%d cached), %d out_\n\n", u.InputTokens, u.CachedTokens, u.OutputTokens)
+				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out_\n\n", u.InputTokens, u.CachedTokens, u.OutputTokens)
 			}
 		case events.ItemTool:
-			writeToolMarkdown(&b, it.Tool)
+			writeToolMarkdown(b, it.Tool, full)
 		case events.ItemNotice:
-			fmt.Fprintf(&b, "> **%s:** %s\n\n", it.Level, sanitize.Line(it.Text))
+			fmt.Fprintf(b, "> **%s:** %s\n\n", it.Level, sanitize.Line(it.Text))
 		}
 	}
-	fmt.Fprintf(&b, "---\n\nStatus: %s", tl.Status())
+	fmt.Fprintf(b, "---\n\nStatus: %s", tl.Status())
 	if q := tl.Queue(); len(q) > 0 {
-		fmt.Fprintf(&b, " · %d queued:\n\n", len(q))
+		fmt.Fprintf(b, " · %d queued:\n\n", len(q))
 		for _, m := range q {
-			fmt.Fprintf(&b, "- %s\n", sanitize.Line(m.Text))
+			fmt.Fprintf(b, "- %s\n", sanitize.Line(m.Text))
 		}
 	} else {
 		b.WriteString("\n")
@@ -244,11 +381,10 @@ func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
 			if t.Status == "completed" {
 				mark = "x"
 			}
-			fmt.Fprintf(&b, "- [%s] %s (%s, %s)\n", mark, sanitize.Line(t.Content), t.Status, t.Priority)
+			fmt.Fprintf(b, "- [%s] %s (%s, %s)\n", mark, sanitize.Line(t.Content), t.Status, t.Priority)
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	if err != nil {
+	if err := b.Flush(); err != nil {
 		return fmt.Errorf("write markdown: %w", err)
 	}
 	return nil
@@ -266,7 +402,7 @@ func callsMarkdown(calls []events.ToolCall) string {
 	return "_Calls " + strings.Join(names, ", ") + "._"
 }
 
-func writeToolMarkdown(b *bytes.Buffer, t *events.ToolItem) {
+func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 	status := t.Status.String()
 	if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil && *r.Command.ExitCode != 0 {
 		status += fmt.Sprintf(", exit %d", *r.Command.ExitCode)
@@ -283,10 +419,12 @@ func writeToolMarkdown(b *bytes.Buffer, t *events.ToolItem) {
 	if t.Result.IsError && t.Result.ErrorText != "" {
 		out = t.Result.ErrorText
 	}
-	out = sanitize.Text(out)
-	if len(out) > MaxMarkdownOutput {
+	if !full && len(out) > MaxMarkdownOutput {
+		// Cut before sanitizing: the rest of a large output is never read.
 		cut := strings.ToValidUTF8(out[:MaxMarkdownOutput], "")
-		out = cut + fmt.Sprintf("\n… (%d more bytes)", len(out)-len(cut))
+		out = sanitize.Text(cut) + fmt.Sprintf("\n… (%d more bytes; --full shows everything)", len(out)-len(cut))
+	} else {
+		out = sanitize.Text(out)
 	}
 	fence := "```"
 	for strings.Contains(out, fence) {

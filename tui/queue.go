@@ -41,7 +41,11 @@ func (m *Model) queueLines() []string {
 			continue
 		}
 		indent := strings.Repeat(" ", len(prefix))
-		body := ansi.Wrap(sanitize.Text(strings.TrimSpace(qm.Text)), max(w-len(prefix), 1), "")
+		text := strings.TrimSpace(qm.Text)
+		if len(text) > previewMax {
+			text = cutText(text, previewMax) + " …"
+		}
+		body := ansi.Wrap(sanitize.Text(text), max(w-len(prefix), 1), "")
 		for j, l := range strings.Split(body, "\n") {
 			p := indent
 			if j == 0 {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -34,9 +35,25 @@ func firstLine(s string) string {
 }
 
 // oneLine makes daemon text terminal-safe and collapses whitespace runs
-// (newlines included) into single spaces, for one-line previews.
+// (newlines included) into single spaces, for one-line previews. Only the
+// first previewMax bytes are read: texts are kept whole, and a preview of a
+// pasted log must not cost its megabytes on every frame.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(sanitize.Text(s)), " ")
+	return strings.Join(strings.Fields(sanitize.Text(cutText(s, previewMax))), " ")
+}
+
+// previewMax is the most of a text any preview reads.
+const previewMax = 64 << 10
+
+// cutText is s cut to at most n bytes on a rune boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // truncate cuts s to at most w cells, ending in "…" when cut.

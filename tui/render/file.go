@@ -77,13 +77,18 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	tags = append(tags, r.p.tag.on(plural(n, "line")))
 	numW := len(strconv.Itoa(start + n - 1))
 	path := fc.Path
-	return []seg{textSeg(content, func(from int, ls []string, w int) []string {
+	sg := textSeg(content, func(from int, ls []string, w int) []string {
 		nums := make([]int, len(ls))
 		for i := range ls {
 			nums[i] = start + from + i
 		}
 		return r.numbered(path, nums, ls, numW, w)
-	})}, tags
+	})
+	if fc.Numbered {
+		// HEAD rows: the " L07 | " prefix goes before tabs are expanded.
+		sg.pre = events.StripRow
+	}
+	return []seg{sg}, tags
 }
 
 // linesRange returns lines [from, to) of s as one string.

@@ -165,15 +165,21 @@ func isASCII(s string) bool {
 	return true
 }
 
+// maxPlain bounds the text PlainText gives of one item: the timeline keeps
+// outputs whole (tens of megabytes), which no clipboard takes and no
+// keystroke of a search should rescan.
+const maxPlain = 1 << 20
+
 // PlainText is an item as text without styling: what copying it puts on
 // the clipboard and what transcript search scans. Tool items give the name
-// and key argument on the first line, then the output.
+// and key argument on the first line, then the output. A text longer than
+// maxPlain keeps its head and tail around a marker.
 func PlainText(it *events.Item) string {
 	if it == nil {
 		return ""
 	}
 	if it.Kind != events.ItemTool || it.Tool == nil {
-		return sanitize.Text(it.Text)
+		return sanitize.Text(headTail(it.Text, maxPlain))
 	}
 	t := it.Tool
 	var b strings.Builder
@@ -193,12 +199,26 @@ func PlainText(it *events.Item) string {
 				out += "\n" + res.Command.Stderr
 			}
 		case out == "" && res.File != nil:
-			out = res.File.Content
+			out = res.File.Plain()
 		}
 		if out = trimTrailingNewlines(out); out != "" {
 			b.WriteString("\n")
-			b.WriteString(sanitize.Text(out))
+			b.WriteString(sanitize.Text(headTail(out, maxPlain)))
 		}
 	}
 	return b.String()
+}
+
+// headTail keeps at most n bytes of s: three quarters from its head, the
+// rest from its tail, cut on rune boundaries, with a marker between that
+// says how much was left out.
+func headTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := cutBytes(s, n*3/4), s[len(s)-n/4:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + fmt.Sprintf("\n… %d bytes not shown …\n", len(s)-len(head)-len(tail)) + tail
 }

@@ -81,10 +81,6 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 	case events.ToolUnknown:
 		tags = append(tags, r.p.tag.on("no result"))
 	}
-	if res != nil && res.Truncated {
-		segs = append(segs, linesSeg(r.p.hidden.on(fmt.Sprintf("… output cut to %s of %s …",
-			humanBytes(len(res.Text)), humanBytes(res.OrigLen)))))
-	}
 	if t.Pruned {
 		tags = append(tags, r.p.tag.on(styles.IconPruned+" pruned from context"))
 	}
@@ -237,16 +233,6 @@ func firstLine(s string, n int) string {
 		s = s[:i] + " …"
 	}
 	return cutBytes(s, n)
-}
-
-func humanBytes(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // errorBody shows a failed call's readable error in the error colour.

@@ -1,0 +1,6 @@
+//go:build race
+
+package cli
+
+// raceEnabled: the race detector slows large decodes tenfold.
+const raceEnabled = true

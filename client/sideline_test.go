@@ -1,0 +1,177 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// TestStreamSidelinedEvents: events large enough to pass around r3labs
+// arrive exactly as r3labs would have delivered them, whatever their shape,
+// in order with the small ones; a server's own event that borrows the stub
+// name is an ordinary frame.
+func TestStreamSidelinedEvents(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	big := strings.Repeat("0123456789", sideAbove/10+1)
+	type frame struct{ name, data string }
+	cases := []struct {
+		raw  string
+		want *frame // nil: r3labs delivers nothing
+	}{
+		{"event: maria\ndata: " + big + "\n\n", &frame{"maria", big}},
+		{"event: maria\r\ndata: " + big + "\r\ndata:x\r\n\r\n", &frame{"maria", big + "\nx"}},
+		{"id: 7\n: comment\nevent: a\ndata:" + big + "\ndata\nretry: 5\n\n", &frame{"a", big + "\n"}},
+		{"data: " + big + "\r\r", &frame{"", big}},
+		{": " + big + "\n\n", nil},
+		{"event: " + sideEvent + "\ndata: spoof-1" + big + "\n\n", &frame{sideEvent, "spoof-1" + big}},
+		{"event: " + sideEvent + "\ndata: spoof-2\n\n", &frame{sideEvent, "spoof-2"}},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		for i, c := range cases {
+			writeEvent(w, "small", string(rune('a'+i)))
+			io.WriteString(w, c.raw)
+			w.(http.Flusher).Flush()
+		}
+		writeEvent(w, "small", "end")
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL+"/v1", fastTiming())
+	rec := &recorder{}
+	stop, _ := startStream(t, c, rec)
+	waitFor(t, "the last frame", 30*time.Second, func() bool {
+		ds := rec.dataStrings()
+		return len(ds) > 0 && ds[len(ds)-1] == "end"
+	})
+	if err := stop(); !errors.Is(err, context.Canceled) {
+		t.Errorf("stream returned %v", err)
+	}
+	frames, _ := rec.snapshot()
+	var want []frame
+	for i, c := range cases {
+		want = append(want, frame{"small", string(rune('a' + i))})
+		if c.want != nil {
+			want = append(want, *c.want)
+		}
+	}
+	want = append(want, frame{"small", "end"})
+	if len(frames) != len(want) {
+		t.Fatalf("%d frames, want %d", len(frames), len(want))
+	}
+	for i, f := range frames {
+		if f.Name != want[i].name || string(f.Data) != want[i].data {
+			t.Errorf("frame %d: %q %.40q…, want %q %.40q…", i, f.Name, f.Data, want[i].name, want[i].data)
+		}
+	}
+}
+
+// TestStreamLargeEventCopiedOnce: a 40 MiB event costs about one buffer on
+// its way to the caller. Through r3labs it cost five or more: the reader's
+// buffer and r3labs' scanner buffer, both grown by doubling, then the
+// event's data.
+func TestStreamLargeEventCopiedOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const size = 40 << 20
+	body := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", size/36)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		io.WriteString(w, "event: maria\ndata: ")
+		for rest := body; len(rest) > 0; {
+			k := min(len(rest), 1<<20)
+			io.WriteString(w, rest[:k])
+			rest = rest[k:]
+		}
+		io.WriteString(w, "\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL+"/v1", fastTiming())
+	got := make(chan []byte, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.StreamTask(ctx, idC, func(f events.Frame) { got <- f.Data }, nil)
+	}()
+	var data []byte
+	select {
+	case data = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no frame")
+	}
+	runtime.ReadMemStats(&after)
+	cancel()
+	<-done
+	if !bytes.Equal(data, []byte(body)) {
+		t.Fatalf("data differs: %d bytes", len(data))
+	}
+	// The reader reserves room for the largest event (64 MiB) once a
+	// large one starts; room never written costs no memory, but counts
+	// here. The server's side allocates little.
+	t.Logf("allocated %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+		t.Errorf("a %d MiB event allocated %d MiB on its way", size>>20, alloc>>20)
+	}
+}
+
+// TestProgress: while an event is partly received, or bytes came in
+// lately, the stream is busy, though no frame shows.
+func TestProgress(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		writeEvent(w, "maria", "one")
+		io.WriteString(w, "event: maria\ndata: tw")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "o\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL+"/v1", fastTiming())
+	rec := &recorder{}
+	p := &Progress{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.frame, rec.state, p) }()
+	waitFor(t, "the first frame", 10*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
+	time.Sleep(100 * time.Millisecond)
+	if !p.Busy(10 * time.Millisecond) {
+		t.Error("half an event received, but not busy")
+	}
+	close(release)
+	waitFor(t, "the second frame", 10*time.Second, func() bool { return len(rec.dataStrings()) == 2 })
+	if !p.Busy(time.Minute) {
+		t.Error("bytes just came in, but not busy")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if p.Busy(50 * time.Millisecond) {
+		t.Error("quiet, but busy")
+	}
+	cancel()
+	<-done
+}
