@@ -18,6 +18,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -113,7 +114,14 @@ func (c *Config) defaults() {
 
 // Run shows the UI until the user quits or ctx ends. Stream goroutines are
 // stopped and waited for before it returns.
+//
+// The colour profile is the one lipgloss detected for stdout when its
+// package was initialised, from the same stdout and environment Bubble Tea
+// would look at. Detecting it again costs a second `tmux info` run inside
+// tmux (colorprofile asks tmux whether it passes 24-bit colour), some 10
+// to 20 ms before the first frame. opts may still set another profile.
 func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
+	opts = append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)
 	m, err := run(ctx, b, cfg, opts...)
 	if m != nil {
 		w := cfg.Unsent
