@@ -142,6 +142,7 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	warmUp()
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
