@@ -158,6 +158,50 @@ func TestEachElement(t *testing.T) {
 	}
 }
 
+// referenceRepair is Repair as first written: a byte-by-byte state machine,
+// kept to check the faster one against.
+func referenceRepair(in []byte) []byte {
+	var out []byte
+	inString, escaped := false, false
+	var pending []byte
+	for i := 0; i < len(in); {
+		c := in[i]
+		if len(pending) > 0 {
+			pending = append(pending, c)
+			switch matchToken(pending) {
+			case tokenFull:
+				out = append(out, "null"...)
+				pending = pending[:0]
+				i++
+			case tokenPrefix:
+				i++
+			default:
+				out = append(out, pending[:len(pending)-1]...)
+				pending = pending[:0]
+			}
+			continue
+		}
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == 'N' || c == 'I' || c == '-':
+			pending = append(pending, c)
+			i++
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return append(out, pending...)
+}
+
 func FuzzRepair(f *testing.F) {
 	for _, s := range []string{`{"a":NaN}`, `[-Infinity,"NaN\\"",Infinity]`, `"\\`, `-`, `NaNaN`} {
 		f.Add([]byte(s))
@@ -167,6 +211,9 @@ func FuzzRepair(f *testing.F) {
 		b, err := io.ReadAll(NewRepairReader(iotest.HalfReader(bytes.NewReader(in))))
 		if err != nil || !bytes.Equal(a, b) {
 			t.Fatalf("Repair and RepairReader disagree on %q: %q vs %q", in, a, b)
+		}
+		if want := referenceRepair(in); !bytes.Equal(a, want) {
+			t.Fatalf("Repair(%q) = %q, the reference gives %q", in, a, want)
 		}
 		if json.Valid(in) && !bytes.Equal(a, in) {
 			t.Fatalf("valid JSON changed: %q -> %q", in, a)
