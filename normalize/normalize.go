@@ -14,44 +14,58 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // Object is a JSON object with its fields kept raw.
 type Object = map[string]json.RawMessage
 
-// AsObject decodes raw as an object (nil when it is not one).
+// AsObject decodes raw as an object (nil when it is not one). Its values
+// are a copy: they stay valid when raw's memory is reused.
 func AsObject(raw json.RawMessage) Object {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var o Object
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
+	o, _ := jsonx.Object(bytes.Clone(raw))
 	return o
 }
 
-// AsList decodes raw as an array (nil when it is not one).
+// AsList decodes raw as an array (nil when it is not one; an empty array is
+// an empty list). Its elements are a copy, as AsObject's values.
 func AsList(raw json.RawMessage) []json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var l []json.RawMessage
-	if json.Unmarshal(raw, &l) != nil {
+	l, _ := jsonx.List(bytes.Clone(raw))
+	return l
+}
+
+// object and list are AsObject and AsList for values read in place: their
+// members share raw's memory, so nothing of them may be kept.
+func object(raw json.RawMessage) Object {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
+	o, _ := jsonx.Object(raw)
+	return o
+}
+
+func list(raw json.RawMessage) []json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	l, _ := jsonx.List(raw)
 	return l
 }
 
 // Str reads a JSON string ("" for anything else).
 func Str(raw json.RawMessage) string {
-	var s string
-	if len(raw) > 0 && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return ""
+	s, _ := jsonx.Unquote(raw)
+	return s
 }
 
 // StrField reads o[key] as a string.
@@ -152,7 +166,7 @@ func Unwrap(raw json.RawMessage, keys ...string) Object {
 	if !strings.HasPrefix(inner, "{") {
 		return nil
 	}
-	o := AsObject(ingest.Repair([]byte(inner)))
+	o := object(ingest.Repair([]byte(inner))) // a buffer of its own
 	for _, k := range keys {
 		if _, ok := o[k]; ok {
 			return o

@@ -1,0 +1,559 @@
+// Package jsonx reads JSON in one pass, with encoding/json's verdicts: it
+// validates a value, splits an object or an array into its raw members and
+// unquotes strings. encoding/json validates the whole input before it
+// decodes, byte by byte through a state machine, so a decoder that reads a
+// record in layers (an object, then one of its members, then a string)
+// scans its big strings many times over; these functions scan them once,
+// eight bytes at a time, and agree with encoding/json on what is valid and
+// on every value they return.
+package jsonx
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth is encoding/json's limit on nested objects and arrays.
+const maxDepth = 10000
+
+// Valid reports whether data is exactly one JSON value (white space around
+// it allowed), as json.Valid does.
+func Valid(data []byte) bool {
+	i := skipSpace(data, 0)
+	end, ok := skipValue(data, i, 0)
+	return ok && skipSpace(data, end) == len(data)
+}
+
+// Object splits raw, exactly one JSON object (JSON white space around it
+// allowed), into its members as json.Unmarshal into a
+// map[string]json.RawMessage does: keys unquoted, the last of duplicate
+// keys kept, each value its bytes without the white space around them. ok
+// is false when raw is anything else or not valid JSON. The values share
+// raw's memory.
+func Object(raw []byte) (m map[string]json.RawMessage, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	m = make(map[string]json.RawMessage, 8)
+	end, ok := members(raw, i, 1, func(key string, v []byte) { m[key] = v })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return nil, false
+	}
+	return m, true
+}
+
+// Members calls fn with each member of raw, exactly one JSON object (JSON
+// white space around it allowed), in order, after checking that the whole
+// of raw is valid; it reports false, without calling fn, when it is not.
+// Values share raw's memory.
+func Members(raw []byte, fn func(key string, value []byte)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	type member struct {
+		key   string
+		value []byte
+	}
+	var buf [16]member
+	all := buf[:0]
+	end, ok := members(raw, i, 1, func(k string, v []byte) { all = append(all, member{k, v}) })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return false
+	}
+	for _, m := range all {
+		fn(m.key, m.value)
+	}
+	return true
+}
+
+// List splits raw, exactly one JSON array (JSON white space around it
+// allowed), into its elements as json.Unmarshal into a []json.RawMessage
+// does: an empty array is an empty, non-nil list. ok is false when raw is
+// anything else or not valid JSON. The elements share raw's memory.
+func List(raw []byte) (l []json.RawMessage, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	l = []json.RawMessage{}
+	end, ok := elements(raw, i, 1, func(v []byte) { l = append(l, v) })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return nil, false
+	}
+	return l, true
+}
+
+// members reads the object at raw[i] ('{'), calling fn for each member,
+// and returns the index after it.
+func members(raw []byte, i, depth int, fn func(string, []byte)) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return 0, false
+		}
+		kend, plain, ok := scanString(raw, i)
+		if !ok {
+			return 0, false
+		}
+		var key string
+		if plain {
+			key = string(raw[i+1 : kend-1])
+		} else {
+			key, _ = unquoteBody(raw[i+1 : kend-1])
+		}
+		i = skipSpace(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return 0, false
+		}
+		i = skipSpace(raw, i+1)
+		vend, ok := skipValue(raw, i, depth)
+		if !ok {
+			return 0, false
+		}
+		fn(key, raw[i:vend:vend])
+		i = skipSpace(raw, vend)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// elements reads the array at raw[i] ('['), calling fn for each element.
+func elements(raw []byte, i, depth int, fn func([]byte)) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		vend, ok := skipValue(raw, i, depth)
+		if !ok {
+			return 0, false
+		}
+		fn(raw[i:vend:vend])
+		i = skipSpace(raw, vend)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// skipValue checks the value at raw[i] and returns the index after it.
+// depth is the number of arrays and objects around it.
+func skipValue(raw []byte, i, depth int) (int, bool) {
+	if i >= len(raw) {
+		return 0, false
+	}
+	switch c := raw[i]; {
+	case c == '"':
+		end, _, ok := scanString(raw, i)
+		return end, ok
+	case c == '{':
+		return skipObject(raw, i, depth+1)
+	case c == '[':
+		return skipArray(raw, i, depth+1)
+	case c == '-' || '0' <= c && c <= '9':
+		return scanNumber(raw, i)
+	case c == 't':
+		return literal(raw, i, "true")
+	case c == 'f':
+		return literal(raw, i, "false")
+	case c == 'n':
+		return literal(raw, i, "null")
+	}
+	return 0, false
+}
+
+// skipObject and skipArray check a nested value without collecting its
+// members (no key is unquoted).
+func skipObject(raw []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return 0, false
+		}
+		kend, _, ok := scanString(raw, i)
+		if !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return 0, false
+		}
+		i = skipSpace(raw, i+1)
+		if i, ok = skipValue(raw, i, depth); !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func skipArray(raw []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = skipValue(raw, i, depth); !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func literal(raw []byte, i int, lit string) (int, bool) {
+	if len(raw)-i < len(lit) || string(raw[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
+}
+
+// scanNumber checks the number at raw[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(raw []byte, i int) (int, bool) {
+	if raw[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(raw):
+		return 0, false
+	case raw[i] == '0':
+		i++
+	case '1' <= raw[i] && raw[i] <= '9':
+		i = digits(raw, i+1)
+	default:
+		return 0, false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		j := digits(raw, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		j := digits(raw, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(raw []byte, i int) int {
+	for i < len(raw) && '0' <= raw[i] && raw[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special is the index of the first byte of s at or after i that is a
+// quote, a backslash or a control character (len(s) when none is).
+func special(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:])
+		q := v ^ (lsb * '"')
+		b := v ^ (lsb * '\\')
+		// A byte of x is zero where (x-lsb) &^ x has its top bit set; the
+		// lowest such byte is exact (borrows only run upwards).
+		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v)
+		if m &= msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// scanString checks the string at raw[i] ('"') and returns the index after
+// its closing quote. plain says the string holds no escape and no byte
+// outside ASCII, so its body is its value.
+func scanString(raw []byte, i int) (end int, plain, ok bool) {
+	start := i + 1
+	plain = true
+	for j := start; ; {
+		j = special(raw, j)
+		if j >= len(raw) {
+			return 0, false, false
+		}
+		switch c := raw[j]; {
+		case c == '"':
+			if plain && !ascii(raw[start:j]) {
+				plain = false
+			}
+			return j + 1, plain, true
+		case c < 0x20:
+			return 0, false, false
+		}
+		// A backslash.
+		plain = false
+		if j+1 >= len(raw) {
+			return 0, false, false
+		}
+		switch raw[j+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			j += 2
+		case 'u':
+			if hex4(raw[j+2:]) < 0 {
+				return 0, false, false
+			}
+			j += 6
+		default:
+			return 0, false, false
+		}
+	}
+}
+
+// ascii reports s has no byte outside ASCII.
+func ascii(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(s[i:])&msb != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Unquote reads raw as exactly one JSON string (JSON white space around it
+// allowed) with encoding/json's result: invalid UTF-8 and unpaired
+// surrogates become U+FFFD. ok is false for anything else (another type,
+// null, bad escapes, control characters, trailing data), and s is then "".
+// It does what json.Unmarshal(raw, &s) does in a single pass.
+func Unquote(raw []byte) (s string, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '"' {
+		return "", false
+	}
+	start := i + 1
+	j := special(raw, start)
+	if j < len(raw) && raw[j] == '"' && skipSpace(raw, j+1) == len(raw) {
+		// No escape: the body is the value once its UTF-8 is valid.
+		body := raw[start:j]
+		if utf8.Valid(body) {
+			return string(body), true
+		}
+		return string(fixUTF8(nil, body)), true
+	}
+	end, _, ok := scanString(raw, i)
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return "", false
+	}
+	return unquoteBody(raw[start : end-1])
+}
+
+// UnquoteBytes is Unquote for the value of a string member or element:
+// raw must be a whole JSON string with no white space around it, as
+// Object, List and Members return them.
+func UnquoteBytes(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	return Unquote(raw)
+}
+
+// fixUTF8 appends s with each invalid byte replaced by U+FFFD.
+func fixUTF8(b, s []byte) []byte {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[:size]...)
+		}
+		s = s[size:]
+	}
+	return b
+}
+
+// unquoteBody decodes the body of a checked string (between its quotes).
+func unquoteBody(body []byte) (string, bool) {
+	b := make([]byte, 0, len(body)+2*utf8.UTFMax)
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(body) {
+				return "", false
+			}
+			switch e := body[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(body[i+2:])
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if len(body)-i >= 6 && body[i] == '\\' && body[i+1] == 'u' {
+						if r2 := hex4(body[i+2:]); r2 >= 0 {
+							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+								b = utf8.AppendRune(b, dec)
+								i += 6
+								continue
+							}
+						}
+					}
+					r = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			// A run of plain ASCII.
+			j := i + 1
+			for j < len(body) {
+				c := body[j]
+				if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
+					break
+				}
+				j++
+			}
+			b = append(b, body[i:j]...)
+			i = j
+		default:
+			// A run of valid UTF-8 is copied as is.
+			j := i
+			for j < len(body) && body[j] >= utf8.RuneSelf {
+				j++
+			}
+			if utf8.Valid(body[i:j]) {
+				b = append(b, body[i:j]...)
+			} else {
+				b = fixUTF8(b, body[i:j])
+			}
+			i = j
+		}
+	}
+	return string(b), true
+}
+
+// hex4 reads the four hex digits of a \u escape, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
