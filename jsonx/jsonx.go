@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -102,15 +103,9 @@ func members(raw []byte, i, depth int, fn func(string, []byte)) (int, bool) {
 		if i >= len(raw) || raw[i] != '"' {
 			return 0, false
 		}
-		kend, plain, ok := scanString(raw, i)
+		key, kend, ok := unquoteAt(raw, i)
 		if !ok {
 			return 0, false
-		}
-		var key string
-		if plain {
-			key = string(raw[i+1 : kend-1])
-		} else {
-			key, _ = unquoteBody(raw[i+1 : kend-1])
 		}
 		i = skipSpace(raw, kend)
 		if i >= len(raw) || raw[i] != ':' {
@@ -175,8 +170,7 @@ func skipValue(raw []byte, i, depth int) (int, bool) {
 	}
 	switch c := raw[i]; {
 	case c == '"':
-		end, _, ok := scanString(raw, i)
-		return end, ok
+		return scanString(raw, i)
 	case c == '{':
 		return skipObject(raw, i, depth+1)
 	case c == '[':
@@ -207,7 +201,7 @@ func skipObject(raw []byte, i, depth int) (int, bool) {
 		if i >= len(raw) || raw[i] != '"' {
 			return 0, false
 		}
-		kend, _, ok := scanString(raw, i)
+		kend, ok := scanString(raw, i)
 		if !ok {
 			return 0, false
 		}
@@ -353,58 +347,32 @@ func special(s []byte, i int) int {
 }
 
 // scanString checks the string at raw[i] ('"') and returns the index after
-// its closing quote. plain says the string holds no escape and no byte
-// outside ASCII, so its body is its value.
-func scanString(raw []byte, i int) (end int, plain, ok bool) {
-	start := i + 1
-	plain = true
-	for j := start; ; {
+// its closing quote.
+func scanString(raw []byte, i int) (end int, ok bool) {
+	for j := i + 1; ; {
 		j = special(raw, j)
-		if j >= len(raw) {
-			return 0, false, false
+		if j >= len(raw) || raw[j] < 0x20 {
+			return 0, false
 		}
-		switch c := raw[j]; {
-		case c == '"':
-			if plain && !ascii(raw[start:j]) {
-				plain = false
-			}
-			return j + 1, plain, true
-		case c < 0x20:
-			return 0, false, false
+		if raw[j] == '"' {
+			return j + 1, true
 		}
 		// A backslash.
-		plain = false
 		if j+1 >= len(raw) {
-			return 0, false, false
+			return 0, false
 		}
 		switch raw[j+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			j += 2
 		case 'u':
 			if hex4(raw[j+2:]) < 0 {
-				return 0, false, false
+				return 0, false
 			}
 			j += 6
 		default:
-			return 0, false, false
+			return 0, false
 		}
 	}
-}
-
-// ascii reports s has no byte outside ASCII.
-func ascii(s []byte) bool {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if binary.LittleEndian.Uint64(s[i:])&msb != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // Unquote reads raw as exactly one JSON string (JSON white space around it
@@ -417,21 +385,11 @@ func Unquote(raw []byte) (s string, ok bool) {
 	if i >= len(raw) || raw[i] != '"' {
 		return "", false
 	}
-	start := i + 1
-	j := special(raw, start)
-	if j < len(raw) && raw[j] == '"' && skipSpace(raw, j+1) == len(raw) {
-		// No escape: the body is the value once its UTF-8 is valid.
-		body := raw[start:j]
-		if utf8.Valid(body) {
-			return string(body), true
-		}
-		return string(fixUTF8(nil, body)), true
-	}
-	end, _, ok := scanString(raw, i)
+	s, end, ok := unquoteAt(raw, i)
 	if !ok || skipSpace(raw, end) != len(raw) {
 		return "", false
 	}
-	return unquoteBody(raw[start : end-1])
+	return s, true
 }
 
 // UnquoteBytes is Unquote for the value of a string member or element:
@@ -458,82 +416,84 @@ func fixUTF8(b, s []byte) []byte {
 	return b
 }
 
-// unquoteBody decodes the body of a checked string (between its quotes).
-func unquoteBody(body []byte) (string, bool) {
-	b := make([]byte, 0, len(body)+2*utf8.UTFMax)
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(body) {
-				return "", false
-			}
-			switch e := body[i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(body[i+2:])
-				if r < 0 {
-					return "", false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if len(body)-i >= 6 && body[i] == '\\' && body[i+1] == 'u' {
-						if r2 := hex4(body[i+2:]); r2 >= 0 {
-							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								b = utf8.AppendRune(b, dec)
-								i += 6
-								continue
-							}
+// unquoteAt checks and decodes the string at raw[i] ('"') in one pass, and
+// returns the index after its closing quote.
+func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
+	start := i + 1
+	j := special(raw, start)
+	if j >= len(raw) || raw[j] < 0x20 {
+		return "", 0, false
+	}
+	if raw[j] == '"' {
+		// No escape: the body is the value once its UTF-8 is valid.
+		body := raw[start:j]
+		if utf8.Valid(body) {
+			return string(body), j + 1, true
+		}
+		return string(fixUTF8(nil, body)), j + 1, true
+	}
+	// Find the end first, so that the value is allocated once (a Builder
+	// allocates without zeroing).
+	end, ok = scanString(raw, i)
+	if !ok {
+		return "", 0, false
+	}
+	var b strings.Builder
+	b.Grow(end - start)
+	writeText(&b, raw[start:j])
+	var u [utf8.UTFMax]byte
+	for {
+		// raw[j] is a backslash.
+		switch e := raw[j+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		default: // 'u', four hex digits
+			r := hex4(raw[j+2:])
+			j += 6
+			if utf16.IsSurrogate(r) {
+				if end-1-j >= 6 && raw[j] == '\\' && raw[j+1] == 'u' {
+					if r2 := hex4(raw[j+2:]); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							b.Write(u[:utf8.EncodeRune(u[:], dec)])
+							j += 6
+							goto next
 						}
 					}
-					r = utf8.RuneError
 				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				return "", false
+				r = utf8.RuneError
 			}
-			i += 2
-		case c == '"' || c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf:
-			// A run of plain ASCII.
-			j := i + 1
-			for j < len(body) {
-				c := body[j]
-				if c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
-					break
-				}
-				j++
-			}
-			b = append(b, body[i:j]...)
-			i = j
-		default:
-			// A run of valid UTF-8 is copied as is.
-			j := i
-			for j < len(body) && body[j] >= utf8.RuneSelf {
-				j++
-			}
-			if utf8.Valid(body[i:j]) {
-				b = append(b, body[i:j]...)
-			} else {
-				b = fixUTF8(b, body[i:j])
-			}
-			i = j
+			b.Write(u[:utf8.EncodeRune(u[:], r)])
+			goto next
 		}
+		j += 2
+	next:
+		k := special(raw[:end], j)
+		writeText(&b, raw[j:k])
+		if k == end-1 {
+			return b.String(), end, true
+		}
+		j = k
 	}
-	return string(b), true
+}
+
+// writeText writes text without quotes, backslashes or control characters,
+// its invalid UTF-8 replaced.
+func writeText(b *strings.Builder, s []byte) {
+	if utf8.Valid(s) {
+		b.Write(s)
+		return
+	}
+	b.Write(fixUTF8(nil, s))
 }
 
 // hex4 reads the four hex digits of a \u escape, or -1.
