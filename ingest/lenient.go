@@ -18,7 +18,7 @@ import (
 // uncopied.
 func Repair(raw []byte) []byte {
 	// Most input holds neither word; where it does, it is mostly in text.
-	if !bytes.Contains(raw, nonFinite[0]) && !bytes.Contains(raw, nonFinite[1]) {
+	if !bytes.Contains(raw, nonFinite[0]) && !bytes.Contains(raw, nonFinite[1]) || !wordOutsideStrings(raw) {
 		return raw
 	}
 	var r repairer
@@ -28,6 +28,30 @@ func Repair(raw []byte) []byte {
 		return raw // the words were in text
 	}
 	return out
+}
+
+// wordOutsideStrings reports whether NaN or Infinity stands outside the
+// strings of raw: only there can a token be.
+func wordOutsideStrings(raw []byte) bool {
+	for i := 0; i < len(raw); {
+		q := bytes.IndexByte(raw[i:], '"')
+		out := raw[i:]
+		if q >= 0 {
+			out = out[:q]
+		}
+		if bytes.Contains(out, nonFinite[0]) || bytes.Contains(out, nonFinite[1]) {
+			return true
+		}
+		if q < 0 {
+			return false
+		}
+		end := closingQuote(raw, i+q+1)
+		if end < 0 {
+			return false
+		}
+		i = end + 1
+	}
+	return false
 }
 
 // NewRepairReader is Repair for a stream of any size: it rewrites the same
