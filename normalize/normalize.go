@@ -42,8 +42,17 @@ func AsList(raw json.RawMessage) []json.RawMessage {
 	return l
 }
 
+// AsObjectShared is AsObject without the copy: its values share raw's
+// memory. It is for raw that stays as it is while they are used (a value
+// that AsObject or AsList returned, a buffer of its own); a value kept
+// keeps all of raw's memory alive.
+func AsObjectShared(raw json.RawMessage) Object { return object(raw) }
+
+// AsListShared is AsList without the copy, as AsObjectShared.
+func AsListShared(raw json.RawMessage) []json.RawMessage { return list(raw) }
+
 // object and list are AsObject and AsList for values read in place: their
-// members share raw's memory, so nothing of them may be kept.
+// members share raw's memory.
 func object(raw json.RawMessage) Object {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
