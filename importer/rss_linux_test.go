@@ -6,7 +6,17 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
+
+// cpuTime is the processor time this process has used, all threads.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
 
 // counter counts bytes written.
 type counter struct{ n int64 }
