@@ -22,7 +22,7 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 	lr := &lineReader{r: r, buf: make([]byte, 64<<10)}
 	var (
 		name    string
-		data    bytes.Buffer
+		data    []byte // handed to fn, so a new one for each event
 		hasData bool
 		pending bool // any field seen since the last dispatch
 		first   = true
@@ -51,12 +51,12 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 		}
 		if len(line) == 0 {
 			if hasData {
-				if err := fn(Frame{Name: name, Data: bytes.Clone(data.Bytes())}); err != nil {
+				if err := fn(Frame{Name: name, Data: data}); err != nil {
 					return err
 				}
 			}
 			name, hasData, pending = "", false, false
-			data.Reset()
+			data = nil
 			continue
 		}
 		if line[0] == ':' {
@@ -72,9 +72,10 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 			name = string(value)
 		case "data":
 			if hasData {
-				data.WriteByte('\n')
+				data = append(append(data, '\n'), value...)
+			} else {
+				data = append([]byte{}, value...) // most events have one line
 			}
-			data.Write(value)
 			hasData = true
 		}
 	}
@@ -101,7 +102,7 @@ func (l *lineReader) line() ([]byte, error) {
 			}
 			l.skipLF = false
 		}
-		if i := bytes.IndexAny(l.buf[l.start+l.scanned:l.end], "\r\n"); i >= 0 {
+		if i := lineEnd(l.buf[l.start+l.scanned : l.end]); i >= 0 {
 			i += l.start + l.scanned
 			line := l.buf[l.start:i]
 			l.skipLF = l.buf[i] == '\r'
@@ -128,4 +129,19 @@ func (l *lineReader) line() ([]byte, error) {
 			l.err = err
 		}
 	}
+}
+
+// lineEnd is the index of the first CR or LF of b, or -1.
+func lineEnd(b []byte) int {
+	n := bytes.IndexByte(b, '\n')
+	if n < 0 {
+		n = len(b)
+	}
+	if r := bytes.IndexByte(b[:n], '\r'); r >= 0 {
+		return r
+	}
+	if n == len(b) {
+		return -1
+	}
+	return n
 }
