@@ -14,7 +14,6 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
-	"github.com/perch-tui/perch/normalize"
 )
 
 // Importer reads pynchy chats.
@@ -261,12 +260,4 @@ func importHistory(ctx context.Context, path string, opts ingest.Options, emit f
 }
 
 // stampOf reads a row's timestamp ("" when it has none).
-func stampOf(raw []byte) string {
-	var r struct {
-		TS json.RawMessage `json:"timestamp"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
-		return ""
-	}
-	return normalize.Str(r.TS)
-}
+func stampOf(raw []byte) string { return field(raw, "timestamp") }
