@@ -12,9 +12,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is encoding/json's limit on nested objects and arrays.
@@ -432,68 +432,89 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 		}
 		return string(fixUTF8(nil, body)), j + 1, true
 	}
-	// Find the end first, so that the value is allocated once (a Builder
-	// allocates without zeroing).
+	// Check the string and find its end first, so that the value is
+	// allocated once and the loop below meets only valid escapes.
 	end, ok = scanString(raw, i)
 	if !ok {
 		return "", 0, false
 	}
-	var b strings.Builder
-	b.Grow(end - start)
-	writeText(&b, raw[start:j])
-	var u [utf8.UTFMax]byte
-	for {
-		// raw[j] is a backslash.
-		switch e := raw[j+1]; e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
+	body := raw[:end-1] // up to the closing quote
+	buf := make([]byte, 0, end-start)
+	for j = start; ; {
+		k := specialOrHigh(body, j)
+		buf = append(buf, body[j:k]...)
+		if k == len(body) {
+			break
+		}
+		if c := body[k]; c >= utf8.RuneSelf {
+			// A run of bytes outside ASCII: copied as is when it is valid
+			// UTF-8.
+			r := k + 1
+			for r < len(body) && body[r] >= utf8.RuneSelf {
+				r++
+			}
+			if utf8.Valid(body[k:r]) {
+				buf = append(buf, body[k:r]...)
+			} else {
+				buf = fixUTF8(buf, body[k:r])
+			}
+			j = r
+			continue
+		}
+		// A backslash: the escapes were checked by scanString.
+		j = k + 2
+		switch e := body[k+1]; e {
 		case 'b':
-			b.WriteByte('\b')
+			buf = append(buf, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			buf = append(buf, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			buf = append(buf, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			buf = append(buf, '\r')
 		case 't':
-			b.WriteByte('\t')
-		default: // 'u', four hex digits
-			r := hex4(raw[j+2:])
-			j += 6
+			buf = append(buf, '\t')
+		case 'u':
+			r := hex4(body[k+2:])
+			j = k + 6
 			if utf16.IsSurrogate(r) {
-				if end-1-j >= 6 && raw[j] == '\\' && raw[j+1] == 'u' {
-					if r2 := hex4(raw[j+2:]); r2 >= 0 {
+				if len(body)-j >= 6 && body[j] == '\\' && body[j+1] == 'u' {
+					if r2 := hex4(body[j+2:]); r2 >= 0 {
 						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b.Write(u[:utf8.EncodeRune(u[:], dec)])
+							buf = utf8.AppendRune(buf, dec)
 							j += 6
-							goto next
+							continue
 						}
 					}
 				}
 				r = utf8.RuneError
 			}
-			b.Write(u[:utf8.EncodeRune(u[:], r)])
-			goto next
+			buf = utf8.AppendRune(buf, r)
+		default: // '"', '\\', '/'
+			buf = append(buf, e)
 		}
-		j += 2
-	next:
-		k := special(raw[:end], j)
-		writeText(&b, raw[j:k])
-		if k == end-1 {
-			return b.String(), end, true
-		}
-		j = k
 	}
+	// buf is not used again: the string can share it.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
 }
 
-// writeText writes text without quotes, backslashes or control characters,
-// its invalid UTF-8 replaced.
-func writeText(b *strings.Builder, s []byte) {
-	if utf8.Valid(s) {
-		b.Write(s)
-		return
+// specialOrHigh is special that also stops at bytes outside ASCII.
+func specialOrHigh(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:])
+		q := v ^ (lsb * '"')
+		b := v ^ (lsb * '\\')
+		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v) | v
+		if m &= msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
 	}
-	b.Write(fixUTF8(nil, s))
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // hex4 reads the four hex digits of a \u escape, or -1.

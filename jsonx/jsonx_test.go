@@ -126,3 +126,28 @@ func FuzzAgainstEncodingJSON(f *testing.F) {
 		check(t, []byte(`{"k":`+string(b)+`,"l":[`+string(raw)+`]}`))
 	})
 }
+
+func BenchmarkUnquote(b *testing.B) {
+	var s strings.Builder
+	for i := 0; s.Len() < 6000; i++ {
+		s.WriteString("ok  \tgithub.com/example/pkg\t0.123s \"quoted\" naïve — line of output\n")
+	}
+	raw, _ := json.Marshal(s.String())
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		Unquote(raw)
+	}
+}
+
+func BenchmarkObject(b *testing.B) {
+	var s strings.Builder
+	for i := 0; s.Len() < 6000; i++ {
+		s.WriteString("ok  \tgithub.com/example/pkg\t0.123s \"quoted\" naïve — line of output\n")
+	}
+	text, _ := json.Marshal(s.String())
+	raw := []byte(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_x","type":"tool_result","content":` + string(text) + `,"is_error":false}]},"session_id":"abc","uuid":"def"}`)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		Object(raw)
+	}
+}
