@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -227,5 +228,57 @@ func FuzzSniff(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_ = SniffBytes("x", in, true)
+	})
+}
+
+// FuzzEachElement: the fast document reader delivers what encoding/json's
+// streaming decoder delivers, and fails as it does.
+func FuzzEachElement(f *testing.F) {
+	for _, s := range []string{
+		"\xef\xbb\xbf{\"before\":{\"k\":1},\"messages\":[{\"a\":NaN},{\"b\":2}],\"after\":\"x\"}",
+		`[1,{"x":[1,2]},"s"]`, `[{"a":1},{"b":`, `[1 2]`, `[1,]`, `{"a":1,}`, `{"a":[1,2],"b":[3]}`,
+		` [ 1 , "two" , [ ] , { } , null , true , false , -1.5e3 ] `, `{}`, `[]`, `{"a":[]}`, `[12x]`, `{"a" 1}`,
+		`{"m":[{"t":"\u00e9\"]"}]}trailing`, `[` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `]`,
+	} {
+		f.Add([]byte(s), "messages")
+		f.Add([]byte(s), "")
+	}
+	f.Fuzz(func(t *testing.T, in []byte, field string) {
+		type result struct {
+			elems []string
+			top   Record
+			err   string
+		}
+		run := func(read func(func(int, json.RawMessage) error) (Record, error)) result {
+			var r result
+			top, err := read(func(i int, raw json.RawMessage) error {
+				r.elems = append(r.elems, strconv.Itoa(i)+":"+string(raw))
+				return nil
+			})
+			r.top = top
+			if err != nil {
+				r.err = err.Error()
+			}
+			return r
+		}
+		got := run(func(fn func(int, json.RawMessage) error) (Record, error) {
+			return elementsOf(bytes.NewReader(in), field, fn)
+		})
+		want := run(func(fn func(int, json.RawMessage) error) (Record, error) {
+			b := in
+			if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+				b = b[3:]
+			}
+			return eachElement(NewRepairReader(bytes.NewReader(b)), field, fn)
+		})
+		if strings.Join(got.elems, "\n") != strings.Join(want.elems, "\n") || got.err != want.err ||
+			len(got.top) != len(want.top) || (got.top == nil) != (want.top == nil) {
+			t.Fatalf("%q, field %q:\n got %q %v %q\nwant %q %v %q", in, field, got.elems, got.top, got.err, want.elems, want.top, want.err)
+		}
+		for k, v := range want.top {
+			if !bytes.Equal(got.top[k], v) {
+				t.Fatalf("%q: top[%q] = %q, want %q", in, k, got.top[k], v)
+			}
+		}
 	})
 }

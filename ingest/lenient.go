@@ -63,7 +63,8 @@ func NewRepairReader(r io.Reader) io.Reader {
 type repairReader struct {
 	src  io.Reader
 	in   []byte
-	out  []byte
+	buf  []byte // what feed wrote (reused)
+	out  []byte // the part of buf not read yet
 	rp   repairer
 	err  error
 	done bool
@@ -75,11 +76,12 @@ func (r *repairReader) Read(p []byte) (int, error) {
 			return 0, r.err
 		}
 		n, err := r.src.Read(r.in)
-		r.out = r.rp.feed(r.out[:0], r.in[:n])
+		r.buf = r.rp.feed(r.buf[:0], r.in[:n])
 		if err != nil {
-			r.out = r.rp.flush(r.out)
+			r.buf = r.rp.flush(r.buf)
 			r.done, r.err = true, err
 		}
+		r.out = r.buf
 	}
 	n := copy(p, r.out)
 	r.out = r.out[n:]
