@@ -392,14 +392,18 @@ func Unquote(raw []byte) (s string, ok bool) {
 	return s, true
 }
 
-// UnquoteBytes is Unquote for the value of a string member or element:
-// raw must be a whole JSON string with no white space around it, as
-// Object, List and Members return them.
-func UnquoteBytes(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
+// AppendUnquote is Unquote that appends the string to dst, for a caller
+// that wants its bytes (to read JSON it holds, say) rather than a string.
+func AppendUnquote(dst, raw []byte) ([]byte, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '"' {
+		return dst, false
 	}
-	return Unquote(raw)
+	end, ok := scanString(raw, i)
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return dst, false
+	}
+	return appendBody(dst, raw[i+1:end-1]), true
 }
 
 // fixUTF8 appends s with each invalid byte replaced by U+FFFD.
@@ -433,18 +437,24 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 		return string(fixUTF8(nil, body)), j + 1, true
 	}
 	// Check the string and find its end first, so that the value is
-	// allocated once and the loop below meets only valid escapes.
+	// allocated once and appendBody meets only valid escapes.
 	end, ok = scanString(raw, i)
 	if !ok {
 		return "", 0, false
 	}
-	body := raw[:end-1] // up to the closing quote
-	buf := make([]byte, 0, end-start)
-	for j = start; ; {
+	buf := appendBody(make([]byte, 0, end-start), raw[start:end-1])
+	// buf is not used again: the string can share it.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
+}
+
+// appendBody appends the value of a checked string's body (between its
+// quotes).
+func appendBody(buf, body []byte) []byte {
+	for j := 0; ; {
 		k := specialOrHigh(body, j)
 		buf = append(buf, body[j:k]...)
 		if k == len(body) {
-			break
+			return buf
 		}
 		if c := body[k]; c >= utf8.RuneSelf {
 			// A run of bytes outside ASCII: copied as is when it is valid
@@ -494,8 +504,6 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 			buf = append(buf, e)
 		}
 	}
-	// buf is not used again: the string can share it.
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
 }
 
 // specialOrHigh is special that also stops at bytes outside ASCII.
