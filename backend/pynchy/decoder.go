@@ -164,7 +164,7 @@ func (d *Decoder) record(pos int, raw []byte) {
 		}
 		return
 	}
-	o := normalize.AsObject(ingest.Repair(raw))
+	o := normalize.AsObjectShared(ingest.Repair(raw)) // the decoder keeps nothing of a record
 	if o == nil {
 		d.bad(pos, raw, "not JSON")
 		return
@@ -251,7 +251,7 @@ func (d *Decoder) message(pos int, o normalize.Object) {
 		d.closeSegment(false)
 		d.notice(events.LevelInfo, events.NoticeHost, securityText(content), created)
 	case traceNames[sender]:
-		data := normalize.AsObject(ingest.Repair([]byte(strings.TrimSpace(content))))
+		data := normalize.AsObjectShared(ingest.Repair([]byte(strings.TrimSpace(content))))
 		if data == nil {
 			d.bad(pos, []byte(content), "a "+sender+" row whose content is not a JSON object")
 			return
@@ -319,7 +319,7 @@ func (d *Decoder) host(content string, created time.Time) {
 }
 
 func securityText(content string) string {
-	o := normalize.AsObject(ingest.Repair([]byte(strings.TrimSpace(content))))
+	o := normalize.AsObjectShared(ingest.Repair([]byte(strings.TrimSpace(content))))
 	if o == nil {
 		return "Security: " + content
 	}
@@ -558,18 +558,18 @@ func resultText(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return text(raw)
 	}
-	s := normalize.Str(raw)
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
-		return s
+	s, _ := jsonx.AppendUnquote(nil, raw) // a buffer of its own
+	t := bytes.TrimSpace(s)
+	if !bytes.HasPrefix(t, []byte("[")) || !bytes.HasSuffix(t, []byte("]")) {
+		return string(s)
 	}
-	l := normalize.AsListShared(ingest.Repair([]byte(t))) // a buffer of its own
+	l := normalize.AsListShared(ingest.Repair(t))
 	if len(l) == 0 {
-		return s
+		return string(s)
 	}
 	for _, b := range l {
 		if normalize.StrField(normalize.AsObjectShared(b), "type") == "" {
-			return s // not a list of typed blocks: plain text that looks like JSON
+			return string(s) // not a list of typed blocks: plain text that looks like JSON
 		}
 	}
 	// The list's content, as ParseContent reads it.
