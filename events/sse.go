@@ -18,7 +18,13 @@ var ErrTruncated = errors.New("stream ends inside an event (truncated); the inco
 // line length limit. An event is complete only at its blank line, so a
 // truncated tail is dropped and reported as ErrTruncated. fn's error stops
 // the read and is returned.
-func ReadFrames(r io.Reader, fn func(Frame) error) error {
+func ReadFrames(r io.Reader, fn func(Frame) error) error { return readFrames(r, true, fn) }
+
+// ScanFrames is ReadFrames for a caller that only looks at each frame: its
+// Data is valid until fn returns (one buffer serves every frame).
+func ScanFrames(r io.Reader, fn func(Frame) error) error { return readFrames(r, false, fn) }
+
+func readFrames(r io.Reader, own bool, fn func(Frame) error) error {
 	lr := &lineReader{r: r, buf: make([]byte, 64<<10)}
 	var (
 		name    string
@@ -56,7 +62,9 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 				}
 			}
 			name, hasData, pending = "", false, false
-			data = nil
+			if own {
+				data = nil
+			}
 			continue
 		}
 		if line[0] == ':' {
@@ -71,10 +79,13 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 		case "event":
 			name = string(value)
 		case "data":
-			if hasData {
+			switch {
+			case hasData:
 				data = append(append(data, '\n'), value...)
-			} else {
+			case own:
 				data = append([]byte{}, value...) // most events have one line
+			default:
+				data = append(data[:0], value...)
 			}
 			hasData = true
 		}

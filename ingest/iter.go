@@ -44,6 +44,17 @@ func EachFrame(path string, fn func(events.Frame) error) error {
 	return events.ReadFrames(r, fn)
 }
 
+// ScanFrames is EachFrame for a caller that only looks at each frame: its
+// Data is valid until fn returns.
+func ScanFrames(path string, fn func(events.Frame) error) error {
+	f, r, err := openBuffered(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return events.ScanFrames(r, fn)
+}
+
 // EachLine streams the lines of a JSON-lines file: line is 1-based, raw is
 // the line with Python's non-finite numbers repaired (see Repair), valid
 // until fn returns. Blank lines are skipped; lines may be of any length and

@@ -403,7 +403,11 @@ func AppendUnquote(dst, raw []byte) ([]byte, bool) {
 	if !ok || skipSpace(raw, end) != len(raw) {
 		return dst, false
 	}
-	return appendBody(dst, raw[i+1:end-1]), true
+	body := raw[i+1 : end-1]
+	if cap(dst)-len(dst) < len(body) {
+		dst = append(make([]byte, 0, len(dst)+len(body)), dst...) // one allocation
+	}
+	return appendBody(dst, body), true
 }
 
 // fixUTF8 appends s with each invalid byte replaced by U+FFFD.

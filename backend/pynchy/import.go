@@ -138,7 +138,7 @@ func (c *chats) pick(path, want, unit string) (string, error) {
 // chats (the stream is global), the second decodes the chosen one.
 func importStream(ctx context.Context, path string, opts ingest.Options, emit func(events.Event)) error {
 	var cs chats
-	err := ingest.EachFrame(path, func(f events.Frame) error {
+	err := ingest.ScanFrames(path, func(f events.Frame) error {
 		cs.add(ChatOf(f.Data))
 		return ctx.Err()
 	})
