@@ -212,3 +212,7 @@ func (l *lineReader) take(line []byte) []byte {
 	l.buf = nb
 	return line[:len(line):len(line)]
 }
+
+// ScanFrames is ReadFrames for a caller that only looks at each frame
+// while fn runs (and keeps nothing of its data).
+func ScanFrames(r io.Reader, fn func(Frame) error) error { return ReadFrames(r, fn) }

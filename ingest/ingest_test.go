@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -158,6 +159,50 @@ func TestEachElement(t *testing.T) {
 	}
 }
 
+// referenceRepair is Repair as first written: a byte-by-byte state machine,
+// kept to check the faster one against.
+func referenceRepair(in []byte) []byte {
+	var out []byte
+	inString, escaped := false, false
+	var pending []byte
+	for i := 0; i < len(in); {
+		c := in[i]
+		if len(pending) > 0 {
+			pending = append(pending, c)
+			switch matchToken(pending) {
+			case tokenFull:
+				out = append(out, "null"...)
+				pending = pending[:0]
+				i++
+			case tokenPrefix:
+				i++
+			default:
+				out = append(out, pending[:len(pending)-1]...)
+				pending = pending[:0]
+			}
+			continue
+		}
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == 'N' || c == 'I' || c == '-':
+			pending = append(pending, c)
+			i++
+			continue
+		}
+		out = append(out, c)
+		i++
+	}
+	return append(out, pending...)
+}
+
 func FuzzRepair(f *testing.F) {
 	for _, s := range []string{`{"a":NaN}`, `[-Infinity,"NaN\\"",Infinity]`, `"\\`, `-`, `NaNaN`} {
 		f.Add([]byte(s))
@@ -167,6 +212,9 @@ func FuzzRepair(f *testing.F) {
 		b, err := io.ReadAll(NewRepairReader(iotest.HalfReader(bytes.NewReader(in))))
 		if err != nil || !bytes.Equal(a, b) {
 			t.Fatalf("Repair and RepairReader disagree on %q: %q vs %q", in, a, b)
+		}
+		if want := referenceRepair(in); !bytes.Equal(a, want) {
+			t.Fatalf("Repair(%q) = %q, the reference gives %q", in, a, want)
 		}
 		if json.Valid(in) && !bytes.Equal(a, in) {
 			t.Fatalf("valid JSON changed: %q -> %q", in, a)
@@ -180,5 +228,57 @@ func FuzzSniff(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_ = SniffBytes("x", in, true)
+	})
+}
+
+// FuzzEachElement: the fast document reader delivers what encoding/json's
+// streaming decoder delivers, and fails as it does.
+func FuzzEachElement(f *testing.F) {
+	for _, s := range []string{
+		"\xef\xbb\xbf{\"before\":{\"k\":1},\"messages\":[{\"a\":NaN},{\"b\":2}],\"after\":\"x\"}",
+		`[1,{"x":[1,2]},"s"]`, `[{"a":1},{"b":`, `[1 2]`, `[1,]`, `{"a":1,}`, `{"a":[1,2],"b":[3]}`,
+		` [ 1 , "two" , [ ] , { } , null , true , false , -1.5e3 ] `, `{}`, `[]`, `{"a":[]}`, `[12x]`, `{"a" 1}`,
+		`{"m":[{"t":"\u00e9\"]"}]}trailing`, `[` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `]`,
+	} {
+		f.Add([]byte(s), "messages")
+		f.Add([]byte(s), "")
+	}
+	f.Fuzz(func(t *testing.T, in []byte, field string) {
+		type result struct {
+			elems []string
+			top   Record
+			err   string
+		}
+		run := func(read func(func(int, json.RawMessage) error) (Record, error)) result {
+			var r result
+			top, err := read(func(i int, raw json.RawMessage) error {
+				r.elems = append(r.elems, strconv.Itoa(i)+":"+string(raw))
+				return nil
+			})
+			r.top = top
+			if err != nil {
+				r.err = err.Error()
+			}
+			return r
+		}
+		got := run(func(fn func(int, json.RawMessage) error) (Record, error) {
+			return elementsOf(bytes.NewReader(in), field, fn)
+		})
+		want := run(func(fn func(int, json.RawMessage) error) (Record, error) {
+			b := in
+			if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+				b = b[3:]
+			}
+			return eachElement(NewRepairReader(bytes.NewReader(b)), field, fn)
+		})
+		if strings.Join(got.elems, "\n") != strings.Join(want.elems, "\n") || got.err != want.err ||
+			len(got.top) != len(want.top) || (got.top == nil) != (want.top == nil) {
+			t.Fatalf("%q, field %q:\n got %q %v %q\nwant %q %v %q", in, field, got.elems, got.top, got.err, want.elems, want.top, want.err)
+		}
+		for k, v := range want.top {
+			if !bytes.Equal(got.top[k], v) {
+				t.Fatalf("%q: top[%q] = %q, want %q", in, k, got.top[k], v)
+			}
+		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -41,6 +42,17 @@ func EachFrame(path string, fn func(events.Frame) error) error {
 	}
 	defer f.Close()
 	return events.ReadFrames(r, fn)
+}
+
+// ScanFrames is EachFrame for a caller that only looks at each frame: its
+// Data is valid until fn returns.
+func ScanFrames(path string, fn func(events.Frame) error) error {
+	f, r, err := openBuffered(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return events.ScanFrames(r, fn)
 }
 
 // EachLine streams the lines of a JSON-lines file: line is 1-based, raw is
@@ -92,19 +104,59 @@ func eachLine(r *bufio.Reader, fn func(int, []byte) error) error {
 // EachElement streams a JSON document: the elements of a top-level array,
 // or those of the array-valued field of a top-level object (field "" takes
 // the first array-valued field). The object's other fields come back in
-// top. Only one element is in memory at a time.
+// top. Only one element is in memory at a time; each raw is a new slice,
+// the caller's to keep.
 func EachElement(path, field string, fn func(i int, raw json.RawMessage) error) (top Record, err error) {
-	f, r, err := openBuffered(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
+	top, err = elementsOf(f, field, fn)
+	if errors.Is(err, errSeek) {
+		err = fmt.Errorf("read %s again: %w", path, err)
+	}
+	return top, err
+}
+
+var errSeek = errors.New("cannot read the document again")
+
+// elementsOf is EachElement over a file's contents.
+func elementsOf(f io.ReadSeeker, field string, fn func(int, json.RawMessage) error) (Record, error) {
+	r := bufio.NewReaderSize(f, 1<<20)
 	if b, _ := r.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		_, _ = r.Discard(3)
 	}
-	return eachElement(NewRepairReader(r), field, fn)
+	top, n, unusual, err := readDocument(NewRepairReader(r), field, fn)
+	if !unusual {
+		return top, err
+	}
+	// Not a well-formed document: encoding/json reads it again, from the
+	// start, to fail (or not) as it does; the elements delivered already
+	// are not delivered twice.
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%w: %w", errSeek, err)
+	}
+	r.Reset(f)
+	if b, _ := r.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		_, _ = r.Discard(3)
+	}
+	return eachElement(NewRepairReader(r), field, skipFirst(n, fn))
 }
 
+// skipFirst is fn without its first n calls.
+func skipFirst(n int, fn func(int, json.RawMessage) error) func(int, json.RawMessage) error {
+	seen := 0
+	return func(i int, raw json.RawMessage) error {
+		if seen++; seen <= n {
+			return nil
+		}
+		return fn(i, raw)
+	}
+}
+
+// eachElement is EachElement with encoding/json's streaming decoder, for
+// documents the fast reader (readDocument) does not take.
 func eachElement(r io.Reader, field string, fn func(int, json.RawMessage) error) (Record, error) {
 	dec := json.NewDecoder(r)
 	tok, err := dec.Token()

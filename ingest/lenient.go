@@ -17,12 +17,41 @@ import (
 // escapes into U+FFFD. Input without those tokens is returned unchanged and
 // uncopied.
 func Repair(raw []byte) []byte {
-	if bytes.IndexByte(raw, 'N') < 0 && bytes.IndexByte(raw, 'I') < 0 {
+	// Most input holds neither word; where it does, it is mostly in text.
+	if !bytes.Contains(raw, nonFinite[0]) && !bytes.Contains(raw, nonFinite[1]) || !wordOutsideStrings(raw) {
 		return raw
 	}
 	var r repairer
-	out := r.feed(nil, raw)
-	return r.flush(out)
+	out := r.feed(make([]byte, 0, len(raw)), raw)
+	out = r.flush(out)
+	if !r.changed {
+		return raw // the words were in text
+	}
+	return out
+}
+
+// wordOutsideStrings reports whether NaN or Infinity stands outside the
+// strings of raw: only there can a token be.
+func wordOutsideStrings(raw []byte) bool {
+	for i := 0; i < len(raw); {
+		q := bytes.IndexByte(raw[i:], '"')
+		out := raw[i:]
+		if q >= 0 {
+			out = out[:q]
+		}
+		if bytes.Contains(out, nonFinite[0]) || bytes.Contains(out, nonFinite[1]) {
+			return true
+		}
+		if q < 0 {
+			return false
+		}
+		end := closingQuote(raw, i+q+1)
+		if end < 0 {
+			return false
+		}
+		i = end + 1
+	}
+	return false
 }
 
 // NewRepairReader is Repair for a stream of any size: it rewrites the same
@@ -34,7 +63,8 @@ func NewRepairReader(r io.Reader) io.Reader {
 type repairReader struct {
 	src  io.Reader
 	in   []byte
-	out  []byte
+	buf  []byte // what feed wrote (reused)
+	out  []byte // the part of buf not read yet
 	rp   repairer
 	err  error
 	done bool
@@ -46,11 +76,12 @@ func (r *repairReader) Read(p []byte) (int, error) {
 			return 0, r.err
 		}
 		n, err := r.src.Read(r.in)
-		r.out = r.rp.feed(r.out[:0], r.in[:n])
+		r.buf = r.rp.feed(r.buf[:0], r.in[:n])
 		if err != nil {
-			r.out = r.rp.flush(r.out)
+			r.buf = r.rp.flush(r.buf)
 			r.done, r.err = true, err
 		}
+		r.out = r.buf
 	}
 	n := copy(p, r.out)
 	r.out = r.out[n:]
@@ -64,6 +95,7 @@ type repairer struct {
 	inString bool
 	escaped  bool
 	pending  []byte // a prefix of NaN / Infinity / -Infinity seen so far
+	changed  bool   // a token was replaced
 }
 
 var nonFinite = [][]byte{[]byte("NaN"), []byte("Infinity"), []byte("-Infinity")}
@@ -76,6 +108,7 @@ func (r *repairer) feed(out, in []byte) []byte {
 			case tokenFull:
 				out = append(out, "null"...)
 				r.pending = r.pending[:0]
+				r.changed = true
 				i++
 			case tokenPrefix:
 				i++
@@ -94,18 +127,21 @@ func (r *repairer) feed(out, in []byte) []byte {
 				i++
 				continue
 			}
-			k := bytes.IndexAny(in[i:], "\\\"")
-			if k < 0 {
+			// No escape is open at i, so the string ends at the first quote
+			// after an even run of backslashes.
+			end := closingQuote(in, i)
+			if end < 0 {
+				n := 0
+				for p := len(in) - 1; p >= i && in[p] == '\\'; p-- {
+					n++
+				}
+				r.escaped = n%2 == 1
 				out = append(out, in[i:]...)
 				break
 			}
-			out = append(out, in[i:i+k+1]...)
-			if in[i+k] == '\\' {
-				r.escaped = true
-			} else {
-				r.inString = false
-			}
-			i += k + 1
+			out = append(out, in[i:end+1]...)
+			r.inString = false
+			i = end + 1
 			continue
 		}
 		switch in[i] {
@@ -127,6 +163,26 @@ func (r *repairer) feed(out, in []byte) []byte {
 		i = j
 	}
 	return out
+}
+
+// closingQuote is the index of the quote that ends the string that in[i:]
+// is inside of, with no escape open at i; -1 when in ends first.
+func closingQuote(in []byte, i int) int {
+	for j := i; ; {
+		k := bytes.IndexByte(in[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p >= i && in[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
 }
 
 func special(c byte) bool { return c == '"' || c == 'N' || c == 'I' || c == '-' }

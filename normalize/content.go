@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // Content is message content of any shape, read into what perch shows.
@@ -41,6 +42,23 @@ func ParseContent(raw json.RawMessage) Content {
 	return c
 }
 
+// ParsePart reads one element of a content list as ParseContent reads
+// each: ParseContent of a list is its elements' ParsePart joined (Join).
+func ParsePart(raw json.RawMessage) Content {
+	var c Content
+	c.part(raw)
+	return c
+}
+
+// Join appends d: its text and thinking to c's, its calls and results after
+// c's.
+func (c *Content) Join(d Content) {
+	c.Text += d.Text
+	c.Thinking += d.Thinking
+	c.ToolCalls = append(c.ToolCalls, d.ToolCalls...)
+	c.Results = append(c.Results, d.Results...)
+}
+
 func (c *Content) add(raw json.RawMessage) {
 	if IsNull(raw) {
 		return
@@ -49,13 +67,13 @@ func (c *Content) add(raw json.RawMessage) {
 		c.Text += s
 		return
 	}
-	if l := AsList(raw); l != nil {
+	if l := list(raw); l != nil {
 		for _, p := range l {
 			c.part(p)
 		}
 		return
 	}
-	if o := AsObject(raw); o != nil {
+	if o := object(raw); o != nil {
 		c.part(raw)
 		return
 	}
@@ -64,9 +82,8 @@ func (c *Content) add(raw json.RawMessage) {
 }
 
 func str(raw json.RawMessage) (string, bool) {
-	var s string
-	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s, true
+	if len(raw) > 0 && raw[0] == '"' {
+		return jsonx.Unquote(raw)
 	}
 	return "", false
 }
@@ -77,7 +94,7 @@ func (c *Content) part(raw json.RawMessage) {
 		c.Text += s
 		return
 	}
-	o := AsObject(raw)
+	o := object(raw)
 	if o == nil {
 		return
 	}
@@ -100,9 +117,9 @@ func (c *Content) part(raw json.RawMessage) {
 		c.Text += Excerpt(o["text"])
 	case "thinking", "reasoning", "reasoning.text":
 		c.Thinking += FirstStr(o, "thinking", "text", "reasoning")
-		if sum := AsList(o["summary"]); sum != nil {
+		if sum := list(o["summary"]); sum != nil {
 			for _, s := range sum {
-				if so := AsObject(s); so != nil {
+				if so := object(s); so != nil {
 					c.Thinking += FirstStr(so, "text", "summary")
 				}
 			}
@@ -135,7 +152,7 @@ func (c *Content) part(raw json.RawMessage) {
 }
 
 func mediaSuffix(o Object) string {
-	if src := AsObject(o["source"]); src != nil {
+	if src := object(o["source"]); src != nil {
 		if mt := StrField(src, "media_type"); mt != "" {
 			return " " + mt
 		}
@@ -147,7 +164,7 @@ func mediaSuffix(o Object) string {
 // and decoded size for inline data, the address for a link.
 func imagePlaceholder(o Object) string {
 	media, url, data := "", "", ""
-	if src := AsObject(o["source"]); src != nil { // Anthropic
+	if src := object(o["source"]); src != nil { // Anthropic
 		media = StrField(src, "media_type")
 		url = StrField(src, "url")
 		data = StrField(src, "data")
@@ -155,7 +172,7 @@ func imagePlaceholder(o Object) string {
 	if iu := o["image_url"]; iu != nil { // OpenAI: a string or {"url"}
 		if s, ok := str(iu); ok {
 			url = s
-		} else if io := AsObject(iu); io != nil {
+		} else if io := object(iu); io != nil {
 			url = StrField(io, "url")
 		}
 	}

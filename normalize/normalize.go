@@ -14,44 +14,67 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // Object is a JSON object with its fields kept raw.
 type Object = map[string]json.RawMessage
 
-// AsObject decodes raw as an object (nil when it is not one).
+// AsObject decodes raw as an object (nil when it is not one). Its values
+// are a copy: they stay valid when raw's memory is reused.
 func AsObject(raw json.RawMessage) Object {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var o Object
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
+	o, _ := jsonx.Object(bytes.Clone(raw))
 	return o
 }
 
-// AsList decodes raw as an array (nil when it is not one).
+// AsList decodes raw as an array (nil when it is not one; an empty array is
+// an empty list). Its elements are a copy, as AsObject's values.
 func AsList(raw json.RawMessage) []json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var l []json.RawMessage
-	if json.Unmarshal(raw, &l) != nil {
+	l, _ := jsonx.List(bytes.Clone(raw))
+	return l
+}
+
+// AsObjectShared is AsObject without the copy: its values share raw's
+// memory. It is for raw that stays as it is while they are used (a value
+// that AsObject or AsList returned, a buffer of its own); a value kept
+// keeps all of raw's memory alive.
+func AsObjectShared(raw json.RawMessage) Object { return object(raw) }
+
+// AsListShared is AsList without the copy, as AsObjectShared.
+func AsListShared(raw json.RawMessage) []json.RawMessage { return list(raw) }
+
+// object and list are AsObject and AsList for values read in place: their
+// members share raw's memory.
+func object(raw json.RawMessage) Object {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
+	o, _ := jsonx.Object(raw)
+	return o
+}
+
+func list(raw json.RawMessage) []json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	l, _ := jsonx.List(raw)
 	return l
 }
 
 // Str reads a JSON string ("" for anything else).
 func Str(raw json.RawMessage) string {
-	var s string
-	if len(raw) > 0 && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return ""
+	s, _ := jsonx.Unquote(raw)
+	return s
 }
 
 // StrField reads o[key] as a string.
@@ -152,7 +175,7 @@ func Unwrap(raw json.RawMessage, keys ...string) Object {
 	if !strings.HasPrefix(inner, "{") {
 		return nil
 	}
-	o := AsObject(ingest.Repair([]byte(inner)))
+	o := object(ingest.Repair([]byte(inner))) // a buffer of its own
 	for _, k := range keys {
 		if _, ok := o[k]; ok {
 			return o

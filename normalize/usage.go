@@ -23,7 +23,7 @@ import (
 //
 // Numbers may be strings or floats. A record with no count at all is nil.
 func Usage(raw json.RawMessage) *events.Usage {
-	if l := AsList(raw); l != nil {
+	if l := list(raw); l != nil {
 		var sum *events.Usage
 		for _, r := range l {
 			if u := Usage(r); u != nil {
@@ -35,7 +35,7 @@ func Usage(raw json.RawMessage) *events.Usage {
 		}
 		return sum
 	}
-	o := AsObject(raw)
+	o := object(raw)
 	if o == nil {
 		return nil
 	}
@@ -47,9 +47,9 @@ func Usage(raw json.RawMessage) *events.Usage {
 		}
 		return 0, false
 	}
-	details := AsObject(o["prompt_tokens_details"])
+	details := object(o["prompt_tokens_details"])
 	if details == nil {
-		details = AsObject(o["input_tokens_details"])
+		details = object(o["input_tokens_details"])
 	}
 	detail := func(key string) (int64, bool) { return Int(details[key]) }
 
@@ -67,10 +67,10 @@ func Usage(raw json.RawMessage) *events.Usage {
 		pair(detail("cache_write_tokens")))
 
 	reasoning, hasReasoning := int64(0), false
-	if cd := AsObject(o["completion_tokens_details"]); cd != nil {
+	if cd := object(o["completion_tokens_details"]); cd != nil {
 		reasoning, hasReasoning = Int(cd["reasoning_tokens"])
 	}
-	if od := AsObject(o["output_tokens_details"]); od != nil && !hasReasoning {
+	if od := object(o["output_tokens_details"]); od != nil && !hasReasoning {
 		reasoning, hasReasoning = Int(od["reasoning_tokens"])
 	}
 	if v, ok := get("reasoning_tokens", "reasoningTokens", "reasoning_output_tokens"); ok && !hasReasoning {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -130,15 +131,11 @@ func Object(raw []byte) (o normalize.Object, why string) {
 	if len(raw) == 0 {
 		return nil, "empty"
 	}
-	if !json.Valid(raw) {
+	if o = normalize.AsObject(raw); o != nil {
+		return o, ""
+	}
+	if !jsonx.Valid(raw) {
 		return nil, "not JSON"
 	}
-	if raw[0] != '{' {
-		return nil, "not a JSON object"
-	}
-	o = normalize.AsObject(raw)
-	if o == nil {
-		return nil, "not a JSON object"
-	}
-	return o, ""
+	return nil, "not a JSON object"
 }

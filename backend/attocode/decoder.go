@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -48,11 +48,11 @@ func (d *Decoder) Decode(raw []byte) []events.Event {
 func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 	d.n++
 	raw = bytes.TrimSpace(raw)
-	if !json.Valid(raw) {
-		return append(d.tr.flushRun(), badRecord(pos, raw, "not JSON"))
-	}
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw)
 	if o == nil {
+		if !jsonx.Valid(raw) {
+			return append(d.tr.flushRun(), badRecord(pos, raw, "not JSON"))
+		}
 		return append(d.tr.flushRun(), badRecord(pos, raw, "not a JSON object"))
 	}
 	if _, ok := o["_type"]; ok {
@@ -75,7 +75,7 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 func (d *Decoder) Flush() []events.Event {
 	out := d.tr.flushRun()
 	out = append(out, d.tr.flushTurns()...)
-	if m := normalize.AsObject(d.metrics); m != nil {
+	if m := normalize.AsObjectShared(d.metrics); m != nil {
 		if s := summary(m); s != "" {
 			out = append(out, notice(events.NoticeContext, "Totals at the last checkpoint: "+s))
 		}
@@ -101,7 +101,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 		return d.conversation(pos, data)
 	case "tool_call":
 		tc := d.msgs.call(data)
-		if normalize.AsObject(data) == nil || (tc.ID == "" && tc.Name == "") {
+		if normalize.AsObjectShared(data) == nil || (tc.ID == "" && tc.Name == "") {
 			return []events.Event{badRecord(pos, raw, "a tool call without id or name")}
 		}
 		if tc.ID != "" {
@@ -109,7 +109,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 		}
 		return []events.Event{{Kind: events.KindPreToolCall, Tool: &events.ToolEvent{Call: tc, Name: tc.Name}}}
 	case "tool_result":
-		r := normalize.AsObject(data)
+		r := normalize.AsObjectShared(data)
 		if r == nil {
 			return []events.Event{badRecord(pos, raw, "a tool result that is not an object")}
 		}
@@ -117,7 +117,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 	case "checkpoint":
 		return d.checkpoint(pos, data, raw)
 	case "compaction":
-		c := normalize.AsObject(data)
+		c := normalize.AsObjectShared(data)
 		text := "Context compacted"
 		if n, ok := normalize.Int(c["compactedCount"]); ok {
 			text += fmt.Sprintf(": %d messages summarised", n)
@@ -129,7 +129,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 		return []events.Event{notice(events.NoticeContext, text)}
 	case "metadata":
 		text := "Session metadata"
-		if m := normalize.AsObject(data); m != nil {
+		if m := normalize.AsObjectShared(data); m != nil {
 			if s := summary(m); s != "" {
 				text += ": " + s
 			}
@@ -148,13 +148,13 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 // shown (the context was compacted, or an earlier checkpoint restored), a
 // notice says so.
 func (d *Decoder) checkpoint(pos string, data json.RawMessage, raw []byte) []events.Event {
-	cp := normalize.AsObject(data)
-	list := normalize.AsList(cp["messages"])
+	cp := normalize.AsObjectShared(data)
+	list := normalize.AsListShared(cp["messages"])
 	if cp == nil || list == nil {
 		return []events.Event{badRecord(pos, raw, "a checkpoint without messages")}
 	}
 	if !normalize.IsNull(cp["metrics"]) {
-		d.metrics = cp["metrics"]
+		d.metrics = bytes.Clone(cp["metrics"]) // kept past the line's buffer
 	}
 	before := len(d.shown)
 	var fresh []int
@@ -201,30 +201,39 @@ func (d *Decoder) find(fp uint64, from, end int) (int, bool) {
 // fingerprint identifies a message by what it says (role, content, tool
 // calls, the call it answers), not by its metadata.
 func fingerprint(raw json.RawMessage) uint64 {
-	h := fnv.New64a()
-	o := normalize.AsObject(raw)
+	h := uint64(fnvOffset)
+	o := normalize.AsObjectShared(raw)
 	if o == nil {
-		_, _ = h.Write(raw)
-		return h.Sum64()
+		for _, c := range raw {
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		return h
 	}
-	w := func(s string) {
-		_, _ = h.Write([]byte(s))
-		_, _ = h.Write([]byte{0})
+	w := func(s string) { // FNV-1a of s and a 0 byte, as hash/fnv's New64a
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * fnvPrime
+		}
+		h *= fnvPrime
 	}
 	w(normalize.StrField(o, "role"))
 	w(valueText(o["content"]))
 	w(normalize.FirstStr(o, "toolCallId", "tool_call_id"))
-	calls := normalize.AsList(o["toolCalls"])
+	calls := normalize.AsListShared(o["toolCalls"])
 	if calls == nil {
-		calls = normalize.AsList(o["tool_calls"])
+		calls = normalize.AsListShared(o["tool_calls"])
 	}
 	for _, c := range calls {
-		co := normalize.AsObject(c)
+		co := normalize.AsObjectShared(c)
 		w(normalize.StrField(co, "id"))
 		w(normalize.StrField(co, "name"))
 	}
-	return h.Sum64()
+	return h
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // summary is a short one-line rendering of an object's scalar fields
 // ("key=value …", one level of nesting as "outer.key"), for notices about
@@ -259,7 +268,7 @@ func summary(o normalize.Object, skip ...string) string {
 		if contains(skip, k) {
 			continue
 		}
-		if in := normalize.AsObject(o[k]); in != nil {
+		if in := normalize.AsObjectShared(o[k]); in != nil {
 			for _, ik := range sortedKeys(in) {
 				add(k+"."+ik, in[ik])
 			}

@@ -41,7 +41,7 @@ func newMessages() *messages {
 func (m *messages) message(pos string, raw json.RawMessage) []events.Event {
 	m.n++
 	id := "msg-" + strconv.Itoa(m.n)
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw)
 	if o == nil {
 		return []events.Event{badRecord(pos, raw, "not a message object")}
 	}
@@ -70,7 +70,7 @@ func (m *messages) message(pos string, raw json.RawMessage) []events.Event {
 		}
 		ev.Usage = normalize.Usage(o["usage"])
 		if ev.Usage == nil {
-			if md := normalize.AsObject(o["metadata"]); md != nil {
+			if md := normalize.AsObjectShared(o["metadata"]); md != nil {
 				ev.Usage = normalize.Usage(md["usage"])
 			}
 		}
@@ -169,7 +169,7 @@ func readContent(raw json.RawMessage) normalize.Content {
 
 func thinkingOf(o normalize.Object) string {
 	t := normalize.FirstStr(o, "thinking", "reasoning_content", "reasoning")
-	if md := normalize.AsObject(o["metadata"]); md != nil {
+	if md := normalize.AsObjectShared(o["metadata"]); md != nil {
 		t += normalize.FirstStr(md, "thinking", "reasoning")
 	}
 	return t
@@ -177,9 +177,9 @@ func thinkingOf(o normalize.Object) string {
 
 // calls reads the tool calls of an assistant message.
 func (m *messages) calls(msgID string, o normalize.Object) []events.ToolCall {
-	list := normalize.AsList(o["tool_calls"])
+	list := normalize.AsListShared(o["tool_calls"])
 	if list == nil {
-		list = normalize.AsList(o["toolCalls"])
+		list = normalize.AsListShared(o["toolCalls"])
 	}
 	out := make([]events.ToolCall, 0, len(list))
 	for i, raw := range list {
@@ -196,7 +196,7 @@ func (m *messages) calls(msgID string, o normalize.Object) []events.ToolCall {
 // call reads one tool call, flat ({"id","name","arguments"}) or OpenAI
 // shaped ({"id","function":{"name","arguments"}}).
 func (m *messages) call(raw json.RawMessage) events.ToolCall {
-	tc := normalize.AsObject(raw)
+	tc := normalize.AsObjectShared(raw)
 	if tc == nil {
 		return events.NewToolCall("", "", raw)
 	}
@@ -206,7 +206,7 @@ func (m *messages) call(raw json.RawMessage) events.ToolCall {
 	if !ok {
 		args, ok = tc["input"]
 	}
-	if fn := normalize.AsObject(tc["function"]); fn != nil {
+	if fn := normalize.AsObjectShared(tc["function"]); fn != nil {
 		if name == "" {
 			name = normalize.StrField(fn, "name")
 		}
@@ -222,17 +222,17 @@ func (m *messages) call(raw json.RawMessage) events.ToolCall {
 }
 
 func toolResults(o normalize.Object) []json.RawMessage {
-	if l := normalize.AsList(o["toolResults"]); l != nil {
+	if l := normalize.AsListShared(o["toolResults"]); l != nil {
 		return l
 	}
-	return normalize.AsList(o["tool_results"])
+	return normalize.AsListShared(o["tool_results"])
 }
 
 // results reads a message's toolResults: [{callId, result, error?}].
 func (m *messages) results(o normalize.Object) []events.Event {
 	var out []events.Event
 	for _, raw := range toolResults(o) {
-		r := normalize.AsObject(raw)
+		r := normalize.AsObjectShared(raw)
 		if r == nil {
 			continue
 		}
@@ -245,11 +245,13 @@ func (m *messages) results(o normalize.Object) []events.Event {
 // value (shown as compact JSON); a non-empty error marks it failed.
 func (m *messages) result(callID string, r normalize.Object) events.Event {
 	name := m.names[callID]
-	res := &events.ToolResult{Text: valueText(r["result"])}
-	if ro := normalize.AsObject(r["result"]); ro != nil {
-		if o, ok := outcomeOf(ro); ok {
-			res = o
-		} else {
+	var res *events.ToolResult
+	ro := normalize.AsObjectShared(r["result"])
+	if o, ok := outcomeOf(ro); ro != nil && ok {
+		res = o
+	} else {
+		res = &events.ToolResult{Text: valueText(r["result"])}
+		if ro != nil {
 			res.ExitCode = exitCode(ro)
 		}
 	}
@@ -269,7 +271,7 @@ func outcome(text string) (*events.ToolResult, bool) {
 	if !strings.HasPrefix(t, "{") || !strings.Contains(t, `"success"`) {
 		return nil, false
 	}
-	o := normalize.AsObject(ingest.Repair([]byte(t)))
+	o := normalize.AsObjectShared(ingest.Repair([]byte(t)))
 	if o == nil {
 		return nil, false
 	}
@@ -286,7 +288,7 @@ func outcomeOf(o normalize.Object) (*events.ToolResult, bool) {
 	}
 	res := &events.ToolResult{Text: normalize.Str(out), IsError: !ok}
 	res.ExitCode = exitCode(o)
-	if md := normalize.AsObject(o["metadata"]); md != nil && res.ExitCode == nil {
+	if md := normalize.AsObjectShared(o["metadata"]); md != nil && res.ExitCode == nil {
 		res.ExitCode = exitCode(md)
 	}
 	if res.IsError {
@@ -340,7 +342,7 @@ func errorOf(raw json.RawMessage) (bool, string) {
 	if s := normalize.Str(raw); s != "" {
 		return true, s
 	}
-	if o := normalize.AsObject(raw); o != nil {
+	if o := normalize.AsObjectShared(raw); o != nil {
 		if s := normalize.FirstStr(o, "message", "error", "name"); s != "" {
 			return true, s
 		}

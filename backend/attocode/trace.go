@@ -81,7 +81,7 @@ func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Eve
 		if ms, ok := normalize.Float(o["durationMs"]); ok {
 			text += fmt.Sprintf(" after %.1f s", ms/1000)
 		}
-		if m := normalize.AsObject(o["metrics"]); m != nil {
+		if m := normalize.AsObjectShared(o["metrics"]); m != nil {
 			if s := summary(m); s != "" {
 				text += ": " + s
 			}
@@ -113,7 +113,7 @@ func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Eve
 	case "llm.thinking":
 		th := o["thinking"]
 		text := normalize.Str(th)
-		if tb := normalize.AsObject(th); tb != nil {
+		if tb := normalize.AsObjectShared(th); tb != nil {
 			text = normalize.FirstStr(tb, "content", "text", "thinking")
 		}
 		id := normalize.StrField(o, "requestId")
@@ -213,7 +213,7 @@ func (t *traceState) flushTurns() []events.Event {
 // its own. A failure is an error notice.
 func (t *traceState) taskEnd(o normalize.Object) []events.Event {
 	var out []events.Event
-	res := normalize.AsObject(o["result"])
+	res := normalize.AsObjectShared(o["result"])
 	if text := normalize.StrField(res, "output"); text != "" {
 		id := t.last
 		if id == "" || t.lastCalls > 0 || t.open[id] {
@@ -269,8 +269,8 @@ func toolExecution(o normalize.Object, n int) events.Event {
 // smaller than the cache counts can only have left the cache out, and is
 // then added to it.
 func traceUsage(o normalize.Object) *events.Usage {
-	tok := normalize.AsObject(o["tokens"])
-	cache := normalize.AsObject(o["cache"])
+	tok := normalize.AsObjectShared(o["tokens"])
+	cache := normalize.AsObjectShared(o["cache"])
 	in, okIn := normalize.Int(tok["input"])
 	out, okOut := normalize.Int(tok["output"])
 	read, okRead := normalize.Int(cache["cacheReadTokens"])

@@ -54,6 +54,7 @@ type Decoder struct {
 type turn struct {
 	id         string
 	blocks     []json.RawMessage
+	parts      []normalize.Content // the blocks read, one each
 	usage      anthropic.UsageMax
 	streamUse  *events.Usage
 	stop       string // normalized
@@ -140,7 +141,7 @@ func (d *Decoder) uniqueID(id, prefix string) string {
 }
 
 func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events.Event {
-	m := normalize.AsObject(o["message"])
+	m := normalize.AsObjectShared(o["message"]) // o is a copy of the line
 	if m == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "an assistant line without a message")}
 	}
@@ -185,7 +186,7 @@ const progressive = 64
 // contentList is a message's content as a list of blocks (a string is one
 // text block).
 func contentList(raw json.RawMessage) []json.RawMessage {
-	if l := normalize.AsList(raw); l != nil {
+	if l := normalize.AsListShared(raw); l != nil {
 		return l
 	}
 	if normalize.IsNull(raw) {
@@ -202,10 +203,16 @@ func (t *turn) merge(list []json.RawMessage) {
 		cumulative = bytes.Equal(bytes.TrimSpace(list[i]), bytes.TrimSpace(t.blocks[i]))
 	}
 	if cumulative {
+		// The blocks so far are read already.
+		t.parts = t.parts[:len(t.blocks)]
 		t.blocks = append(t.blocks[:0], list...)
-		return
+		list = list[len(t.parts):]
+	} else {
+		t.blocks = append(t.blocks, list...)
 	}
-	t.blocks = append(t.blocks, list...)
+	for _, b := range list {
+		t.parts = append(t.parts, normalize.ParsePart(b))
+	}
 }
 
 // form is the turn as it stands; final adds the usage (the timeline keeps
@@ -215,7 +222,12 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	if t.stream != nil && len(t.blocks) == 0 {
 		ev = *t.stream
 	} else {
-		ev = anthropic.AssistantEvent(t.id, anthropic.Marshal(t.blocks))
+		var c normalize.Content
+		for _, p := range t.parts {
+			c.Join(p)
+		}
+		ev = events.Event{Kind: events.KindAssistantMessage, ID: t.id, Text: c.Text,
+			Thinking: c.Thinking, ToolCalls: c.ToolCalls}
 		if final {
 			ev.Usage = t.streamUse
 			if ev.Usage == nil {
@@ -280,7 +292,7 @@ func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
 var exitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d{1,9})\b`)
 
 func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Event {
-	m := normalize.AsObject(o["message"])
+	m := normalize.AsObjectShared(o["message"])
 	if m == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "a user line without a message")}
 	}
@@ -299,7 +311,7 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 }
 
 func (d *Decoder) streamEvent(pos string, raw []byte, o normalize.Object) []events.Event {
-	inner := normalize.AsObject(o["event"])
+	inner := normalize.AsObjectShared(o["event"])
 	if inner == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "a stream_event line without an event")}
 	}

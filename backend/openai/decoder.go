@@ -12,11 +12,13 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
-// Decoder turns Chat Completions records into normalized events. It is
-// stateful: it assembles streamed responses chunk by chunk, pairs tool
+// Decoder turns Chat Completions records into normalized events. It keeps
+// nothing of a record's bytes (its objects are split in place), so records
+// may sit in a reused buffer. It is stateful: it assembles streamed responses chunk by chunk, pairs tool
 // results with their calls, and remembers the conversation shown so far so
 // that a log of requests, each repeating the history before it, shows every
 // turn once. Feed it records in file order, then call Flush.
@@ -54,7 +56,7 @@ func (d *Decoder) Decode(pos string, raw []byte) []events.Event {
 		return d.endStream(true)
 	}
 	if len(raw) > 0 && raw[0] == '[' {
-		l := normalize.AsList(raw)
+		l := normalize.AsListShared(raw)
 		if l == nil {
 			return []events.Event{bad(pos, raw, "not JSON")}
 		}
@@ -64,10 +66,10 @@ func (d *Decoder) Decode(pos string, raw []byte) []events.Event {
 		}
 		return out
 	}
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw)
 	if o == nil {
 		why := "not a JSON object"
-		if !json.Valid(raw) {
+		if !jsonx.Valid(raw) {
 			why = "not JSON"
 		}
 		return []events.Event{bad(pos, raw, why)}
@@ -161,7 +163,7 @@ func bad(pos string, raw []byte, why string) events.Event {
 // string) sent instead of, or in the middle of, a response.
 func apiError(pos string, raw json.RawMessage) events.Event {
 	msg := normalize.Str(raw)
-	if o := normalize.AsObject(raw); o != nil {
+	if o := normalize.AsObjectShared(raw); o != nil {
 		msg = normalize.FirstStr(o, "message", "error", "type", "code")
 		if msg == "" {
 			msg = normalize.Excerpt(raw)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -92,7 +91,7 @@ func readAssistant(m normalize.Object) assistantParts {
 		p.text = join(p.text, r)
 	}
 	if p.text == "" {
-		if au := normalize.AsObject(m["audio"]); au != nil {
+		if au := normalize.AsObjectShared(m["audio"]); au != nil {
 			p.text = normalize.StrField(au, "transcript")
 		}
 	}
@@ -108,8 +107,8 @@ func readAssistant(m normalize.Object) assistantParts {
 		}
 		p.calls = append(p.calls, rawCall{id: tc.ID, name: tc.Name, args: args})
 	}
-	for _, raw := range normalize.AsList(m["tool_calls"]) {
-		o := normalize.AsObject(raw)
+	for _, raw := range normalize.AsListShared(m["tool_calls"]) {
+		o := normalize.AsObjectShared(raw)
 		if o == nil {
 			p.calls = append(p.calls, rawCall{args: raw})
 			continue
@@ -117,17 +116,17 @@ func readAssistant(m normalize.Object) assistantParts {
 		c := rawCall{id: normalize.StrField(o, "id")}
 		switch {
 		case has(o, "function"):
-			fn := normalize.AsObject(o["function"])
+			fn := normalize.AsObjectShared(o["function"])
 			c.name, c.args = normalize.StrField(fn, "name"), fn["arguments"]
 		case has(o, "custom"): // custom tools take free text
-			cu := normalize.AsObject(o["custom"])
+			cu := normalize.AsObjectShared(o["custom"])
 			c.name, c.args = normalize.StrField(cu, "name"), cu["input"]
 		default:
 			c.name, c.args = normalize.StrField(o, "name"), o["arguments"]
 		}
 		p.calls = append(p.calls, c)
 	}
-	if fc := normalize.AsObject(m["function_call"]); fc != nil { // the legacy single call
+	if fc := normalize.AsObjectShared(m["function_call"]); fc != nil { // the legacy single call
 		p.calls = append(p.calls, rawCall{name: normalize.StrField(fc, "name"), args: fc["arguments"]})
 	}
 	return p
@@ -169,7 +168,7 @@ func contentText(raw json.RawMessage) string {
 // toolText is a tool message's content: a string, parts, or a JSON value
 // that is not a part (kept as compact JSON).
 func toolText(raw json.RawMessage) string {
-	if o := normalize.AsObject(raw); o != nil && !has(o, "type") && !has(o, "text") {
+	if o := normalize.AsObjectShared(raw); o != nil && !has(o, "type") && !has(o, "text") {
 		return compactJSON(raw)
 	}
 	return contentText(raw)
@@ -199,10 +198,12 @@ func join(a, b string) string {
 // answers) and leaves out what clients drop or reformat (reasoning, null
 // versus empty content, key order and spacing of arguments).
 func fingerprint(m normalize.Object, role string) uint64 {
-	h := fnv.New64a()
-	put := func(s string) {
-		_, _ = io.WriteString(h, s)
-		_, _ = h.Write([]byte{0})
+	h := uint64(fnvOffset)
+	put := func(s string) { // FNV-1a of s and a 0 byte, as hash/fnv's New64a
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * fnvPrime
+		}
+		h *= fnvPrime
 	}
 	put(role)
 	switch role {
@@ -221,8 +222,13 @@ func fingerprint(m normalize.Object, role string) uint64 {
 	default:
 		put(contentText(m["content"]))
 	}
-	return h.Sum64()
+	return h
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func argsKey(raw json.RawMessage) string {
 	c := events.NewToolCall("", "", raw)
@@ -241,14 +247,14 @@ func hashBytes(b []byte) uint64 {
 // request shows the messages of a request that the conversation so far
 // does not already hold (see align).
 func (d *Decoder) request(pos string, o normalize.Object) []events.Event {
-	raws := normalize.AsList(o["messages"])
+	raws := normalize.AsListShared(o["messages"])
 	if raws == nil {
 		return []events.Event{bad(pos, o["messages"], "messages is not a list")}
 	}
 	msgs := make([]normalize.Object, len(raws))
 	fps := make([]uint64, len(raws))
 	for i, r := range raws {
-		msgs[i] = normalize.AsObject(r)
+		msgs[i] = normalize.AsObjectShared(r)
 		if msgs[i] == nil {
 			fps[i] = hashBytes(r)
 			continue
@@ -323,10 +329,10 @@ func (d *Decoder) bareMessage(pos string, m normalize.Object) []events.Event {
 // response is a whole (non-streamed) completion: its first choice is the
 // assistant turn, with the response's id, usage and finish reason.
 func (d *Decoder) response(pos string, o normalize.Object) []events.Event {
-	choices := normalize.AsList(o["choices"])
+	choices := normalize.AsListShared(o["choices"])
 	var first normalize.Object
 	for i, c := range choices {
-		co := normalize.AsObject(c)
+		co := normalize.AsObjectShared(c)
 		idx, ok := normalize.Int(co["index"])
 		if !ok {
 			idx = int64(i)
@@ -336,13 +342,13 @@ func (d *Decoder) response(pos string, o normalize.Object) []events.Event {
 		}
 	}
 	if first == nil && len(choices) > 0 {
-		first = normalize.AsObject(choices[0])
+		first = normalize.AsObjectShared(choices[0])
 	}
 	if first == nil {
 		return []events.Event{bad(pos, o["choices"], "a response without a readable choice")}
 	}
 	id := d.turnID(normalize.StrField(o, "id"))
-	m := normalize.AsObject(first["message"])
+	m := normalize.AsObjectShared(first["message"])
 	if m == nil {
 		m = normalize.Object{}
 		if t, ok := first["text"]; ok { // the legacy completions shape

@@ -50,9 +50,9 @@ func isChunk(o normalize.Object, open bool) bool {
 	if !ok {
 		return false
 	}
-	l := normalize.AsList(choices)
+	l := normalize.AsListShared(choices)
 	for _, c := range l {
-		if co := normalize.AsObject(c); co != nil {
+		if co := normalize.AsObjectShared(c); co != nil {
 			if has(co, "delta") {
 				return true
 			}
@@ -86,8 +86,8 @@ func (d *Decoder) chunk(pos string, o normalize.Object) []events.Event {
 	if s.src == "" {
 		s.src = src
 	}
-	for i, c := range normalize.AsList(o["choices"]) {
-		co := normalize.AsObject(c)
+	for i, c := range normalize.AsListShared(o["choices"]) {
+		co := normalize.AsObjectShared(c)
 		if co == nil {
 			out = append(out, bad(pos, c, "a choice that is not an object"))
 			continue
@@ -100,7 +100,7 @@ func (d *Decoder) chunk(pos string, o normalize.Object) []events.Event {
 			s.others[idx] = true
 			continue
 		}
-		out = append(out, s.delta(normalize.AsObject(co["delta"]), d.Live)...)
+		out = append(out, s.delta(normalize.AsObjectShared(co["delta"]), d.Live)...)
 		if f := normalize.StrField(co, "finish_reason"); f != "" {
 			s.finish = f
 		}
@@ -134,12 +134,12 @@ func (s *stream) delta(dl normalize.Object, live bool) []events.Event {
 	if live && text != "" {
 		out = append(out, events.Event{Kind: events.KindTextDelta, ID: s.id, Text: text})
 	}
-	for _, raw := range normalize.AsList(dl["tool_calls"]) {
-		if o := normalize.AsObject(raw); o != nil {
-			s.toolDelta(o, normalize.AsObject(o["function"]), false)
+	for _, raw := range normalize.AsListShared(dl["tool_calls"]) {
+		if o := normalize.AsObjectShared(raw); o != nil {
+			s.toolDelta(o, normalize.AsObjectShared(o["function"]), false)
 		}
 	}
-	if fc := normalize.AsObject(dl["function_call"]); fc != nil {
+	if fc := normalize.AsObjectShared(dl["function_call"]); fc != nil {
 		s.toolDelta(fc, fc, true)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -127,14 +128,21 @@ func (d *Decoder) notice(level events.NoticeLevel, kind, text string, created ti
 
 // ChatOf returns the chat_jid of a record ("" when it has none or does not
 // decode).
-func ChatOf(raw []byte) string {
-	var r struct {
-		Chat json.RawMessage `json:"chat_jid"`
-	}
-	if json.Unmarshal(ingest.Repair(bytes.TrimSpace(raw)), &r) != nil {
+func ChatOf(raw []byte) string { return field(ingest.Repair(bytes.TrimSpace(raw)), "chat_jid") }
+
+// field reads the string member name of a record as json.Unmarshal into a
+// struct field tagged name would: the last member whose key equals name,
+// ignoring case ("" when there is none or the record is not an object).
+func field(raw []byte, name string) string {
+	var v []byte
+	if !jsonx.Members(raw, func(k string, val []byte) {
+		if strings.EqualFold(k, name) {
+			v = val
+		}
+	}) {
 		return ""
 	}
-	return normalize.Str(r.Chat)
+	return normalize.Str(v)
 }
 
 // traceNames are the senders of the trace rows that the history returns
@@ -149,15 +157,15 @@ func (d *Decoder) record(pos int, raw []byte) {
 		return
 	}
 	if raw[0] != '{' {
-		if json.Valid(ingest.Repair(raw)) {
+		if jsonx.Valid(ingest.Repair(raw)) {
 			d.bad(pos, raw, "not a JSON object")
 		} else {
 			d.bad(pos, raw, "not JSON")
 		}
 		return
 	}
-	var o normalize.Object
-	if err := json.Unmarshal(ingest.Repair(raw), &o); err != nil || o == nil {
+	o := normalize.AsObjectShared(ingest.Repair(raw)) // the decoder keeps nothing of a record
+	if o == nil {
 		d.bad(pos, raw, "not JSON")
 		return
 	}
@@ -243,7 +251,7 @@ func (d *Decoder) message(pos int, o normalize.Object) {
 		d.closeSegment(false)
 		d.notice(events.LevelInfo, events.NoticeHost, securityText(content), created)
 	case traceNames[sender]:
-		data := normalize.AsObject(ingest.Repair([]byte(strings.TrimSpace(content))))
+		data := normalize.AsObjectShared(ingest.Repair([]byte(strings.TrimSpace(content))))
 		if data == nil {
 			d.bad(pos, []byte(content), "a "+sender+" row whose content is not a JSON object")
 			return
@@ -311,7 +319,7 @@ func (d *Decoder) host(content string, created time.Time) {
 }
 
 func securityText(content string) string {
-	o := normalize.AsObject(ingest.Repair([]byte(strings.TrimSpace(content))))
+	o := normalize.AsObjectShared(ingest.Repair([]byte(strings.TrimSpace(content))))
 	if o == nil {
 		return "Security: " + content
 	}
@@ -550,21 +558,26 @@ func resultText(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return text(raw)
 	}
-	s := normalize.Str(raw)
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
-		return s
+	s, _ := jsonx.AppendUnquote(nil, raw) // a buffer of its own
+	t := bytes.TrimSpace(s)
+	if !bytes.HasPrefix(t, []byte("[")) || !bytes.HasSuffix(t, []byte("]")) {
+		return string(s)
 	}
-	l := normalize.AsList(ingest.Repair([]byte(t)))
+	l := normalize.AsListShared(ingest.Repair(t))
 	if len(l) == 0 {
-		return s
+		return string(s)
 	}
 	for _, b := range l {
-		if normalize.StrField(normalize.AsObject(b), "type") == "" {
-			return s // not a list of typed blocks: plain text that looks like JSON
+		if normalize.StrField(normalize.AsObjectShared(b), "type") == "" {
+			return string(s) // not a list of typed blocks: plain text that looks like JSON
 		}
 	}
-	return normalize.ParseContent(json.RawMessage(ingest.Repair([]byte(t)))).Text
+	// The list's content, as ParseContent reads it.
+	var c normalize.Content
+	for _, b := range l {
+		c.Join(normalize.ParsePart(b))
+	}
+	return c.Text
 }
 
 // resultMeta is the Claude SDK's result: usage and cost of the whole run,

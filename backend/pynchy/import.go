@@ -14,7 +14,6 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
-	"github.com/perch-tui/perch/normalize"
 )
 
 // Importer reads pynchy chats.
@@ -139,7 +138,7 @@ func (c *chats) pick(path, want, unit string) (string, error) {
 // chats (the stream is global), the second decodes the chosen one.
 func importStream(ctx context.Context, path string, opts ingest.Options, emit func(events.Event)) error {
 	var cs chats
-	err := ingest.EachFrame(path, func(f events.Frame) error {
+	err := ingest.ScanFrames(path, func(f events.Frame) error {
 		cs.add(ChatOf(f.Data))
 		return ctx.Err()
 	})
@@ -261,12 +260,4 @@ func importHistory(ctx context.Context, path string, opts ingest.Options, emit f
 }
 
 // stampOf reads a row's timestamp ("" when it has none).
-func stampOf(raw []byte) string {
-	var r struct {
-		TS json.RawMessage `json:"timestamp"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
-		return ""
-	}
-	return normalize.Str(r.TS)
-}
+func stampOf(raw []byte) string { return field(raw, "timestamp") }

@@ -20,15 +20,15 @@ type call struct {
 // {"id","name","arguments"}. Calls without an id get "<owner>:<index>".
 func readCalls(raw json.RawMessage, owner string) []call {
 	var out []call
-	for i, item := range normalize.AsList(raw) {
-		o := normalize.AsObject(item)
+	for i, item := range normalize.AsListShared(raw) {
+		o := normalize.AsObjectShared(item)
 		if o == nil {
 			continue
 		}
 		id := normalize.FirstStr(o, "id", "tool_call_id")
 		name := normalize.FirstStr(o, "function_name", "name")
 		args := o["arguments"]
-		if f := normalize.AsObject(o["function"]); f != nil {
+		if f := normalize.AsObjectShared(o["function"]); f != nil {
 			if n := normalize.StrField(f, "name"); n != "" {
 				name = n
 			}
@@ -53,7 +53,7 @@ func unwrapMCP(name string, args json.RawMessage) (string, json.RawMessage) {
 	if name != "execute_mcp_tool" {
 		return name, args
 	}
-	o := normalize.AsObject(args)
+	o := normalize.AsObjectShared(args)
 	if o == nil {
 		o = object(args)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -141,11 +142,11 @@ func (d *Decoder) record(pos string, data []byte) {
 		return
 	}
 	repaired := ingest.Repair(data)
-	var r normalize.Object
-	if err := json.Unmarshal(repaired, &r); err != nil || r == nil {
+	r := normalize.AsObjectShared(repaired) // nothing of a record is kept
+	if r == nil {
 		why := "not JSON"
 		switch {
-		case json.Valid(repaired):
+		case jsonx.Valid(repaired):
 			why = "not a JSON object"
 		case data[0] == '{' || data[0] == '[':
 			why = "invalid JSON"
@@ -515,8 +516,8 @@ func (d *Decoder) reasoningRow(id string, c content, _ normalize.Object) {
 func (d *Decoder) toolCallChunk(meta normalize.Object) {
 	t := d.open()
 	t.onlyRows = false
-	for pos, item := range normalize.AsList(meta["tool_calls"]) {
-		o := normalize.AsObject(item)
+	for pos, item := range normalize.AsListShared(meta["tool_calls"]) {
+		o := normalize.AsObjectShared(item)
 		if o == nil {
 			continue
 		}
@@ -557,10 +558,7 @@ func argText(raw json.RawMessage) string {
 func strOf(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s, true
-		}
+		return jsonx.Unquote(raw)
 	}
 	return "", false
 }
@@ -621,7 +619,7 @@ func (t *openTurn) buf(id, name string, index int) *callBuf {
 // the end: that repeat is the truth.
 func (b *callBuf) final() events.ToolCall {
 	args := b.args.String()
-	if !json.Valid([]byte(args)) && b.last != args && json.Valid([]byte(b.last)) {
+	if !jsonx.Valid([]byte(args)) && b.last != args && jsonx.Valid([]byte(b.last)) {
 		args = b.last
 	}
 	raw, _ := json.Marshal(args)
@@ -727,8 +725,8 @@ func (d *Decoder) responseEnd(c, meta normalize.Object) {
 	u := normalize.Usage(c["usage"])
 	stop := ""
 	// Older rows hold the provider's whole response.
-	if ch := normalize.AsList(c["choices"]); len(ch) > 0 {
-		first := normalize.AsObject(ch[0])
+	if ch := normalize.AsListShared(c["choices"]); len(ch) > 0 {
+		first := normalize.AsObjectShared(ch[0])
 		stop = normalize.Stop(normalize.StrField(first, "finish_reason"))
 	}
 	if target != "" && (u != nil || stop != "") {

@@ -18,11 +18,11 @@ func object(raw json.RawMessage) normalize.Object {
 	}
 	switch raw[0] {
 	case '{':
-		return normalize.AsObject(raw)
+		return normalize.AsObjectShared(raw)
 	case '"':
 		s := strings.TrimSpace(normalize.Str(raw))
 		if strings.HasPrefix(s, "{") {
-			return normalize.AsObject(ingest.Repair([]byte(s)))
+			return normalize.AsObjectShared(ingest.Repair([]byte(s)))
 		}
 	}
 	return nil
@@ -51,7 +51,7 @@ func readContent(raw json.RawMessage, typ string) content {
 	}
 	switch raw[0] {
 	case '{':
-		return content{obj: normalize.AsObject(raw)}
+		return content{obj: normalize.AsObjectShared(raw)}
 	case '[':
 		return content{list: raw}
 	case '"':
@@ -114,8 +114,8 @@ func valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 // hasCacheControl: a list of parts one of which is marked for the prompt
 // cache — a cached block of earlier conversation, not a real message.
 func hasCacheControl(raw json.RawMessage) bool {
-	for _, p := range normalize.AsList(raw) {
-		if o := normalize.AsObject(p); o != nil && !normalize.IsNull(o["cache_control"]) {
+	for _, p := range normalize.AsListShared(raw) {
+		if o := normalize.AsObjectShared(p); o != nil && !normalize.IsNull(o["cache_control"]) {
 			return true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -33,10 +34,23 @@ type stamp struct {
 	Sequence  json.RawMessage `json:"sequence"`
 }
 
-func (h *history) add(pos string, raw []byte) {
-	r := histRow{pos: pos, raw: append(json.RawMessage(nil), raw...)}
+func (h *history) add(pos string, raw []byte) { h.keep(pos, append(json.RawMessage(nil), raw...)) }
+
+// keep is add for a row the history may keep as it is (not a reused
+// buffer).
+func (h *history) keep(pos string, raw json.RawMessage) {
+	r := histRow{pos: pos, raw: raw}
+	// As json.Unmarshal fills a struct tagged created_at and sequence: the
+	// last member whose key matches, ignoring case.
 	var st stamp
-	if json.Unmarshal(raw, &st) == nil {
+	if jsonx.Members(raw, func(k string, v []byte) {
+		switch {
+		case strings.EqualFold(k, "created_at"):
+			st.CreatedAt = v
+		case strings.EqualFold(k, "sequence"):
+			st.Sequence = v
+		}
+	}) {
 		r.at, r.hasAt = parseTime(normalize.Str(st.CreatedAt))
 		r.seq, r.hasSeq = normalize.Int(st.Sequence)
 	}

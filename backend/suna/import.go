@@ -140,7 +140,7 @@ func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit fu
 	case ingest.ShapeJSON:
 		var h history
 		_, err := ingest.EachElement(s.Path, "messages", func(i int, raw json.RawMessage) error {
-			h.add("message "+strconv.Itoa(i+1), raw)
+			h.keep("message "+strconv.Itoa(i+1), raw) // raw is ours to keep
 			return ctx.Err()
 		})
 		if err != nil && ctx.Err() != nil {

@@ -13,9 +13,9 @@ import (
 // content), or, where the history left content out, metadata.result, or a
 // legacy row's metadata.frontend_content.tool_execution.result.
 func toolResult(c content, meta normalize.Object) (callID, name string, res *events.ToolResult) {
-	exec := normalize.AsObject(normalize.AsObject(meta["frontend_content"])["tool_execution"])
+	exec := normalize.AsObjectShared(normalize.AsObjectShared(meta["frontend_content"])["tool_execution"])
 	if exec == nil {
-		exec = object(normalize.AsObject(meta["frontend_content"])["tool_execution"])
+		exec = object(normalize.AsObjectShared(meta["frontend_content"])["tool_execution"])
 	}
 	callID = normalize.FirstStr(c.obj, "tool_call_id")
 	if callID == "" {

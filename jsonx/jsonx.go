@@ -1,0 +1,552 @@
+// Package jsonx reads JSON in one pass, with encoding/json's verdicts: it
+// validates a value, splits an object or an array into its raw members and
+// unquotes strings. encoding/json validates the whole input before it
+// decodes, byte by byte through a state machine, so a decoder that reads a
+// record in layers (an object, then one of its members, then a string)
+// scans its big strings many times over; these functions scan them once,
+// eight bytes at a time, and agree with encoding/json on what is valid and
+// on every value they return.
+package jsonx
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// maxDepth is encoding/json's limit on nested objects and arrays.
+const maxDepth = 10000
+
+// Valid reports whether data is exactly one JSON value (white space around
+// it allowed), as json.Valid does.
+func Valid(data []byte) bool {
+	i := skipSpace(data, 0)
+	end, ok := skipValue(data, i, 0)
+	return ok && skipSpace(data, end) == len(data)
+}
+
+// Object splits raw, exactly one JSON object (JSON white space around it
+// allowed), into its members as json.Unmarshal into a
+// map[string]json.RawMessage does: keys unquoted, the last of duplicate
+// keys kept, each value its bytes without the white space around them. ok
+// is false when raw is anything else or not valid JSON. The values share
+// raw's memory.
+func Object(raw []byte) (m map[string]json.RawMessage, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	m = make(map[string]json.RawMessage, 8)
+	end, ok := members(raw, i, 1, func(key string, v []byte) { m[key] = v })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return nil, false
+	}
+	return m, true
+}
+
+// Members calls fn with each member of raw, exactly one JSON object (JSON
+// white space around it allowed), in order, after checking that the whole
+// of raw is valid; it reports false, without calling fn, when it is not.
+// Values share raw's memory.
+func Members(raw []byte, fn func(key string, value []byte)) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	type member struct {
+		key   string
+		value []byte
+	}
+	var buf [16]member
+	all := buf[:0]
+	end, ok := members(raw, i, 1, func(k string, v []byte) { all = append(all, member{k, v}) })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return false
+	}
+	for _, m := range all {
+		fn(m.key, m.value)
+	}
+	return true
+}
+
+// List splits raw, exactly one JSON array (JSON white space around it
+// allowed), into its elements as json.Unmarshal into a []json.RawMessage
+// does: an empty array is an empty, non-nil list. ok is false when raw is
+// anything else or not valid JSON. The elements share raw's memory.
+func List(raw []byte) (l []json.RawMessage, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	l = []json.RawMessage{}
+	end, ok := elements(raw, i, 1, func(v []byte) { l = append(l, v) })
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return nil, false
+	}
+	return l, true
+}
+
+// members reads the object at raw[i] ('{'), calling fn for each member,
+// and returns the index after it.
+func members(raw []byte, i, depth int, fn func(string, []byte)) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return 0, false
+		}
+		key, kend, ok := unquoteAt(raw, i)
+		if !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return 0, false
+		}
+		i = skipSpace(raw, i+1)
+		vend, ok := skipValue(raw, i, depth)
+		if !ok {
+			return 0, false
+		}
+		fn(key, raw[i:vend:vend])
+		i = skipSpace(raw, vend)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// elements reads the array at raw[i] ('['), calling fn for each element.
+func elements(raw []byte, i, depth int, fn func([]byte)) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		vend, ok := skipValue(raw, i, depth)
+		if !ok {
+			return 0, false
+		}
+		fn(raw[i:vend:vend])
+		i = skipSpace(raw, vend)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// skipValue checks the value at raw[i] and returns the index after it.
+// depth is the number of arrays and objects around it.
+func skipValue(raw []byte, i, depth int) (int, bool) {
+	if i >= len(raw) {
+		return 0, false
+	}
+	switch c := raw[i]; {
+	case c == '"':
+		return scanString(raw, i)
+	case c == '{':
+		return skipObject(raw, i, depth+1)
+	case c == '[':
+		return skipArray(raw, i, depth+1)
+	case c == '-' || '0' <= c && c <= '9':
+		return scanNumber(raw, i)
+	case c == 't':
+		return literal(raw, i, "true")
+	case c == 'f':
+		return literal(raw, i, "false")
+	case c == 'n':
+		return literal(raw, i, "null")
+	}
+	return 0, false
+}
+
+// skipObject and skipArray check a nested value without collecting its
+// members (no key is unquoted).
+func skipObject(raw []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return 0, false
+		}
+		kend, ok := scanString(raw, i)
+		if !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, kend)
+		if i >= len(raw) || raw[i] != ':' {
+			return 0, false
+		}
+		i = skipSpace(raw, i+1)
+		if i, ok = skipValue(raw, i, depth); !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func skipArray(raw []byte, i, depth int) (int, bool) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = skipValue(raw, i, depth); !ok {
+			return 0, false
+		}
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+func literal(raw []byte, i int, lit string) (int, bool) {
+	if len(raw)-i < len(lit) || string(raw[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
+}
+
+// scanNumber checks the number at raw[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(raw []byte, i int) (int, bool) {
+	if raw[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(raw):
+		return 0, false
+	case raw[i] == '0':
+		i++
+	case '1' <= raw[i] && raw[i] <= '9':
+		i = digits(raw, i+1)
+	default:
+		return 0, false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		j := digits(raw, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		j := digits(raw, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(raw []byte, i int) int {
+	for i < len(raw) && '0' <= raw[i] && raw[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special is the index of the first byte of s at or after i that is a
+// quote, a backslash or a control character (len(s) when none is).
+func special(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:])
+		q := v ^ (lsb * '"')
+		b := v ^ (lsb * '\\')
+		// A byte of x is zero where (x-lsb) &^ x has its top bit set; the
+		// lowest such byte is exact (borrows only run upwards).
+		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v)
+		if m &= msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// scanString checks the string at raw[i] ('"') and returns the index after
+// its closing quote.
+func scanString(raw []byte, i int) (end int, ok bool) {
+	for j := i + 1; ; {
+		j = special(raw, j)
+		if j >= len(raw) || raw[j] < 0x20 {
+			return 0, false
+		}
+		if raw[j] == '"' {
+			return j + 1, true
+		}
+		// A backslash.
+		if j+1 >= len(raw) {
+			return 0, false
+		}
+		switch raw[j+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			j += 2
+		case 'u':
+			if hex4(raw[j+2:]) < 0 {
+				return 0, false
+			}
+			j += 6
+		default:
+			return 0, false
+		}
+	}
+}
+
+// Unquote reads raw as exactly one JSON string (JSON white space around it
+// allowed) with encoding/json's result: invalid UTF-8 and unpaired
+// surrogates become U+FFFD. ok is false for anything else (another type,
+// null, bad escapes, control characters, trailing data), and s is then "".
+// It does what json.Unmarshal(raw, &s) does in a single pass.
+func Unquote(raw []byte) (s string, ok bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '"' {
+		return "", false
+	}
+	s, end, ok := unquoteAt(raw, i)
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return "", false
+	}
+	return s, true
+}
+
+// AppendUnquote is Unquote that appends the string to dst, for a caller
+// that wants its bytes (to read JSON it holds, say) rather than a string.
+func AppendUnquote(dst, raw []byte) ([]byte, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '"' {
+		return dst, false
+	}
+	end, ok := scanString(raw, i)
+	if !ok || skipSpace(raw, end) != len(raw) {
+		return dst, false
+	}
+	body := raw[i+1 : end-1]
+	if cap(dst)-len(dst) < len(body) {
+		dst = append(make([]byte, 0, len(dst)+len(body)), dst...) // one allocation
+	}
+	return appendBody(dst, body), true
+}
+
+// fixUTF8 appends s with each invalid byte replaced by U+FFFD.
+func fixUTF8(b, s []byte) []byte {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[:size]...)
+		}
+		s = s[size:]
+	}
+	return b
+}
+
+// unquoteAt checks and decodes the string at raw[i] ('"') in one pass, and
+// returns the index after its closing quote.
+func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
+	start := i + 1
+	j := special(raw, start)
+	if j >= len(raw) || raw[j] < 0x20 {
+		return "", 0, false
+	}
+	if raw[j] == '"' {
+		// No escape: the body is the value once its UTF-8 is valid.
+		body := raw[start:j]
+		if utf8.Valid(body) {
+			return string(body), j + 1, true
+		}
+		return string(fixUTF8(nil, body)), j + 1, true
+	}
+	// Check the string and find its end first, so that the value is
+	// allocated once and appendBody meets only valid escapes.
+	end, ok = scanString(raw, i)
+	if !ok {
+		return "", 0, false
+	}
+	buf := appendBody(make([]byte, 0, end-start), raw[start:end-1])
+	// buf is not used again: the string can share it.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
+}
+
+// appendBody appends the value of a checked string's body (between its
+// quotes).
+func appendBody(buf, body []byte) []byte {
+	for j := 0; ; {
+		k := specialOrHigh(body, j)
+		buf = append(buf, body[j:k]...)
+		if k == len(body) {
+			return buf
+		}
+		if c := body[k]; c >= utf8.RuneSelf {
+			// A run of bytes outside ASCII: copied as is when it is valid
+			// UTF-8.
+			r := k + 1
+			for r < len(body) && body[r] >= utf8.RuneSelf {
+				r++
+			}
+			if utf8.Valid(body[k:r]) {
+				buf = append(buf, body[k:r]...)
+			} else {
+				buf = fixUTF8(buf, body[k:r])
+			}
+			j = r
+			continue
+		}
+		// A backslash: the escapes were checked by scanString.
+		j = k + 2
+		switch e := body[k+1]; e {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r := hex4(body[k+2:])
+			j = k + 6
+			if utf16.IsSurrogate(r) {
+				if len(body)-j >= 6 && body[j] == '\\' && body[j+1] == 'u' {
+					if r2 := hex4(body[j+2:]); r2 >= 0 {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							buf = utf8.AppendRune(buf, dec)
+							j += 6
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+		default: // '"', '\\', '/'
+			buf = append(buf, e)
+		}
+	}
+}
+
+// specialOrHigh is special that also stops at bytes outside ASCII.
+func specialOrHigh(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:])
+		q := v ^ (lsb * '"')
+		b := v ^ (lsb * '\\')
+		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v) | v
+		if m &= msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// hex4 reads the four hex digits of a \u escape, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}

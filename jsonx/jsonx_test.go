@@ -1,0 +1,151 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// check compares every function with encoding/json on raw.
+func check(t *testing.T, raw []byte) {
+	t.Helper()
+	if got, want := Valid(raw), json.Valid(raw); got != want {
+		t.Fatalf("Valid(%q) = %v, json.Valid %v", raw, got, want)
+	}
+	first := byte(0)
+	if i := skipSpace(raw, 0); i < len(raw) {
+		first = raw[i]
+	}
+
+	var wantS string
+	errS := json.Unmarshal(raw, &wantS)
+	gotS, okS := Unquote(raw)
+	if first == '"' {
+		if okS != (errS == nil) || okS && gotS != wantS {
+			t.Fatalf("Unquote(%q) = %q, %v; json: %q, %v", raw, gotS, okS, wantS, errS)
+		}
+	} else if okS || gotS != "" {
+		t.Fatalf("Unquote(%q) = %q, %v for a non-string", raw, gotS, okS)
+	}
+	if b, ok := AppendUnquote([]byte("x"), raw); string(b) != "x"+gotS || ok != okS {
+		t.Fatalf("AppendUnquote(%q) = %q, %v; Unquote %q, %v", raw, b, ok, gotS, okS)
+	}
+
+	var wantM map[string]json.RawMessage
+	errM := json.Unmarshal(raw, &wantM)
+	gotM, okM := Object(raw)
+	if first == '{' {
+		if okM != (errM == nil) || okM && !equalMaps(gotM, wantM) {
+			t.Fatalf("Object(%q) = %q, %v; json: %q, %v", raw, gotM, okM, wantM, errM)
+		}
+	} else if okM || gotM != nil {
+		t.Fatalf("Object(%q) = %v, %v for a non-object", raw, gotM, okM)
+	}
+	seen := map[string]json.RawMessage{}
+	okMembers := Members(raw, func(k string, v []byte) { seen[k] = v })
+	if okMembers != okM || okM && !equalMaps(seen, gotM) {
+		t.Fatalf("Members(%q) = %q, %v; Object %q, %v", raw, seen, okMembers, gotM, okM)
+	}
+
+	var wantL []json.RawMessage
+	errL := json.Unmarshal(raw, &wantL)
+	gotL, okL := List(raw)
+	if first == '[' {
+		if okL != (errL == nil) || okL && !reflect.DeepEqual(gotL, wantL) {
+			t.Fatalf("List(%q) = %q, %v; json: %q, %v", raw, gotL, okL, wantL, errL)
+		}
+	} else if okL || gotL != nil {
+		t.Fatalf("List(%q) = %v, %v for a non-array", raw, gotL, okL)
+	}
+}
+
+func equalMaps(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+var samples = []string{
+	`"plain"`, ` "spaced" `, "\t\"x\"\r\n", `""`, `"a\"b"`, `"\\"`, `"\/\b\f\n\r\t"`,
+	`"\u00e9\u4e2d"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`,
+	`"\u12"`, `"\u12g4"`, `"\x"`, `"\"`, `"a"b"`, `"a` + "\n" + `b"`, "\"a\xffb\"", "\"\xe4\xb8\"",
+	"\"\xe4\xb8x\xe4\xb8\xad\"", `"ünïcode – ok"`, `null`, `42`, `"x" "y"`, `"x",`, `"`, ``, "\v\"x\"",
+	`{}`, ` { } `, `{"a":1}`, `{"a" : "b" , "c":[1,2,{"d":null}]}`, `{"a":1,"a":2}`, `{"\u0061":true}`,
+	"{\"k\xff\":1}", `{"a":1,}`, `{"a"}`, `{"a":}`, `{,}`, `{"a":1 "b":2}`, `{"a":1}x`, `{"a":1}}`, `{`,
+	`[]`, `[1]`, ` [ 1 , "two" , [ ] , { } , null , true , false ] `, `[1,]`, `[,1]`, `[1 2]`, `[`,
+	`0`, `-0`, `01`, `-`, `1.`, `1.5`, `1e`, `1e+`, `1E-7`, `-12.5e10`, `.5`, `+1`, `1.5.5`, `tru`, `truex`,
+	`nul`, `[true,fals]`, `{"a":[[[[]]]]}`, "{\"a\":\"\x01\"}", "[\"\t\"]", `{"a":"\ud800"}`,
+	`{"k":"v"}` + "\n", `[{"type":"text","text":"hi"},"x",3]`, "\xef\xbb\xbf{}",
+}
+
+func TestAgainstEncodingJSON(t *testing.T) {
+	for _, s := range samples {
+		check(t, []byte(s))
+	}
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	check(t, []byte(deep))
+	check(t, []byte("["+deep+"]"))
+	check(t, []byte(`{"a":`+deep+`}`))
+	check(t, []byte(`{"a":[`+deep+`]}`))
+}
+
+func TestSpecial(t *testing.T) {
+	for _, s := range []string{"", "abc", "abcdefghijklmnop\"", "abcdefgh\\ijk", "\x1fabcdefghi", "abcdefghijklmn\x00", "ééééééééé\"", "\x7f\x80\xff\""} {
+		want := len(s)
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '"' || c == '\\' || c < 0x20 {
+				want = i
+				break
+			}
+		}
+		if got := special([]byte(s), 0); got != want {
+			t.Errorf("special(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func FuzzAgainstEncodingJSON(f *testing.F) {
+	for _, s := range samples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		check(t, raw)
+		b, _ := json.Marshal(string(raw))
+		check(t, b)
+		check(t, []byte(`{"k":`+string(b)+`,"l":[`+string(raw)+`]}`))
+	})
+}
+
+func BenchmarkUnquote(b *testing.B) {
+	var s strings.Builder
+	for i := 0; s.Len() < 6000; i++ {
+		s.WriteString("ok  \tgithub.com/example/pkg\t0.123s \"quoted\" naïve — line of output\n")
+	}
+	raw, _ := json.Marshal(s.String())
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		Unquote(raw)
+	}
+}
+
+func BenchmarkObject(b *testing.B) {
+	var s strings.Builder
+	for i := 0; s.Len() < 6000; i++ {
+		s.WriteString("ok  \tgithub.com/example/pkg\t0.123s \"quoted\" naïve — line of output\n")
+	}
+	text, _ := json.Marshal(s.String())
+	raw := []byte(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_x","type":"tool_result","content":` + string(text) + `,"is_error":false}]},"session_id":"abc","uuid":"def"}`)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		Object(raw)
+	}
+}
