@@ -229,8 +229,10 @@ func TestRunEndToEnd(t *testing.T) {
 	// The renderer writes cell diffs, so the output is not greppable for
 	// whole lines: wait until it goes quiet, then look at the final model.
 	waitFor(t, func() bool { return strings.Contains(ansi.Strip(out.String()), "live") })
+	// (A whole second: under -race on a loaded machine the UI goroutine
+	// can fall silent for a few hundred ms while batches still wait.)
 	last, quiet := out.String(), time.Now()
-	for time.Since(quiet) < 300*time.Millisecond {
+	for time.Since(quiet) < time.Second {
 		time.Sleep(20 * time.Millisecond)
 		if cur := out.String(); cur != last {
 			last, quiet = cur, time.Now()
