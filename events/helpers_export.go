@@ -25,6 +25,20 @@ func NewToolCall(id, name string, rawArgs json.RawMessage) ToolCall {
 	return c
 }
 
+// WithDetails returns r with the per-tool details (command, listing, file,
+// search, write, patch, todos) parsed from maria's tool-output text when r
+// has none yet: the one parser of those formats, for views that get a
+// result built elsewhere. r itself is not changed.
+func WithDetails(r *ToolResult, name string, call ToolCall) *ToolResult {
+	if r == nil || r.Command != nil || r.Listing != nil || r.File != nil || r.Search != nil ||
+		r.Write != nil || r.Patch != nil || r.Todos != nil {
+		return r
+	}
+	cp := *r
+	fillDetails(&cp, name, call)
+	return &cp
+}
+
 // maxNoticeText bounds the text of a notice a decoder writes (a system
 // prompt, a host message): notices are read, not exported byte for byte.
 const maxNoticeText = 4 << 20

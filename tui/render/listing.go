@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
@@ -16,7 +15,7 @@ import (
 func listFilesBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	fl := t.Result.Listing
 	if fl == nil {
-		fl = parseListText(t.Result.Text)
+		fl = events.WithDetails(t.Result, "list_files", t.Call).Listing
 	}
 	if fl == nil {
 		return genericBody(r, t, w)
@@ -54,33 +53,4 @@ func listFilesBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		}
 		return s
 	}}}, tags
-}
-
-// parseListText reads "Directory: …\nTotal: …\n\n📁 name [hidden]" text.
-func parseListText(text string) *events.FileListing {
-	if strings.TrimSpace(text) == "No files found." {
-		return &events.FileListing{}
-	}
-	head, body, ok := strings.Cut(text, "\n\n")
-	path, found := strings.CutPrefix(head, "Directory: ")
-	if !ok || !found {
-		return nil
-	}
-	path, _, _ = strings.Cut(path, "\n")
-	fl := &events.FileListing{Path: path}
-	for _, l := range strings.Split(trimTrailingNewlines(body), "\n") {
-		e := events.FileEntry{Kind: "other"}
-		for _, k := range [...][2]string{{"📁 ", "directory"}, {"📄 ", "file"}, {"🔗 ", "symlink"}, {"❓ ", "other"}} {
-			if rest, ok := strings.CutPrefix(l, k[0]); ok {
-				e.Kind, l = k[1], rest
-				break
-			}
-		}
-		if rest, ok := strings.CutSuffix(l, " [hidden]"); ok {
-			e.Hidden, l = true, rest
-		}
-		e.Name = l
-		fl.Entries = append(fl.Entries, e)
-	}
-	return fl
 }

@@ -43,7 +43,7 @@ func writeBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	pr := t.Result.Patch
 	if pr == nil {
-		pr = parsePatchText(t.Result.Text)
+		pr = events.WithDetails(t.Result, "apply_patch", t.Call).Patch
 	}
 	if pr == nil {
 		return genericBody(r, t, w)
@@ -80,21 +80,6 @@ func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		segs = append(segs, textSeg(dropPatchNoise(diff), r.p.diffChunk))
 	}
 	return segs, tags
-}
-
-func parsePatchText(text string) *events.PatchResult {
-	var doc struct {
-		Success  *bool    `json:"success"`
-		Message  string   `json:"message"`
-		Added    []string `json:"added"`
-		Modified []string `json:"modified"`
-		Deleted  []string `json:"deleted"`
-	}
-	t := strings.TrimSpace(text)
-	if len(t) > 1<<20 || !strings.HasPrefix(t, "{") || json.Unmarshal([]byte(t), &doc) != nil || doc.Success == nil {
-		return nil
-	}
-	return &events.PatchResult{Message: doc.Message, Added: doc.Added, Modified: doc.Modified, Deleted: doc.Deleted}
 }
 
 // diffChunk colours unified-diff (and V4A patch) lines.

@@ -304,6 +304,10 @@ func TestKeyArgFallback(t *testing.T) {
 }
 
 func TestParseCommandText(t *testing.T) {
+	// The renderer reads commands with events' one parser of maria's text.
+	parseCommandText := func(text string) *events.CommandResult {
+		return events.WithDetails(&events.ToolResult{Text: text}, "execute_command", events.ToolCall{}).Command
+	}
 	cr := parseCommandText("Command cat <<EOF\nhi\nEOF exited with status 2.\n=== STDOUT (2 lines) ===\nhi\n\n=== STDERR (1 lines) ===\noops")
 	if cr == nil || cr.Command != "cat <<EOF\nhi\nEOF" || cr.ExitCode == nil || *cr.ExitCode != 2 || cr.Stdout != "hi\n" || cr.Stderr != "oops" {
 		t.Fatalf("got %+v", cr)
