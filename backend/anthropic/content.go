@@ -134,12 +134,20 @@ func Marshal(v any) []byte {
 
 // Object decodes one record as a JSON object, after Clean. ok is false
 // when it is not one; why then says what it is.
-func Object(raw []byte) (o normalize.Object, why string) {
+func Object(raw []byte) (o normalize.Object, why string) { return object(raw, normalize.AsObject) }
+
+// ObjectInPlace is Object without the copy: the values share raw's memory
+// (or that of its cleaned copy), for a caller that copies what it keeps.
+func ObjectInPlace(raw []byte) (o normalize.Object, why string) {
+	return object(raw, normalize.AsObjectShared)
+}
+
+func object(raw []byte, split func(json.RawMessage) normalize.Object) (o normalize.Object, why string) {
 	raw = bytes.TrimSpace(Clean(raw))
 	if len(raw) == 0 {
 		return nil, "empty"
 	}
-	if o = normalize.AsObject(raw); o != nil {
+	if o = split(raw); o != nil {
 		return o, ""
 	}
 	if !jsonx.Valid(raw) {
