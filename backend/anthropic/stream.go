@@ -71,7 +71,9 @@ func (d *Decoder) Decode(raw []byte) []events.Event { return d.DecodeAt("", raw)
 
 // DecodeFrame reads one SSE frame; pos ("frame 7") prefixes the notices
 // of an event that does not decode. The event's type is its data's "type",
-// else the frame's name.
+// else the frame's name. The decoder keeps parts of f.Data until the
+// message ends, so it must stay as it is (frames of events.ReadFrames do;
+// those of events.ScanFrames do not).
 func (d *Decoder) DecodeFrame(pos string, f events.Frame) []events.Event {
 	if len(bytes.TrimSpace(f.Data)) == 0 {
 		if f.Name == "" || f.Name == "ping" {
@@ -79,7 +81,7 @@ func (d *Decoder) DecodeFrame(pos string, f events.Frame) []events.Event {
 		}
 		return d.decode(pos, f.Name, normalize.Object{})
 	}
-	o, why := Object(f.Data)
+	o, why := ObjectInPlace(f.Data)
 	if o == nil {
 		return []events.Event{BadRecord(pos, f.Data, why)}
 	}
@@ -345,9 +347,9 @@ func (b *block) content() normalize.Content {
 	_, summary := b.start["summary"]
 	switch {
 	case b.typ == "text":
-		return normalize.Content{Text: b.text.String()}
+		return normalize.Content{Text: normalize.Built(&b.text)}
 	case b.typ == "thinking" && b.text.Len() > 0 && !summary:
-		return normalize.Content{Thinking: b.text.String()}
+		return normalize.Content{Thinking: normalize.Built(&b.text)}
 	}
 	return normalize.ParsePart(b.json())
 }
