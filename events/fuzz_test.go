@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -126,6 +127,7 @@ func FuzzTimeline(f *testing.F) {
 				}
 				tl.Apply(ev)
 			}
+			checkRunningListed(t, tl.Timeline)
 		}
 		n := tl.Len()
 		asst := 0
@@ -161,6 +163,17 @@ func FuzzTimeline(f *testing.F) {
 			t.Fatalf("replay added items: %d -> %d", n, tl.Len())
 		}
 	})
+}
+
+// checkRunningListed: every running tool is in the list endRunningTools
+// settles, so that it settles them all.
+func checkRunningListed(t *testing.T, tl *Timeline) {
+	t.Helper()
+	for _, it := range tl.tools {
+		if it.Tool.Status == ToolRunning && !slices.Contains(tl.running, it) {
+			t.Fatalf("tool %s is running but not listed", it.ID)
+		}
+	}
 }
 
 // itemsText renders the items for comparison, without the foreign-frames

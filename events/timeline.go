@@ -13,6 +13,7 @@ import (
 type Timeline struct {
 	items   []*Item
 	tools   map[string]*Item // tool_call id -> tool item
+	running []*Item          // tool items set running since runs last ended (some may have finished)
 	turns   map[string]*Item // assistant item id -> item (streamed turns, upserts)
 	posts   map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
 	queue   []QueuedMessage
@@ -182,6 +183,7 @@ func (t *Timeline) apply(ev Event) bool {
 		if it.Tool.Result == nil && it.Tool.Status != ToolRunning && !t.stopped {
 			it.Tool.Status = ToolRunning
 			it.Version++
+			t.running = append(t.running, it)
 		}
 		if len(ev.Tool.Call.Args) > 0 && len(it.Tool.Call.Args) == 0 {
 			it.Tool.Call = ev.Tool.Call
@@ -296,17 +298,24 @@ func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
 	it := &Item{Kind: ItemTool, ID: id, Created: ev.Created, Tool: &ToolItem{CallID: id, Name: name, Call: c, Status: st}}
 	t.add(it)
 	t.tools[id] = it
+	if st == ToolRunning {
+		t.running = append(t.running, it)
+	}
 	return it
 }
 
-// endRunningTools settles calls that will never get a result.
+// endRunningTools settles calls that will never get a result. Only the
+// items set running since it last ran can be running: a call is running
+// from its creation or its PreToolCall.
 func (t *Timeline) endRunningTools(to ToolStatus) {
-	for _, it := range t.tools {
+	for _, it := range t.running {
 		if it.Tool.Status == ToolRunning {
 			it.Tool.Status = to
 			it.Version++
 		}
 	}
+	clear(t.running)
+	t.running = t.running[:0]
 }
 
 func (t *Timeline) runEnded() {

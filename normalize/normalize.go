@@ -96,6 +96,16 @@ func IsNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
 }
 
+// Built is the text of b, for keeping: when b's buffer grew well past its
+// text (a builder doubles as it goes), the text is copied to memory of its
+// own size, so that the slack is not kept with it.
+func Built(b *strings.Builder) string {
+	if b.Cap()-b.Len() > b.Len()/8 {
+		return strings.Clone(b.String())
+	}
+	return b.String()
+}
+
 // Int reads an integer leniently: a number, a float with no fraction
 // beyond rounding, or a numeric string. ok is false for anything else
 // (including null, NaN and values out of range), which means unknown.

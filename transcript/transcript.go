@@ -11,11 +11,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -173,18 +175,204 @@ func Records(tl *events.Timeline) []Record {
 // WriteJSONL writes one compact JSON object per line. Every text is
 // written whole, byte for byte as encoding/json encodes it.
 func WriteJSONL(w io.Writer, tl *events.Timeline) error {
+	// Records without a large text are built in one buffer (fast); a
+	// record with one streams its large texts in pieces (small memory).
 	e := newStreamEncoder(w, "")
-	for _, r := range Records(tl) {
-		var bigs []string
-		r = stashRecord(r, e.token, &bigs)
-		if err := e.encode(r, bigs); err != nil {
+	enc := json.NewEncoder(e.w)
+	enc.SetEscapeHTML(false)
+	var buf []byte
+	write := func(r Record) error {
+		if hasBigText(&r) {
+			var bigs []string
+			r = stashRecord(r, e.token, &bigs)
+			return e.encode(r, bigs)
+		}
+		// Byte for byte what enc writes; a record it cannot take (a value
+		// encoding/json refuses) goes to enc, to fail as it does.
+		b, ok := appendRecord(buf[:0], &r)
+		if !ok {
+			return enc.Encode(r)
+		}
+		buf = append(b, '\n')
+		_, err := e.w.Write(buf)
+		return err
+	}
+	for _, it := range tl.Items() {
+		if err := write(ItemRecord(it)); err != nil {
 			return fmt.Errorf("write jsonl: %w", err)
 		}
+	}
+	if err := write(StateRecord(tl)); err != nil {
+		return fmt.Errorf("write jsonl: %w", err)
 	}
 	if err := e.w.Flush(); err != nil {
 		return fmt.Errorf("write jsonl: %w", err)
 	}
 	return nil
+}
+
+// appendRecord appends r as json.Encoder with HTML escaping off writes it
+// (without the line end). ok is false when encoding/json would fail (a
+// cost that is not a finite number, arguments that are not JSON).
+func appendRecord(b []byte, r *Record) (_ []byte, ok bool) {
+	str := func(key string, v *string) {
+		if v != nil {
+			b = append(append(append(b, ',', '"'), key...), '"', ':')
+			b = jsonx.AppendString(b, *v)
+		}
+	}
+	b = append(b, `{"type":`...)
+	b = jsonx.AppendString(b, r.Type)
+	str("id", r.ID)
+	str("level", r.Level)
+	str("kind", r.Kind)
+	str("text", r.Text)
+	str("thinking", r.Thinking)
+	ok = true
+	raw := func(v json.RawMessage) {
+		if v == nil {
+			b = append(b, "null"...)
+			return
+		}
+		var good bool
+		if b, good = jsonx.AppendCompact(b, v); !good {
+			ok = false
+		}
+	}
+	if r.ToolCalls != nil {
+		b = append(b, `,"tool_calls":`...)
+		if *r.ToolCalls == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, c := range *r.ToolCalls {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"id":`...)
+				b = jsonx.AppendString(b, c.ID)
+				b = append(b, `,"name":`...)
+				b = jsonx.AppendString(b, c.Name)
+				b = append(b, `,"arguments":`...)
+				raw(c.Arguments)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+	}
+	if u := r.Usage; u != nil {
+		b = append(b, `,"usage":{"input_tokens":`...)
+		b = strconv.AppendInt(b, u.InputTokens, 10)
+		b = append(b, `,"output_tokens":`...)
+		b = strconv.AppendInt(b, u.OutputTokens, 10)
+		b = append(b, `,"cached_tokens":`...)
+		b = strconv.AppendInt(b, u.CachedTokens, 10)
+		if u.CacheWriteTokens != nil {
+			b = append(b, `,"cache_write_tokens":`...)
+			b = strconv.AppendInt(b, *u.CacheWriteTokens, 10)
+		}
+		if u.ReasoningTokens != nil {
+			b = append(b, `,"reasoning_tokens":`...)
+			b = strconv.AppendInt(b, *u.ReasoningTokens, 10)
+		}
+		if u.CostUSD != nil {
+			b = append(b, `,"cost_usd":`...)
+			var good bool
+			if b, good = appendFloat(b, *u.CostUSD); !good {
+				ok = false
+			}
+		}
+		b = append(b, '}')
+	}
+	str("stop_reason", r.StopReason)
+	if r.Incomplete != nil {
+		b = strconv.AppendBool(append(b, `,"incomplete":`...), *r.Incomplete)
+	}
+	str("name", r.Name)
+	str("status", r.Status)
+	if r.Args != nil {
+		b = append(b, `,"args":`...)
+		raw(*r.Args)
+	}
+	str("output", r.Output)
+	if r.ExitCode != nil {
+		b = strconv.AppendInt(append(b, `,"exit_code":`...), int64(*r.ExitCode), 10)
+	}
+	if r.Queue != nil {
+		b = append(b, `,"queue":`...)
+		if *r.Queue == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, q := range *r.Queue {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonx.AppendString(append(b, `{"id":`...), q.ID)
+				b = jsonx.AppendString(append(b, `,"text":`...), q.Text)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+	}
+	if r.Todos != nil {
+		b = append(b, `,"todos":`...)
+		if *r.Todos == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i, t := range *r.Todos {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = jsonx.AppendString(append(b, `{"id":`...), t.ID)
+				b = jsonx.AppendString(append(b, `,"content":`...), t.Content)
+				b = jsonx.AppendString(append(b, `,"status":`...), t.Status)
+				b = jsonx.AppendString(append(b, `,"priority":`...), t.Priority)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+	}
+	return append(b, '}'), ok
+}
+
+// appendFloat writes f as encoding/json does (ES6 number formatting); ok
+// is false for NaN and infinities, which it refuses.
+func appendFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// hasBigText reports whether r has a text that stashRecord would stash.
+func hasBigText(r *Record) bool {
+	big := func(p *string) bool { return p != nil && len(*p) >= bigText }
+	if big(r.Text) || big(r.Output) {
+		return true
+	}
+	if r.Queue != nil {
+		for _, q := range *r.Queue {
+			if len(q.Text) >= bigText {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // WriteJSON writes {"items":[…],"state":{…}} as one indented document,

@@ -20,7 +20,11 @@ import (
 // list of content blocks) into an assistant turn: text, thinking and tool
 // calls. Usage and stop reason are the caller's.
 func AssistantEvent(id string, content json.RawMessage) events.Event {
-	c := normalize.ParseContent(content)
+	return assistantFrom(id, normalize.ParseContent(content))
+}
+
+// assistantFrom is AssistantEvent of content read already.
+func assistantFrom(id string, c normalize.Content) events.Event {
 	return events.Event{Kind: events.KindAssistantMessage, ID: id, Text: c.Text,
 		Thinking: c.Thinking, ToolCalls: c.ToolCalls}
 }
@@ -30,7 +34,11 @@ func AssistantEvent(id string, content json.RawMessage) events.Event {
 // what else the message holds (text, images, documents) one user turn with
 // the given id. A message of tool results only makes no user turn.
 func UserEvents(id string, content json.RawMessage, tools *Tools) []events.Event {
-	c := normalize.ParseContent(content)
+	return userFrom(id, normalize.ParseContent(content), tools)
+}
+
+// userFrom is UserEvents of content read already.
+func userFrom(id string, c normalize.Content, tools *Tools) []events.Event {
 	var out []events.Event
 	for _, r := range c.Results {
 		out = append(out, ToolResultEvent(r, tools.Name(r.CallID)))
@@ -126,12 +134,20 @@ func Marshal(v any) []byte {
 
 // Object decodes one record as a JSON object, after Clean. ok is false
 // when it is not one; why then says what it is.
-func Object(raw []byte) (o normalize.Object, why string) {
+func Object(raw []byte) (o normalize.Object, why string) { return object(raw, normalize.AsObject) }
+
+// ObjectInPlace is Object without the copy: the values share raw's memory
+// (or that of its cleaned copy), for a caller that copies what it keeps.
+func ObjectInPlace(raw []byte) (o normalize.Object, why string) {
+	return object(raw, normalize.AsObjectShared)
+}
+
+func object(raw []byte, split func(json.RawMessage) normalize.Object) (o normalize.Object, why string) {
 	raw = bytes.TrimSpace(Clean(raw))
 	if len(raw) == 0 {
 		return nil, "empty"
 	}
-	if o = normalize.AsObject(raw); o != nil {
+	if o = split(raw); o != nil {
 		return o, ""
 	}
 	if !jsonx.Valid(raw) {

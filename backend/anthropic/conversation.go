@@ -3,7 +3,6 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -58,7 +57,7 @@ func IsRequest(o normalize.Object) bool {
 
 // IsError reports whether o is an API error body.
 func IsError(o normalize.Object) bool {
-	return normalize.StrField(o, "type") == "error" && normalize.AsObject(o["error"]) != nil
+	return normalize.StrField(o, "type") == "error" && normalize.AsObjectShared(o["error"]) != nil
 }
 
 // DecodeAt reads one document of a log; pos ("element 3") prefixes the
@@ -85,10 +84,10 @@ func (c *Conversation) DecodeObject(pos string, o normalize.Object) []events.Eve
 	resp, hasResp := o["response"]
 	if hasReq || hasResp {
 		var out []events.Event
-		if ro := normalize.AsObject(req); ro != nil {
+		if ro := normalize.AsObjectShared(req); ro != nil {
 			out = append(out, c.Request(pos+" request", ro)...)
 		}
-		if ro := normalize.AsObject(resp); ro != nil {
+		if ro := normalize.AsObjectShared(resp); ro != nil {
 			out = append(out, c.DecodeObject(pos+" response", ro)...)
 		}
 		return out
@@ -124,15 +123,19 @@ func (c *Conversation) System(raw json.RawMessage) []events.Event {
 // Request shows what a request body adds to the conversation.
 func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 	out := c.System(o["system"])
-	msgs := normalize.AsList(o["messages"])
+	msgs := normalize.AsListShared(o["messages"])
 	if msgs == nil && !normalize.IsNull(o["messages"]) {
 		out = append(out, BadRecord(pos, o["messages"], "messages is not a list"))
 	}
 	objs := make([]normalize.Object, len(msgs))
 	keys := make([]uint64, len(msgs))
 	for i, m := range msgs {
-		objs[i] = normalize.AsObject(m)
-		keys[i] = key(objs[i])
+		objs[i] = normalize.AsObjectShared(m)
+		if objs[i] != nil {
+			// Read again below for the few that are new: keeping the
+			// content of every message would hold the whole history.
+			keys[i] = keyOf(objs[i], normalize.ParseContent(objs[i]["content"]))
+		}
 	}
 	same := 0
 	for same < len(keys) && same < len(c.shown) && keys[same] == c.shown[same] {
@@ -157,7 +160,7 @@ func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 			out = append(out, BadRecord(mpos, msgs[i], "not a message object"))
 			continue
 		}
-		out = append(out, c.message(mpos, objs[i], "", nil, "")...)
+		out = append(out, c.message(mpos, objs[i], nil, "", nil, "")...)
 	}
 	c.shown = keys
 	for _, k := range keys {
@@ -172,43 +175,48 @@ func (c *Conversation) Response(pos string, o normalize.Object) []events.Event {
 	if id != "" && c.ids[id] {
 		return nil
 	}
-	k := key(o)
+	content := normalize.ParseContent(o["content"])
+	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
 	c.ever[k] = struct{}{}
-	return c.message(pos, o, id, o["usage"], normalize.StrField(o, "stop_reason"))
+	return c.message(pos, o, &content, id, o["usage"], normalize.StrField(o, "stop_reason"))
 }
 
 // Message adds one bare message ({"role","content"}) to the conversation
 // as is, without looking for repeats: the messages of one request, read
 // one by one.
 func (c *Conversation) Message(pos string, o normalize.Object) []events.Event {
-	k := key(o)
+	content := normalize.ParseContent(o["content"])
+	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
 	c.ever[k] = struct{}{}
-	return c.message(pos, o, normalize.StrField(o, "id"), o["usage"], normalize.StrField(o, "stop_reason"))
+	return c.message(pos, o, &content, normalize.StrField(o, "id"), o["usage"], normalize.StrField(o, "stop_reason"))
 }
 
-// message emits one message.
-func (c *Conversation) message(pos string, o normalize.Object, id string, usage json.RawMessage, stop string) []events.Event {
+// message emits one message; content is its content read (nil: not yet).
+func (c *Conversation) message(pos string, o normalize.Object, content *normalize.Content, id string, usage json.RawMessage, stop string) []events.Event {
+	if content == nil {
+		read := normalize.ParseContent(o["content"])
+		content = &read
+	}
 	c.n++
 	id = c.uniqueID(id)
 	role := normalize.StrField(o, "role")
-	content := o["content"]
 	switch role {
 	case "user":
-		return UserEvents(id, content, &c.tools)
+		return userFrom(id, *content, &c.tools)
 	case "assistant":
-		ev := AssistantEvent(id, content)
+		ev := assistantFrom(id, *content)
 		ev.Usage = normalize.Usage(usage)
 		ev.StopReason = normalize.Stop(stop)
 		c.tools.Note(ev.ToolCalls)
 		out := []events.Event{ev}
-		for _, r := range normalize.ParseContent(content).Results {
+		for _, r := range content.Results {
 			out = append(out, ToolResultEvent(r, c.tools.Name(r.CallID)))
 		}
 		return out
 	case "system", "developer":
-		return []events.Event{Notice(events.LevelInfo, events.NoticeSystem, normalize.ParseContent(content).Text)}
+		return []events.Event{Notice(events.LevelInfo, events.NoticeSystem, content.Text)}
 	}
 	return []events.Event{BadRecord(pos, mustJSON(o), fmt.Sprintf("a message of role %q", role))}
 }
@@ -225,29 +233,35 @@ func (c *Conversation) uniqueID(id string) string {
 	return id
 }
 
-// key identifies a message across requests (see Conversation).
-func key(o normalize.Object) uint64 {
-	if o == nil {
-		return 0
-	}
-	c := normalize.ParseContent(o["content"])
-	var b strings.Builder
-	b.WriteString(normalize.StrField(o, "role"))
-	b.WriteByte(0)
-	b.WriteString(strings.TrimSpace(c.Text))
+// keyOf identifies a message across requests (see Conversation); c is its
+// content read. It hashes, piece by piece, role NUL text, then NUL
+// call:id:name per call and NUL result:id per result.
+func keyOf(o normalize.Object, c normalize.Content) uint64 {
+	h := fnv64(fnvOffset, normalize.StrField(o, "role"))
+	h = fnv64(h, "\x00")
+	h = fnv64(h, strings.TrimSpace(c.Text))
 	for _, tc := range c.ToolCalls {
-		b.WriteString("\x00call:" + tc.ID + ":" + tc.Name)
+		h = fnv64(fnv64(fnv64(fnv64(h, "\x00call:"), tc.ID), ":"), tc.Name)
 	}
 	for _, r := range c.Results {
-		b.WriteString("\x00result:" + r.CallID)
+		h = fnv64(fnv64(h, "\x00result:"), r.CallID)
 	}
-	return hash(b.String())
+	return h | 1 // never 0, the key of no message
 }
 
-func hash(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	return h.Sum64() | 1 // never 0, the key of no message
+func hash(s string) uint64 { return fnv64(fnvOffset, s) | 1 }
+
+// fnv64 continues an FNV-1a hash (hash/fnv's New64a) with s.
+func fnv64(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 func mustJSON(o normalize.Object) []byte { return Marshal(o) }

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -70,15 +71,17 @@ func (d *Decoder) Decode(raw []byte) []events.Event { return d.DecodeAt("", raw)
 
 // DecodeFrame reads one SSE frame; pos ("frame 7") prefixes the notices
 // of an event that does not decode. The event's type is its data's "type",
-// else the frame's name.
+// else the frame's name. The decoder keeps parts of f.Data until the
+// message ends, so it must stay as it is (frames of events.ReadFrames do;
+// those of events.ScanFrames do not).
 func (d *Decoder) DecodeFrame(pos string, f events.Frame) []events.Event {
-	if len(strings.TrimSpace(string(f.Data))) == 0 {
+	if len(bytes.TrimSpace(f.Data)) == 0 {
 		if f.Name == "" || f.Name == "ping" {
 			return nil
 		}
 		return d.decode(pos, f.Name, normalize.Object{})
 	}
-	o, why := Object(f.Data)
+	o, why := ObjectInPlace(f.Data)
 	if o == nil {
 		return []events.Event{BadRecord(pos, f.Data, why)}
 	}
@@ -95,7 +98,10 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 	return d.decode(pos, "", o)
 }
 
-// DecodeObject reads one event already decoded as an object.
+// DecodeObject reads one event already decoded as an object. The decoder
+// keeps parts of it until its message ends, so its values must not be
+// split in place over a buffer that is reused (an object from Object or
+// normalize.AsObject, or split in place over one, is fine).
 func (d *Decoder) DecodeObject(pos string, o normalize.Object) []events.Event {
 	return d.decode(pos, "", o)
 }
@@ -123,14 +129,14 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 		if d.msg != nil {
 			out = append(out, d.finish(true))
 		}
-		m := normalize.AsObject(o["message"])
+		m := normalize.AsObjectShared(o["message"])
 		d.begin(normalize.StrField(m, "id"))
 		d.msg.usage.Merge(m["usage"])
 		if s := normalize.StrField(m, "stop_reason"); s != "" {
 			d.msg.stop = s
 		}
-		for i, b := range normalize.AsList(m["content"]) {
-			out = append(out, d.startBlock(int64(i), normalize.AsObject(b))...)
+		for i, b := range normalize.AsListShared(m["content"]) {
+			out = append(out, d.startBlock(int64(i), normalize.AsObjectShared(b))...)
 		}
 	case "content_block_start":
 		d.ensure()
@@ -138,7 +144,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 		if !ok {
 			idx = d.nextIndex()
 		}
-		out = append(out, d.startBlock(idx, normalize.AsObject(o["content_block"]))...)
+		out = append(out, d.startBlock(idx, normalize.AsObjectShared(o["content_block"]))...)
 	case "content_block_delta":
 		d.ensure()
 		out = append(out, d.delta(pos, o)...)
@@ -146,7 +152,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 		// Nothing to do: a block is whole when its message stops.
 	case "message_delta":
 		d.ensure()
-		if delta := normalize.AsObject(o["delta"]); delta != nil {
+		if delta := normalize.AsObjectShared(o["delta"]); delta != nil {
 			if s := normalize.StrField(delta, "stop_reason"); s != "" {
 				d.msg.stop = s
 			}
@@ -175,7 +181,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 
 // ErrorText describes an API error object ({"type":"error","error":{…}}).
 func ErrorText(o normalize.Object) string {
-	e := normalize.AsObject(o["error"])
+	e := normalize.AsObjectShared(o["error"])
 	typ, msg := normalize.StrField(e, "type"), normalize.StrField(e, "message")
 	if e == nil {
 		msg = normalize.StrField(o, "error")
@@ -270,7 +276,7 @@ func (d *Decoder) appendText(b *block, s string, thinking bool) []events.Event {
 }
 
 func (d *Decoder) delta(pos string, o normalize.Object) []events.Event {
-	delta := normalize.AsObject(o["delta"])
+	delta := normalize.AsObjectShared(o["delta"])
 	dt := normalize.StrField(delta, "type")
 	idx, ok := normalize.Int(o["index"])
 	if !ok {
@@ -319,11 +325,11 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 		idx = append(idx, i)
 	}
 	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
-	parts := make([]json.RawMessage, 0, len(idx))
+	var c normalize.Content
 	for _, i := range idx {
-		parts = append(parts, m.blocks[i].json())
+		c.Join(m.blocks[i].content())
 	}
-	ev := AssistantEvent(m.id, Marshal(parts))
+	ev := assistantFrom(m.id, c)
 	ev.Usage = m.usage.Usage()
 	ev.StopReason = normalize.Stop(m.stop)
 	if m.errored {
@@ -331,6 +337,21 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 	}
 	ev.Incomplete = incomplete
 	return ev
+}
+
+// content is the block read as a content part: what normalize.ParsePart
+// makes of the block as the API would have sent it whole (json). Text and
+// thinking, the bulk of a stream, are taken as they are rather than
+// encoded and decoded again.
+func (b *block) content() normalize.Content {
+	_, summary := b.start["summary"]
+	switch {
+	case b.typ == "text":
+		return normalize.Content{Text: normalize.Built(&b.text)}
+	case b.typ == "thinking" && b.text.Len() > 0 && !summary:
+		return normalize.Content{Thinking: normalize.Built(&b.text)}
+	}
+	return normalize.ParsePart(b.json())
 }
 
 // json is the block as the API would have sent it whole.

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/perch-tui/perch/events"
@@ -13,7 +14,8 @@ import (
 // nothing is ever added twice.
 type UsageMax struct{ o normalize.Object }
 
-// Merge takes one usage record (an object; anything else is ignored).
+// Merge takes one usage record (an object; anything else is ignored). It
+// keeps copies: raw may be in a buffer that is reused.
 func (u *UsageMax) Merge(raw json.RawMessage) {
 	o := normalize.AsObject(raw)
 	if o == nil {
@@ -28,11 +30,11 @@ func (u *UsageMax) Merge(raw json.RawMessage) {
 		}
 		nv, ok := normalize.Float(v)
 		if !ok {
-			u.o[k] = v // a nested record or a label: the latest wins
+			u.o[k] = bytes.Clone(v) // a nested record or a label: the latest wins
 			continue
 		}
 		if old, ok := normalize.Float(u.o[k]); !ok || nv > old {
-			u.o[k] = v
+			u.o[k] = bytes.Clone(v)
 		}
 	}
 }

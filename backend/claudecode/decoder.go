@@ -72,7 +72,9 @@ func (d *Decoder) Decode(raw []byte) []events.Event { return d.DecodeAt("", raw)
 // DecodeAt reads one line; pos ("line 12") prefixes the notice of a line
 // that does not decode.
 func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
-	o, why := anthropic.Object(raw)
+	// Split in place: what the decoder keeps (content blocks, usage, stream
+	// events) it copies.
+	o, why := anthropic.ObjectInPlace(raw)
 	if o == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, why)}
 	}
@@ -141,7 +143,7 @@ func (d *Decoder) uniqueID(id, prefix string) string {
 }
 
 func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events.Event {
-	m := normalize.AsObjectShared(o["message"]) // o is a copy of the line
+	m := normalize.AsObjectShared(o["message"])
 	if m == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "an assistant line without a message")}
 	}
@@ -186,7 +188,7 @@ const progressive = 64
 // contentList is a message's content as a list of blocks (a string is one
 // text block).
 func contentList(raw json.RawMessage) []json.RawMessage {
-	if l := normalize.AsListShared(raw); l != nil {
+	if l := normalize.AsList(raw); l != nil { // a copy: turns keep their blocks
 		return l
 	}
 	if normalize.IsNull(raw) {
@@ -311,7 +313,7 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 }
 
 func (d *Decoder) streamEvent(pos string, raw []byte, o normalize.Object) []events.Event {
-	inner := normalize.AsObjectShared(o["event"])
+	inner := normalize.AsObject(o["event"]) // a copy: the stream decoder keeps parts of it
 	if inner == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "a stream_event line without an event")}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -71,15 +72,15 @@ func (d *Decoder) Decode(pos string, raw []byte) []events.Event {
 }
 
 func (d *Decoder) decode(pos string, raw []byte) []events.Event {
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw) // the decoder keeps nothing of a record
 	if o == nil {
 		why := "not a JSON object"
-		if !json.Valid(raw) {
+		if !jsonx.Valid(raw) {
 			why = "not JSON"
 		}
 		return []events.Event{bad(pos, raw, why)}
 	}
-	if m := normalize.AsObject(o["msg"]); m != nil {
+	if m := normalize.AsObjectShared(o["msg"]); m != nil {
 		return d.legacy(pos, m)
 	}
 	typ := normalize.StrField(o, "type")
@@ -112,8 +113,8 @@ func (d *Decoder) decode(pos string, raw []byte) []events.Event {
 		return d.grown(s, events.Event{Kind: events.KindTextDelta, ID: s.id, Text: delta})
 	case "request_user_input":
 		var qs []string
-		for _, q := range normalize.AsList(o["questions"]) {
-			if s := normalize.FirstStr(normalize.AsObject(q), "question", "header", "id"); s != "" {
+		for _, q := range normalize.AsListShared(o["questions"]) {
+			if s := normalize.FirstStr(normalize.AsObjectShared(q), "question", "header", "id"); s != "" {
 				qs = append(qs, s)
 			}
 		}
@@ -166,7 +167,7 @@ func errorText(raw json.RawMessage) string {
 	if s := normalize.Str(raw); s != "" {
 		return s
 	}
-	if o := normalize.AsObject(raw); o != nil {
+	if o := normalize.AsObjectShared(raw); o != nil {
 		if m := normalize.FirstStr(o, "message", "error"); m != "" {
 			return m
 		}
@@ -182,7 +183,7 @@ func usage(raw json.RawMessage) *events.Usage {
 	if u == nil {
 		return nil
 	}
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw)
 	if v, ok := normalize.Int(o["cached_input_tokens"]); ok && v > u.CachedTokens {
 		u.CachedTokens = v
 	}

@@ -13,7 +13,7 @@ import (
 
 // item reads a thread item at any point of its life.
 func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Event {
-	it := normalize.AsObject(raw)
+	it := normalize.AsObjectShared(raw)
 	if it == nil {
 		return []events.Event{bad(pos, raw, "an item that is not an object")}
 	}
@@ -59,8 +59,8 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		// No output comes with a file change: its changes, one a line
 		// ("update calc/add.go"), say what it did.
 		var lines []string
-		for _, c := range normalize.AsList(it["changes"]) {
-			o := normalize.AsObject(c)
+		for _, c := range normalize.AsListShared(it["changes"]) {
+			o := normalize.AsObjectShared(c)
 			lines = append(lines, strings.TrimSpace(normalize.StrField(o, "kind")+" "+normalize.StrField(o, "path")))
 		}
 		summary := strings.Join(lines, "\n")
@@ -100,8 +100,8 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		return append(out, t.result(agentStates(it["agents_states"]), status == "failed", "", nil))
 	case "todo_list":
 		var todos []events.Todo
-		for i, raw := range normalize.AsList(it["items"]) {
-			o := normalize.AsObject(raw)
+		for i, raw := range normalize.AsListShared(it["items"]) {
+			o := normalize.AsObjectShared(raw)
 			st := "pending"
 			if v, _ := normalize.Bool(o["completed"]); v {
 				st = "completed"
@@ -153,7 +153,7 @@ func object(kv ...any) json.RawMessage {
 // mcpResult reads an MCP tool result: {content, structured_content} (or
 // the older {"Ok": {content, isError}} / {"Err": "…"}).
 func mcpResult(raw json.RawMessage) (text string, isErr bool, errText string) {
-	r := normalize.AsObject(raw)
+	r := normalize.AsObjectShared(raw)
 	if r == nil {
 		return "", false, ""
 	}
@@ -164,7 +164,7 @@ func mcpResult(raw json.RawMessage) (text string, isErr bool, errText string) {
 		}
 		return "", true, msg
 	}
-	if ok := normalize.AsObject(r["Ok"]); ok != nil {
+	if ok := normalize.AsObjectShared(r["Ok"]); ok != nil {
 		r = ok
 	}
 	text = normalize.ParseContent(r["content"]).Text
@@ -194,7 +194,7 @@ func compactJSON(raw json.RawMessage) string {
 
 // agentStates lists a collab call's agents: "<thread>: <status> <message>".
 func agentStates(raw json.RawMessage) string {
-	o := normalize.AsObject(raw)
+	o := normalize.AsObjectShared(raw)
 	keys := make([]string, 0, len(o))
 	for k := range o {
 		keys = append(keys, k)
@@ -202,7 +202,7 @@ func agentStates(raw json.RawMessage) string {
 	sort.Strings(keys)
 	var lines []string
 	for _, k := range keys {
-		st := normalize.AsObject(o[k])
+		st := normalize.AsObjectShared(o[k])
 		line := k + ": " + normalize.StrField(st, "status")
 		if m := normalize.StrField(st, "message"); m != "" {
 			line += " " + m

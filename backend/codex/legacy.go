@@ -114,7 +114,7 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		ok, known := normalize.Bool(m["success"])
 		return append(out, t.result(text, known && !ok, "", nil))
 	case "mcp_tool_call_begin", "mcp_tool_call_end":
-		inv := normalize.AsObject(m["invocation"])
+		inv := normalize.AsObjectShared(m["invocation"])
 		name := normalize.StrField(inv, "tool")
 		if srv := normalize.StrField(inv, "server"); srv != "" {
 			name = srv + "." + name
@@ -135,8 +135,8 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		return append(out, t.result("", false, "", nil))
 	case "plan_update":
 		var todos []events.Todo
-		for i, raw := range normalize.AsList(m["plan"]) {
-			o := normalize.AsObject(raw)
+		for i, raw := range normalize.AsListShared(m["plan"]) {
+			o := normalize.AsObjectShared(raw)
 			todos = append(todos, events.Todo{ID: strconv.Itoa(i + 1), Content: normalize.StrField(o, "step"),
 				Status: normalize.StrField(o, "status")})
 		}
@@ -147,7 +147,7 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		return out
 	case "token_count":
 		raw := json.RawMessage(nil)
-		if info := normalize.AsObject(m["info"]); info != nil {
+		if info := normalize.AsObjectShared(m["info"]); info != nil {
 			raw = info["last_token_usage"]
 			if normalize.IsNull(raw) {
 				raw = info["total_token_usage"]

@@ -240,8 +240,8 @@ func (d *Decoder) endStream(done bool) []events.Event {
 	}
 	d.stream = nil
 	finished := done || s.finish != ""
-	ev := events.Event{Kind: events.KindAssistantMessage, ID: s.id, Text: s.text.String(),
-		Thinking: s.think.String(), Usage: s.usage, StopReason: normalize.Stop(s.finish), Incomplete: !finished}
+	ev := events.Event{Kind: events.KindAssistantMessage, ID: s.id, Text: normalize.Built(&s.text),
+		Thinking: normalize.Built(&s.think), Usage: s.usage, StopReason: normalize.Stop(s.finish), Incomplete: !finished}
 	content, _ := json.Marshal(ev.Text)
 	fp := normalize.Object{"role": json.RawMessage(`"assistant"`), "content": content}
 	var fpCalls []map[string]any

@@ -448,8 +448,8 @@ func (d *Decoder) closeTurn(incomplete bool) {
 		return
 	}
 	d.turn = nil
-	ev := events.Event{Kind: events.KindAssistantMessage, ID: t.id, Text: t.text.String(),
-		Thinking: t.thinking.String(), ToolCalls: t.finalCalls(), StopReason: t.stop,
+	ev := events.Event{Kind: events.KindAssistantMessage, ID: t.id, Text: normalize.Built(&t.text),
+		Thinking: normalize.Built(&t.thinking), ToolCalls: t.finalCalls(), StopReason: t.stop,
 		Incomplete: incomplete && !t.onlyRows}
 	if t.onlyRows && t.rowID != "" && !t.deltas {
 		ev.ID = t.rowID

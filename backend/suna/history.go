@@ -3,6 +3,7 @@ package suna
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -14,7 +15,8 @@ import (
 
 // history holds a thread's rows so that they can be put in time order:
 // the API answers newest first by default, and either order is accepted.
-// Sorting needs them all; each row is kept as its raw text.
+// Sorting needs them all; each row is kept as its raw text — or, read in
+// two passes (readHistory), only the rows of a file not in order already.
 type history struct {
 	rows []histRow
 }
@@ -22,6 +24,7 @@ type history struct {
 type histRow struct {
 	pos    string
 	raw    json.RawMessage
+	idx    int // its place in the file
 	at     time.Time
 	hasAt  bool
 	seq    int64
@@ -39,7 +42,13 @@ func (h *history) add(pos string, raw []byte) { h.keep(pos, append(json.RawMessa
 // keep is add for a row the history may keep as it is (not a reused
 // buffer).
 func (h *history) keep(pos string, raw json.RawMessage) {
-	r := histRow{pos: pos, raw: raw}
+	h.note(pos, raw)
+	h.rows[len(h.rows)-1].raw = raw
+}
+
+// note adds a row's place and time, not its text.
+func (h *history) note(pos string, raw []byte) {
+	r := histRow{pos: pos, idx: len(h.rows)}
 	// As json.Unmarshal fills a struct tagged created_at and sequence: the
 	// last member whose key matches, ignoring case.
 	var st stamp
@@ -131,9 +140,25 @@ func (h *history) order() {
 	})
 }
 
+// inOrder puts the rows in order and reports whether they were already.
+func (h *history) inOrder() bool {
+	h.order()
+	for i, r := range h.rows {
+		if r.idx != i {
+			return false
+		}
+	}
+	return true
+}
+
 // decode feeds the ordered rows to d.
 func (h *history) decode(ctx context.Context, d *Decoder, send func([]events.Event)) {
 	h.order()
+	h.decodeOrdered(ctx, d, send)
+}
+
+// decodeOrdered feeds the rows, ordered already, to d.
+func (h *history) decodeOrdered(ctx context.Context, d *Decoder, send func([]events.Event)) {
 	for i := range h.rows {
 		if ctx.Err() != nil {
 			return
@@ -143,3 +168,70 @@ func (h *history) decode(ctx context.Context, d *Decoder, send func([]events.Eve
 	}
 	send(d.Flush())
 }
+
+// readHistory reads a thread's rows in two passes over the file; each
+// calls its function with every row, in file order, and keep says whether
+// a row's raw text may be kept as it is (or must be copied). The first pass
+// reads the rows' times. Rows oldest first already (what the importer
+// would have made of them) are then read again and decoded one at a time,
+// so that the file is never held whole; rows in another order are kept in
+// the second pass and decoded in time order, as decode does. It returns
+// how many rows the first pass read and the error each returned (the
+// first pass's when it failed). strict: a failed first pass decodes
+// nothing.
+func readHistory(ctx context.Context, each func(fn func(pos string, raw []byte) error) error, keep, strict bool,
+	d *Decoder, send func([]events.Event)) (int, error) {
+	var h history
+	err := each(func(pos string, raw []byte) error {
+		h.note(pos, raw)
+		return ctx.Err()
+	})
+	n := len(h.rows)
+	if err != nil && (strict || ctx.Err() != nil) {
+		return n, err
+	}
+	if h.inOrder() {
+		i := 0
+		err2 := each(func(pos string, raw []byte) error {
+			if i++; i > n {
+				return errEnough // the first pass stopped here
+			}
+			send(d.DecodeAt(pos, raw))
+			return ctx.Err()
+		})
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		if err == nil && err2 != nil && !errors.Is(err2, errEnough) {
+			err = err2
+		}
+		send(d.Flush())
+		return n, err
+	}
+	raws := make([]json.RawMessage, n)
+	i := 0
+	err2 := each(func(pos string, raw []byte) error {
+		if i >= n {
+			return errEnough
+		}
+		if !keep {
+			raw = append(json.RawMessage(nil), raw...)
+		}
+		raws[i] = raw
+		i++
+		return ctx.Err()
+	})
+	if ctx.Err() != nil {
+		return n, ctx.Err()
+	}
+	if err == nil && err2 != nil && !errors.Is(err2, errEnough) {
+		err = err2
+	}
+	for j := range h.rows {
+		h.rows[j].raw = raws[h.rows[j].idx]
+	}
+	h.decodeOrdered(ctx, d, send)
+	return n, err
+}
+
+var errEnough = errors.New("as many rows as the first pass read")

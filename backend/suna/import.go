@@ -127,30 +127,30 @@ func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit fu
 			send(d.Flush())
 			return err
 		}
-		var h history
-		err := ingest.EachLine(s.Path, func(line int, raw []byte) error {
-			h.add("line "+strconv.Itoa(line), raw)
-			return ctx.Err()
-		})
-		if err != nil {
+		lines := func(fn func(string, []byte) error) error {
+			return ingest.EachLine(s.Path, func(line int, raw []byte) error { return fn("line "+strconv.Itoa(line), raw) })
+		}
+		// A line that cannot be read fails the import before anything is
+		// shown (strict).
+		if _, err := readHistory(ctx, lines, false, true, d, send); err != nil {
 			return err
 		}
-		h.decode(ctx, d, send)
 		return ctx.Err()
 	case ingest.ShapeJSON:
-		var h history
-		_, err := ingest.EachElement(s.Path, "messages", func(i int, raw json.RawMessage) error {
-			h.keep("message "+strconv.Itoa(i+1), raw) // raw is ours to keep
-			return ctx.Err()
-		})
+		elements := func(fn func(string, []byte) error) error {
+			_, err := ingest.EachElement(s.Path, "messages", func(i int, raw json.RawMessage) error {
+				return fn("message "+strconv.Itoa(i+1), raw)
+			})
+			return err
+		}
+		n, err := readHistory(ctx, elements, true, false, d, send) // EachElement's elements are ours to keep
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		h.decode(ctx, d, send)
 		if err != nil {
 			// What came before the damage is shown; say where it stopped.
 			emit(events.Event{Kind: events.KindNotice, Level: events.LevelWarning, NoticeKind: events.NoticeError,
-				Text: fmt.Sprintf("The document is damaged after message %d, the rest is left out: %v", len(h.rows), err)})
+				Text: fmt.Sprintf("The document is damaged after message %d, the rest is left out: %v", n, err)})
 		}
 		return ctx.Err()
 	}

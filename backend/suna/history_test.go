@@ -1,0 +1,173 @@
+package suna
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/transcript"
+)
+
+// importText imports the file at p and renders what it emits.
+func importText(t *testing.T, p string) (string, error) {
+	t.Helper()
+	s, err := ingest.Sniff(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := events.NewTimeline()
+	err = importFile(context.Background(), s, ingest.Options{}, func(ev events.Event) { tl.Apply(ev) })
+	return render(t, tl), err
+}
+
+func render(t *testing.T, tl *events.Timeline) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := transcript.WriteJSONL(&b, tl); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// keepAll is how a history file was read before it was read in two
+// passes: every row kept, then sorted and decoded.
+func keepAll(t *testing.T, rows []json.RawMessage, unit string, damaged error) string {
+	t.Helper()
+	var h history
+	for i, r := range rows {
+		h.add(fmt.Sprintf("%s %d", unit, i+1), r)
+	}
+	tl := events.NewTimeline()
+	h.decode(context.Background(), NewDecoder(), func(evs []events.Event) {
+		for _, ev := range evs {
+			tl.Apply(ev)
+		}
+	})
+	if damaged != nil {
+		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning, NoticeKind: events.NoticeError,
+			Text: fmt.Sprintf("The document is damaged after message %d, the rest is left out: %v", len(rows), damaged)})
+	}
+	return render(t, tl)
+}
+
+// inFileOrder decodes rows as they come, as JSON lines that look like a
+// stream are read.
+func inFileOrder(t *testing.T, rows []json.RawMessage) string {
+	t.Helper()
+	d := NewDecoder()
+	tl := events.NewTimeline()
+	apply := func(evs []events.Event) {
+		for _, ev := range evs {
+			tl.Apply(ev)
+		}
+	}
+	for i, r := range rows {
+		apply(d.DecodeAt(fmt.Sprintf("line %d", i+1), r))
+	}
+	apply(d.Flush())
+	return render(t, tl)
+}
+
+// TestHistoryTwoPasses: reading a history in two passes (streaming rows
+// that are in order, keeping the others) emits what keeping every row
+// emitted, whatever the order of the rows, as a document, as JSON lines,
+// and cut short.
+func TestHistoryTwoPasses(t *testing.T) {
+	t.Parallel()
+	paths, _ := filepath.Glob("testdata/history_*.json")
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Messages []json.RawMessage }
+		if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range doc.Messages { // one line each
+			var c bytes.Buffer
+			if err := json.Compact(&c, m); err != nil {
+				t.Fatal(err)
+			}
+			doc.Messages[i] = c.Bytes()
+		}
+		orders := map[string][]json.RawMessage{"as is": doc.Messages}
+		rev := make([]json.RawMessage, len(doc.Messages))
+		for i, m := range doc.Messages {
+			rev[len(rev)-1-i] = m
+		}
+		orders["reversed"] = rev
+		for k := 0; k < 3; k++ {
+			sh := append([]json.RawMessage(nil), doc.Messages...)
+			r.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
+			orders[fmt.Sprintf("shuffled %d", k)] = sh
+		}
+		var h history // the rows in the order the importer shows them
+		for i, m := range doc.Messages {
+			h.add(fmt.Sprint(i), m)
+		}
+		h.order()
+		sorted := make([]json.RawMessage, len(h.rows))
+		for i, row := range h.rows {
+			sorted[i] = row.raw
+		}
+		orders["sorted"] = sorted
+		for name, rows := range orders {
+			// A document.
+			var b strings.Builder
+			b.WriteString(`{"messages": [`)
+			for i, m := range rows {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.Write(m)
+			}
+			b.WriteString("]}")
+			f := filepath.Join(dir, "doc.json")
+			if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := importText(t, f)
+			if want := keepAll(t, rows, "message", nil); err != nil || got != want {
+				t.Errorf("%s, %s (document): %v\n got %s\nwant %s", p, name, err, got, want)
+			}
+			// Cut inside the last row.
+			cut := b.String()[:strings.LastIndex(b.String(), ", ")+12]
+			if err := os.WriteFile(f, []byte(cut), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err = importText(t, f)
+			_, damage := ingest.EachElement(f, "messages", func(int, json.RawMessage) error { return nil })
+			if want := keepAll(t, rows[:len(rows)-1], "message", damage); err != nil || damage == nil || got != want {
+				t.Errorf("%s, %s (cut): %v\n got %s\nwant %s", p, name, err, got, want)
+			}
+			// JSON lines.
+			b.Reset()
+			for _, m := range rows {
+				b.Write(m)
+				b.WriteString("\n")
+			}
+			if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err = importText(t, f)
+			want := keepAll(t, rows, "line", nil)
+			if smp, _ := ingest.Sniff(f); streamLike(smp) {
+				want = inFileOrder(t, rows) // read as a stream's frames, not sorted
+			}
+			if err != nil || got != want {
+				t.Errorf("%s, %s (lines): %v\n got %s\nwant %s", p, name, err, got, want)
+			}
+		}
+	}
+}
