@@ -46,6 +46,15 @@ func NewDecoder(chat, unit string) *Decoder {
 	return &Decoder{chat: chat, unit: unit}
 }
 
+// Adopt narrows a decoder made for every chat to chat, from now on. A
+// one-pass import adopts the first chat it meets: earlier records had no
+// chat_jid, and those are kept whatever the chat.
+func (d *Decoder) Adopt(chat string) {
+	if d.chat == "" {
+		d.chat = chat
+	}
+}
+
 // segment is an assistant turn being built from traces: the model's
 // thinking, its text blocks and its tool calls, until something else
 // happens in the chat.

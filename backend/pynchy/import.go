@@ -134,35 +134,33 @@ func (c *chats) pick(path, want, unit string) (string, error) {
 	return "", nil
 }
 
-// importStream reads a recording of /api/events: a first pass counts the
-// chats (the stream is global), the second decodes the chosen one.
+// importStream reads a recording of /api/events in one pass. The stream is
+// global: without --chat the first chat met is decoded, and a file that
+// turns out to hold several is refused at the end with their list (nothing
+// is printed before an import ends).
 func importStream(ctx context.Context, path string, opts ingest.Options, emit func(events.Event)) error {
 	var cs chats
-	err := ingest.ScanFrames(path, func(f events.Frame) error {
-		cs.add(ChatOf(f.Data))
-		return ctx.Err()
-	})
-	if err != nil && !errors.Is(err, events.ErrTruncated) {
-		return err
-	}
-	chat, err := cs.pick(path, opts.Chat, "event")
-	if err != nil {
-		return err
-	}
-	d := NewDecoder(chat, "frame")
+	d := NewDecoder(opts.Chat, "frame")
 	n := 0
-	err = ingest.EachFrame(path, func(f events.Frame) error {
+	err := ingest.EachFrame(path, func(f events.Frame) error {
 		n++
+		if jid := ChatOf(f.Data); jid != "" {
+			cs.add(jid)
+			d.Adopt(jid)
+		}
 		emitAll(emit, d.DecodeAt(n, f.Data))
 		return ctx.Err()
 	})
-	if errors.Is(err, events.ErrTruncated) {
+	truncated := errors.Is(err, events.ErrTruncated)
+	if err != nil && !truncated {
+		return err
+	}
+	if _, err := cs.pick(path, opts.Chat, "event"); err != nil {
+		return err
+	}
+	if truncated {
 		emit(events.Event{Kind: events.KindNotice, Level: events.LevelWarning, NoticeKind: events.NoticeInfo,
 			Text: fmt.Sprintf("The recording ends inside frame %d; that frame is left out.", n+1)})
-		err = nil
-	}
-	if err != nil {
-		return err
 	}
 	emitAll(emit, d.Flush())
 	return nil
