@@ -1,0 +1,142 @@
+// Package backend is the one interface perch's views (the TUI, export,
+// tail, send, cancel, queue) use to talk to a live agent system. Each
+// system that streams sessions over HTTP (maria, Suna/Kortix, pynchy) has
+// one implementation beside its decoder (backend/maria, backend/suna,
+// backend/pynchy); nothing outside those packages knows which system it
+// talks to beyond what Capabilities says.
+//
+// A backend hands out sessions already decoded into the normalized event
+// model (package events), in order, so every consumer applies them to an
+// events.Timeline the same way.
+package backend
+
+import (
+	"context"
+	"errors"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// Names of the live backends, as --backend and PERCH_BACKEND spell them.
+const (
+	Maria  = "maria"
+	Suna   = "suna"
+	Pynchy = "pynchy"
+)
+
+// ErrUnsupported is returned (wrapped, with a sentence for people) by an
+// action the backend cannot do, such as Cancel on pynchy. Consumers check
+// Capabilities first and never offer such an action; this is the answer
+// when one is asked for anyway (a script calling `perch cancel`).
+var ErrUnsupported = errors.New("not supported by this backend")
+
+// ErrBusy is returned (wrapped) by Send when the session is running and
+// the system has no queue of its own (Suna): the caller holds the message
+// in perch's outbox and delivers it when the run ends.
+var ErrBusy = errors.New("the session is running and the server has no queue")
+
+// Capabilities say what a backend can do; the views offer nothing else.
+type Capabilities struct {
+	// Create: new sessions can be started from perch.
+	Create bool
+	// Send: follow-ups can be sent.
+	Send bool
+	// Cancel: a running session can be stopped.
+	Cancel bool
+	// ServerQueue: the server queues follow-ups sent while the agent
+	// runs and reports them (maria's queued messages). Without it a
+	// follow-up to a running session is held by perch (ErrBusy) or piped
+	// into the run by the server (PipesFollowUps).
+	ServerQueue bool
+	// PipesFollowUps: the server hands a follow-up to the running agent
+	// itself (pynchy); perch shows it queued until the agent consumed it.
+	PipesFollowUps bool
+	// Cost: usage events may carry a cost in USD.
+	Cost bool
+}
+
+// ConnState is a stream connection's state as the views show it.
+type ConnState = client.ConnState
+
+// Update is one step of a followed session. Updates arrive in order; a
+// consumer applies Events to its timeline as they come.
+type Update struct {
+	// Reset: the backend could not continue the session without
+	// duplicates or gaps, so it starts it over: drop the timeline built so
+	// far (keep the task), then apply Events.
+	Reset bool
+	// Events, already decoded and deduplicated.
+	Events []events.Event
+	// State, when non-nil, is the connection's new state.
+	State *ConnState
+	// Synced: everything the server had when this update was sent is in
+	// (the history and, for maria, the replay). It marks the point where
+	// export may end (unless it waits for the run) and where the TUI's
+	// first full paint is due. It may be set on several updates (after
+	// each reconnect).
+	Synced bool
+}
+
+// Message is a follow-up as the user wrote it.
+type Message struct {
+	Text      string
+	WebSearch bool // maria only; other backends ignore it
+}
+
+// SendResult is what the server said of a follow-up.
+type SendResult struct {
+	// ID the server gave the message (maria's queued id, Suna's run id),
+	// "" when it gives none.
+	ID string
+	// Queued: the message waits behind the running agent (in the
+	// server's queue, or piped into the run).
+	Queued bool
+}
+
+// CreateRequest starts a new session.
+type CreateRequest struct {
+	Name      string
+	Model     string
+	Cwd       string
+	Prompt    string
+	WebSearch bool
+}
+
+// Backend is a live agent system.
+type Backend interface {
+	// Name is the backend's name (Maria, Suna or Pynchy).
+	Name() string
+	// URL is the base URL it talks to, for messages to people. It never
+	// contains a token.
+	URL() string
+	Capabilities() Capabilities
+	// Sessions lists the sessions (maria tasks, Suna threads, pynchy
+	// chats), most recently active first where the server says.
+	Sessions(ctx context.Context) ([]events.Task, error)
+	// Session returns one session by its id or an unambiguous prefix.
+	Session(ctx context.Context, idOrPrefix string) (events.Task, error)
+	// Follow delivers the session's history and then its live events to
+	// on, in order, reconnecting by itself, until ctx ends (it then
+	// returns ctx.Err()) or the server refuses for good. on is called
+	// from one goroutine and must not block for long.
+	Follow(ctx context.Context, sessionID string, on func(Update)) error
+	// Send posts a follow-up. Errors follow outbox.Backend's contract
+	// (outbox.Retryable / outbox.Permanent when certain), and ErrBusy
+	// when perch must hold the message.
+	Send(ctx context.Context, sessionID string, m Message) (SendResult, error)
+	// Cancel stops the session's run and returns the messages that were
+	// still queued (ErrUnsupported without Capabilities.Cancel).
+	Cancel(ctx context.Context, sessionID string) ([]events.QueuedMessage, error)
+	// Create starts a session (ErrUnsupported without Capabilities.Create).
+	Create(ctx context.Context, r CreateRequest) (events.Task, error)
+}
+
+// SessionWatcher is implemented by backends that can tell when the list
+// of sessions changes (maria's daemon stream, pynchy's global stream);
+// the others are polled by the task list.
+type SessionWatcher interface {
+	// WatchSessions calls on with the whole list each time it changes,
+	// until ctx ends.
+	WatchSessions(ctx context.Context, on func([]events.Task)) error
+}
