@@ -13,6 +13,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
@@ -35,6 +36,19 @@ var ErrUnsupported = errors.New("not supported by this backend")
 // the system has no queue of its own (Suna): the caller holds the message
 // in perch's outbox and delivers it when the run ends.
 var ErrBusy = errors.New("the session is running and the server has no queue")
+
+// Config is what opening a live backend needs. Each system's package has
+// Open(Config) (Backend, error) and Probe(ctx, Config) error (nil when the
+// URL answers as that system does, cheaply and unambiguously).
+type Config struct {
+	// URL is the base URL as the user gave it (--url).
+	URL string
+	// Token is a bearer token ("" for none). It is sent to the server and
+	// never printed, logged or put into an error.
+	Token string
+	// Client makes the requests; nil means a default one.
+	Client *http.Client
+}
 
 // Capabilities say what a backend can do; the views offer nothing else.
 type Capabilities struct {
