@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"math/bits"
 	"unicode/utf8"
 )
 
@@ -59,24 +58,7 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // specialOrHighString is specialOrHigh for a string.
-func specialOrHighString(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q := v ^ (lsb * '"')
-		b := v ^ (lsb * '\\')
-		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v) | v
-		if m &= msb; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return len(s)
-}
+func specialOrHighString(s string, i int) int { return specialOrHighIn(s, i) }
 
 // AppendCompact appends raw, one valid JSON value, without the white space
 // outside its strings: what encoding/json writes for a json.RawMessage

@@ -511,9 +511,14 @@ func appendBody(buf, body []byte) []byte {
 }
 
 // specialOrHigh is special that also stops at bytes outside ASCII.
-func specialOrHigh(s []byte, i int) int {
+func specialOrHigh(s []byte, i int) int { return specialOrHighIn(s, i) }
+
+// specialOrHighIn is specialOrHigh for bytes or a string: eight bytes at a
+// time, the first quote, backslash, control byte or non-ASCII byte.
+func specialOrHighIn[T ~string | ~[]byte](s T, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		v := binary.LittleEndian.Uint64(s[i:])
+		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 		q := v ^ (lsb * '"')
 		b := v ^ (lsb * '\\')
 		m := ((q - lsb) &^ q) | ((b - lsb) &^ b) | ((v - lsb*0x20) &^ v) | v
