@@ -77,9 +77,6 @@ type Config struct {
 // each replay).
 var ErrStreamClosed = errors.New("the server closed the stream")
 
-// ErrEventTooLarge (wrapped) says an event outgrew Config.MaxEventBytes.
-var ErrEventTooLarge = errEventTooLarge
-
 // StatusError is an answer that is not an event stream: a non-200 status,
 // or a 200 of another content type.
 type StatusError struct {
