@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -14,7 +15,9 @@ type Backend interface {
 	// and a later try may work (daemon down), with Permanent when it did
 	// not arrive and never will (task deleted); any other error means it
 	// may have arrived, and perch will ask Received before sending it
-	// again.
+	// again. Wrap it with WaitForIdle when the session is running and the
+	// backend keeps no queue (Suna): the message did not arrive and waits,
+	// held, until the session is idle.
 	Send(ctx context.Context, task string, m Message) (Receipt, error)
 	// Received counts the user messages of the task whose text is exactly
 	// text and that the backend got at or after since (by its own clock;
@@ -42,6 +45,15 @@ type classified struct {
 func (e *classified) Error() string { return e.err.Error() }
 func (e *classified) Unwrap() error { return e.err }
 
+// Is makes errors.Is(err, ErrBusy) true for a WaitForIdle error.
+func (e *classified) Is(target error) bool { return target == ErrBusy && e.outcome == OutcomeBusy }
+
+// ErrBusy is what errors.Is finds in an error of Next, Flush or Release
+// when the message was not delivered because the session is running and
+// its backend keeps no queue (see WaitForIdle). It is not a failure: the message
+// is held, Waiting, and goes at the next Next(Idle).
+var ErrBusy = errors.New("the session is running and its server keeps no queue")
+
 // Retryable marks a Send error after which the message certainly did not
 // arrive and a later try may work.
 func Retryable(err error) error {
@@ -60,6 +72,16 @@ func Permanent(err error) error {
 	return &classified{err, OutcomePermanent}
 }
 
+// WaitForIdle marks a Send error after which the message certainly did not
+// arrive because the session is running and the backend keeps no queue of
+// its own: perch holds it until the caller says the session is idle.
+func WaitForIdle(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &classified{err, OutcomeBusy}
+}
+
 // OutcomeOf classifies a Send error (OutcomeUnknown unless marked).
 func OutcomeOf(err error) Outcome {
 	var c *classified
@@ -74,12 +96,25 @@ func OutcomeOf(err error) Outcome {
 // with a backend that answers Received, exactly once.
 //
 // Its methods do IO and may take seconds: a UI calls them from a command
-// (a goroutine), never from its update loop.
+// (a goroutine), never from its update loop. They may be called from
+// several goroutines; a Deliverer must not be copied after first use.
+//
+// Busy sessions: when the backend answers WaitForIdle, the message goes
+// back to held (Waiting, no error) and the Deliverer remembers the task as
+// busy: Next(Busy) and Flush post nothing more to it, and do not ask the
+// backend, until the caller says the session is idle again with
+// Next(Idle) (the same call that delivers held messages on idle) or a
+// send to it succeeds (Release posts whatever the pause). The memory is
+// this Deliverer's only: another process asks the backend once and learns
+// the same.
 type Deliverer struct {
 	Store   Store
 	Backend Backend
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	mu   sync.Mutex
+	busy map[string]error // task -> the Busy error that paused it
 }
 
 // Result is what one delivery attempt did.
@@ -89,6 +124,10 @@ type Result struct {
 	Message Message
 	// Delivered: the backend accepted it now, or already had it.
 	Delivered bool
+	// Busy: it was not delivered because the session is running and its
+	// backend keeps no queue; it is held (Waiting) until the session is
+	// idle. The error returned with it satisfies errors.Is(err, ErrBusy).
+	Busy bool
 }
 
 // ErrNotDue: Release was asked for a message that is not held (it is
@@ -102,13 +141,54 @@ func (d *Deliverer) now() time.Time {
 	return time.Now()
 }
 
+func (d *Deliverer) setBusy(task string, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err == nil {
+		delete(d.busy, task)
+		return
+	}
+	if d.busy == nil {
+		d.busy = make(map[string]error)
+	}
+	d.busy[task] = err
+}
+
+func (d *Deliverer) busyErr(task string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.busy[task]
+}
+
+// Waiting reports whether the task is paused as busy: the backend said
+// its session is running and keeps no queue, and no Next(Idle) came since.
+func (d *Deliverer) Waiting(task string) bool { return d.busyErr(task) != nil }
+
 // Next delivers the first message that is due in mode (see Queue.Next): on
 // a task that became idle, Next(Idle); when the backend is back after an
 // outage, Next(Busy) until nothing is due (or Flush). Messages left Sending
 // by an earlier perch are resolved first. Nothing due is Result{} and no
 // error. A failed attempt returns its error; the message stays in the
 // queue with the reason.
+//
+// Next(Idle) is also the caller's word that the session is idle: it ends a
+// busy pause (see Deliverer). While a task is paused as busy, Next(Busy)
+// posts nothing: it returns the message that is due with Busy set and an
+// error that satisfies errors.Is(err, ErrBusy).
 func (d *Deliverer) Next(ctx context.Context, task string, mode Mode) (Result, error) {
+	if mode == Idle {
+		d.setBusy(task, nil)
+	} else if busy := d.busyErr(task); busy != nil {
+		q, err := d.Store.Load(task)
+		if err != nil {
+			return Result{}, err
+		}
+		m, ok := q.Next(Busy)
+		if !ok {
+			return Result{}, nil
+		}
+		return Result{Message: m, Busy: true}, fmt.Errorf("%w (message %s waits until the session is idle)", busy, m.ID)
+	}
 	return d.deliver(ctx, task, func(q *Queue) (Message, error) {
 		m, ok := q.Next(mode)
 		if !ok {
@@ -148,7 +228,8 @@ func (d *Deliverer) Release(ctx context.Context, task, id string) (Result, error
 }
 
 // Flush delivers, in order, every message the user sent that is waiting
-// (after an outage), stopping at the first failure.
+// (after an outage), stopping at the first failure or at a busy session
+// (Result.Busy, errors.Is(err, ErrBusy)).
 func (d *Deliverer) Flush(ctx context.Context, task string) ([]Result, error) {
 	var out []Result
 	for {
@@ -226,11 +307,23 @@ func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) 
 		return Result{}, err
 	}
 	rec, sendErr := d.Backend.Send(ctx, task, m)
+	outcome := OutcomeOf(sendErr)
+	busy := sendErr != nil && outcome == OutcomeBusy
+	switch {
+	case busy:
+		d.setBusy(task, sendErr)
+	case sendErr == nil:
+		d.setBusy(task, nil)
+	}
 	q, err := d.Store.Update(task, func(q *Queue) error {
-		if sendErr == nil {
+		switch {
+		case sendErr == nil:
 			return q.MarkSent(m.ID, rec.ID, rec.Queued, false, d.now())
+		case busy:
+			// Not a failure: no reason is kept, the message just waits.
+			return q.MarkFailed(m.ID, OutcomeBusy, "")
 		}
-		return q.MarkFailed(m.ID, OutcomeOf(sendErr), sendErr.Error())
+		return q.MarkFailed(m.ID, outcome, sendErr.Error())
 	})
 	if q != nil {
 		if after, ok := q.Get(m.ID); ok {
@@ -245,7 +338,7 @@ func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) 
 		}
 		return Result{Message: m, Delivered: true}, err
 	}
-	return Result{Message: m, Delivered: sendErr == nil}, sendErr
+	return Result{Message: m, Delivered: sendErr == nil, Busy: busy}, sendErr
 }
 
 // recoverLocked resolves Sending messages; the caller holds the delivery

@@ -62,15 +62,20 @@ const (
 
 // Message is one message in the outbox.
 type Message struct {
-	ID        string    `json:"id"` // local id, short and stable
-	Text      string    `json:"text"`
-	State     State     `json:"state"`
-	Intent    Intent    `json:"intent"`
-	WebSearch bool      `json:"web_search,omitempty"` // for backends that can search the web
-	Err       string    `json:"error,omitempty"`      // why the last try failed
-	DaemonID  string    `json:"daemon_id,omitempty"`  // the backend's id once accepted
-	Queued    bool      `json:"queued,omitempty"`     // the backend queued it behind a running turn
-	Recovered bool      `json:"recovered,omitempty"`  // marked sent because the backend already had it
+	ID        string `json:"id"` // local id, short and stable
+	Text      string `json:"text"`
+	State     State  `json:"state"`
+	Intent    Intent `json:"intent"`
+	WebSearch bool   `json:"web_search,omitempty"` // for backends that can search the web
+	Err       string `json:"error,omitempty"`      // why the last try failed
+	DaemonID  string `json:"daemon_id,omitempty"`  // the backend's id once accepted
+	Queued    bool   `json:"queued,omitempty"`     // the backend queued it behind a running turn
+	Recovered bool   `json:"recovered,omitempty"`  // marked sent because the backend already had it
+	// Waiting: the last try found the session running on a server that
+	// keeps no queue of its own (OutcomeBusy). Not an error: the message
+	// is held until the session is idle again. Cleared when it is next
+	// handed to the backend.
+	Waiting   bool      `json:"waiting,omitempty"`
 	Created   time.Time `json:"created,omitzero"`
 	SendingAt time.Time `json:"sending_at,omitzero"` // the last time it was handed to the backend
 	SentAt    time.Time `json:"sent_at,omitzero"`
@@ -87,7 +92,7 @@ const (
 	OpRelease Op = "release" // ID: deliver now (intent send, a failed message is held again)
 	OpSending Op = "sending" // ID, At
 	OpSent    Op = "sent"    // ID, DaemonID, Queued, Recovered, At
-	OpFailed  Op = "failed"  // ID, Outcome, Err
+	OpFailed  Op = "failed"  // ID, Outcome, Err (none with OutcomeBusy)
 	OpRequeue Op = "requeue" // ID: a sending message the backend does not have goes back to held
 	OpPause   Op = "pause"   // auto-delivery of held messages is paused
 	OpResume  Op = "resume"
@@ -108,6 +113,10 @@ const (
 	// went out, a 500). It stays Sending, with the reason, until the
 	// backend is asked.
 	OutcomeUnknown Outcome = "unknown"
+	// OutcomeBusy: it did not arrive because the session is running and
+	// its server keeps no queue (Suna). Not a failure: it is held again,
+	// Waiting and without an error, and goes when the session is idle.
+	OutcomeBusy Outcome = "busy"
 )
 
 // Record is one change to a Queue: one line of the journal.
@@ -435,7 +444,7 @@ func (q *Queue) Apply(r Record) error {
 		if m.State != Held {
 			return bad()
 		}
-		m.State, m.SendingAt = Sending, r.At
+		m.State, m.SendingAt, m.Waiting = Sending, r.At, false
 	case OpSent:
 		if m.State != Sending {
 			return bad()
@@ -454,6 +463,8 @@ func (q *Queue) Apply(r Record) error {
 		case OutcomePermanent:
 			m.State = Failed
 		case OutcomeUnknown:
+		case OutcomeBusy:
+			m.State, m.Err, m.Waiting = Held, "", true
 		default:
 			return fmt.Errorf("%w: outcome %q", ErrBadRecord, r.Outcome)
 		}
