@@ -31,6 +31,11 @@ type Backend interface {
 type Receipt struct {
 	ID     string // the backend's message id, if it gives one
 	Queued bool   // it waits behind a running turn
+	// Running: the message started a run on a session whose server keeps
+	// no queue (Suna). The Deliverer then treats the task as busy, as
+	// after a WaitForIdle answer, until the caller says it is idle: the
+	// next message must not start a second run beside this one.
+	Running bool
 }
 
 // RecoverySkew widens the window Received is asked about, for clocks that
@@ -104,9 +109,10 @@ func OutcomeOf(err error) Outcome {
 // busy: Next(Busy) and Flush post nothing more to it, and do not ask the
 // backend, until the caller says the session is idle again with
 // Next(Idle) (the same call that delivers held messages on idle) or a
-// send to it succeeds (Release posts whatever the pause). The memory is
-// this Deliverer's only: another process asks the backend once and learns
-// the same.
+// send to it succeeds (Release posts whatever the pause). A message whose
+// Receipt says Running (it started a run on such a server) pauses the
+// task the same way. The memory is this Deliverer's only: another process
+// asks the backend once and learns the same.
 type Deliverer struct {
 	Store   Store
 	Backend Backend
@@ -178,18 +184,10 @@ func (d *Deliverer) Waiting(task string) bool { return d.busyErr(task) != nil }
 func (d *Deliverer) Next(ctx context.Context, task string, mode Mode) (Result, error) {
 	if mode == Idle {
 		d.setBusy(task, nil)
-	} else if busy := d.busyErr(task); busy != nil {
-		q, err := d.Store.Load(task)
-		if err != nil {
-			return Result{}, err
-		}
-		m, ok := q.Next(Busy)
-		if !ok {
-			return Result{}, nil
-		}
-		return Result{Message: m, Busy: true}, fmt.Errorf("%w (message %s waits until the session is idle)", busy, m.ID)
+	} else if r, paused, err := d.paused(task); paused {
+		return r, err // the common case, without waiting for the lock
 	}
-	return d.deliver(ctx, task, func(q *Queue) (Message, error) {
+	return d.deliver(ctx, task, mode == Busy, func(q *Queue) (Message, error) {
 		m, ok := q.Next(mode)
 		if !ok {
 			return Message{}, nil
@@ -198,12 +196,30 @@ func (d *Deliverer) Next(ctx context.Context, task string, mode Mode) (Result, e
 	})
 }
 
+// paused answers Next(Busy) on a task paused as busy: the message that is
+// due, not posted.
+func (d *Deliverer) paused(task string) (Result, bool, error) {
+	busy := d.busyErr(task)
+	if busy == nil {
+		return Result{}, false, nil
+	}
+	q, err := d.Store.Load(task)
+	if err != nil {
+		return Result{}, true, err
+	}
+	m, ok := q.Next(Busy)
+	if !ok {
+		return Result{}, true, nil
+	}
+	return Result{Message: m, Busy: true}, true, fmt.Errorf("%w (message %s waits until the session is idle)", busy, m.ID)
+}
+
 // Release delivers one held (or failed) message now, idle or busy, paused
 // or not: the one with id (a unique prefix works), or the first one if id
 // is "". If it cannot be delivered, it stays with the reason and is
 // delivered as soon as the backend answers again (its intent is now send).
 func (d *Deliverer) Release(ctx context.Context, task, id string) (Result, error) {
-	return d.deliver(ctx, task, func(q *Queue) (Message, error) {
+	return d.deliver(ctx, task, false, func(q *Queue) (Message, error) {
 		var m Message
 		if id == "" {
 			var ok bool
@@ -285,8 +301,10 @@ func (d *Deliverer) Drop(ctx context.Context, task, id string) (Message, error) 
 
 // deliver runs one attempt under the delivery lock: resolve leftovers,
 // pick (which may change the queue, e.g. Release) and mark sending in one
-// Update, send, record the outcome.
-func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) (Message, error)) (Result, error) {
+// Update, send, record the outcome. With gated, a task paused as busy
+// posts nothing (checked under the lock: a send that started a run while
+// this call waited for the lock pauses it).
+func (d *Deliverer) deliver(ctx context.Context, task string, gated bool, pick func(*Queue) (Message, error)) (Result, error) {
 	unlock, err := d.Store.LockDelivery(ctx, task)
 	if err != nil {
 		return Result{}, err
@@ -294,6 +312,11 @@ func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) 
 	defer unlock()
 	if _, err := d.recoverLocked(ctx, task); err != nil {
 		return Result{}, err
+	}
+	if gated {
+		if r, paused, err := d.paused(task); paused {
+			return r, err
+		}
 	}
 	var m Message
 	_, err = d.Store.Update(task, func(q *Queue) error {
@@ -312,6 +335,8 @@ func (d *Deliverer) deliver(ctx context.Context, task string, pick func(*Queue) 
 	switch {
 	case busy:
 		d.setBusy(task, sendErr)
+	case sendErr == nil && rec.Running:
+		d.setBusy(task, WaitForIdle(fmt.Errorf("message %s started a run: %w", m.ID, ErrBusy)))
 	case sendErr == nil:
 		d.setBusy(task, nil)
 	}

@@ -1,0 +1,168 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// scripted is a backend whose Follow plays updates, then waits (or
+// returns followErr); Send answers sendErr or res.
+type scripted struct {
+	backend.Backend // nil: any other method panics
+	caps            backend.Capabilities
+	updates         []backend.Update
+	followErr       error
+	sendErr         error
+	res             backend.SendResult
+	sent            []string
+}
+
+func (s *scripted) Name() string                       { return "scripted" }
+func (s *scripted) URL() string                        { return "http://127.0.0.1:1/v1" }
+func (s *scripted) Capabilities() backend.Capabilities { return s.caps }
+func (s *scripted) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+	for _, u := range s.updates {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		on(u)
+	}
+	if s.followErr != nil {
+		return s.followErr
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *scripted) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+	if s.sendErr != nil {
+		return backend.SendResult{}, s.sendErr
+	}
+	s.sent = append(s.sent, m.Text)
+	return s.res, nil
+}
+
+func user(id, text string, at time.Time) events.Event {
+	return events.Event{Kind: events.KindUserMessage, ID: id, Text: text, Created: at}
+}
+
+func TestReceived(t *testing.T) {
+	now := time.Now()
+	broken := client.ConnState{Phase: client.PhaseReconnecting, Err: errors.New("EOF")}
+	failed := client.ConnState{Phase: client.PhaseFailed, Err: errors.New("401 Unauthorized")}
+	live := client.ConnState{Phase: client.PhaseLive}
+	queued := events.Event{Kind: events.KindQueueSnapshot, Queue: []events.QueuedMessage{{ID: "q1", Text: "hi"}, {ID: "q2", Text: "other"}}}
+	for _, tc := range []struct {
+		name      string
+		updates   []backend.Update
+		followErr error
+		want      int
+		err       string
+	}{
+		{"counted up to Synced", []backend.Update{
+			{State: &live},
+			{Events: []events.Event{user("1", "hi", now), user("2", "hi", now.Add(-time.Hour)), user("3", "other", now), user("4", "hi!", now)}},
+			{Synced: true},
+			{Events: []events.Event{user("5", "hi", now)}}, // after Synced: not looked at
+		}, nil, 1, ""},
+		{"messages without a time count", []backend.Update{
+			{Events: []events.Event{user("1", "hi", time.Time{})}, Synced: true},
+		}, nil, 1, ""},
+		{"queued messages count", []backend.Update{
+			{Events: []events.Event{user("1", "hi", now), queued}, Synced: true},
+		}, nil, 2, ""},
+		{"a reset drops what came before", []backend.Update{
+			{Events: []events.Event{user("1", "hi", now), user("2", "hi", now)}},
+			{Reset: true, Events: []events.Event{user("1", "hi", now)}, Synced: true},
+		}, nil, 1, ""},
+		{"a break before Synced is an error", []backend.Update{
+			{Events: []events.Event{user("1", "hi", now)}},
+			{State: &broken},
+			{Synced: true},
+		}, nil, 0, "broke before its history was in: EOF"},
+		{"a refusal is an error", []backend.Update{{State: &failed}}, nil, 0, "401 Unauthorized"},
+		{"a stream that ends early is an error", []backend.Update{
+			{Events: []events.Event{user("1", "hi", now)}},
+		}, errors.New("the server closed the stream"), 0, "the server closed the stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := New(&scripted{updates: tc.updates, followErr: tc.followErr})
+			n, err := o.Received(context.Background(), "s", "hi", now.Add(-time.Minute))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+					t.Fatalf("err = %v, want one naming the server and saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || n != tc.want {
+				t.Fatalf("Received = %d, %v; want %d", n, err, tc.want)
+			}
+		})
+	}
+}
+
+// A session that never says Synced: Received gives up at its timeout
+// instead of hanging.
+func TestReceivedTimeout(t *testing.T) {
+	o := &Outbox{Backend: &scripted{updates: []backend.Update{{Events: []events.Event{user("1", "hi", time.Time{})}}}},
+		Timeout: 50 * time.Millisecond}
+	start := time.Now()
+	if _, err := o.Received(context.Background(), "s", "hi", time.Time{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+func TestSendClasses(t *testing.T) {
+	busyErr := fmt.Errorf("thread t: agent run r is running: %w", backend.ErrBusy)
+	for _, tc := range []struct {
+		name    string
+		caps    backend.Capabilities
+		err     error
+		res     backend.SendResult
+		outcome outbox.Outcome
+		running bool
+	}{
+		{"busy is not a failure", backend.Capabilities{Send: true}, busyErr, backend.SendResult{}, outbox.OutcomeBusy, false},
+		{"retryable kept", backend.Capabilities{Send: true}, outbox.Retryable(errors.New("connection refused")), backend.SendResult{}, outbox.OutcomeRetry, false},
+		{"permanent kept", backend.Capabilities{Send: true}, outbox.Permanent(errors.New("404")), backend.SendResult{}, outbox.OutcomePermanent, false},
+		{"unsupported is permanent", backend.Capabilities{}, fmt.Errorf("pynchy: %w", backend.ErrUnsupported), backend.SendResult{}, outbox.OutcomePermanent, false},
+		{"anything else is unknown", backend.Capabilities{Send: true}, errors.New("EOF"), backend.SendResult{}, outbox.OutcomeUnknown, false},
+		{"a start on a server without a queue runs", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "run-1"}, "", true},
+		{"maria queues", backend.Capabilities{Send: true, ServerQueue: true}, nil, backend.SendResult{ID: "m1"}, "", false},
+		{"pynchy pipes", backend.Capabilities{Send: true, PipesFollowUps: true}, nil, backend.SendResult{}, "", false},
+		{"queued is not running", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "x", Queued: true}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := New(&scripted{caps: tc.caps, sendErr: tc.err, res: tc.res})
+			rec, err := o.Send(context.Background(), "s", outbox.Message{Text: "hi"})
+			if tc.err == nil {
+				if err != nil || rec.ID != tc.res.ID || rec.Queued != tc.res.Queued || rec.Running != tc.running {
+					t.Fatalf("Send = %+v, %v", rec, err)
+				}
+				return
+			}
+			if got := outbox.OutcomeOf(err); got != tc.outcome || !errors.Is(err, tc.err) {
+				t.Fatalf("outcome %q (err %v), want %q wrapping %v", got, err, tc.outcome, tc.err)
+			}
+			if busy := errors.Is(err, outbox.ErrBusy); busy != (tc.outcome == outbox.OutcomeBusy) {
+				t.Fatalf("errors.Is(ErrBusy) = %v", busy)
+			}
+		})
+	}
+}
