@@ -1,6 +1,13 @@
 // Package maria is the outbox's backend for the maria daemon: it sends
 // through the daemon's HTTP API and answers "did this text arrive?" from
 // the task's event replay, which holds every user message and the queue.
+//
+// It is outbox/live's adapter specialised to a maria client: the same
+// count (live.Count) over the same replay, ended by maria's quiet window
+// (maria sends no end-of-replay marker) where a live backend says Synced.
+// A maria backend.Backend that classifies its Send errors with Classify
+// and marks Synced by the same rule makes live.New(it) equivalent; this
+// package stays for callers that hold a *client.Client.
 package maria
 
 import (
@@ -14,6 +21,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/outbox/live"
 )
 
 // Settle is how long a task stream must stay quiet before its replay
@@ -76,18 +84,7 @@ func (b *Backend) Received(ctx context.Context, task, text string, since time.Ti
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, it := range tl.Items() {
-		if it.Kind == events.ItemUser && it.Text == text && (it.Created.IsZero() || !it.Created.Before(since)) {
-			n++
-		}
-	}
-	for _, q := range tl.Queue() {
-		if q.Text == text {
-			n++
-		}
-	}
-	return n, nil
+	return live.Count(tl, text, since), nil
 }
 
 type streamMsg struct {
