@@ -252,12 +252,18 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 			timer.Reset(max(q-time.Since(last), 0))
 		}
 	}
+	// Nothing reaches on once ctx has ended, even what was already queued.
+	deliver := func(u backend.Update) {
+		if ctx.Err() == nil {
+			on(u)
+		}
+	}
 	handle := func(it streamItem) {
 		last = time.Now()
 		if it.state == nil {
 			rule.Decoded(it.evs)
 			if len(it.evs) > 0 {
-				on(backend.Update{Events: it.evs})
+				deliver(backend.Update{Events: it.evs})
 			}
 			arm()
 			return
@@ -275,11 +281,14 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 		case client.PhaseFailed:
 			live = false
 		}
-		on(u)
+		deliver(u)
 		arm()
 	}
 	for {
 		select {
+		case <-ctx.Done():
+			<-errc // the stream returns at once, leaving nothing behind
+			return ctx.Err()
 		case it := <-ch:
 			handle(it)
 		case <-timer.C:
@@ -296,7 +305,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 				continue
 			}
 			synced = true
-			on(backend.Update{Synced: true})
+			deliver(backend.Update{Synced: true})
 		case <-wake:
 			arm()
 		case err := <-errc:
