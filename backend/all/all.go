@@ -105,9 +105,22 @@ type NoBackendError struct {
 	// said nothing about what runs there. DialErr says why.
 	Unreachable bool
 	DialErr     error
+	// secrets are scrubbed from the message: the token, and a token the
+	// URL itself carries (a probe's error may quote the URL as given).
+	secrets []string
 }
 
 func (e *NoBackendError) Error() string {
+	msg := e.message()
+	for _, s := range e.secrets {
+		if len(s) >= 4 { // a shorter one would mangle ordinary text
+			msg = strings.ReplaceAll(msg, s, "REDACTED")
+		}
+	}
+	return msg
+}
+
+func (e *NoBackendError) message() string {
 	var b strings.Builder
 	if e.Unreachable {
 		fmt.Fprintf(&b, "nothing answers at %s (%v); is the server running? check --url", e.URL, e.DialErr)
@@ -177,8 +190,15 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 		return "", err // the caller gave up
 	}
 	dialErr := unreachable(parent, cfg.URL)
+	secrets := []string{cfg.Token}
+	if u, err := url.Parse(strings.TrimSpace(cfg.URL)); err == nil {
+		secrets = append(secrets, u.Query()["token"]...)
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
 	return "", &NoBackendError{URL: RedactURL(cfg.URL), Names: r.Names(), Reasons: reasons,
-		Unreachable: dialErr != nil, DialErr: dialErr}
+		Unreachable: dialErr != nil, DialErr: dialErr, secrets: secrets}
 }
 
 // unreachable returns why nothing accepts a TCP connection at the URL's
