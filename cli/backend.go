@@ -131,6 +131,9 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 		}
 	}
 	reg := all.Default()
+	if env.registry != nil {
+		reg = env.registry()
+	}
 	for i := range reg.Entries {
 		if reg.Entries[i].Name != backend.Maria {
 			continue

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/all"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -41,6 +42,8 @@ type Env struct {
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets
+	// registry replaces the live backends (tests); nil means all.Default.
+	registry func() *all.Registry
 }
 
 // OSEnv is the Env of the running process.
