@@ -21,8 +21,10 @@ import (
 type Backend struct {
 	cl *client.Client
 	// ReplayEnd makes, for each Follow, the rule that says when its
-	// replay is in; nil means NewQuietEnd(0), the fixed quiet window.
-	ReplayEnd func(sessionID string) ReplayEnd
+	// replay is in; nil means NewQuietEnd(0), the fixed quiet window. ctx
+	// ends with the Follow (for work the rule does in the background,
+	// such as asking the daemon for the task's status with cl).
+	ReplayEnd func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd
 }
 
 var (
@@ -229,7 +231,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 
 	var rule ReplayEnd
 	if b.ReplayEnd != nil {
-		rule = b.ReplayEnd(sessionID)
+		rule = b.ReplayEnd(ctx, b.cl, sessionID)
 	}
 	if rule == nil {
 		rule = NewQuietEnd(0)

@@ -313,7 +313,7 @@ func TestFollowWaitsOutASlowEvent(t *testing.T) {
 	}))
 	defer srv.Close()
 	b := open(t, srv.URL+"/v1")
-	b.ReplayEnd = func(string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
+	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
 	f := follow(t, b, "t1", untilSynced)
 	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
 	if got := jsonl(t, f.tl); got != string(want) {
@@ -629,5 +629,55 @@ func TestOpenErrors(t *testing.T) {
 	b, err := Open(backend.Config{URL: "http://localhost:8090/v1/"})
 	if err != nil || b.URL() != "http://localhost:8090/v1" {
 		t.Fatalf("%v %v", b, err)
+	}
+}
+
+// wakingEnd is a rule that learns in the background that the replay can
+// end sooner (as one that fetched the task's status would).
+type wakingEnd struct {
+	*QuietEnd
+	wake  chan struct{}
+	short atomic.Bool
+}
+
+func (w *wakingEnd) Wake() <-chan struct{} { return w.wake }
+func (w *wakingEnd) Quiet() time.Duration {
+	if w.short.Load() {
+		return 50 * time.Millisecond
+	}
+	return time.Hour
+}
+
+// TestFollowReplayEndWakes: a replaceable rule decides the window; a wake
+// makes Follow ask it again, so new evidence ends the replay at once.
+func TestFollowReplayEndWakes(t *testing.T) {
+	d, base := fake(t, 1000)
+	id := loadRecording(t, d, corpus+"stream_a.head.sse")
+	b := open(t, base)
+	var made atomic.Int32
+	b.ReplayEnd = func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd {
+		made.Add(1)
+		if cl != b.Client() || sessionID != id {
+			t.Errorf("rule made for %v %q", cl, sessionID)
+		}
+		w := &wakingEnd{QuietEnd: NewQuietEnd(0), wake: make(chan struct{}, 1)}
+		go func() {
+			select {
+			case <-time.After(300 * time.Millisecond):
+				w.short.Store(true)
+				w.wake <- struct{}{}
+			case <-ctx.Done():
+			}
+		}()
+		return w
+	}
+	start := time.Now()
+	f := follow(t, b, id, untilSynced)
+	if d := time.Since(start); d > 20*time.Second || made.Load() != 1 {
+		t.Fatalf("synced after %v, %d rules", d, made.Load())
+	}
+	want, _ := os.ReadFile("../../transcript/testdata/stream_a.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("timeline differs:\n%s", got)
 	}
 }
