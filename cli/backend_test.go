@@ -196,6 +196,11 @@ func TestBackendFlagErrors(t *testing.T) {
 	if r.stderr != "" {
 		t.Fatalf("stderr %q", r.stderr)
 	}
+	// Connection flags may come before the command, in both forms.
+	r = must(t, run(t, "", "--backend=maria", "--token=abcd-efgh", "--url", base, "tasks", "--json"))
+	if r.stderr != "" || !strings.HasPrefix(r.stdout, "[") {
+		t.Fatalf("hoisted flags: %+v", r)
+	}
 	// --help shows the flags, and no default token.
 	r = must(t, run(t, "", "send", "--help"))
 	if !strings.Contains(r.stdout, "-backend") || !strings.Contains(r.stdout, "-token") {
