@@ -8,11 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/all"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -38,6 +39,11 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
+
+	// secrets are values (the token) never to be printed; Main sets it.
+	secrets *secrets
+	// registry replaces the live backends (tests); nil means all.Default.
+	registry func() *all.Registry
 }
 
 // OSEnv is the Env of the running process.
@@ -99,6 +105,10 @@ func commands() []command {
 // Main runs perch with args (without the program name) and returns the
 // exit code. Errors are one clear line on stderr, never a stack trace.
 func Main(ctx context.Context, env Env, args []string) int {
+	if env.secrets == nil {
+		env.secrets = &secrets{}
+	}
+	env.Stderr = redactWriter{w: env.Stderr, s: env.secrets}
 	err := dispatch(ctx, env, args)
 	switch {
 	case err == nil:
@@ -131,18 +141,27 @@ func hoistCommand(args []string) []string {
 				}
 			}
 			return args
-		case name == "url" || name == "header":
+		case connFlag(name):
 			if i+1 < len(args) {
 				lead = append(lead, a, args[i+1])
 				i++
 			}
-		case strings.HasPrefix(name, "url=") || strings.HasPrefix(name, "header="):
+		case connFlag(strings.SplitN(name, "=", 2)[0]) && strings.Contains(name, "="):
 			lead = append(lead, a)
 		default:
 			return args
 		}
 	}
 	return args
+}
+
+// connFlag: the connection flags every command takes.
+func connFlag(name string) bool {
+	switch name {
+	case "url", "header", "backend", "token":
+		return true
+	}
+	return false
 }
 
 func dispatch(ctx context.Context, env Env, args []string) error {
@@ -186,7 +205,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 var Version = "dev"
 
 func printUsage(w io.Writer) {
-	fmt.Fprint(w, `perch — a terminal client for live maria agent sessions
+	fmt.Fprint(w, `perch — a terminal client for live agent sessions (maria, Suna, pynchy)
 
 Usage:
   perch [--url URL]          open the task list of the daemon it finds
@@ -200,8 +219,12 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Connection flags (every command):
-  --url URL               daemon base URL, e.g. http://localhost:8090/v1
-                          (default: $PERCH_URL, else the port in ~/.moonagent/daemon.json)
+  --url URL               server base URL, e.g. http://localhost:8090/v1 (maria),
+                          http://localhost:8000/v1 (Suna), http://localhost:8484 (pynchy)
+                          (default: $PERCH_URL, else maria's port in ~/.moonagent/daemon.json)
+  --backend NAME          the server's system: maria, suna or pynchy (default:
+                          $PERCH_BACKEND, else perch asks the URL and says what it found)
+  --token TOKEN           bearer token for the server (default: $PERCH_TOKEN; never printed)
   --header 'Name: value'  extra request header, repeatable (values are never printed)
 
 Flags may come before or after the arguments. A TASK may be any unique
@@ -214,6 +237,12 @@ Run 'perch COMMAND --help' for a command's flags and examples.
 type conn struct {
 	url     string
 	headers headerList
+	backend string
+	token   string
+	cmd     string // the command, for messages
+	// mariaOnly: a maria daemon whatever the environment says (the demo's
+	// own fake daemon).
+	mariaOnly bool
 }
 
 type headerList []string
@@ -222,23 +251,30 @@ func (h *headerList) String() string     { return fmt.Sprintf("%d header(s)", le
 func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 
 func (c *conn) register(fs *flagSet) {
-	fs.StringVar(&c.url, "url", "", "daemon base URL (default $PERCH_URL, else ~/.moonagent/daemon.json)")
+	c.cmd = fs.Name()
+	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else maria's ~/.moonagent/daemon.json)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
+	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else asked of the URL)")
+	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN; never printed)")
 }
 
-// client builds the daemon client from the flags and the environment.
+// client builds the maria daemon client from the flags and the
+// environment, for the commands that speak maria's API directly.
 func (c *conn) client(env Env) (*client.Client, error) {
+	name, token, err := c.settings(env)
+	if err != nil {
+		return nil, err
+	}
+	if name != "" && name != backend.Maria {
+		return nil, fmt.Errorf("perch %s follows maria daemons only so far, not %s; perch tasks, send, cancel, queue and new take --backend %s", c.cmdName(), name, name)
+	}
 	base, fromFile, err := client.Discover(c.url, env.Getenv, env.Home)
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
-	for _, raw := range c.headers {
-		name, value, err := client.ParseHeader(raw)
-		if err != nil {
-			return nil, usageError{err.Error()}
-		}
-		h.Add(name, value)
+	h, err := c.header(token)
+	if err != nil {
+		return nil, err
 	}
 	opts := []client.Option{client.WithHeaders(h), client.WithLookupHost(env.LookupHost)}
 	if fromFile {

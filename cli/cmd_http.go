@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
@@ -48,11 +49,11 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	cl, err := c.client(env)
+	be, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
-	tasks, err := cl.Tasks(ctx)
+	tasks, err := be.Sessions(ctx)
 	if err != nil {
 		return err
 	}
@@ -194,6 +195,19 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if m.State == outbox.Sent {
 		return printSent(env, box, m, *asJSON)
 	}
+	if errors.Is(err, backend.ErrBusy) && m.State == outbox.Held {
+		// The server has no queue (Suna): perch holds the message until
+		// the run ends, which is this backend's way of queueing.
+		if *asJSON {
+			return writeJSON(env.Stdout, struct {
+				ID     string `json:"id"`
+				Queued bool   `json:"queued"`
+			}{m.ID, true})
+		}
+		fmt.Fprintf(env.Stdout, "queued by perch as %s: the session is running and %s keeps no queue; an attached perch sends it when the run ends, or perch queue %s --release %s\n",
+			m.ID, box.be.Name(), shortID(box.task.ID), m.ID)
+		return nil
+	}
 	if err == nil {
 		err = errors.New("the message was not delivered")
 	}
@@ -259,7 +273,14 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, task, err := c.task(ctx, env, pos[0])
+	be, err := c.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	if !be.Capabilities().Cancel {
+		return fmt.Errorf("%s at %s cannot stop a run: it has no way to cancel one from outside, so perch does not pretend (the run ends on its own)", be.Name(), be.URL())
+	}
+	task, err := be.Session(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -268,7 +289,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "Nothing to cancel: task %s is stopped.\n", shortID(task.ID))
 		return nil
 	}
-	pending, err := cl.Cancel(ctx, task.ID)
+	pending, err := be.Cancel(ctx, task.ID)
 	if errors.Is(err, client.ErrNotRunning) {
 		fmt.Fprintf(env.Stdout, "Nothing to cancel: task %s is not running.\n", shortID(task.ID))
 		return nil
@@ -278,7 +299,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 	}
 	// The recovered messages go to the front of the held queue, in order,
 	// each its own message; auto-delivery pauses.
-	box := &taskBox{cl: cl, store: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), task: task, online: true}
+	box := &taskBox{be: be, store: outbox.OpenFileStore(outboxRoot(env), be.URL()), task: task, online: true}
 	held := make([]outbox.Message, len(pending))
 	var keepErr error
 	if len(pending) > 0 {
@@ -483,7 +504,7 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 	if box.online {
 		// GET /task/{id} is served by the daemon itself (fresh for running
 		// tasks) and, unlike …/queued-messages, never resumes a stopped task.
-		if t, err := box.cl.Task(ctx, box.task.ID); err != nil {
+		if t, err := box.be.Session(ctx, box.task.ID); err != nil {
 			reachErr = err
 		} else {
 			daemon, status = t.QueuedMessages, t.Status
@@ -553,14 +574,17 @@ func runNew(ctx context.Context, env Env, args []string) error {
 		first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 		*name = clip(first, 80)
 	}
-	cl, err := c.client(env)
+	be, err := c.open(ctx, env)
 	if err != nil {
 		return keepMessage(env, text, err)
 	}
-	res, err := cl.CreateTask(ctx, client.CreateTaskRequest{Name: *name, Model: *model, Cwd: dir, Message: text, WebSearch: *web})
+	if !be.Capabilities().Create {
+		return keepMessage(env, text, fmt.Errorf("%s at %s cannot start a session from perch", be.Name(), be.URL()))
+	}
+	task, err := be.Create(ctx, backend.CreateRequest{Name: *name, Model: *model, Cwd: dir, Prompt: text, WebSearch: *web})
 	if err != nil {
 		return keepMessage(env, text, err)
 	}
-	fmt.Fprintln(env.Stdout, res.Task.ID)
+	fmt.Fprintln(env.Stdout, task.ID)
 	return nil
 }

@@ -93,8 +93,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("demo: create the demo task: %w", err)
 	}
-	var c conn
-	c.url = srv.URL
+	c := conn{url: srv.URL, mariaOnly: true}
 	cl, err := c.client(env)
 	if err != nil {
 		return err

@@ -7,16 +7,17 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
-	mariaout "github.com/perch-tui/perch/outbox/maria"
+	"github.com/perch-tui/perch/outbox/live"
 	"github.com/perch-tui/perch/sanitize"
 )
 
 // taskBox is a task and its outbox.
 type taskBox struct {
-	cl    *client.Client
+	be    backend.Backend
 	store *outbox.FileStore
 	task  events.Task // ID always; the rest only when online
 	// online: the daemon answered. Otherwise reachErr says why not, and
@@ -53,12 +54,12 @@ const (
 // openBox resolves a task (id or unique prefix) and opens its outbox,
 // falling back to the outboxes kept for that daemon as use allows.
 func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*taskBox, error) {
-	cl, err := c.client(env)
+	be, err := c.open(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	b := &taskBox{cl: cl, store: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL())}
-	task, err := cl.ResolveTask(ctx, arg)
+	b := &taskBox{be: be, store: outbox.OpenFileStore(outboxRoot(env), be.URL())}
+	task, err := be.Session(ctx, arg)
 	if err == nil {
 		b.task, b.online = task, true
 		b.adopt(ctx)
@@ -108,14 +109,14 @@ func (b *taskBox) adopt(ctx context.Context) {
 		if k == b.task.ID || !strings.HasPrefix(full, strings.ToLower(k)) {
 			continue
 		}
-		if t, err := b.cl.ResolveTask(ctx, k); err == nil && t.ID == b.task.ID {
+		if t, err := b.be.Session(ctx, k); err == nil && t.ID == b.task.ID {
 			_, _ = b.store.Merge(k, b.task.ID)
 		}
 	}
 }
 
 func (b *taskBox) deliverer() *outbox.Deliverer {
-	return &outbox.Deliverer{Store: b.store, Backend: mariaout.New(b.cl)}
+	return &outbox.Deliverer{Store: b.store, Backend: live.New(b.be)}
 }
 
 // keptError is a delivery that failed while the message stays in the

@@ -1,0 +1,255 @@
+// Package all is the registry of perch's live backends: it opens the one
+// the user named (--backend), or finds which system a URL belongs to by
+// asking every backend's probe at once.
+package all
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/pynchy"
+	"github.com/perch-tui/perch/backend/suna"
+)
+
+// ProbeTimeout bounds the probing of a URL: every probe is one cheap
+// request, so a server that has not answered by then is not one of ours
+// (or is down).
+const ProbeTimeout = 5 * time.Second
+
+// Entry is one live backend: its name (as --backend spells it), its probe
+// and its constructor.
+type Entry struct {
+	Name  string
+	Probe func(ctx context.Context, cfg backend.Config) error
+	Open  func(cfg backend.Config) (backend.Backend, error)
+}
+
+// Registry is a list of backends, in the order errors list them.
+type Registry struct {
+	Entries []Entry
+	// Timeout bounds probing (0: ProbeTimeout).
+	Timeout time.Duration
+}
+
+// Default is the registry of every live backend perch has.
+func Default() *Registry {
+	return &Registry{Entries: []Entry{
+		{Name: backend.Maria, Probe: maria.Probe, Open: maria.Open},
+		{Name: backend.Suna, Probe: suna.Probe, Open: suna.Open},
+		{Name: backend.Pynchy, Probe: pynchy.Probe, Open: pynchy.Open},
+	}}
+}
+
+// Names lists the backends' names ("maria", "suna", "pynchy").
+func Names() []string { return Default().Names() }
+
+// Open opens backend name for cfg; name "" probes cfg.URL with every
+// backend at once and opens the one that answers (its Name says which).
+func Open(ctx context.Context, name string, cfg backend.Config) (backend.Backend, error) {
+	return Default().Open(ctx, name, cfg)
+}
+
+// Names lists the registry's backend names in order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.Entries))
+	for i, e := range r.Entries {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// ErrUnknownBackend is returned (wrapped) for a name no entry has.
+var ErrUnknownBackend = errors.New("unknown backend")
+
+// Lookup returns the entry called name.
+func (r *Registry) Lookup(name string) (Entry, error) {
+	for _, e := range r.Entries {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return Entry{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownBackend, name, strings.Join(r.Names(), ", "))
+}
+
+// Open is the package's Open on this registry.
+func (r *Registry) Open(ctx context.Context, name string, cfg backend.Config) (backend.Backend, error) {
+	if name == "" {
+		found, err := r.Probe(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		name = found
+	}
+	e, err := r.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.Open(cfg)
+}
+
+// NoBackendError says that no backend answered at a URL, with each
+// probe's reason.
+type NoBackendError struct {
+	URL     string // as given, with any token redacted
+	Names   []string
+	Reasons []error // one per name
+	// Unreachable: nothing accepts a connection at the URL's host and
+	// port (the server is down, or the address is wrong), so the probes
+	// said nothing about what runs there. DialErr says why.
+	Unreachable bool
+	DialErr     error
+	// secrets are scrubbed from the message: the token, and a token the
+	// URL itself carries (a probe's error may quote the URL as given).
+	secrets []string
+}
+
+func (e *NoBackendError) Error() string {
+	msg := e.message()
+	for _, s := range e.secrets {
+		if len(s) >= 4 { // a shorter one would mangle ordinary text
+			msg = strings.ReplaceAll(msg, s, "REDACTED")
+		}
+	}
+	return msg
+}
+
+func (e *NoBackendError) message() string {
+	var b strings.Builder
+	if e.Unreachable {
+		fmt.Fprintf(&b, "nothing answers at %s (%v); is the server running? check --url", e.URL, e.DialErr)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s does not answer as %s (", e.URL, orList(e.Names))
+	for i, n := range e.Names {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %v", n, e.Reasons[i])
+	}
+	fmt.Fprintf(&b, "); check --url, or name the system with --backend %s", strings.Join(e.Names, "|"))
+	return b.String()
+}
+
+// orList is "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return "nothing"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// Probe asks every backend's probe about cfg.URL at once and returns the
+// name of the first that answers; the others are cancelled. When none
+// does, the error is a *NoBackendError.
+func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = ProbeTimeout
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type answer struct {
+		i   int
+		err error
+	}
+	answers := make(chan answer, len(r.Entries))
+	for i, e := range r.Entries {
+		go func() {
+			err := e.Probe(ctx, cfg)
+			if err == nil && ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			answers <- answer{i, err}
+		}()
+	}
+	reasons := make([]error, len(r.Entries))
+	found := -1
+	for range r.Entries {
+		a := <-answers
+		reasons[a.i] = a.err
+		if a.err == nil && found < 0 {
+			found = a.i
+			cancel() // the others need not finish; they return at once
+		}
+	}
+	if found >= 0 {
+		return r.Entries[found].Name, nil
+	}
+	if err := parent.Err(); err != nil {
+		return "", err // the caller gave up
+	}
+	dialErr := unreachable(parent, cfg.URL)
+	secrets := []string{cfg.Token}
+	if u, err := url.Parse(strings.TrimSpace(cfg.URL)); err == nil {
+		secrets = append(secrets, u.Query()["token"]...)
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
+	return "", &NoBackendError{URL: RedactURL(cfg.URL), Names: r.Names(), Reasons: reasons,
+		Unreachable: dialErr != nil, DialErr: dialErr, secrets: secrets}
+}
+
+// unreachable returns why nothing accepts a TCP connection at the URL's
+// host and port (nil when something does); for host localhost every loopback address is tried
+// (maria listens on [::1] alone, while localhost often means 127.0.0.1).
+// A URL that does not parse is not called unreachable: its probes' errors
+// say what is wrong with it.
+func unreachable(ctx context.Context, raw string) error {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		if port == "" {
+			return nil
+		}
+	}
+	hosts := []string{u.Hostname()}
+	if strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), "localhost") {
+		hosts = append(hosts, "::1", "127.0.0.1")
+	}
+	d := net.Dialer{Timeout: 2 * time.Second}
+	var first error
+	for _, h := range hosts {
+		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(h, port))
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// RedactURL hides what a URL may carry that must not be printed: a
+// password and the value of a token query parameter.
+func RedactURL(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		if strings.Contains(strings.ToLower(s), "token") || strings.Contains(s, "@") {
+			return "(a URL that does not parse)"
+		}
+		return s
+	}
+	if q := u.Query(); q.Has("token") {
+		q.Set("token", "REDACTED")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}

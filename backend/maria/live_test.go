@@ -1,0 +1,683 @@
+package maria
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/transcript"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fake starts the maria fake daemon on loopback.
+func fake(t *testing.T, speed float64) (*fakedaemon.Daemon, string) {
+	t.Helper()
+	d := fakedaemon.New(fakedaemon.Options{Speed: speed, Seed: 7})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return d, srv.URL
+}
+
+func open(t *testing.T, base string) *Backend {
+	t.Helper()
+	b, err := OpenWith(backend.Config{URL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// followed is what one Follow delivered.
+type followed struct {
+	tl       *events.Timeline
+	synced   int
+	reconn   int // reconnecting states
+	updates  int
+	goodLast bool // every update was delivered before Follow returned
+}
+
+// follow runs Follow until stop says so (checked after each update) or
+// the deadline, and returns what it saw.
+func follow(t *testing.T, b *Backend, id string, stop func(u backend.Update, f *followed) bool) *followed {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := &followed{tl: events.NewTimeline()}
+	done := false
+	err := b.Follow(ctx, id, func(u backend.Update) {
+		if done {
+			t.Error("an update after Follow was asked to stop")
+		}
+		f.updates++
+		if u.Reset {
+			f.tl = events.NewTimeline()
+		}
+		for _, ev := range u.Events {
+			f.tl.Apply(ev)
+		}
+		if u.Synced {
+			f.synced++
+		}
+		if u.State != nil && u.State.Phase == client.PhaseReconnecting {
+			f.reconn++
+		}
+		if stop(u, f) {
+			done = true
+			cancel()
+		}
+	})
+	if !done {
+		t.Fatalf("Follow ended before the condition: %v", err)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow returned %v, want context.Canceled", err)
+	}
+	return f
+}
+
+func untilSynced(u backend.Update, _ *followed) bool { return u.Synced }
+
+func jsonl(t *testing.T, tl *events.Timeline) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := transcript.WriteJSONL(&b, tl); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// loadRecording serves a recorded stream as a task of the fake daemon.
+func loadRecording(t *testing.T, d *fakedaemon.Daemon, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	id, err := d.LoadRecording(f, filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+var corpus = "../../events/testdata/streams/"
+
+// TestFollowRecordedStreams: for every recorded stream of the corpus (three
+// dialects), served live by the fake daemon, Follow delivers the timeline
+// the recorded stream decodes to today — the transcript goldens — and says
+// Synced once.
+func TestFollowRecordedStreams(t *testing.T) {
+	files, _ := filepath.Glob(corpus + "*.sse")
+	if len(files) < 15 {
+		t.Fatalf("corpus has %d files, want >= 15", len(files))
+	}
+	d, base := fake(t, 1000)
+	b := open(t, base)
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".sse")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			id := loadRecording(t, d, path)
+			f := follow(t, b, id, untilSynced)
+			want, err := os.ReadFile(filepath.Join("../../transcript/testdata", name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := jsonl(t, f.tl); got != string(want) {
+				t.Fatalf("Follow's timeline differs from the golden:\n%s\nwant\n%s", got, want)
+			}
+			if f.synced != 1 {
+				t.Fatalf("synced %d times", f.synced)
+			}
+		})
+	}
+}
+
+// cutProxy forwards to target and cuts the k-th event stream after
+// k×every events, in the middle of the next event, so Follow reconnects
+// several times while the daemon replays from the start each time.
+func cutProxy(t *testing.T, target string, every int) *httptest.Server {
+	t.Helper()
+	u, _ := url.Parse(target)
+	var conns atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
+		req.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			io.Copy(w, resp.Body)
+			return
+		}
+		limit := every * int(conns.Add(1))
+		buf := make([]byte, 0, 1<<16)
+		tmp := make([]byte, 32<<10)
+		sent := 0
+		for {
+			n, err := resp.Body.Read(tmp)
+			buf = append(buf, tmp[:n]...)
+			for {
+				i := bytes.Index(buf, []byte("\n\n"))
+				if i < 0 {
+					break
+				}
+				if sent == limit {
+					w.Write(buf[:i/2])
+					w.(http.Flusher).Flush()
+					panic(http.ErrAbortHandler)
+				}
+				w.Write(buf[:i+2])
+				w.(http.Flusher).Flush()
+				buf = buf[i+2:]
+				sent++
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestFollowReconnectNoDuplicates: a stream cut mid-event every few events
+// gives, through the reconnects, exactly the golden timeline: nothing
+// doubled, nothing lost.
+func TestFollowReconnectNoDuplicates(t *testing.T) {
+	for _, name := range []string{"stream_b.head", "stream_a.docs", "stream_c.legacy"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d, base := fake(t, 1000)
+			id := loadRecording(t, d, corpus+name+".sse")
+			// Let the recording reach the daemon's log entirely first.
+			follow(t, open(t, base), id, untilSynced)
+			proxy := cutProxy(t, base, 4)
+			f := follow(t, open(t, proxy.URL+"/v1"), id, untilSynced)
+			if f.reconn < 2 {
+				t.Fatalf("only %d reconnects: the test proves nothing", f.reconn)
+			}
+			want, _ := os.ReadFile(filepath.Join("../../transcript/testdata", name+".jsonl"))
+			if got := jsonl(t, f.tl); got != string(want) {
+				t.Fatalf("after %d reconnects the timeline differs:\n%s\nwant\n%s", f.reconn, got, want)
+			}
+		})
+	}
+}
+
+// TestFollowLiveRun: a run followed from its start, on the fake's scripted
+// agent: the live updates end in the same timeline as a later replay, and
+// Synced comes while the run may still go on.
+func TestFollowLiveRun(t *testing.T) {
+	d, base := fake(t, 20)
+	b := open(t, base)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task, err := b.Create(ctx, backend.CreateRequest{Cwd: t.TempDir(), Prompt: "What does this project do? Look at the README."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := follow(t, b, task.ID, func(u backend.Update, f *followed) bool {
+		return f.synced > 0 && f.tl.Status() == events.RunIdle && f.tl.Len() > 2
+	})
+	replayed := follow(t, b, task.ID, untilSynced)
+	if a, b := jsonl(t, live.tl), jsonl(t, replayed.tl); a != b {
+		t.Fatalf("live timeline differs from its replay:\n%s\nvs\n%s", a, b)
+	}
+	if got := d.Received(task.ID); len(got) != 1 {
+		t.Fatalf("daemon received %q", got)
+	}
+}
+
+// TestFollowServerClosesAfterReplay: behind a server that closes the
+// stream after each replay, Synced comes from the clean close that follows
+// a replay with nothing new (the quiet window never passes while
+// connected), and the replays double nothing.
+func TestFollowServerClosesAfterReplay(t *testing.T) {
+	log, err := os.ReadFile(corpus + "stream_a.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/task/t1/events" {
+			http.NotFound(w, r)
+			return
+		}
+		conns.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(log)
+	}))
+	defer srv.Close()
+	f := follow(t, open(t, srv.URL+"/v1"), "t1", untilSynced)
+	if n := conns.Load(); n < 2 {
+		t.Fatalf("synced after %d connection(s)", n)
+	}
+	want, _ := os.ReadFile("../../transcript/testdata/stream_a.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("timeline differs:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFollowWaitsOutASlowEvent: an event that takes longer than the quiet
+// window to arrive does not end the replay early.
+func TestFollowWaitsOutASlowEvent(t *testing.T) {
+	log, err := os.ReadFile(corpus + "stream_c.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(log, []byte("PostToolCall")) // inside an event
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.Write(log[:cut])
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(1500 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(log[cut:])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
+	f := follow(t, b, "t1", untilSynced)
+	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("synced before the slow event was in:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFollowUnknownTask: a 404 ends Follow with the daemon's error, after
+// a Failed state.
+func TestFollowUnknownTask(t *testing.T) {
+	_, base := fake(t, 20)
+	var failed bool
+	err := open(t, base).Follow(context.Background(), "00000000-0000-4000-8000-000000000000", func(u backend.Update) {
+		if u.State != nil && u.State.Phase == client.PhaseFailed {
+			failed = true
+		}
+	})
+	if err == nil || !strings.Contains(err.Error(), "404") || !failed {
+		t.Fatalf("err %v, failed state %v", err, failed)
+	}
+}
+
+// TestQuietEnd: the default rule, step by step.
+func TestQuietEnd(t *testing.T) {
+	news := []events.Event{{Kind: events.KindUserMessage, ID: "u1"}}
+	snap := []events.Event{{Kind: events.KindQueueSnapshot}}
+	type step struct {
+		do   string // connect, news, snap, clean, broken
+		want bool   // Closed's answer
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"clean close after a replay with nothing new", []step{{"connect", false}, {"news", false}, {"clean", false}, {"connect", false}, {"clean", true}}},
+		{"a snapshot is no news", []step{{"connect", false}, {"news", false}, {"clean", false}, {"connect", false}, {"snap", false}, {"clean", true}}},
+		{"an empty log proves nothing by closes", []step{{"connect", false}, {"clean", false}, {"connect", false}, {"clean", false}, {"connect", false}, {"clean", false}}},
+		{"news on the second connection", []step{{"connect", false}, {"news", false}, {"clean", false}, {"connect", false}, {"news", false}, {"clean", false}}},
+		{"a broken connection in between", []step{{"connect", false}, {"news", false}, {"clean", false}, {"broken", false}, {"connect", false}, {"clean", false}}},
+		{"a failed attempt is not a replay", []step{{"connect", false}, {"news", false}, {"clean", false}, {"clean", false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := NewQuietEnd(0)
+			if q.Quiet() != Settle {
+				t.Fatalf("quiet %v", q.Quiet())
+			}
+			for i, s := range tc.steps {
+				got := false
+				switch s.do {
+				case "connect":
+					q.Connected()
+				case "news":
+					q.Decoded(news)
+				case "snap":
+					q.Decoded(snap)
+				case "clean":
+					got = q.Closed(true)
+				case "broken":
+					got = q.Closed(false)
+				}
+				if got != s.want {
+					t.Fatalf("step %d (%s): Closed %v, want %v", i, s.do, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// imitation serves what other systems answer at the routes maria's probe
+// asks.
+func imitation(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestProbe: the real fake answers as maria; Suna-like, pynchy-like and
+// other servers do not, and say why without the token.
+func TestProbe(t *testing.T) {
+	_, base := fake(t, 20)
+	const token = "sekrit-token-123"
+	suna := imitation(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Authorization") == "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"detail":"Authentication required"}`)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"detail":"Not Found"}`)
+	})
+	pynchy := imitation(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			io.WriteString(w, `{"status":"ok"}`)
+		case "/api/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"type\": \"agent_activity\", \"chat_jid\": \"c1\", \"active\": true}\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	unnamed := imitation(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"tasks\":[]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	jsonTasks := imitation(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"tasks":[]}`)
+	})
+	notAList := imitation(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: daemon.tasks.synchronized\ndata: {\"threads\":[]}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := Probe(ctx, backend.Config{URL: base, Token: token}); err != nil {
+		t.Fatalf("the fake daemon does not answer as maria: %v", err)
+	}
+	for name, u := range map[string]string{
+		"suna": suna + "/v1", "suna old base": suna + "/api", "pynchy": pynchy, "pynchy with /v1": pynchy + "/v1",
+		"an unnamed event": unnamed + "/v1", "a JSON task list": jsonTasks + "/v1", "the name without a list": notAList + "/v1",
+		"nothing listening": down,
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			err := Probe(ctx, backend.Config{URL: u, Token: token})
+			if err == nil {
+				t.Fatal("answers as maria")
+			}
+			if strings.Contains(err.Error(), token) {
+				t.Fatalf("the token is in the error: %v", err)
+			}
+			host := strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
+			host = strings.SplitN(host, "/", 2)[0]
+			if !strings.Contains(err.Error(), host) {
+				t.Fatalf("the error does not name the URL: %v", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("the probe took %v", d)
+			}
+		})
+	}
+}
+
+// TestTokenAndCalls: the token goes as a bearer token on calls and
+// streams; Sessions, Session (prefix), Send, Cancel and Create reach the
+// fake daemon.
+func TestTokenAndCalls(t *testing.T) {
+	d, base := fake(t, 2)
+	u, _ := url.Parse(base)
+	var mu sync.Mutex
+	auth := map[string]bool{}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth[r.Header.Get("Authorization")] = true
+		mu.Unlock()
+		(&httputilProxy{host: u.Host}).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	b, err := OpenWith(backend.Config{URL: proxy.URL + "/v1", Token: "tok-42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Name() != backend.Maria || b.URL() != proxy.URL+"/v1" {
+		t.Fatalf("name %q url %q", b.Name(), b.URL())
+	}
+	if c := b.Capabilities(); !c.Create || !c.Send || !c.Cancel || !c.ServerQueue || c.PipesFollowUps {
+		t.Fatalf("capabilities %+v", c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	task, err := b.Create(ctx, backend.CreateRequest{Cwd: t.TempDir(), Name: "slow", Prompt: "Run the slow benchmark please."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := b.Sessions(ctx)
+	if err != nil || len(ss) != 1 || ss[0].ID != task.ID {
+		t.Fatalf("sessions %+v %v", ss, err)
+	}
+	s, err := b.Session(ctx, task.ID[:6])
+	if err != nil || s.ID != task.ID || s.Name != "slow" {
+		t.Fatalf("session %+v %v", s, err)
+	}
+	// Wait for the slow tool, then a follow-up is queued by the daemon.
+	follow(t, b, task.ID, func(u backend.Update, f *followed) bool {
+		for _, it := range f.tl.Items() {
+			if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
+				return true
+			}
+		}
+		return false
+	})
+	res, err := b.Send(ctx, task.ID, backend.Message{Text: "and then a joke"})
+	if err != nil || !res.Queued || res.ID == "" {
+		t.Fatalf("send %+v %v", res, err)
+	}
+	pending, err := b.Cancel(ctx, task.ID)
+	if err != nil || len(pending) != 1 || pending[0].Text != "and then a joke" {
+		t.Fatalf("cancel %+v %v", pending, err)
+	}
+	if _, err := b.Cancel(ctx, task.ID); !errors.Is(err, client.ErrNotRunning) {
+		t.Fatalf("cancel when idle: %v", err)
+	}
+	if got := d.Received(task.ID); len(got) != 2 {
+		t.Fatalf("daemon received %q", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth) != 1 || !auth["Bearer tok-42"] {
+		t.Fatalf("Authorization headers seen: %v", auth)
+	}
+}
+
+// httputilProxy forwards a request, streaming the answer.
+type httputilProxy struct{ host string }
+
+func (p *httputilProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+p.host+r.URL.RequestURI(), r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			w.Write(buf[:n])
+			w.(http.Flusher).Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// TestWatchSessions: the daemon stream's snapshot and changes keep the
+// list whole: a task created while watching appears first, and its status
+// follows its run (generating, then idle).
+func TestWatchSessions(t *testing.T) {
+	d, base := fake(t, 20)
+	first, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, base)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var calls int
+	var last []events.Task
+	sawGenerating := false
+	err = b.WatchSessions(ctx, func(ts []events.Task) {
+		calls++
+		last = ts
+		if calls == 1 {
+			if len(ts) != 1 || ts[0].ID != first {
+				t.Errorf("first list %+v", ts)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := b.Create(ctx, backend.CreateRequest{Cwd: t.TempDir(), Prompt: "Say hello"}); err != nil && ctx.Err() == nil {
+					t.Error(err)
+				}
+			}()
+			return
+		}
+		if len(ts) == 2 && ts[0].ID != first {
+			switch ts[0].Status {
+			case events.StatusGenerating:
+				sawGenerating = true
+			case events.StatusIdle:
+				if sawGenerating {
+					cancel()
+				}
+			}
+		}
+	})
+	if !errors.Is(err, context.Canceled) || ctx.Err() != context.Canceled {
+		t.Fatalf("watch ended with %v after %d calls; last %+v", err, calls, last)
+	}
+	if len(last) != 2 || last[0].ID == first || last[1].ID != first {
+		t.Fatalf("last list %+v", last)
+	}
+}
+
+// TestOpenErrors: a URL maria cannot use is refused with the URL named.
+func TestOpenErrors(t *testing.T) {
+	for _, u := range []string{"", "localhost:8090", "http://localhost:8090", "ftp://x/v1"} {
+		if _, err := Open(backend.Config{URL: u}); err == nil {
+			t.Errorf("%q accepted", u)
+		} else if u != "" && !strings.Contains(err.Error(), strings.TrimPrefix(u, "ftp://")) {
+			t.Errorf("%q: %v", u, err)
+		}
+	}
+	b, err := Open(backend.Config{URL: "http://localhost:8090/v1/"})
+	if err != nil || b.URL() != "http://localhost:8090/v1" {
+		t.Fatalf("%v %v", b, err)
+	}
+}
+
+// wakingEnd is a rule that learns in the background that the replay can
+// end sooner (as one that fetched the task's status would).
+type wakingEnd struct {
+	*QuietEnd
+	wake  chan struct{}
+	short atomic.Bool
+}
+
+func (w *wakingEnd) Wake() <-chan struct{} { return w.wake }
+func (w *wakingEnd) Quiet() time.Duration {
+	if w.short.Load() {
+		return 50 * time.Millisecond
+	}
+	return time.Hour
+}
+
+// TestFollowReplayEndWakes: a replaceable rule decides the window; a wake
+// makes Follow ask it again, so new evidence ends the replay at once.
+func TestFollowReplayEndWakes(t *testing.T) {
+	d, base := fake(t, 1000)
+	id := loadRecording(t, d, corpus+"stream_a.head.sse")
+	b := open(t, base)
+	var made atomic.Int32
+	b.ReplayEnd = func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd {
+		made.Add(1)
+		if cl != b.Client() || sessionID != id {
+			t.Errorf("rule made for %v %q", cl, sessionID)
+		}
+		w := &wakingEnd{QuietEnd: NewQuietEnd(0), wake: make(chan struct{}, 1)}
+		go func() {
+			select {
+			case <-time.After(300 * time.Millisecond):
+				w.short.Store(true)
+				w.wake <- struct{}{}
+			case <-ctx.Done():
+			}
+		}()
+		return w
+	}
+	start := time.Now()
+	f := follow(t, b, id, untilSynced)
+	if d := time.Since(start); d > 20*time.Second || made.Load() != 1 {
+		t.Fatalf("synced after %v, %d rules", d, made.Load())
+	}
+	want, _ := os.ReadFile("../../transcript/testdata/stream_a.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("timeline differs:\n%s", got)
+	}
+}
