@@ -13,4 +13,3 @@ func OpenTuned(cfg backend.Config, poll, retry time.Duration) (*Live, error) {
 
 var EventID = eventID
 var IsPing = isPing
-var RedactStream = redactStream

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Follow delivers a thread: its history (Synced), then the running agent
@@ -208,14 +209,14 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 	if f.l.api.token != "" {
 		h.Set("Authorization", "Bearer "+f.l.api.token)
 	}
-	err := subscribe(ctx2, streamConfig{
-		URL:        func() string { return f.l.streamURL(r.ID, lastID) },
-		Header:     h,
-		Client:     f.l.api.hc,
-		Initial:    f.l.t.retry,
-		Max:        f.l.t.retryMax,
-		Server:     "a Suna API",
-		redactFrom: f.l.api.token,
+	err := sse.Subscribe(ctx2, sse.Config{
+		URL:             func() string { return f.l.streamURL(r.ID, lastID) },
+		Header:          h,
+		Client:          f.l.api.hc,
+		Initial:         f.l.t.retry,
+		Max:             f.l.t.retryMax,
+		CleanCloseDelay: f.l.t.retry,
+		Server:          "a Suna API",
 	}, onFrame, onState)
 	cancel()
 	wg.Wait()
@@ -226,6 +227,11 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 		return ctx.Err()
 	case errors.Is(err, context.Canceled):
 		return ctx.Err()
+	}
+	var se *sse.StatusError
+	if errors.As(err, &se) && se.Status/100 == 4 {
+		// The same words as the REST routes' refusals (a token hint).
+		return &APIError{Method: http.MethodGet, URL: se.URL, Status: se.Status, Message: hideToken(se.Message, f.l.api.token)}
 	}
 	return err
 }
