@@ -29,7 +29,7 @@ const secret = "jwt-secret-Zq81"
 // fakeAPI is a fake Suna API on a loopback port that can be restarted on
 // the same port.
 type fakeAPI struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *fake.Server
 	addr string
 	base string
@@ -39,7 +39,7 @@ type fakeAPI struct {
 	done   chan struct{}
 }
 
-func newFake(t *testing.T, opts fake.Options) *fakeAPI {
+func newFake(t testing.TB, opts fake.Options) *fakeAPI {
 	t.Helper()
 	if opts.Ping == 0 {
 		opts.Ping = 50 * time.Millisecond
@@ -103,13 +103,13 @@ func (f *fakeAPI) restart() {
 
 // httpClient is a client of its own, its idle connections closed at the
 // end (goleak).
-func httpClient(t *testing.T) *http.Client {
+func httpClient(t testing.TB) *http.Client {
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
 }
 
-func open(t *testing.T, f *fakeAPI, token string) *suna.Live {
+func open(t testing.TB, f *fakeAPI, token string) *suna.Live {
 	t.Helper()
 	l, err := suna.OpenTuned(backend.Config{URL: f.base, Token: token, Client: httpClient(t)},
 		100*time.Millisecond, 10*time.Millisecond)

@@ -310,7 +310,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		wake, status, errText := run.wake, run.status, run.errText
 		s.mu.Unlock()
 		buf = buf[:0]
-		for _, f := range frames {
+		for i, f := range frames {
 			buf = append(append(append(buf, "data: "...), f.data...), "\n\n"...)
 			next++
 			sent++
@@ -320,15 +320,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 				fl.Flush()
 				return
 			}
-		}
-		if len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
-				return
-			}
-			fl.Flush()
-			written, idle = true, 0
-			if len(buf) > 64<<10 {
-				buf = nil
+			// A catch-up goes out in pieces, as Suna writes it frame by
+			// frame, so the client reads while the rest is sent.
+			if len(buf) >= 32<<10 || i == len(frames)-1 {
+				if _, err := w.Write(buf); err != nil {
+					return
+				}
+				fl.Flush()
+				written, idle = true, 0
+				buf = buf[:0]
 			}
 		}
 		select {
