@@ -194,6 +194,16 @@ func (l *Live) Sessions(ctx context.Context) ([]events.Task, error) {
 		return nil, err
 	}
 	act, err := l.active(ctx)
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		// A server without the route: every thread's own runs say it.
+		act, err = map[string]bool{}, nil
+		for _, t := range ts {
+			if runs, rerr := l.runs(ctx, t.ThreadID); rerr == nil && len(runs) > 0 && runs[0].running() {
+				act[t.ThreadID] = true
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +267,7 @@ func (l *Live) Send(ctx context.Context, sessionID string, m backend.Message) (b
 	}
 	err = l.api.postForm(ctx, l.api.endpoint("agent", "start"), [][2]string{{"thread_id", sessionID}, {"prompt", m.Text}}, &res)
 	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusPaymentRequired && strings.Contains(strings.ToLower(ae.Message), "parallel") {
+	if errors.As(err, &ae) && ae.Status == http.StatusPaymentRequired && isRunLimit(ae.Message) {
 		// The run limit: a run started meanwhile.
 		return backend.SendResult{}, fmt.Errorf("thread %s: %s: %w", sessionID, ae.Message, backend.ErrBusy)
 	}
@@ -266,6 +276,13 @@ func (l *Live) Send(ctx context.Context, sessionID string, m backend.Message) (b
 	}
 	l.poke(sessionID)
 	return backend.SendResult{ID: res.RunID}, nil
+}
+
+// isRunLimit: a 402 that is the parallel-run limit (a run is going), not
+// a billing refusal.
+func isRunLimit(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "parallel") || strings.Contains(m, "concurren") || strings.Contains(m, "running")
 }
 
 // classify marks an error for the outbox: a refusal (4xx but 408/429) is
