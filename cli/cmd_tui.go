@@ -113,8 +113,20 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	long := fs.Int("long-session", 0, "serve a finished, idle session of N events instead of the demo (benchmark load)")
 	bigMB := fs.Float64("big-output-mb", 0, "with --long-session: end it with a read_file of this many MiB of output")
 	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
+	kind := fs.String("kind", "maria", "which server to fake: maria or suna")
+	sf := addSunaFlags(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	switch *kind {
+	case "maria":
+	case "suna":
+		if *speed <= 0 {
+			return usagef("--speed must be positive")
+		}
+		return runFakeSuna(ctx, env, *addr, *speed, sf)
+	default:
+		return usagef("--kind must be maria or suna, not %q", *kind)
 	}
 	d, err := dialectFlag(*dialect)
 	if err != nil {

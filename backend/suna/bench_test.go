@@ -1,0 +1,156 @@
+package suna_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
+	fake "github.com/perch-tui/perch/fakedaemon/suna"
+)
+
+// BenchmarkBenchRun compares, on the fake's 20,000-frame run (held before
+// its last frame, so that it is still running), reading its stream raw
+// (what curl does: bytes, frames counted) with following it (decoded and
+// applied to a timeline until the final answer is in), and the history of
+// the finished run fetched raw with its load by Follow.
+//
+//	go test ./backend/suna -run '^$' -bench BenchRun -benchtime 5x
+func BenchmarkBenchRun(b *testing.B) {
+	f := newFake(b, fake.Options{Hold: true, FrameDelay: -1})
+	tid, rid, err := f.srv.Start("", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for n := -1; n != f.srv.Frames(rid); {
+		n = f.srv.Frames(rid)
+		time.Sleep(200 * time.Millisecond)
+	}
+	frames := f.srv.Frames(rid)
+	hc := httpClient(b)
+	streamURL := f.base + "/agent-run/" + rid + "/stream"
+
+	b.Run("raw-stream", func(b *testing.B) {
+		for range b.N {
+			resp, err := hc.Get(streamURL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			countFrames(b, resp.Body, frames)
+			resp.Body.Close()
+		}
+		b.ReportMetric(float64(frames), "frames")
+	})
+
+	// curl as its own process, as the measurement has it: its
+	// output is counted until the last stored frame, then it is stopped.
+	if curl, err := exec.LookPath("curl"); err == nil {
+		b.Run("curl-stream", func(b *testing.B) {
+			for range b.N {
+				cmd := exec.Command(curl, "-sN", streamURL)
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					b.Fatal(err)
+				}
+				countFrames(b, out, frames)
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		})
+	}
+
+	b.Run("follow-stream", func(b *testing.B) {
+		for range b.N {
+			l := open(b, f, "")
+			ctx, cancel := context.WithCancel(context.Background())
+			tl := events.NewTimeline()
+			done := make(chan struct{})
+			go func() {
+				_ = l.Follow(ctx, tid, func(u backend.Update) {
+					for _, ev := range u.Events {
+						tl.Apply(ev)
+					}
+					if its := tl.Items(); len(its) > 0 {
+						last := its[len(its)-1]
+						if strings.Contains(last.Text, "The end.") && last.StopReason != "" {
+							select {
+							case <-done:
+							default:
+								close(done)
+							}
+						}
+					}
+				})
+			}()
+			<-done
+			cancel()
+		}
+	})
+
+	f.srv.Release()
+	for f.srv.RunStatus(rid) == "running" {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.Run("raw-history", func(b *testing.B) {
+		for range b.N {
+			resp, err := hc.Get(f.base + "/threads/" + tid + "/messages?optimized=false&order=asc")
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	b.Run("follow-history", func(b *testing.B) {
+		for range b.N {
+			l := open(b, f, "")
+			ctx, cancel := context.WithCancel(context.Background())
+			tl := events.NewTimeline()
+			done := make(chan struct{})
+			go func() {
+				_ = l.Follow(ctx, tid, func(u backend.Update) {
+					for _, ev := range u.Events {
+						tl.Apply(ev)
+					}
+					if u.Synced {
+						select {
+						case <-done:
+						default:
+							close(done)
+						}
+					}
+				})
+			}()
+			<-done
+			cancel()
+		}
+	})
+}
+
+// countFrames reads r until it has seen n frame ends.
+func countFrames(b *testing.B, r io.Reader, n int) {
+	buf := make([]byte, 64<<10)
+	seen := 0
+	var tail []byte
+	for seen < n {
+		k, err := r.Read(buf)
+		chunk := append(tail, buf[:k]...)
+		seen += bytes.Count(chunk, []byte("\n\n"))
+		if i := bytes.LastIndex(chunk, []byte("\n\n")); i >= 0 {
+			tail = append([]byte(nil), chunk[i+2:]...)
+		} else {
+			tail = chunk
+		}
+		if err != nil {
+			b.Fatalf("after %d frames: %v", seen, err)
+		}
+	}
+}

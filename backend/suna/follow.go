@@ -1,0 +1,346 @@
+package suna
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/sse"
+)
+
+// Follow delivers a thread: its history (Synced), then the running agent
+// run's stream, then — when the run's status says it ended — the history
+// again as a Reset (the history is the judge: it holds the usage and the
+// message ids the stream lacks), then the next run, and so on.
+func (l *Live) Follow(ctx context.Context, sessionID string, on func(backend.Update)) error {
+	f := &follower{l: l, id: sessionID, on: on}
+	return f.run(ctx)
+}
+
+type follower struct {
+	l  *Live
+	id string
+	on func(backend.Update)
+
+	d       *Decoder
+	seen    map[string]bool // history rows fed to d, by message id
+	started bool            // the first update went out
+	failing bool            // a load failed; the next success says live
+}
+
+// histRowHead is the part of a history row the seam needs.
+type histRowHead struct {
+	MessageID string `json:"message_id"`
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+}
+
+func (f *follower) run(ctx context.Context) error {
+	poke, done := f.l.pokeChan(f.id)
+	defer done()
+	reset := true
+	var last string // the run last followed or seen ended
+	for {
+		var runs []wireRun
+		if err := f.retry(ctx, func() (err error) { runs, err = f.l.runs(ctx, f.id); return err }); err != nil {
+			return err
+		}
+		var cur *wireRun
+		if len(runs) > 0 {
+			cur = &runs[0]
+		}
+		if err := f.load(ctx, cur, reset); err != nil {
+			return err
+		}
+		if cur.running() {
+			if err := f.follow(ctx, *cur); err != nil {
+				return err
+			}
+			last, reset = cur.ID, true // the run ended: the history is read again, whole
+			continue
+		}
+		if cur != nil {
+			last = cur.ID
+		}
+		// Idle: wait for the thread's next run.
+		for {
+			t := time.NewTimer(f.l.t.poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-poke:
+				t.Stop()
+			case <-t.C:
+			}
+			var rs []wireRun
+			if err := f.retry(ctx, func() (err error) { rs, err = f.l.runs(ctx, f.id); return err }); err != nil {
+				return err
+			}
+			if len(rs) > 0 && rs[0].ID != last {
+				// A new run. One still running adds its new rows (the
+				// prompt) and is followed; one over already is read whole.
+				reset = !rs[0].running()
+				break
+			}
+		}
+	}
+}
+
+// load reads the history and sends it. reset: start over with a fresh
+// decoder (the first load, or after a run); else only rows not yet seen
+// are sent. While cur runs, its rows other than the user's are left to
+// its stream's catch-up (the seam: nothing twice).
+func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
+	var body struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	u := f.l.api.endpoint("threads", f.id, "messages") + "?optimized=false&order=asc"
+	if err := f.retry(ctx, func() error { return f.l.api.get(ctx, u, &body) }); err != nil {
+		return err
+	}
+	var since time.Time
+	if cur.running() {
+		since, _ = parseTime(cur.StartedAt)
+	}
+	if reset || f.d == nil {
+		f.d, f.seen = NewDecoder(), map[string]bool{}
+	}
+	f.d.Deltas = false // whole rows, decoded as the importer does
+	rows := make([]json.RawMessage, 0, len(body.Messages))
+	for _, raw := range body.Messages {
+		var h histRowHead
+		_ = json.Unmarshal(raw, &h)
+		if h.MessageID != "" && f.seen[h.MessageID] {
+			continue
+		}
+		if !since.IsZero() && h.Type != "user" {
+			if at, ok := parseTime(h.CreatedAt); ok && !at.Before(since) {
+				continue // the running run's: its stream brings it
+			}
+		}
+		if h.MessageID != "" {
+			f.seen[h.MessageID] = true
+		}
+		rows = append(rows, raw)
+	}
+	var evs []events.Event
+	send := func(batch []events.Event) { evs = append(evs, batch...) }
+	each := func(fn func(string, []byte) error) error {
+		for i, raw := range rows {
+			if err := fn("message "+strconv.Itoa(i+1), raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := readHistory(ctx, each, true, false, f.d, send); err != nil {
+		return err
+	}
+	st := events.StatusIdle
+	if cur.running() {
+		st = events.StatusGenerating
+		f.d.running = true
+	}
+	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
+	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
+	f.started = true
+	return nil
+}
+
+// follow reads a running run's stream until its status says it ended
+// (nil), ctx ends, or the server refuses the stream for good.
+func (f *follower) follow(ctx context.Context, r wireRun) error {
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f.d.Deltas = true
+	var (
+		lastID   string
+		lastData atomic.Int64 // unix nanos of the last frame other than a ping
+		ended    atomic.Bool
+		check    = make(chan struct{}, 1)
+		wg       sync.WaitGroup
+	)
+	lastData.Store(time.Now().UnixNano())
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f.watch(ctx2, r.ID, &lastData, check, func() { ended.Store(true); cancel() })
+	}()
+	onFrame := func(fr events.Frame) {
+		data := fr.Data
+		if id := eventID(data); id != "" {
+			lastID = id
+		}
+		if isPing(data) {
+			return // liveness only
+		}
+		lastData.Store(time.Now().UnixNano())
+		evs := f.d.Decode(data)
+		for _, ev := range evs {
+			if (ev.Kind == events.KindRunState && ev.RunStatus != events.StatusGenerating) ||
+				(ev.Kind == events.KindNotice && ev.Level == events.LevelError) {
+				// The stream says the run ended (or failed): ask the judge now.
+				select {
+				case check <- struct{}{}:
+				default:
+				}
+				break
+			}
+		}
+		if len(evs) > 0 {
+			f.on(backend.Update{Events: evs})
+		}
+	}
+	onState := func(st client.ConnState) {
+		f.on(backend.Update{State: &st})
+	}
+	h := http.Header{}
+	if f.l.api.token != "" {
+		h.Set("Authorization", "Bearer "+f.l.api.token)
+	}
+	err := sse.Subscribe(ctx2, sse.Config{
+		URL:             func() string { return f.l.streamURL(r.ID, lastID) },
+		Header:          h,
+		Client:          f.l.api.hc,
+		Initial:         f.l.t.retry,
+		Max:             f.l.t.retryMax,
+		CleanCloseDelay: f.l.t.retry,
+		Server:          "a Suna API",
+	}, onFrame, onState)
+	cancel()
+	wg.Wait()
+	switch {
+	case ended.Load():
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, context.Canceled):
+		return ctx.Err()
+	}
+	var se *sse.StatusError
+	if errors.As(err, &se) && se.Status/100 == 4 {
+		// The same words as the REST routes' refusals (a token hint).
+		return &APIError{Method: http.MethodGet, URL: se.URL, Status: se.Status, Message: hideToken(se.Message, f.l.api.token)}
+	}
+	return err
+}
+
+// watch asks for the run's status whenever the stream has been quiet for
+// a poll interval, or when check says the stream reported an end; when
+// the run is no longer running it calls over.
+func (f *follower) watch(ctx context.Context, runID string, lastData *atomic.Int64, check <-chan struct{}, over func()) {
+	tick := time.NewTicker(max(f.l.t.poll/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-check:
+		case <-tick.C:
+			if time.Since(time.Unix(0, lastData.Load())) < f.l.t.poll {
+				continue
+			}
+		}
+		st, err := f.l.runStatus(ctx, runID)
+		var ae *APIError
+		switch {
+		case err == nil && st.Status != "" && st.Status != "running":
+			over()
+			return
+		case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+			over() // the run is gone
+			return
+		case err == nil:
+			// Still running: quiet again from now.
+			lastData.Store(time.Now().UnixNano())
+		}
+	}
+}
+
+// retry runs fn until it succeeds, ctx ends, or the server refuses for
+// good (a 4xx other than 408/429); failures in between are reported as
+// reconnecting states.
+func (f *follower) retry(ctx context.Context, fn func() error) error {
+	delay := f.l.t.retry
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil {
+			if f.failing {
+				f.failing = false
+				st := client.ConnState{Phase: client.PhaseLive, Since: time.Now()}
+				f.on(backend.Update{State: &st})
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != 408 && ae.Status != 429 {
+			st := client.ConnState{Phase: client.PhaseFailed, Err: err, Since: time.Now()}
+			f.on(backend.Update{State: &st})
+			return err
+		}
+		f.failing = true
+		st := client.ConnState{Phase: client.PhaseReconnecting, Attempt: attempt, RetryIn: delay, Err: err, Since: time.Now()}
+		f.on(backend.Update{State: &st})
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(delay*2, f.l.t.retryMax)
+	}
+}
+
+var eventIDKey = []byte(`"_event_id"`)
+
+// eventID is the frame's injected _event_id (Suna appends it last).
+func eventID(data []byte) string {
+	i := bytes.LastIndex(data, eventIDKey)
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(data[i+len(eventIDKey):], " \t")
+	if len(rest) == 0 || rest[0] != ':' {
+		return ""
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t")
+	if len(rest) == 0 || rest[0] != '"' {
+		return ""
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 || end > 64 {
+		return ""
+	}
+	id := string(rest[1 : 1+end])
+	for _, c := range id {
+		if (c < '0' || c > '9') && c != '-' {
+			return "" // not a Redis entry id
+		}
+	}
+	return id
+}
+
+// isPing: a keep-alive frame.
+func isPing(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	if len(data) > 40 || !bytes.Contains(data, []byte("ping")) {
+		return false
+	}
+	o := normalize.AsObjectShared(data)
+	return o != nil && len(o) == 1 && normalize.StrField(o, "type") == "ping"
+}
