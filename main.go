@@ -12,7 +12,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, cli.OSEnv(), os.Args[1:])
+	env := cli.OSEnv()
+	env.UI = newUI()
+	code := cli.Main(ctx, env, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -39,6 +39,9 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
+	// UI is the terminal UI (set by main); nil in a perch built without
+	// it, where the UI commands fail with a clear line.
+	UI UI
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

@@ -14,7 +14,6 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
-	"github.com/perch-tui/perch/tui"
 )
 
 // runReplay opens a transcript file of any known system: in the terminal
@@ -47,6 +46,10 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		return importErr(err)
 	}
 	if env.IsTerminal && !formatSet {
+		ui, err := env.ui()
+		if err != nil {
+			return err
+		}
 		b := &fileBackend{sample: s, kind: k, opts: opts, task: fileTask(path, k.Name)}
 		// Read the file once before the UI starts, so that a file that
 		// cannot be read fails here with a clear line (exit 1 or 2), not
@@ -54,7 +57,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		if err := b.load(ctx); err != nil {
 			return importErr(err)
 		}
-		return tui.Run(ctx, b, tui.Config{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
+		return ui.ReadOnly(ctx, b, UIOptions{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
 	}
 	tl := events.NewTimeline()
 	if err := importer.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
@@ -101,8 +104,6 @@ type fileBackend struct {
 	evs    []events.Event
 }
 
-var errReadOnly = errors.New("this is a replay of a file: it is read-only")
-
 func (b *fileBackend) load(ctx context.Context) error {
 	var evs []events.Event
 	err := importer.Stream(ctx, b.sample, b.kind, b.opts, func(ev events.Event) { evs = append(evs, ev) })
@@ -110,8 +111,9 @@ func (b *fileBackend) load(ctx context.Context) error {
 	return err
 }
 
-func (b *fileBackend) Capabilities() tui.Capabilities {
-	return tui.Capabilities{Note: fmt.Sprintf("replay of %s — read-only", b.task.Name)}
+// Note is shown where the composer would be.
+func (b *fileBackend) Note() string {
+	return fmt.Sprintf("replay of %s — read-only", b.task.Name)
 }
 
 func (b *fileBackend) Tasks(context.Context) ([]events.Task, error) {
@@ -123,22 +125,6 @@ func (b *fileBackend) Task(_ context.Context, id string) (events.Task, error) {
 		return events.Task{}, fmt.Errorf("no task %q in this replay", id)
 	}
 	return b.task, nil
-}
-
-func (b *fileBackend) CreateTask(context.Context, client.CreateTaskRequest) (client.CreateTaskResult, error) {
-	return client.CreateTaskResult{}, errReadOnly
-}
-
-func (b *fileBackend) Send(context.Context, string, string, bool) (client.SendResult, error) {
-	return client.SendResult{}, errReadOnly
-}
-
-func (b *fileBackend) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
-	return nil, errReadOnly
-}
-
-func (b *fileBackend) StreamTask(context.Context, string, func(events.Frame), func(client.ConnState)) error {
-	return errReadOnly // StreamTaskEvents serves the task
 }
 
 // StreamTaskEvents hands the UI the file's events, then stays "live" until

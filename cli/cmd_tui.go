@@ -9,13 +9,13 @@ import (
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/outbox"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
-	"github.com/perch-tui/perch/tui"
 )
 
-// tuiOutbox is the outbox of the terminal UI: the same files as perch send
-// and perch queue use, delivered through the daemon.
-func tuiOutbox(env Env, cl *client.Client) *tui.Outbox {
-	return &tui.Outbox{Store: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), Backend: mariaout.New(cl)}
+// liveOptions are the UI options of a daemon: its outbox is the same files
+// as perch send and perch queue use, delivered through the daemon.
+func liveOptions(env Env, cl *client.Client, theme string) UIOptions {
+	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		OutboxStore: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), OutboxBackend: mariaout.New(cl)}
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -30,12 +30,17 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
+	ui, err := env.ui()
+	if err != nil {
+		return err
+	}
 	cl, err := c.client(env)
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr, Model: *model,
-		Outbox: tuiOutbox(env, cl)})
+	o := liveOptions(env, cl, *theme)
+	o.Model = *model
+	return ui.Live(ctx, cl, o)
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -50,12 +55,17 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
+	ui, err := env.ui()
+	if err != nil {
+		return err
+	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
-	return tui.Run(ctx, cl, tui.Config{TaskID: task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		Outbox: tuiOutbox(env, cl)})
+	o := liveOptions(env, cl, *theme)
+	o.TaskID = task.ID
+	return ui.Live(ctx, cl, o)
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {
@@ -83,6 +93,10 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if *speed <= 0 {
 		return usagef("--speed must be positive")
 	}
+	ui, err := env.ui()
+	if err != nil {
+		return err
+	}
 	daemon := fakedaemon.New(fakedaemon.Options{Dialect: d, Speed: *speed})
 	srv, err := daemon.Start("127.0.0.1:0")
 	if err != nil {
@@ -100,8 +114,8 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	// The demo's daemon lives as long as this process: its messages are
 	// kept in memory (what is left is printed at exit).
-	return tui.Run(ctx, cl, tui.Config{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		Outbox: &tui.Outbox{Store: outbox.NewMemStore(), Backend: mariaout.New(cl)}})
+	return ui.Live(ctx, cl, UIOptions{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		OutboxStore: outbox.NewMemStore(), OutboxBackend: mariaout.New(cl)})
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {

@@ -36,6 +36,9 @@ func (m *Model) loadTasksCmd() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := m.callCtx()
 		defer cancel()
+		if ts, err, ok := m.cfg.tasks.take(ctx); ok {
+			return tasksLoadedMsg{tasks: ts, err: err}
+		}
 		ts, err := m.b.Tasks(ctx)
 		return tasksLoadedMsg{tasks: ts, err: err}
 	}

@@ -95,6 +95,9 @@ type Config struct {
 
 	// observeGate lets tests watch the renderer gate of run.
 	observeGate func(*renderGate)
+	// tasks is the task list run asked for before the terminal was set
+	// up (warm.go); nil asks the backend when the list is first loaded.
+	tasks *tasksPrefetch
 }
 
 func (c *Config) defaults() {
@@ -143,6 +146,7 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	defer cancel()
 
 	warmUp()
+	cfg.tasks = prefetchTasks(ctx, b)
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
@@ -162,6 +166,7 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	gate.close()
 	cancel()
 	hub.wait()
+	cfg.tasks.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		// Killed because our context ended: that is a normal exit.
 		err = nil

@@ -1,7 +1,12 @@
 package tui
 
 import (
+	"context"
+	"sync/atomic"
+
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // warmUp does, on another goroutine, the one-time work the first frame
@@ -13,4 +18,50 @@ import (
 // waits for it as it would have anyway.
 func warmUp() {
 	go ansi.StringWidthWc("─")
+}
+
+// tasksPrefetch is the task list asked for as soon as the UI starts, so
+// that the request runs while Bubble Tea sets up the terminal (raw mode,
+// screen buffers, input reader) instead of after it: the first list the
+// UI loads is this one. Later loads (refreshes) ask the backend again.
+type tasksPrefetch struct {
+	done  chan struct{}
+	tasks []events.Task
+	err   error
+	taken atomic.Bool
+}
+
+// prefetchTasks starts b.Tasks on its own goroutine, bounded like any
+// call of the UI; ctx ending stops it.
+func prefetchTasks(ctx context.Context, b Backend) *tasksPrefetch {
+	p := &tasksPrefetch{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		ctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		p.tasks, p.err = b.Tasks(ctx)
+	}()
+	return p
+}
+
+// take returns the prefetched list, waiting for it, the first time it is
+// called; afterwards (and on a nil prefetch) ok is false and the caller
+// asks the backend itself.
+func (p *tasksPrefetch) take(ctx context.Context) (tasks []events.Task, err error, ok bool) {
+	if p == nil || !p.taken.CompareAndSwap(false, true) {
+		return nil, nil, false
+	}
+	select {
+	case <-p.done:
+		return p.tasks, p.err, true
+	case <-ctx.Done():
+		return nil, ctx.Err(), true
+	}
+}
+
+// wait returns once the prefetch's goroutine has ended.
+func (p *tasksPrefetch) wait() {
+	if p != nil {
+		<-p.done
+	}
 }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+)
+
+// UI is perch's terminal UI as the commands see it.
+//
+// Package cli does not import the UI: main hands one in through Env.UI.
+// Go runs the package initialisation of every package linked into a
+// binary, whether or not a command uses it, and the UI's libraries
+// (glamour, chroma's lexers and styles, goldmark, bubbletea, lipgloss)
+// spend some 40 ms of processor time there. The default perch links them
+// anyway; a perch built with `-tags perch_notui` links none of them and
+// starts a scriptable command in a fraction of that (docs/performance.md).
+type UI interface {
+	// Live shows the daemon behind cl: the task list, or o.TaskID.
+	Live(ctx context.Context, cl *client.Client, o UIOptions) error
+	// ReadOnly shows one source that cannot be written to (a transcript
+	// file) as the only task.
+	ReadOnly(ctx context.Context, src ReadOnlySource, o UIOptions) error
+}
+
+// UIOptions is how a command opens the UI.
+type UIOptions struct {
+	TaskID string // attach at start; "" opens the task list
+	Theme  string // auto, dark or light
+	Model  string // model for tasks created in the UI ("" = the daemon's)
+	Cwd    string
+	Home   string
+	Getenv func(string) string
+	// Unsent receives the exit report.
+	Unsent io.Writer
+	// OutboxStore and OutboxBackend keep and deliver what the user sends;
+	// a nil store keeps messages in memory.
+	OutboxStore   outbox.Store
+	OutboxBackend outbox.Backend
+}
+
+// ReadOnlySource is a task that can be read, never written: the UI offers
+// no composer, no cancel and no new task on it, and shows Note instead.
+type ReadOnlySource interface {
+	Tasks(ctx context.Context) ([]events.Task, error)
+	Task(ctx context.Context, id string) (events.Task, error)
+	// StreamTaskEvents hands over the task's events, already decoded.
+	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error
+	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(client.ConnState)) error
+	// Note says what the source is ("replay of x.json — read-only").
+	Note() string
+}
+
+// errNoUI is what the UI commands say in a perch built without the UI.
+var errNoUI = errors.New("this perch was built without the terminal UI (-tags perch_notui); " +
+	"use the scriptable commands (perch --help), or a perch built without that tag")
+
+// ui returns env's UI, or errNoUI.
+func (env Env) ui() (UI, error) {
+	if env.UI == nil {
+		return nil, errNoUI
+	}
+	return env.UI, nil
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// recordingUI is a UI that only notes how it was opened.
+type recordingUI struct {
+	mu    sync.Mutex
+	calls []string
+	opts  []UIOptions
+	live  []*client.Client
+	src   []ReadOnlySource
+}
+
+func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls, u.opts, u.live = append(u.calls, "live"), append(u.opts, o), append(u.live, cl)
+	return nil
+}
+
+func (u *recordingUI) ReadOnly(_ context.Context, src ReadOnlySource, o UIOptions) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls, u.opts, u.src = append(u.calls, "readonly"), append(u.opts, o), append(u.src, src)
+	return nil
+}
+
+// TestUICommandsWithoutUI: a perch built without the UI says so, exit 1,
+// before it touches the network.
+func TestUICommandsWithoutUI(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.sse")
+	if err := os.WriteFile(file, []byte(spoofedRecording), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unreachable := "http://127.0.0.1:1/v1" // nothing listens: the UI check comes first
+	for _, args := range [][]string{
+		{"--url", unreachable},
+		{"attach", "3f2b", "--url", unreachable},
+		{"demo"},
+		{"replay", file},
+	} {
+		r := runEnv(context.Background(), t, func(e *Env) { e.IsTerminal = true }, "", args...)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "built without the terminal UI") {
+			t.Errorf("perch %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	// Printing a replay needs no UI.
+	r := runEnv(context.Background(), t, nil, "", "replay", file, "--format", "jsonl")
+	if r.code != 0 || !strings.Contains(r.stdout, "It says hi.") {
+		t.Errorf("replay --format jsonl without a UI: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestUICommandsOpenTheUI: each UI command hands the UI what it needs.
+func TestUICommandsOpenTheUI(t *testing.T) {
+	d, url := fake(t, "head", 50)
+	id, err := d.SeedDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "s.sse")
+	if err := os.WriteFile(file, []byte(spoofedRecording), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ui := &recordingUI{}
+	with := func(e *Env) { e.UI, e.IsTerminal = ui, true }
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, args := range [][]string{
+		{"--url", url, "--theme", "light", "--model", "m1"},
+		{"attach", id[:8], "--url", url},
+		{"replay", file, "--theme", "dark"},
+	} {
+		must(t, runEnv(ctx, t, with, "", args...))
+	}
+	if strings.Join(ui.calls, ",") != "live,live,readonly" {
+		t.Fatalf("calls %v", ui.calls)
+	}
+	root, attach, replay := ui.opts[0], ui.opts[1], ui.opts[2]
+	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.OutboxStore == nil || root.OutboxBackend == nil {
+		t.Errorf("root options %+v", root)
+	}
+	if !strings.HasPrefix(ui.live[0].BaseURL(), url) {
+		t.Errorf("root client %s, want %s", ui.live[0].BaseURL(), url)
+	}
+	if attach.TaskID != id || attach.OutboxStore == nil {
+		t.Errorf("attach options %+v, want task %s", attach, id)
+	}
+	src := ui.src[0]
+	tasks, err := src.Tasks(ctx)
+	if err != nil || len(tasks) != 1 || replay.TaskID != tasks[0].ID || replay.Theme != "dark" || replay.OutboxStore != nil {
+		t.Fatalf("replay: tasks %v %v, options %+v", tasks, err, replay)
+	}
+	if !strings.Contains(src.Note(), "read-only") {
+		t.Errorf("note %q", src.Note())
+	}
+	// The source hands over the file's events, then stays until let go.
+	sctx, scancel := context.WithCancel(ctx)
+	var texts []string
+	done := make(chan error, 1)
+	go func() {
+		done <- src.StreamTaskEvents(sctx, tasks[0].ID, func(ev events.Event) {
+			if ev.Kind == events.KindAssistantMessage {
+				texts = append(texts, ev.Text)
+			}
+		}, func(client.ConnState) {})
+	}()
+	scancel()
+	if err := <-done; err != nil {
+		t.Errorf("StreamTaskEvents: %v", err)
+	}
+	if !strings.Contains(strings.Join(texts, "|"), "It says hi.") {
+		t.Errorf("replayed texts %q", texts)
+	}
+}

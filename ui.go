@@ -1,0 +1,69 @@
+//go:build !perch_notui
+
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui"
+)
+
+// terminalUI is the terminal UI handed to the commands: package cli does not
+// import tui, so that a perch built with -tags perch_notui links none of the
+// UI's libraries (see cli.UI).
+type terminalUI struct{}
+
+func (terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
+	return tui.Run(ctx, cl, config(o))
+}
+
+func (terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UIOptions) error {
+	return tui.Run(ctx, readOnly{src}, config(o))
+}
+
+func config(o cli.UIOptions) tui.Config {
+	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent}
+	if o.OutboxStore != nil {
+		c.Outbox = &tui.Outbox{Store: o.OutboxStore, Backend: o.OutboxBackend}
+	}
+	return c
+}
+
+var errReadOnly = errors.New("this is a replay of a file: it is read-only")
+
+// readOnly is a tui.Backend (and tui.EventStreamer) over a source that
+// cannot be written to: it refuses every change, and its capabilities tell
+// the UI not to offer any.
+type readOnly struct{ cli.ReadOnlySource }
+
+func (r readOnly) Capabilities() tui.Capabilities { return tui.Capabilities{Note: r.Note()} }
+
+func (readOnly) CreateTask(context.Context, client.CreateTaskRequest) (client.CreateTaskResult, error) {
+	return client.CreateTaskResult{}, errReadOnly
+}
+
+func (readOnly) Send(context.Context, string, string, bool) (client.SendResult, error) {
+	return client.SendResult{}, errReadOnly
+}
+
+func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
+	return nil, errReadOnly
+}
+
+func (readOnly) StreamTask(context.Context, string, func(events.Frame), func(client.ConnState)) error {
+	return errReadOnly // StreamTaskEvents serves the task
+}
+
+// compile-time checks: the UI finds these interfaces by type assertion.
+var (
+	_ tui.Backend       = readOnly{}
+	_ tui.Capable       = readOnly{}
+	_ tui.EventStreamer = readOnly{}
+	_ tui.Backend       = (*client.Client)(nil)
+)
+
+func newUI() cli.UI { return terminalUI{} }

@@ -1,0 +1,68 @@
+//go:build !perch_notui
+
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+)
+
+type noteSource struct{}
+
+func (noteSource) Tasks(context.Context) ([]events.Task, error)      { return nil, nil }
+func (noteSource) Task(context.Context, string) (events.Task, error) { return events.Task{}, nil }
+func (noteSource) Note() string                                      { return "replay of x — read-only" }
+func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(client.ConnState)) error {
+	return nil
+}
+func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(client.ConnState)) error {
+	return nil
+}
+
+// TestReadOnlyRefusesChanges: the UI's backend over a read-only source
+// refuses every change and says why in its capabilities.
+func TestReadOnlyRefusesChanges(t *testing.T) {
+	r := readOnly{noteSource{}}
+	ctx := context.Background()
+	if c := r.Capabilities(); c.Send || c.Cancel || c.Create || c.Note != "replay of x — read-only" {
+		t.Errorf("capabilities %+v", c)
+	}
+	if _, err := r.Send(ctx, "t", "hi", false); !errors.Is(err, errReadOnly) {
+		t.Errorf("Send: %v", err)
+	}
+	if _, err := r.Cancel(ctx, "t"); !errors.Is(err, errReadOnly) {
+		t.Errorf("Cancel: %v", err)
+	}
+	if _, err := r.CreateTask(ctx, client.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
+		t.Errorf("CreateTask: %v", err)
+	}
+	if err := r.StreamTask(ctx, "t", nil, nil); !errors.Is(err, errReadOnly) {
+		t.Errorf("StreamTask: %v", err)
+	}
+}
+
+func TestConfigCarriesTheOptions(t *testing.T) {
+	c := config(cliOptions(nil))
+	if c.Outbox != nil || c.TaskID != "t1" || c.Theme != "light" || c.Model != "m" {
+		t.Errorf("config without an outbox: %+v", c)
+	}
+	store := outbox.NewMemStore()
+	c = config(cliOptions(store))
+	if c.Outbox == nil || c.Outbox.Store != store {
+		t.Errorf("config with an outbox: %+v", c)
+	}
+}
+
+func cliOptions(store outbox.Store) cli.UIOptions {
+	o := cli.UIOptions{TaskID: "t1", Theme: "light", Model: "m"}
+	if store != nil {
+		o.OutboxStore = store
+	}
+	return o
+}
