@@ -218,9 +218,13 @@ func TestTokenNeverPrinted(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.Header.Get("Authorization")]++
-		mu.Unlock()
+		// Probes of other systems' health routes carry no token, on
+		// purpose; every maria call and stream must.
+		if strings.HasPrefix(r.URL.Path, "/v1/task") || r.URL.Path == "/v1/events" {
+			mu.Lock()
+			seen[r.Header.Get("Authorization")]++
+			mu.Unlock()
+		}
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
 		req.Header = r.Header.Clone()
 		resp, err := http.DefaultTransport.RoundTrip(req)
