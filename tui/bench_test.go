@@ -152,11 +152,23 @@ func BenchmarkResize(b *testing.B) {
 type countingRenderer struct {
 	itemRenderer
 	items map[*events.Item]int
+	rows  int // lines asked of Lines
 }
 
 func (c *countingRenderer) Item(it *events.Item, o itemOpts) []string {
 	c.items[it]++
 	return c.itemRenderer.Item(it, o)
+}
+
+func (c *countingRenderer) Height(it *events.Item, o itemOpts) int {
+	c.items[it]++
+	return c.itemRenderer.Height(it, o)
+}
+
+func (c *countingRenderer) Lines(it *events.Item, o itemOpts, from, to int) []string {
+	c.items[it]++
+	c.rows += max(min(to, c.itemRenderer.Height(it, o))-max(from, 0), 0)
+	return c.itemRenderer.Lines(it, o, from, to)
 }
 
 func TestLazyTranscript(t *testing.T) {

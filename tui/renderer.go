@@ -22,8 +22,16 @@ type richRenderer struct {
 	match lipgloss.Style
 }
 
-func (a richRenderer) Item(it *events.Item, o itemOpts) []string {
-	return a.r.Item(it, render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner})
+func (a richRenderer) Item(it *events.Item, o itemOpts) []string { return a.r.Item(it, renderOpts(o)) }
+
+func (a richRenderer) Height(it *events.Item, o itemOpts) int { return a.r.Height(it, renderOpts(o)) }
+
+func (a richRenderer) Lines(it *events.Item, o itemOpts, from, to int) []string {
+	return a.r.Lines(it, renderOpts(o), from, to)
+}
+
+func renderOpts(o itemOpts) render.Options {
+	return render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner}
 }
 
 func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }

@@ -37,27 +37,18 @@ func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	n := countLines(rest)
 	first, _ := strconv.Atoi(m[2])
 	numW := len(m[3])
-	sg := textSeg(rest, func(from int, ls []string, w int) []string {
-		nums := make([]int, len(ls))
-		for i := range ls {
-			nums[i] = first + from + i
-		}
-		return r.numbered(path, nums, ls, numW, w)
+	sg := textSeg(rest, func(idx []int, ls []string, w int) []string {
+		return r.numbered(path, lineNums(idx, first), ls, numW, w)
 	})
+	sg.deco = max(numW, 1) + 1
 	// Drop the " L07 | " row prefix from the raw line, so that a tab in
 	// the code expands as it would in the file.
-	sg.pre = func(raw string) string {
-		if m := readRowRe.FindStringIndex(raw); m != nil {
-			return raw[m[1]:]
-		}
-		return raw
-	}
+	sg.pre = stripReadRow
 	return []seg{sg}, append(tags, r.p.tag.on(plural(n, "line")))
 }
 
 var (
 	readHeadRe = regexp.MustCompile(`^File: (.*?) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
-	readRowRe  = regexp.MustCompile(`^ *L\d+ \| ?`)
 )
 
 func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
@@ -77,18 +68,54 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	tags = append(tags, r.p.tag.on(plural(n, "line")))
 	numW := len(strconv.Itoa(start + n - 1))
 	path := fc.Path
-	sg := textSeg(content, func(from int, ls []string, w int) []string {
-		nums := make([]int, len(ls))
-		for i := range ls {
-			nums[i] = start + from + i
-		}
-		return r.numbered(path, nums, ls, numW, w)
+	sg := textSeg(content, func(idx []int, ls []string, w int) []string {
+		return r.numbered(path, lineNums(idx, start), ls, numW, w)
 	})
+	sg.deco = max(numW, 1) + 1
 	if fc.Numbered {
 		// HEAD rows: the " L07 | " prefix goes before tabs are expanded.
 		sg.pre = events.StripRow
 	}
 	return []seg{sg}, tags
+}
+
+// lineNums numbers rows from first: idx[i] is a row's line index in the
+// text, -1 (no number) for a wrapped line's continuation.
+func lineNums(idx []int, first int) []int {
+	nums := make([]int, len(idx))
+	for i, j := range idx {
+		nums[i] = -1
+		if j >= 0 {
+			nums[i] = first + j
+		}
+	}
+	return nums
+}
+
+// stripReadRow drops the " L07 | " prefix of a read_file row (what
+// `^ *L\d+ \| ?` matches, without a regexp: it runs on every line of a big
+// output).
+func stripReadRow(raw string) string {
+	i := 0
+	for i < len(raw) && raw[i] == ' ' {
+		i++
+	}
+	if i == len(raw) || raw[i] != 'L' {
+		return raw
+	}
+	i++
+	d := i
+	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+		i++
+	}
+	if i == d || i+1 >= len(raw) || raw[i] != ' ' || raw[i+1] != '|' {
+		return raw
+	}
+	i += 2
+	if i < len(raw) && raw[i] == ' ' {
+		i++
+	}
+	return raw[i:]
 }
 
 // linesRange returns lines [from, to) of s as one string.

@@ -89,11 +89,12 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 	c := content{headerTail: tail, running: t.Status == events.ToolRunning}
 	c.lines = append(c.lines, icon+" "+tail)
 
-	head, tl := collapsedHead, collapsedTail
 	if expanded {
-		head, tl = expandedHead, expandedTail
+		// Every line, long ones wrapped; laid out as it is shown.
+		c.body = r.newWrapped(segs, max(w-2, 1))
+		return c
 	}
-	for _, l := range r.p.body(segs, max(w-2, 1), head, tl) {
+	for _, l := range r.p.body(segs, max(w-2, 1), collapsedHead, collapsedTail) {
 		c.lines = append(c.lines, r.p.rail+l)
 	}
 	return c
@@ -243,7 +244,7 @@ func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
 		text = res.Text
 	}
 	p := r.p
-	return []seg{textSeg(text, func(_ int, ls []string, w int) []string {
+	return []seg{textSeg(text, func(_ []int, ls []string, w int) []string {
 		for i, l := range ls {
 			ls[i] = p.errText.on(fit(l, w))
 		}
