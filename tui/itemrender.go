@@ -25,8 +25,14 @@ type itemRenderer interface {
 	Height(it *events.Item, o itemOpts) int
 	// Lines returns lines [from, to) of the item, laying out only those.
 	Lines(it *events.Item, o itemOpts, from, to int) []string
-	// PlainText is the item's text for copy and search.
+	// PlainText is the item's text for copy.
 	PlainText(it *events.Item) string
+	// Contains reports whether the item holds query (smart case), its
+	// whole tool output included.
+	Contains(it *events.Item, query string) bool
+	// Find is the line of the next (dir > 0, after line from) or previous
+	// (dir < 0, before it) match in an expanded tool's output.
+	Find(it *events.Item, o itemOpts, query string, from, dir int) (int, bool)
 	// Highlight marks case-insensitive matches of query in a rendered line.
 	Highlight(line, query string) string
 }

@@ -36,6 +36,12 @@ func renderOpts(o itemOpts) render.Options {
 
 func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }
 
+func (a richRenderer) Contains(it *events.Item, q string) bool { return render.Contains(it, q) }
+
+func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int) (int, bool) {
+	return a.r.Find(it, renderOpts(o), q, from, dir)
+}
+
 // Highlight restyles only lines that match: render.HighlightLine drops a
 // line's own colours, which must not happen to every visible line.
 func (a richRenderer) Highlight(line, query string) string {

@@ -1,0 +1,221 @@
+package render
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/styles"
+)
+
+func TestSmartIndex(t *testing.T) {
+	long := strings.Repeat("x", findChunk-2) + "NeedLe" + strings.Repeat("y", findChunk) + "needle"
+	cases := []struct {
+		s, q      string
+		from, want int
+	}{
+		{"hello world", "world", 0, 6},
+		{"hello World", "world", 0, 6},  // no capitals: any case
+		{"hello world", "World", 0, -1}, // capitals: exact
+		{"a b a", "a", 1, 4},
+		{long, "needle", 0, findChunk - 2}, // across a chunk's cut
+		{long, "needle", findChunk, 2*findChunk + 4},
+		{long, "NeedLe", 0, findChunk - 2},
+		{"Ünïcode ÜNÏ", "ünï", 2, 10},
+		{"abc", "abc", 4, -1},
+	}
+	for _, c := range cases {
+		if got := smartIndex(c.s, c.q, c.from); got != c.want {
+			t.Errorf("smartIndex(%.20q…, %q, %d) = %d, want %d", c.s, c.q, c.from, got, c.want)
+		}
+	}
+	if got := smartLastIndex(long, "needle", len(long)); got != 2*findChunk+4 {
+		t.Errorf("smartLastIndex = %d", got)
+	}
+	if got := smartLastIndex(long, "needle", 2*findChunk+4); got != findChunk-2 {
+		t.Errorf("smartLastIndex before the last = %d", got)
+	}
+	if got := smartLastIndex(long, "needle", findChunk-2); got != -1 {
+		t.Errorf("smartLastIndex before the first = %d", got)
+	}
+}
+
+// TestFindInHugeOutput: search finds matches anywhere in a 30 MB output
+// (PlainText keeps only its head and tail), lands on the rows that show
+// them, forwards and backwards, and lays out only those screens.
+func TestFindInHugeOutput(t *testing.T) {
+	it := bigRead(30 << 20)
+	text := it.Tool.Result.Text
+	// Two markers far inside, past what PlainText keeps.
+	for _, at := range []int{300_000, 400_000} {
+		old := "case " + itoa6(at) + ":"
+		if !strings.Contains(text, old) {
+			t.Fatalf("fixture has no %q", old)
+		}
+		text = strings.Replace(text, old, "case ZEBRA"+itoa6(at)+":", 1)
+	}
+	it.Tool.Result.Text = text
+	if strings.Contains(PlainText(it), "zebra") || strings.Contains(PlainText(it), "ZEBRA") {
+		t.Fatal("the markers are within PlainText's bound: the test proves nothing")
+	}
+	start := time.Now()
+	if !Contains(it, "zebra") || Contains(it, "giraffe") || !Contains(it, "tables.go") {
+		t.Fatal("Contains")
+	}
+	r := newTestRenderer(styles.Dark)
+	o := Options{Width: 100, Expanded: true}
+	before := r.Stats().RowsLaidOut
+	h := r.Height(it, o)
+	var rows []int
+	for from := -1; ; {
+		row, ok := r.Find(it, o, "zebra", from, +1)
+		if !ok {
+			break
+		}
+		rows = append(rows, row)
+		from = row
+		if len(rows) > 2 {
+			t.Fatalf("found more matches than there are: %v", rows)
+		}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("found %v, want two rows", rows)
+	}
+	for i, row := range rows {
+		ls := r.Lines(it, o, row, row+1)
+		if len(ls) != 1 || !strings.Contains(ansi.Strip(ls[0]), "ZEBRA"+itoa6([]int{300_000, 400_000}[i])) {
+			t.Errorf("row %d of %d is %q, want the marker", row, h, ls)
+		}
+	}
+	if row, ok := r.Find(it, o, "zebra", h, -1); !ok || row != rows[1] {
+		t.Errorf("backwards from the end: %d %v, want %d", row, ok, rows[1])
+	}
+	if row, ok := r.Find(it, o, "zebra", rows[1], -1); !ok || row != rows[0] {
+		t.Errorf("backwards from the last: %d %v, want %d", row, ok, rows[0])
+	}
+	if _, ok := r.Find(it, o, "zebra", rows[0], -1); ok {
+		t.Error("backwards from the first found one")
+	}
+	if n := r.Stats().RowsLaidOut - before; n > 4*blockRows {
+		t.Errorf("searching styled %d rows", n)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func itoa6(n int) string {
+	s := strings.Repeat("0", 6) + strings.TrimSpace(strings.Repeat(" ", 0)+itoaN(n))
+	return s[len(s)-len(itoaN(n)):]
+}
+
+func itoaN(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestExpandedWrapsLongLines: an expanded one-line output shows all of it,
+// wrapped to the width (collapsed it is one cut row), with the numbers of
+// a numbered file on the first row of each line only.
+func TestExpandedWrapsLongLines(t *testing.T) {
+	r := newTestRenderer(styles.Dark)
+	line := strings.Repeat("0123456789", 100)
+	it := toolItem("execute_command", map[string]any{"command": "cat"}, events.ToolOK,
+		&events.ToolResult{Text: "Command cat exited with status 0.\n=== STDOUT (1 lines) ===\n" + line})
+	collapsed := r.Item(it, Options{Width: 54})
+	o := Options{Width: 54, Expanded: true}
+	all := r.Item(it, o)
+	// 54 - gutter 2 - rail 2 = 50 cells a row: 1,000 bytes are 20 rows.
+	if len(collapsed) != 2 || len(all) != 21 || r.Height(it, o) != 21 {
+		t.Fatalf("collapsed %d lines, expanded %d (height %d), want 2 and 21", len(collapsed), len(all), r.Height(it, o))
+	}
+	var got strings.Builder
+	for _, l := range all[1:] {
+		got.WriteString(strings.TrimPrefix(ansi.Strip(l), "  │ "))
+	}
+	if got.String() != line {
+		t.Errorf("wrapped rows do not give the line back:\n%s", got.String())
+	}
+	checkLines(t, "wrapped", all, 54)
+
+	read := toolItem("read_file", map[string]any{"path": "a.go"}, events.ToolOK, &events.ToolResult{
+		Text: "File: a.go (lines 1-2 (2 lines))\n L1 | \tx := \"" + strings.Repeat("é", 70) + "\"\n L2 | y"})
+	ls := r.Item(read, Options{Width: 54, Expanded: true})
+	var plain []string
+	for _, l := range ls[1:] {
+		plain = append(plain, ansi.Strip(l))
+	}
+	want := []string{
+		"  │ 1     x := \"" + strings.Repeat("é", 38), // 48 cells: 50 less "1 "
+		"  │   " + strings.Repeat("é", 32) + "\"",
+		"  │ 2 y",
+	}
+	if strings.Join(plain, "\n") != strings.Join(want, "\n") {
+		t.Errorf("numbered wrap:\n%s\nwant\n%s", strings.Join(plain, "\n"), strings.Join(want, "\n"))
+	}
+	checkLines(t, "numbered", ls, 54)
+}
+
+func TestLowerASCII(t *testing.T) {
+	var all []byte
+	for c := 0; c < 256; c++ {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{string(all), "Hello, WORLD! @[`{ AZaz", "ÄÖÜ straße ZEBRA" + string(all[60:100])} {
+		for cut := 0; cut < 9 && cut <= len(s); cut++ {
+			in := s[cut:]
+			got := string(lowerASCII([]byte("x"), in))
+			want := "x" + string(func() []byte {
+				b := []byte(in)
+				for i, c := range b {
+					if c >= 'A' && c <= 'Z' {
+						b[i] = c + 32
+					}
+				}
+				return b
+			}())
+			if got != want {
+				t.Errorf("lowerASCII(%q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkContains30MB(b *testing.B) {
+	it := bigRead(30 << 20)
+	b.SetBytes(int64(len(it.Tool.Result.Text)))
+	for b.Loop() {
+		if Contains(it, "zebra") {
+			b.Fatal("found")
+		}
+	}
+}
+
+// TestFoldIndex checks the IndexByte-driven search against lowering the
+// text and strings.Index, over texts dense with near misses.
+func TestFoldIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alpha := "abAB zZé\n"
+	for n := 0; n < 3000; n++ {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteByte(alpha[rng.IntN(len(alpha))])
+		}
+		s := b.String()
+		q := strings.ToLower(string([]byte{alpha[rng.IntN(6)], alpha[rng.IntN(6)], alpha[rng.IntN(6)]})[:1+rng.IntN(3)])
+		want := strings.Index(string(lowerASCII(nil, s)), q)
+		if got := foldIndex(s, q); got != want {
+			t.Fatalf("foldIndex(%q, %q) = %d, want %d", s, q, got, want)
+		}
+	}
+}
