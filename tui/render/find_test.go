@@ -15,7 +15,7 @@ import (
 func TestSmartIndex(t *testing.T) {
 	long := strings.Repeat("x", findChunk-2) + "NeedLe" + strings.Repeat("y", findChunk) + "needle"
 	cases := []struct {
-		s, q      string
+		s, q       string
 		from, want int
 	}{
 		{"hello world", "world", 0, 6},
