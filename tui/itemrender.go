@@ -30,6 +30,9 @@ type itemRenderer interface {
 	// Contains reports whether the item holds query (smart case), its
 	// whole tool output included.
 	Contains(it *events.Item, query string) bool
+	// Prepare returns slow work expanding the item at o.Width will need,
+	// to run off the UI goroutine, or nil.
+	Prepare(it *events.Item, o itemOpts) func()
 	// Find is the line of the next (dir > 0, after line from) or previous
 	// (dir < 0, before it) match in an expanded tool's output.
 	Find(it *events.Item, o itemOpts, query string, from, dir int) (int, bool)

@@ -36,6 +36,8 @@ func renderOpts(o itemOpts) render.Options {
 
 func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }
 
+func (a richRenderer) Prepare(it *events.Item, o itemOpts) func() { return a.r.Prepare(it, o.Width) }
+
 func (a richRenderer) Contains(it *events.Item, q string) bool { return render.Contains(it, q) }
 
 func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int) (int, bool) {

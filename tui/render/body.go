@@ -109,13 +109,10 @@ func (p paints) segLines(s seg, from, to, w int) []string {
 }
 
 // Preview sizes: a collapsed tool shows its first and last lines, like
-// codex's 5-line head+tail; an expanded one is still bounded so that a
-// 20 MB output renders in milliseconds.
+// codex's 5-line head+tail. An expanded one shows every line (wrap.go).
 const (
 	collapsedHead = 4
 	collapsedTail = 2
-	expandedHead  = 1800
-	expandedTail  = 200
 )
 
 // body lays segs out at width w: all lines when they fit in head+tail+1,

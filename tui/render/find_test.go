@@ -219,3 +219,36 @@ func TestFoldIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepare: the work Prepare returns builds the line tables that
+// expanding then uses (none is built again), it runs beside rendering
+// (under -race), and once done Prepare has nothing left to do.
+func TestPrepare(t *testing.T) {
+	r := newTestRenderer(styles.Dark)
+	for name, it := range map[string]*events.Item{"read": bigRead(8 << 20), "line": longLine(2 << 20)} {
+		before := r.Stats().Tables
+		work := r.Prepare(it, 100)
+		if work == nil {
+			t.Fatalf("%s: nothing to prepare", name)
+		}
+		done := make(chan struct{})
+		go func() { work(); close(done) }()
+		r.Item(it, Options{Width: 100}) // collapsed, meanwhile
+		<-done
+		if got := r.Stats().Tables - before; got != 1 {
+			t.Errorf("%s: prepare built %d tables, want 1", name, got)
+		}
+		if r.Prepare(it, 100) != nil {
+			t.Errorf("%s: prepared twice", name)
+		}
+		r.Height(it, Options{Width: 100, Expanded: true})
+		r.Height(it, Options{Width: 70, Expanded: true})
+		if got := r.Stats().Tables - before; got != 1 {
+			t.Errorf("%s: expanding at two widths built %d tables in all, want the prepared one", name, got)
+		}
+	}
+	small := toolItem("execute_command", map[string]any{"command": "ls"}, events.ToolOK, &events.ToolResult{Text: "a\nb"})
+	if r.Prepare(small, 100) != nil {
+		t.Error("a small output has work to prepare")
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
 )
@@ -278,20 +279,70 @@ func (r *Renderer) table(s seg) *lineTable {
 	if len(s.raw) < bigTable {
 		return newLineTable(s.raw, s.n, s.pre)
 	}
-	k := tableKey{data: unsafe.StringData(s.raw), n: len(s.raw), pre: s.pre != nil}
+	if t := r.cachedTable(s); t != nil {
+		return t
+	}
+	t := newLineTable(s.raw, s.n, s.pre)
+	r.addTable(s, t)
+	return t
+}
+
+func keyOf(s seg) tableKey {
+	return tableKey{data: unsafe.StringData(s.raw), n: len(s.raw), pre: s.pre != nil}
+}
+
+func (r *Renderer) cachedTable(s seg) *lineTable {
+	k := keyOf(s)
 	for _, e := range r.tables {
 		if e.key == k {
 			return e.t
 		}
 	}
-	t := newLineTable(s.raw, s.n, s.pre)
+	return nil
+}
+
+func (r *Renderer) addTable(s seg, t *lineTable) {
+	if r.cachedTable(s) != nil {
+		return
+	}
 	r.stats.Tables++
 	if len(r.tables) == tableCacheLen {
 		copy(r.tables, r.tables[1:])
 		r.tables = r.tables[:tableCacheLen-1]
 	}
-	r.tables = append(r.tables, tableEntry{key: k, t: t, raw: s.raw})
-	return t
+	r.tables = append(r.tables, tableEntry{key: keyOf(s), t: t, raw: s.raw})
+}
+
+// Prepare returns the slow part of expanding tool it, to be run on any
+// goroutine: building the line tables of its big texts (tens of
+// milliseconds for 30 MB). It is nil when there is nothing to build. Call
+// Prepare where it is owned (the item is read now); the work it returns
+// reads only immutable strings. The transcript runs it when a big tool is
+// selected, so that Enter finds the tables built.
+func (r *Renderer) Prepare(it *events.Item, width int) func() {
+	if it == nil || it.Kind != events.ItemTool || it.Tool == nil || it.Tool.Result == nil || width <= 0 {
+		return nil
+	}
+	r.mu.Lock()
+	segs, _, _ := r.toolSegs(it.Tool, max(width-gutterWidth, 1))
+	var todo []seg
+	for _, s := range segs {
+		if s.gen == nil && len(s.raw) >= bigTable && r.cachedTable(s) == nil {
+			todo = append(todo, s)
+		}
+	}
+	r.mu.Unlock()
+	if len(todo) == 0 {
+		return nil
+	}
+	return func() {
+		for _, s := range todo {
+			t := newLineTable(s.raw, s.n, s.pre)
+			r.mu.Lock()
+			r.addTable(s, t)
+			r.mu.Unlock()
+		}
+	}
 }
 
 type tableEntry struct {
