@@ -252,3 +252,37 @@ func TestPrepare(t *testing.T) {
 		t.Error("a small output has work to prepare")
 	}
 }
+
+// TestGrowingOutput: a running tool's output that grows (chunks split mid
+// line) extends its line table; the expanded layout matches a renderer
+// that sees the whole text at once, and old versions' tables are replaced,
+// not kept.
+func TestGrowingOutput(t *testing.T) {
+	full := bigRead(2 << 20).Tool.Result.Text
+	it := toolItem("read_file", map[string]any{"path": "tables.go"}, events.ToolRunning, &events.ToolResult{})
+	r := newTestRenderer(styles.Dark)
+	o := Options{Width: 90, Expanded: true}
+	for at := 300 << 10; ; at += 123_457 {
+		at = min(at, len(full))
+		it.Tool.Result.Text = full[:at]
+		it.Version++
+		h := r.Height(it, o)
+		fresh := newTestRenderer(styles.Dark)
+		if want := fresh.Height(it, o); h != want {
+			t.Fatalf("at %d bytes: height %d, a fresh renderer says %d", at, h, want)
+		}
+		if got, want := r.Lines(it, o, h-5, h), fresh.Lines(it, o, h-5, h); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("at %d bytes: last lines differ:\n%q\n%q", at, got, want)
+		}
+		if at == len(full) {
+			break
+		}
+	}
+	if n := len(r.tables); n != 1 {
+		t.Errorf("%d tables kept for one item", n)
+	}
+	r.Forget(it)
+	if n := len(r.tables); n != 0 {
+		t.Errorf("%d tables kept after Forget", n)
+	}
+}

@@ -146,6 +146,14 @@ func (r *Renderer) Forget(it *events.Item) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cache.forget(it)
+	kept := r.tables[:0]
+	for _, e := range r.tables {
+		if e.key.it != it {
+			kept = append(kept, e)
+		}
+	}
+	clear(r.tables[len(kept):])
+	r.tables = kept
 }
 
 // gutterWidth is the left column holding the selection or user bar.

@@ -73,7 +73,7 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 
 	if expanded {
 		// Every line, long ones wrapped; laid out as it is shown.
-		c.body = r.newWrapped(segs, max(w-2, 1))
+		c.body = r.newWrapped(it, segs, max(w-2, 1))
 		return c
 	}
 	for _, l := range r.p.body(segs, max(w-2, 1), collapsedHead, collapsedTail) {

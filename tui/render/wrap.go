@@ -37,7 +37,13 @@ const maxTableText = 1<<32 - 1
 // bytes are cleaned to be measured.
 func newLineTable(raw string, n int, pre func(string) string) *lineTable {
 	t := &lineTable{off: make([]uint32, 0, n), cells: make([]uint32, 0, n)}
-	for pos := 0; len(t.off) < n; {
+	t.index(raw, n, 0, pre)
+	return t
+}
+
+// index adds raw's lines from offset pos on, up to n lines in all.
+func (t *lineTable) index(raw string, n, pos int, pre func(string) string) {
+	for len(t.off) < n {
 		end := strings.IndexByte(raw[pos:], '\n')
 		if end < 0 {
 			end = len(raw)
@@ -52,7 +58,6 @@ func newLineTable(raw string, n int, pre func(string) string) *lineTable {
 		t.cells = append(t.cells, uint32(lineCells(l)))
 		pos = min(end+1, len(raw))
 	}
-	return t
 }
 
 // line returns raw line i of s.
@@ -264,53 +269,79 @@ func splitRows(clean string, printable bool, n, w, from, to int) []string {
 const tableCacheLen = 4
 
 // bigTable is the size from which a text's line table is kept across
-// widths; smaller ones are cheaper to rebuild than to look up.
+// widths and versions; smaller ones are cheaper to rebuild than to keep.
 const bigTable = 256 << 10
 
+// tableKey names a text by where it is shown: seg i of an item's body.
+// One entry per place, so a streaming output's versions replace each
+// other instead of piling up.
 type tableKey struct {
-	data *byte
-	n    int
-	pre  bool
+	it  *events.Item
+	seg int
 }
 
-// table returns the line table of seg s, from the renderer's cache when
-// the text is big.
-func (r *Renderer) table(s seg) *lineTable {
+type tableEntry struct {
+	key tableKey
+	raw string // the text indexed (the timeline holds it anyway)
+	pre bool
+	t   *lineTable
+}
+
+// table returns the line table of seg i of it's body, from the
+// renderer's cache when the text is big. A text that grew (a running
+// tool's output) extends its previous table instead of indexing again.
+func (r *Renderer) table(it *events.Item, i int, s seg) *lineTable {
 	if len(s.raw) < bigTable {
 		return newLineTable(s.raw, s.n, s.pre)
 	}
-	if t := r.cachedTable(s); t != nil {
-		return t
+	e := r.tableEntry(tableKey{it, i})
+	if e != nil && e.pre == (s.pre != nil) && e.raw == s.raw {
+		return e.t
 	}
-	t := newLineTable(s.raw, s.n, s.pre)
-	r.addTable(s, t)
+	var t *lineTable
+	if e != nil && e.pre == (s.pre != nil) && len(s.raw) > len(e.raw) && strings.HasPrefix(s.raw, e.raw) {
+		t = e.t.extend(s.raw, s.n, s.pre)
+	} else {
+		t = newLineTable(s.raw, s.n, s.pre)
+	}
+	r.addTable(tableKey{it, i}, s, t)
 	return t
 }
 
-func keyOf(s seg) tableKey {
-	return tableKey{data: unsafe.StringData(s.raw), n: len(s.raw), pre: s.pre != nil}
-}
-
-func (r *Renderer) cachedTable(s seg) *lineTable {
-	k := keyOf(s)
-	for _, e := range r.tables {
-		if e.key == k {
-			return e.t
+func (r *Renderer) tableEntry(k tableKey) *tableEntry {
+	for i := range r.tables {
+		if r.tables[i].key == k {
+			return &r.tables[i]
 		}
 	}
 	return nil
 }
 
-func (r *Renderer) addTable(s seg, t *lineTable) {
-	if r.cachedTable(s) != nil {
+// addTable keeps t as the table of k (replacing what k had).
+func (r *Renderer) addTable(k tableKey, s seg, t *lineTable) {
+	r.stats.Tables++
+	e := tableEntry{key: k, raw: s.raw, pre: s.pre != nil, t: t}
+	if old := r.tableEntry(k); old != nil {
+		*old = e
 		return
 	}
-	r.stats.Tables++
 	if len(r.tables) == tableCacheLen {
 		copy(r.tables, r.tables[1:])
 		r.tables = r.tables[:tableCacheLen-1]
 	}
-	r.tables = append(r.tables, tableEntry{key: keyOf(s), t: t, raw: s.raw})
+	r.tables = append(r.tables, e)
+}
+
+// extend indexes raw, which starts with the text t indexed, from t's last
+// line on (that line may have grown). t itself is left as it was: bodies
+// of the earlier version may still read it.
+func (t *lineTable) extend(raw string, n int, pre func(string) string) *lineTable {
+	keep := len(t.off) - 1
+	nt := &lineTable{off: make([]uint32, keep, n), cells: make([]uint32, keep, n)}
+	copy(nt.off, t.off[:keep])
+	copy(nt.cells, t.cells[:keep])
+	nt.index(raw, n, int(t.off[keep]), pre)
+	return nt
 }
 
 // Prepare returns the slow part of expanding tool it, to be run on any
@@ -325,10 +356,17 @@ func (r *Renderer) Prepare(it *events.Item, width int) func() {
 	}
 	r.mu.Lock()
 	segs, _, _ := r.toolSegs(it.Tool, max(width-gutterWidth, 1))
-	var todo []seg
-	for _, s := range segs {
-		if s.gen == nil && len(s.raw) >= bigTable && r.cachedTable(s) == nil {
-			todo = append(todo, s)
+	type job struct {
+		i int
+		s seg
+	}
+	var todo []job
+	for i, s := range segs {
+		if s.gen != nil || len(s.raw) < bigTable {
+			continue
+		}
+		if e := r.tableEntry(tableKey{it, i}); e == nil || e.raw != s.raw {
+			todo = append(todo, job{i, s})
 		}
 	}
 	r.mu.Unlock()
@@ -336,19 +374,15 @@ func (r *Renderer) Prepare(it *events.Item, width int) func() {
 		return nil
 	}
 	return func() {
-		for _, s := range todo {
-			t := newLineTable(s.raw, s.n, s.pre)
+		for _, j := range todo {
+			t := newLineTable(j.s.raw, j.s.n, j.s.pre)
 			r.mu.Lock()
-			r.addTable(s, t)
+			if e := r.tableEntry(tableKey{it, j.i}); e == nil || e.raw != j.s.raw {
+				r.addTable(tableKey{it, j.i}, j.s, t)
+			}
 			r.mu.Unlock()
 		}
 	}
-}
-
-type tableEntry struct {
-	key tableKey
-	t   *lineTable
-	raw string // keeps the indexed text alive, so its address names it
 }
 
 // wrapped is an expanded tool body at one width, laid out on demand.
@@ -373,16 +407,16 @@ const (
 	maxBlocks = 32  // blocks kept per body (about 2,000 rows)
 )
 
-func (r *Renderer) newWrapped(segs []seg, w int) *wrapped {
+func (r *Renderer) newWrapped(it *events.Item, segs []seg, w int) *wrapped {
 	b := &wrapped{r: r, segs: segs, w: w, blocks: map[int][]string{}}
-	for _, s := range segs {
+	for i, s := range segs {
 		b.start = append(b.start, b.total)
 		if s.gen != nil {
 			b.tabs, b.cw, b.cum = append(b.tabs, nil), append(b.cw, w), append(b.cum, nil)
 			b.total += s.n
 			continue
 		}
-		t := r.table(s)
+		t := r.table(it, i, s)
 		cw := max(w-s.deco, 1)
 		cum := make([]int, 0, s.n/cumStep+1)
 		rows := 0
@@ -405,7 +439,7 @@ func (b *wrapped) size() int {
 		n += 8 * len(c)
 	}
 	for i, t := range b.tabs {
-		if t != nil && len(b.segs[i].raw) < bigTable {
+		if t != nil && len(b.segs[i].raw) < bigTable { // big ones are the renderer's
 			n += t.size()
 		}
 	}
