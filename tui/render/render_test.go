@@ -190,7 +190,7 @@ func TestHugeOutputs(t *testing.T) {
 			d := time.Since(start)
 			// Well under 100 ms on a normal machine; the bound is loose
 			// for -race and loaded CI.
-			if d > 500*time.Millisecond {
+			if d > slow(500*time.Millisecond) {
 				t.Errorf("%s expanded=%v took %v", name, exp, d)
 			}
 			t.Logf("%s expanded=%v: %d lines in %v", name, exp, len(lines), d)
@@ -202,7 +202,7 @@ func TestHugeOutputs(t *testing.T) {
 		it := &events.Item{Kind: kind, Version: 1, Text: strings.Repeat("word ", 400_000) + strings.Repeat("x", 1<<20)}
 		start := time.Now()
 		lines := r.Item(it, Options{Width: 100})
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > slow(time.Second) {
 			t.Errorf("kind %v took %v", kind, d)
 		}
 		checkLines(t, kind.String(), lines, 100)
@@ -229,6 +229,14 @@ func screens(t *testing.T, r *Renderer, it *events.Item, o Options) []string {
 		t.Errorf("three screens of a %d-line item styled %d rows", h, n)
 	}
 	return out
+}
+
+// slow scales a time bound for the race detector.
+func slow(d time.Duration) time.Duration {
+	if raceEnabled {
+		return 10 * d
+	}
+	return d
 }
 
 func TestCache(t *testing.T) {

@@ -46,7 +46,7 @@ func TestWholeOutputsBoundedAtRender(t *testing.T) {
 			} else {
 				out = r.Item(it, Options{Width: 100})
 			}
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > slow(time.Second) {
 				t.Errorf("%s expanded=%v took %v", name, exp, d)
 			}
 			checkLines(t, name, out, 100)
