@@ -33,8 +33,6 @@ func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	if m[2] != "" {
 		tags = append(tags, r.p.tag.on("L"+m[2]+"-"+m[3]))
 	}
-	rest = trimTrailingNewlines(rest)
-	n := countLines(rest)
 	first, _ := strconv.Atoi(m[2])
 	numW := len(m[3])
 	sg := textSeg(rest, func(idx []int, ls []string, w int) []string {
@@ -44,7 +42,7 @@ func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	// Drop the " L07 | " row prefix from the raw line, so that a tab in
 	// the code expands as it would in the file.
 	sg.pre = stripReadRow
-	return []seg{sg}, append(tags, r.p.tag.on(plural(n, "line")))
+	return []seg{sg}, append(tags, r.p.tag.on(plural(sg.n, "line")))
 }
 
 var (
@@ -58,7 +56,7 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	// Legacy results hold the entire file next to the requested range;
 	// cut it down when it is clearly the whole file.
 	if fc.EndLine >= start && n > fc.EndLine-start+1 && n >= fc.EndLine && start > 0 {
-		content = linesRange(content, start-1, fc.EndLine)
+		content = trimTrailingNewlines(linesRange(content, start-1, fc.EndLine))
 		n = countLines(content)
 	}
 	var tags []string
@@ -68,9 +66,10 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	tags = append(tags, r.p.tag.on(plural(n, "line")))
 	numW := len(strconv.Itoa(start + n - 1))
 	path := fc.Path
-	sg := textSeg(content, func(idx []int, ls []string, w int) []string {
+	// content is trimmed and counted: textSeg would count 30 MB again.
+	sg := seg{n: n, raw: content, chunk: func(idx []int, ls []string, w int) []string {
 		return r.numbered(path, lineNums(idx, start), ls, numW, w)
-	})
+	}}
 	sg.deco = max(numW, 1) + 1
 	if fc.Numbered {
 		// HEAD rows: the " L07 | " prefix goes before tabs are expanded.

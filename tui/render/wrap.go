@@ -424,7 +424,11 @@ func (r *Renderer) newWrapped(it *events.Item, segs []seg, w int) *wrapped {
 			if i%cumStep == 0 {
 				cum = append(cum, rows)
 			}
-			rows += rowsOf(c, cw)
+			if c <= uint32(cw) { // most lines: no division
+				rows++
+			} else {
+				rows += rowsOf(c, cw)
+			}
 		}
 		b.tabs, b.cw, b.cum = append(b.tabs, t), append(b.cw, cw), append(b.cum, cum)
 		b.total += rows
