@@ -204,3 +204,28 @@ func TestLazyTranscript(t *testing.T) {
 		t.Fatalf("search laid out %d items", len(cr.items))
 	}
 }
+
+// BenchmarkFrame is what drawing costs the transcript when a frame comes:
+// the visible rows of a scrolled 100- or 10,000-item session (cached
+// items), and the same with a search highlighting every visible row.
+func BenchmarkFrame(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		for _, q := range []string{"", "ok"} {
+			name := fmt.Sprintf("transcript/items=%d", n)
+			if q != "" {
+				name += "/search"
+			}
+			b.Run(name, func(b *testing.B) {
+				hs := loaded(b, n, 120, 40)
+				hs.key("esc")
+				hs.key("pgup")
+				hs.m.search.query = q
+				h := hs.m.transcriptHeight()
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = hs.m.transcriptLines(h)
+				}
+			})
+		}
+	}
+}
