@@ -1,11 +1,6 @@
 package tui
 
 import (
-	"strings"
-
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui/render"
 )
@@ -14,12 +9,12 @@ import (
 // which caches every item per (version, width, expanded) with an LRU byte
 // bound.
 func newItemRenderer(t themeKind, ch chrome) itemRenderer {
-	return richRenderer{r: render.New(ch.st, t), match: ch.Match}
+	return richRenderer{r: render.New(ch.st, t), match: render.NewHighlighter(ch.Match)}
 }
 
 type richRenderer struct {
 	r     *render.Renderer
-	match lipgloss.Style
+	match render.Highlighter
 }
 
 func (a richRenderer) Item(it *events.Item, o itemOpts) []string { return a.r.Item(it, renderOpts(o)) }
@@ -44,15 +39,6 @@ func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int)
 	return a.r.Find(it, renderOpts(o), q, from, dir)
 }
 
-// Highlight restyles only lines that match: render.HighlightLine drops a
-// line's own colours, which must not happen to every visible line.
-func (a richRenderer) Highlight(line, query string) string {
-	if query == "" {
-		return line
-	}
-	plain := ansi.Strip(line)
-	if !strings.Contains(strings.ToLower(plain), strings.ToLower(query)) {
-		return line
-	}
-	return render.HighlightLine(line, query, a.match)
-}
+// Highlight restyles only lines that match: a matching line loses its own
+// colours, which must not happen to every visible line.
+func (a richRenderer) Highlight(line, query string) string { return a.match.Line(line, query) }
