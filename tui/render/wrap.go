@@ -79,6 +79,15 @@ func (t *lineTable) size() int { return 8 * cap(t.off) }
 // printable ASCII, tab stops counted for ASCII with tabs, else measured on
 // the cleaned text (cut to maxRawLine, as cleanLine does).
 func lineCells(raw string) int {
+	// Code is indented with tabs: those are four cells each, and the rest
+	// is usually printable ASCII, checked eight bytes at a time.
+	lead := 0
+	for lead < len(raw) && raw[lead] == '\t' {
+		lead++
+	}
+	if lead > 0 && asciiKind(raw[lead:]) == kindPrintable {
+		return lead*sanitize.TabWidth + len(raw) - lead
+	}
 	switch asciiKind(raw) {
 	case kindPrintable:
 		return len(raw)
