@@ -287,3 +287,29 @@ func TestGrowingOutput(t *testing.T) {
 		t.Errorf("%d tables kept after Forget", n)
 	}
 }
+
+// TestPrepareOncePerVersion: Prepare is asked on every transcript key
+// while a big tool is selected; finding its segs costs milliseconds, so
+// after the first call it answers from what it saw until the item changes.
+func TestPrepareOncePerVersion(t *testing.T) {
+	r := newTestRenderer(styles.Dark)
+	it := longLine(2 << 20)
+	if r.Prepare(it, 100) == nil {
+		t.Fatal("nothing to prepare")
+	}
+	start := time.Now()
+	for range 1000 {
+		if r.Prepare(it, 100) != nil {
+			t.Fatal("prepared again")
+		}
+	}
+	// 1,000 parses of a 2 MB output would take seconds.
+	if d := time.Since(start); d > slow(100*time.Millisecond) {
+		t.Errorf("1,000 repeated Prepare calls took %v", d)
+	}
+	it.Version++
+	it.Tool.Result.Text += "x"
+	if r.Prepare(it, 100) == nil {
+		t.Error("a new version has nothing to prepare")
+	}
+}

@@ -61,8 +61,10 @@ type Renderer struct {
 	lexers      map[string]chroma.Lexer // by file extension or name; nil = none
 	tokenPaint  map[chroma.TokenType]paint
 
-	// Line tables of the big texts of expanded tools, shared by widths.
-	tables []tableEntry
+	// Line tables of the big texts of expanded tools, shared by widths,
+	// and the item versions Prepare has seen.
+	tables   []tableEntry
+	prepared map[*events.Item]uint64
 
 	stats Stats
 }
@@ -118,6 +120,7 @@ func (r *Renderer) invalidate() {
 	r.lexers = map[string]chroma.Lexer{}
 	r.tokenPaint = map[chroma.TokenType]paint{}
 	r.tables = nil
+	r.prepared = map[*events.Item]uint64{}
 }
 
 // SetCacheLimit changes the byte bound of the render cache (0 = default).
@@ -154,6 +157,7 @@ func (r *Renderer) Forget(it *events.Item) {
 	}
 	clear(r.tables[len(kept):])
 	r.tables = kept
+	delete(r.prepared, it)
 }
 
 // gutterWidth is the left column holding the selection or user bar.

@@ -364,6 +364,16 @@ func (r *Renderer) Prepare(it *events.Item, width int) func() {
 		return nil
 	}
 	r.mu.Lock()
+	// Finding the segs parses and counts the output (milliseconds for
+	// 30 MB): once per version, not on every key while it is selected.
+	if v, ok := r.prepared[it]; ok && v == it.Version {
+		r.mu.Unlock()
+		return nil
+	}
+	if len(r.prepared) >= 64 {
+		clear(r.prepared)
+	}
+	r.prepared[it] = it.Version
 	segs, _, _ := r.toolSegs(it.Tool, max(width-gutterWidth, 1))
 	type job struct {
 		i int
