@@ -159,12 +159,12 @@ func run() int {
 	}
 	if h.measure["big"] {
 		h.guard("big output", func() error {
-			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go")
+			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go", "errorf")
 		})
 	}
 	if h.measure["line"] {
 		h.guard("long line", func() error {
-			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js")
+			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js", "return")
 		})
 	}
 	h.print(os.Stdout, load0, loadavg(), time.Since(started))
@@ -713,8 +713,8 @@ func laidOut(scr string, w int) bool {
 }
 
 // benchBig attaches to a session whose last tool call has a huge output,
-// selects that item, expands it and pages through it.
-func (h *harness) benchBig(scope, flagName string, mb float64, item string) error {
+// selects that item, expands it, pages through it and searches it.
+func (h *harness) benchBig(scope, flagName string, mb float64, item, query string) error {
 	progress("%s: starting the fake daemon", scope)
 	d, err := h.startDaemon(h.bigN, flagName, strconv.FormatFloat(mb, 'f', -1, 64))
 	if err != nil {
@@ -774,23 +774,55 @@ func (h *harness) benchBig(scope, flagName string, mb float64, item string) erro
 		}
 	}
 	h.add(row{scope: scope, name: "select item ([), slowest press", value: fmtDur(sel), goal: "< 100 ms", verdict: verdict(sel < 100*time.Millisecond)})
-	for _, k := range []string{"Enter", "PPage", "PPage", "PPage", "NPage", "NPage", "NPage"} {
-		name := map[string]string{"Enter": "expand (Enter)", "PPage": "PageUp", "NPage": "PageDown"}[k]
+	// measure times one key; false when the TUI stopped answering.
+	measure := func(name, k string) (bool, error) {
 		lat, _, err := h.keyChange(s, k)
 		if errors.Is(err, errNoChange) {
 			h.add(row{scope: scope, name: name, value: "no visible change", goal: "< 100 ms", verdict: "n/a"})
 			h.note("%s: %s left the screen as it was and the TUI went idle (nothing to measure)", scope, name)
-			continue
+			return true, nil
 		}
 		if errors.Is(err, errTimeout) {
 			h.add(row{scope: scope, name: name, value: "> " + fmtDur(h.keyCap), goal: "< 100 ms", verdict: "MISS"})
 			h.note("%s: %s did not change the screen within %v; the remaining keys were not measured", scope, name, h.keyCap)
-			break
+			return false, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return false, fmt.Errorf("%s: %w", name, err)
 		}
 		h.add(row{scope: scope, name: name, value: fmtDur(lat), goal: "< 100 ms", verdict: verdict(lat < 100*time.Millisecond)})
+		return true, nil
+	}
+	// Expand, page, then search inside the expanded output: a query with
+	// matches all through it (Enter and n each scroll to the next), and
+	// one found nowhere (every item's whole text is scanned).
+	steps := []struct{ name, key, typed string }{
+		{"expand (Enter)", "Enter", ""},
+		{"PageUp", "PPage", ""}, {"PageUp", "PPage", ""}, {"PageUp", "PPage", ""},
+		{"PageDown", "NPage", ""}, {"PageDown", "NPage", ""}, {"PageDown", "NPage", ""},
+		{"search “" + query + "” (Enter)", "Enter", query},
+		{"next match (n)", "n", ""}, {"next match (n)", "n", ""},
+		{"search, no match anywhere (Enter)", "Enter", "qzxjv"},
+	}
+	for _, st := range steps {
+		if st.typed != "" {
+			if err := s.keys("/"); err != nil {
+				return err
+			}
+			if err := s.literal(st.typed); err != nil {
+				return err
+			}
+			if _, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool { return strings.Contains(scr, "/"+st.typed) }); err != nil {
+				return fmt.Errorf("typing the search %q: %w", st.typed, err)
+			}
+		}
+		ok, err := measure(st.name, st.key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 	}
 	if m, err := vmHWM(pid); err == nil {
 		h.add(row{scope: scope, name: "TUI peak RSS (VmHWM)", value: fmtMB(m), base: fmtMB(d.bytes) + " stream",
