@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,17 +68,24 @@ func readReplay(tb testing.TB, url string, info fakedaemon.LongSessionInfo) int6
 }
 
 // screenWatch is the program's output; it notes when text first appears on
-// screen.
+// screen, and the time of every write (a flushed frame) on writes, when
+// that is not nil.
 type screenWatch struct {
-	mu   sync.Mutex
-	want string
-	seen chan struct{}
-	once sync.Once
+	want   string
+	seen   chan struct{}
+	once   sync.Once
+	writes chan time.Time
 }
 
 func (s *screenWatch) Write(p []byte) (int, error) {
 	if bytes.Contains(p, []byte(s.want)) || strings.Contains(ansi.Strip(string(p)), s.want) {
 		s.once.Do(func() { close(s.seen) })
+	}
+	if s.writes != nil {
+		select {
+		case s.writes <- time.Now():
+		default:
+		}
 	}
 	return len(p), nil
 }
@@ -146,6 +154,70 @@ func BenchmarkAttach(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkKeyToScreen types into the composer of the real program attached
+// to a 10,000-event session (keys written to its input as a terminal
+// would, a pause of two frames between them so each key is a lone one) and
+// times each key until the program writes the frame that shows it: input
+// parsing, Update, View, the wait for the renderer's flush and the flush
+// itself. p50-ms and p99-ms are the latencies; ns/op includes the pauses.
+func BenchmarkKeyToScreen(b *testing.B) {
+	srv, info := longDaemon(b, 10_000)
+	cl, err := client.New(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, keys := io.Pipe()
+	out := &screenWatch{want: fakedaemon.LongSessionMarker, seen: make(chan struct{}), writes: make(chan time.Time, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = run(ctx, cl, Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard},
+			tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(120, 40))
+	}()
+	defer func() { cancel(); _ = keys.Close(); <-done }()
+	select {
+	case <-out.seen:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("the final reply never reached the screen")
+	}
+	// Let the replay's last frames settle.
+	for quiet := false; !quiet; {
+		select {
+		case <-out.writes:
+		case <-time.After(300 * time.Millisecond):
+			quiet = true
+		}
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		time.Sleep(2 * frameInterval)
+		select {
+		case <-out.writes:
+		default:
+		}
+		key := []byte("x")
+		if i%2 == 1 {
+			key = []byte{0x7f} // backspace: the composer stays short
+		}
+		i++
+		start := time.Now()
+		if _, err := keys.Write(key); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case at := <-out.writes:
+			lat = append(lat, at.Sub(start))
+		case <-time.After(10 * time.Second):
+			b.Fatal("a key did not reach the screen within 10 s")
+		}
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100])/1e6, "p99-ms")
 }
 
 // TestAttachShowsTheFinalReply: the final reply of a long replay reaches
