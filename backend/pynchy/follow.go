@@ -153,6 +153,13 @@ func (f *follower) resync(ctx context.Context) {
 		evs = append(evs, f.dec.Flush()...)
 	}
 	f.tail, f.ti = append([]uint64(nil), f.fps[max(start, len(f.fps)-maxRepeat):]...), -1
+	if f.active && len(rows) > 0 && finished(rows[len(rows)-1]) {
+		// The run ended while no stream was open (its activity event is
+		// lost with the rest): the history ends with its reply.
+		f.send(backend.Update{Events: evs})
+		f.activity(ctx, false)
+		return
+	}
 	f.send(backend.Update{Events: evs, Synced: true})
 }
 
@@ -222,7 +229,15 @@ func (f *follower) stored(o normalize.Object, data []byte) {
 	}
 	f.rows++
 	f.fps = append(f.fps, fp)
-	evs := f.dec.DecodeAt(f.rows, data)
+	var evs []events.Event
+	if _, isTrace := o["trace_type"]; isTrace && !f.active {
+		// Only a working agent sends traces: its activity event came
+		// while no stream was open.
+		f.active = true
+		f.l.setActive(f.jid, true)
+		evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: events.StatusGenerating})
+	}
+	evs = append(evs, f.dec.DecodeAt(f.rows, data)...)
 	if f.active && normalize.Str(o["type"]) == "message" {
 		if bot, ok := normalize.Bool(o["is_bot"]); ok && !bot {
 			// Piped into the working agent: queued until it reads it.

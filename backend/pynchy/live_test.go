@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +24,7 @@ import (
 	fake "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -177,7 +180,9 @@ func (f *follower) export(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-func (f *follower) get(fn func(*follower) bool) bool {
+func (f *follower) get(fn func(*follower) bool) bool { return get(f, fn) }
+
+func get[T any](f *follower, fn func(*follower) T) T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return fn(f)
@@ -326,5 +331,234 @@ func TestLiveFailedRun(t *testing.T) {
 	}
 	if f.get(func(f *follower) bool { return f.resets != 0 }) {
 		t.Errorf("resets, want none")
+	}
+}
+
+// TestLiveCutStream: a stream cut every few frames gives the same
+// transcript as an uncut one, with nothing repeated and nothing lost.
+func TestLiveCutStream(t *testing.T) {
+	noLeaks(t)
+	for _, every := range []int{1, 3, 7} {
+		t.Run(strconv.Itoa(every), func(t *testing.T) {
+			fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond, DropEvery: every})
+			f := follow(t, openBackend(t, fs.url), chat)
+			eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+			if err := fs.srv.Say(chat, "list the files"); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "finished.jsonl", settled(t, fs, f, chat, 1))
+			if r := get(f, func(f *follower) int { return f.resets }); r != 0 {
+				t.Errorf("%d resets, want none: each reload should have filled the gap", r)
+			}
+		})
+	}
+}
+
+// TestLiveRestart: the server goes away mid-run and comes back on the same
+// port; the run went on meanwhile and its rows come from the history.
+func TestLiveRestart(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond})
+	f := follow(t, openBackend(t, fs.url), chat)
+	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	if err := fs.srv.Say(chat, "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the run's thinking", func() bool { return fs.srv.Rows(chat) >= 3 })
+	fs.restart(150 * time.Millisecond)
+	golden(t, "finished.jsonl", settled(t, fs, f, chat, 1))
+	if r := get(f, func(f *follower) int { return f.resets }); r != 0 {
+		t.Errorf("%d resets, want none: the reload should have filled the gap", r)
+	}
+}
+
+// TestLivePipedFollowUp: a follow-up sent while the agent works is queued
+// until the agent's trace shows it read it, and is answered in the run.
+func TestLivePipedFollowUp(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
+	b := openBackend(t, fs.url)
+	f := follow(t, b, chat)
+	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	fs.srv.Hold()
+	if err := fs.srv.Say(chat, "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the run to start", func() bool {
+		return f.get(func(f *follower) bool { return f.tl.Status() == events.RunGenerating })
+	})
+	res, err := b.Send(context.Background(), chat, backend.Message{Text: "also the tests, please"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Queued {
+		t.Errorf("Send to a working agent: %+v, want Queued", res)
+	}
+	eventually(t, "the follow-up queued", func() bool {
+		return f.get(func(f *follower) bool {
+			q := f.tl.Queue()
+			return len(q) == 1 && q[0].Text == "also the tests, please"
+		})
+	})
+	fs.srv.Release()
+	got := settled(t, fs, f, chat, 2)
+	golden(t, "piped.jsonl", got)
+	if q := f.get(func(f *follower) bool { return len(f.tl.Queue()) == 0 }); !q {
+		t.Errorf("the follow-up is still queued after the run")
+	}
+	if n := strings.Count(string(got), `"text":"also the tests, please"`); n != 1 {
+		t.Errorf("the follow-up shows %d times, want once:\n%s", n, got)
+	}
+	if !strings.Contains(string(got), `You also said: \"also the tests, please\"`) {
+		t.Errorf("the reply does not answer the follow-up:\n%s", got)
+	}
+}
+
+// TestLiveNaN: Python's bare NaN in a run's numbers does not break the
+// transcript (unknown numbers are left out).
+func TestLiveNaN(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
+	f := follow(t, openBackend(t, fs.url), chat)
+	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	if err := fs.srv.Say(chat, "nan numbers"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "nan.jsonl", settled(t, fs, f, chat, 1))
+	if !bytes.Contains(historyJSON(t, fs.url, chat), []byte("NaN")) {
+		t.Fatal("the fake wrote no NaN")
+	}
+}
+
+// TestLiveSeveralChats: the global stream carries every chat; a followed
+// chat shows its own only.
+func TestLiveSeveralChats(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: time.Millisecond, DropEvery: 5,
+		Chats: []fake.Chat{{JID: "tg:1", Name: "One"}, {JID: "slack:C2", Name: "Two"}}})
+	b := openBackend(t, fs.url)
+	f1, f2 := follow(t, b, "tg:1"), follow(t, b, "slack:C2")
+	for _, f := range []*follower{f1, f2} {
+		eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	}
+	if err := fs.srv.Say("tg:1", "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.srv.Say("slack:C2", "this one will fail"); err != nil {
+		t.Fatal(err)
+	}
+	got1 := settled(t, fs, f1, "tg:1", 1)
+	got2 := settled(t, fs, f2, "slack:C2", 1)
+	golden(t, "finished.jsonl", got1)
+	golden(t, "failed.jsonl", got2)
+	tasks, err := b.Sessions(context.Background())
+	if err != nil || len(tasks) != 2 || tasks[0].ID != "tg:1" || tasks[1].Name != "Two" {
+		t.Errorf("Sessions = %+v, %v", tasks, err)
+	}
+}
+
+func TestLiveUnknownChat(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{})
+	b := openBackend(t, fs.url)
+	err := b.Follow(context.Background(), "tg:nope", func(backend.Update) { t.Error("an update for a chat that does not exist") })
+	if err == nil || !strings.Contains(err.Error(), `no chat "tg:nope"`) || !strings.Contains(err.Error(), fs.url) || !strings.Contains(err.Error(), chat) {
+		t.Errorf("Follow of an unknown chat: %v", err)
+	}
+	if _, err := b.Session(context.Background(), "tui"); err != nil {
+		t.Errorf("a unique prefix: %v", err)
+	}
+	_, err = b.Send(context.Background(), "tg:nope", backend.Message{Text: "hi"})
+	if err == nil || outbox.OutcomeOf(err) != outbox.OutcomeOf(outbox.Permanent(errors.New("x"))) {
+		t.Errorf("Send to an unknown chat: %v, want a permanent error", err)
+	}
+}
+
+func TestLiveNoCancelNoCreate(t *testing.T) {
+	b := openBackend(t, "http://127.0.0.1:1")
+	c := b.Capabilities()
+	if c.Cancel || c.Create || !c.Send || !c.PipesFollowUps || !c.Cost || c.ServerQueue {
+		t.Errorf("Capabilities = %+v", c)
+	}
+	if _, err := b.Cancel(context.Background(), chat); !errors.Is(err, backend.ErrUnsupported) || !strings.Contains(err.Error(), "no cancel endpoint") {
+		t.Errorf("Cancel: %v", err)
+	}
+	if _, err := b.Create(context.Background(), backend.CreateRequest{}); !errors.Is(err, backend.ErrUnsupported) {
+		t.Errorf("Create: %v", err)
+	}
+	if b.Name() != backend.Pynchy || b.URL() != "http://127.0.0.1:1" {
+		t.Errorf("Name, URL = %q, %q", b.Name(), b.URL())
+	}
+}
+
+func TestOpenBadURL(t *testing.T) {
+	for _, u := range []string{"", "localhost:8484", "ftp://x", "http://"} {
+		if _, err := pynchy.Open(backend.Config{URL: u}); err == nil {
+			t.Errorf("Open(%q): no error", u)
+		}
+	}
+	_, err := pynchy.Open(backend.Config{URL: "ftp://h/?token=secret"})
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Open with a token in a bad URL: %v", err)
+	}
+}
+
+func TestProbe(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{})
+	ctx := context.Background()
+	if err := pynchy.Probe(ctx, backend.Config{URL: fs.url}); err != nil {
+		t.Errorf("Probe of the fake: %v", err)
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"status":"ok"}`)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer other.Close()
+	err := pynchy.Probe(ctx, backend.Config{URL: other.URL, Token: "s3cret"})
+	if err == nil || !strings.Contains(err.Error(), other.URL) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("Probe of another server: %v", err)
+	}
+	if err := pynchy.Probe(ctx, backend.Config{URL: "http://127.0.0.1:1"}); err == nil {
+		t.Errorf("Probe of a closed port: no error")
+	}
+}
+
+// TestLiveReloadOverlap: a message stored after the stream connected and
+// before the history was reloaded is both in the reload and on the stream;
+// it shows once.
+func TestLiveReloadOverlap(t *testing.T) {
+	noLeaks(t)
+	srv := fake.New(fake.Options{StepDelay: time.Millisecond})
+	t.Cleanup(func() { _ = srv.Close() })
+	var mu sync.Mutex
+	histories := 0
+	inner := srv.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/messages" {
+			mu.Lock()
+			histories++
+			n := histories
+			mu.Unlock()
+			if n == 2 { // the reload after the stream connected
+				if err := srv.Say(chat, "list the files"); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	f := follow(t, openBackend(t, hs.URL), chat)
+	eventually(t, "the run to end", func() bool { return srv.Sends(chat) == 1 && !srv.Active(chat) })
+	want := importHistory(t, hs.URL, chat)
+	eventually(t, "the live transcript to equal the import", func() bool { return bytes.Equal(f.export(t), want) })
+	golden(t, "finished.jsonl", f.export(t))
+	if r := get(f, func(f *follower) int { return f.resets }); r != 0 {
+		t.Errorf("%d resets, want none", r)
 	}
 }
