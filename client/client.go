@@ -68,7 +68,7 @@ type Client struct {
 	baseStr  string
 	headers  http.Header
 	hc       *http.Client // request/response calls
-	streamHC *http.Client // streams: no overall timeout, body guarded by eventReader
+	streamHC *http.Client // streams (see package sse): no overall timeout
 	timing   streamTiming
 
 	// Dialling of the default transports (see loopbackDialer).
@@ -121,8 +121,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 			base = http.DefaultTransport
 		}
 	}
+	// Package sse adds the headers to each stream attempt (to the daemon's
+	// host only) and guards the body.
 	c.streamHC = &http.Client{
-		Transport:     &streamTransport{base: base, headers: c.headers, host: u.Host},
+		Transport:     base,
 		CheckRedirect: c.hc.CheckRedirect,
 		Jar:           c.hc.Jar,
 	}
@@ -314,8 +316,6 @@ func hint(err error) string {
 	var opErr *net.OpError
 	var netErr net.Error
 	switch {
-	case errors.Is(err, errEventTooLarge):
-		return "the daemon sent an event larger than perch accepts"
 	case isCertError(err):
 		return "the server's TLS certificate is not trusted"
 	case errors.As(err, &dnsErr):

@@ -1,12 +1,10 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,6 +17,10 @@ import (
 
 	"github.com/perch-tui/perch/events"
 )
+
+// The reconnecting subscription itself is tested in package sse; these
+// tests cover what the client adds: endpoints, headers, transport, timing,
+// and refusals as *APIError.
 
 // fastTiming keeps reconnect tests quick without touching the defaults.
 func fastTiming() Option {
@@ -51,15 +53,6 @@ func (r *recorder) snapshot() ([]events.Frame, []ConnState) {
 	return append([]events.Frame(nil), r.frames...), append([]ConnState(nil), r.states...)
 }
 
-func (r *recorder) dataStrings() []string {
-	fs, _ := r.snapshot()
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = string(f.Data)
-	}
-	return out
-}
-
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	t.Helper()
@@ -72,28 +65,8 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 	}
 }
 
-// startStream runs StreamTask in a goroutine; the returned func cancels it
-// and returns its error.
-func startStream(t *testing.T, c *Client, rec *recorder) (stop func() error, done <-chan error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { ch <- c.StreamTask(ctx, idC, rec.frame, rec.state) }()
-	return func() error {
-		cancel()
-		select {
-		case err := <-ch:
-			return err
-		case <-time.After(5 * time.Second):
-			t.Fatal("stream did not return after cancel")
-			return nil
-		}
-	}, ch
-}
-
 func sseHeaders(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -102,205 +75,98 @@ func writeEvent(w http.ResponseWriter, name, data string) {
 	w.(http.Flusher).Flush()
 }
 
-func hasPhase(states []ConnState, p Phase) bool {
-	for _, s := range states {
-		if s.Phase == p {
-			return true
-		}
-	}
-	return false
-}
-
-func TestStreamCleanCloseResumes(t *testing.T) {
+// TestStreamEndpointsAndHeaders: StreamTask and StreamDaemon follow their
+// routes with the client's headers on every connection, and resubscribe
+// after a clean close with the client's timing.
+func TestStreamEndpointsAndHeaders(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	var conns atomic.Int32
-	var badHeader atomic.Value
+	var taskConns, daemonConns, bad atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/task/"+idC+"/events" || r.Header.Get("X-Proxy-Auth") != secret || r.Header.Get("Accept") != "text/event-stream" {
-			badHeader.Store(fmt.Sprintf("%s %q", r.URL.Path, r.Header))
+		if r.Header.Get("X-Proxy-Auth") != secret {
+			bad.Add(1)
 		}
-		n := conns.Add(1)
-		sseHeaders(w)
-		// Every connection replays the same log, like the daemon.
-		writeEvent(w, "maria.queued_messages.synchronized", "[]")
-		for i := 0; i < 3; i++ {
-			writeEvent(w, "maria", fmt.Sprintf(`{"i":%d}`, i))
+		switch r.URL.Path {
+		case "/v1/task/" + idC + "/events":
+			n := taskConns.Add(1)
+			sseHeaders(w)
+			writeEvent(w, "maria", fmt.Sprintf(`{"conn":%d}`, n))
+			if n < 2 {
+				return // a clean close
+			}
+		case "/v1/events":
+			daemonConns.Add(1)
+			sseHeaders(w)
+			writeEvent(w, "daemon.tasks.synchronized", `{"tasks":[]}`)
+		default:
+			http.NotFound(w, r)
+			return
 		}
-		if n >= 3 {
-			<-r.Context().Done()
-		}
-		// Return: a clean close, which r3labs alone would not survive.
+		<-r.Context().Done()
 	}))
 	defer srv.Close()
 	c, err := New(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
-	stop, _ := startStream(t, c, rec)
-	waitFor(t, "three connections' frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 12 })
-	if err := stop(); !errors.Is(err, context.Canceled) {
-		t.Errorf("stream returned %v, want context.Canceled", err)
-	}
-	if v := badHeader.Load(); v != nil {
-		t.Errorf("a request lacked the path or headers: %v", v)
-	}
-	frames, states := rec.snapshot()
-	if len(frames) != 12 {
-		t.Errorf("%d frames, want 12", len(frames))
-	}
-	for i, f := range frames {
-		wantName, wantData := "maria", fmt.Sprintf(`{"i":%d}`, i%4-1)
-		if i%4 == 0 {
-			wantName, wantData = "maria.queued_messages.synchronized", "[]"
-		}
-		if f.Name != wantName || string(f.Data) != wantData {
-			t.Errorf("frame %d = %s %s, want %s %s", i, f.Name, f.Data, wantName, wantData)
-		}
-	}
-	// connecting, live, (reconnecting, live)×2
-	var phases []string
-	for _, s := range states {
-		phases = append(phases, s.Phase.String())
-		if s.Since.IsZero() {
-			t.Errorf("state %v without Since", s)
-		}
-	}
-	want := "connecting live reconnecting live reconnecting live"
-	if got := strings.Join(phases, " "); got != want {
-		t.Errorf("states = %s\nwant     %s", got, want)
-	}
-	for _, s := range states {
-		if s.Phase == PhaseReconnecting && (!errors.Is(s.Err, ErrStreamClosed) || s.Attempt != 1 || s.RetryIn <= 0) {
-			t.Errorf("reconnecting state = %+v", s)
-		}
-	}
-}
-
-func TestStreamTruncatedEventNeverDelivered(t *testing.T) {
-	for _, mode := range []string{"abort", "clean close"} {
-		t.Run(mode, func(t *testing.T) {
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			var conns atomic.Int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				n := conns.Add(1)
-				sseHeaders(w)
-				writeEvent(w, "maria", `{"whole":1}`)
-				if n == 1 {
-					io.WriteString(w, "event: maria\ndata: {\"half\":tr")
-					w.(http.Flusher).Flush()
-					if mode == "abort" {
-						panic(http.ErrAbortHandler)
-					}
-					return
-				}
-				writeEvent(w, "maria", `{"whole":2}`)
-				<-r.Context().Done()
-			}))
-			defer srv.Close()
-			c, _ := New(srv.URL+"/v1", fastTiming())
-			rec := &recorder{}
-			stop, _ := startStream(t, c, rec)
-			waitFor(t, "the second connection's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 3 })
-			if err := stop(); !errors.Is(err, context.Canceled) {
-				t.Errorf("stream returned %v", err)
-			}
-			got := strings.Join(rec.dataStrings(), " ")
-			if got != `{"whole":1} {"whole":1} {"whole":2}` {
-				t.Errorf("frames = %s", got)
-			}
-			_, states := rec.snapshot()
-			var re *ConnState
-			for i := range states {
-				if states[i].Phase == PhaseReconnecting {
-					re = &states[i]
-					break
-				}
-			}
-			// Either way the cut is an error (retried with backoff), not a
-			// clean close: the half event proves the stream was broken.
-			if re == nil || re.Err == nil || !strings.Contains(re.Err.Error(), "unexpected EOF") || !strings.Contains(re.Err.Error(), srv.URL) {
-				t.Errorf("reconnecting state = %+v", re)
-			}
-		})
-	}
-}
-
-func TestStreamLargeEvents(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	payload := func(n int) string {
-		// JSON-looking bytes with a prime-length period, so a chunk that
-		// went missing or was repeated would not line up.
-		const unit = "abcdefghijklmnopqrstuvwxyz0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.,;:!?()[]{}<>~=+*&%$#@^|/0123xx"
-		body := strings.Repeat(unit, n/97+1)[:n-len(`{"text":""}`)]
-		return `{"text":"` + body + `"}`
-	}
-	small, big := payload(5<<20), payload(40<<20)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeaders(w)
-		writeEvent(w, "maria", `{"before":1}`)
-		writeEvent(w, "maria", small)
-		// Written in pieces with flushes, as a real server streams it.
-		io.WriteString(w, "event: maria\ndata: ")
-		for rest := big; len(rest) > 0; {
-			k := min(len(rest), 1<<20)
-			io.WriteString(w, rest[:k])
-			w.(http.Flusher).Flush()
-			rest = rest[k:]
-		}
-		io.WriteString(w, "\n\n")
-		writeEvent(w, "maria", `{"after":1}`)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	c, _ := New(srv.URL+"/v1", fastTiming())
-	rec := &recorder{}
-	start := time.Now()
-	stop, _ := startStream(t, c, rec)
-	waitFor(t, "all four frames", 60*time.Second, func() bool {
-		fs, _ := rec.snapshot()
-		return len(fs) >= 4
+	ctx, cancel := context.WithCancel(context.Background())
+	task, daemon := &recorder{}, &recorder{}
+	done := make(chan error, 2)
+	go func() { done <- c.StreamTask(ctx, idC, task.frame, task.state) }()
+	go func() { done <- c.StreamDaemon(ctx, daemon.frame, daemon.state) }()
+	waitFor(t, "both streams' frames", 5*time.Second, func() bool {
+		tf, _ := task.snapshot()
+		df, _ := daemon.snapshot()
+		return len(tf) >= 2 && len(df) >= 1
 	})
-	elapsed := time.Since(start)
-	if err := stop(); !errors.Is(err, context.Canceled) {
-		t.Errorf("stream returned %v", err)
+	cancel()
+	for i := 0; i < 2; i++ {
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("stream returned %v", err)
+		}
 	}
-	frames, states := rec.snapshot()
-	if len(frames) != 4 || string(frames[0].Data) != `{"before":1}` || string(frames[3].Data) != `{"after":1}` {
-		t.Fatalf("%d frames", len(frames))
+	tf, ts := task.snapshot()
+	if string(tf[0].Data) != `{"conn":1}` || string(tf[1].Data) != `{"conn":2}` {
+		t.Errorf("task frames = %+v", tf)
 	}
-	if !bytes.Equal(frames[1].Data, []byte(small)) || !bytes.Equal(frames[2].Data, []byte(big)) {
-		t.Errorf("large events corrupted: %d and %d bytes, want %d and %d", len(frames[1].Data), len(frames[2].Data), len(small), len(big))
+	if df, _ := daemon.snapshot(); df[0].Name != "daemon.tasks.synchronized" {
+		t.Errorf("daemon frames = %+v", df)
 	}
-	if hasPhase(states, PhaseReconnecting) {
-		t.Errorf("large events caused a reconnect: %v", states)
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d requests without the client's header", n)
 	}
-	t.Logf("5 MiB + 40 MiB delivered in %v", elapsed)
+	sawClosed := false
+	for _, s := range ts {
+		if s.Phase == PhaseReconnecting && errors.Is(s.Err, ErrStreamClosed) && s.RetryIn == 20*time.Millisecond {
+			sawClosed = true
+		}
+	}
+	if !sawClosed {
+		t.Errorf("no reconnect after the clean close with the client's delay: %v", ts)
+	}
 }
 
-func TestStreamStatusCodes(t *testing.T) {
+// TestStreamRefusalIsAPIError: a refused stream is an *APIError decoded
+// from maria's error format, in the failed state and as the result, named
+// the maria way.
+func TestStreamRefusalIsAPIError(t *testing.T) {
 	cases := []struct {
-		status    int
-		body      string
-		permanent bool
-		msg       string
+		status int
+		ctype  string
+		body   string
+		code   int
+		msg    string
 	}{
-		{http.StatusNoContent, "", true, "204 No Content"},
-		{http.StatusNotFound, `{"error":{"code":-1,"message":"Task not found: ` + idC + `"}}`, true, "404 Not Found: Task not found: " + idC},
-		{http.StatusBadRequest, `{"error":{"code":-1,"message":"Invalid UUID: x"}}`, true, "400 Bad Request: Invalid UUID: x"},
-		{http.StatusInternalServerError, `{"error":{"code":-1,"message":"boom"}}`, false, "500 Internal Server Error: boom"},
-		{http.StatusTooManyRequests, "slow down", false, "429 Too Many Requests: slow down"},
-		{http.StatusRequestTimeout, "", false, "408 Request Timeout"},
-		{http.StatusOK, "<html>sign in</html>", true, "200 OK: not an event stream (Content-Type \"text/html\")"},
+		{http.StatusNotFound, "application/json", `{"error":{"code":-1,"message":"Task not found: ` + idC + `"}}`, -1, "Task not found: " + idC},
+		{http.StatusBadRequest, "application/json", `"Invalid UUID: x"`, 0, "Invalid UUID: x"},
+		{http.StatusNoContent, "", "", 0, "a maria daemon has no stream here"},
+		{http.StatusOK, "text/html", "<html>sign in</html>", 0, `not an event stream (Content-Type "text/html"); is this a maria daemon? check --url or PERCH_URL`},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			var conns atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				conns.Add(1)
-				if tc.status == http.StatusOK {
-					w.Header().Set("Content-Type", "text/html")
+				if tc.ctype != "" {
+					w.Header().Set("Content-Type", tc.ctype)
 				}
 				w.WriteHeader(tc.status)
 				io.WriteString(w, tc.body)
@@ -308,219 +174,48 @@ func TestStreamStatusCodes(t *testing.T) {
 			defer srv.Close()
 			c, _ := New(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
 			rec := &recorder{}
-			stop, done := startStream(t, c, rec)
-			wantURL := srv.URL + "/v1/task/" + idC + "/events"
-			if tc.permanent {
-				var err error
-				select {
-				case err = <-done:
-				case <-time.After(5 * time.Second):
-					t.Fatal("stream kept going after a permanent status")
-				}
-				var ae *APIError
-				if !errors.As(err, &ae) || ae.Status != tc.status || !strings.Contains(err.Error(), "GET "+wantURL+": "+tc.msg) {
-					t.Errorf("err = %v", err)
-				}
-				noSecret(t, err)
-				if n := conns.Load(); n != 1 {
-					t.Errorf("%d requests, want 1 (no retry)", n)
-				}
-				_, states := rec.snapshot()
-				last := states[len(states)-1]
-				if last.Phase != PhaseFailed || last.Err == nil || last.Err.Error() != err.Error() || hasPhase(states, PhaseReconnecting) || hasPhase(states, PhaseLive) {
-					t.Errorf("states = %v", states)
-				}
-				return
+			err := c.StreamTask(context.Background(), idC, rec.frame, rec.state)
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Status != tc.status || ae.Code != tc.code || ae.Message != tc.msg ||
+				ae.Method != http.MethodGet || ae.URL != srv.URL+"/v1/task/"+idC+"/events" {
+				t.Errorf("err = %#v", err)
 			}
-			waitFor(t, "three attempts", 5*time.Second, func() bool { return conns.Load() >= 3 })
-			if err := stop(); !errors.Is(err, context.Canceled) {
-				t.Errorf("stream returned %v", err)
-			}
+			noSecret(t, err)
 			_, states := rec.snapshot()
-			attempts := 0
-			for _, s := range states {
-				switch s.Phase {
-				case PhaseReconnecting:
-					attempts++
-					if s.Attempt != attempts || s.RetryIn <= 0 || s.Err == nil || !strings.Contains(s.Err.Error(), tc.msg) {
-						t.Errorf("reconnecting state %d = %+v", attempts, s)
-					}
-					noSecret(t, s.Err)
-				case PhaseLive, PhaseFailed:
-					t.Errorf("unexpected state %v", s)
-				}
-			}
-			if attempts < 2 {
-				t.Errorf("only %d reconnect states", attempts)
+			last := states[len(states)-1]
+			var sae *APIError
+			if last.Phase != PhaseFailed || !errors.As(last.Err, &sae) || last.Err.Error() != err.Error() {
+				t.Errorf("last state = %+v", last)
 			}
 		})
 	}
 }
 
-func TestStreamServerComesBack(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	// Pick a port, free it, and serve on it twice.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-
-	var headersOK atomic.Int32
-	serve := func(gen int) (*http.Server, error) {
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return nil, err
-		}
-		s := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("X-Proxy-Auth") == secret {
-				headersOK.Add(1)
-			}
-			sseHeaders(w)
-			for i := 0; i < 2; i++ {
-				writeEvent(w, "maria", fmt.Sprintf(`{"gen":%d,"i":%d}`, gen, i))
-			}
-			<-r.Context().Done()
-		})}
-		go s.Serve(l)
-		return s, nil
-	}
-	s1, err := serve(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := New("http://"+addr+"/v1", WithHeaders(testHeaders()), fastTiming())
-	rec := &recorder{}
-	stop, _ := startStream(t, c, rec)
-	waitFor(t, "first server's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 2 })
-
-	s1.Close() // the daemon goes away
-	waitFor(t, "failed reconnects", 5*time.Second, func() bool {
-		_, states := rec.snapshot()
-		last := states[len(states)-1]
-		return last.Phase == PhaseReconnecting && last.Attempt >= 3
-	})
-	var s2 *http.Server
-	waitFor(t, "the port to be free again", 5*time.Second, func() bool {
-		s2, err = serve(2)
-		return err == nil
-	})
-	defer s2.Close()
-	waitFor(t, "second server's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 4 })
-	if err := stop(); !errors.Is(err, context.Canceled) {
-		t.Errorf("stream returned %v", err)
-	}
-	s2.Close()
-
-	got := strings.Join(rec.dataStrings(), " ")
-	if got != `{"gen":1,"i":0} {"gen":1,"i":1} {"gen":2,"i":0} {"gen":2,"i":1}` {
-		t.Errorf("frames = %s", got)
-	}
-	if n := headersOK.Load(); n != 2 {
-		t.Errorf("headers arrived on %d of 2 connections", n)
-	}
-	_, states := rec.snapshot()
-	sawRefused := false
-	for _, s := range states {
-		if s.Phase == PhaseReconnecting && s.Err != nil {
-			noSecret(t, s.Err)
-			if strings.Contains(s.Err.Error(), "is the daemon running?") && strings.Contains(s.Err.Error(), addr) {
-				sawRefused = true
-			}
-		}
-	}
-	if !sawRefused {
-		t.Errorf("no reconnect state explained the refused connection: %v", states)
-	}
-	if last := states[len(states)-1]; last.Phase != PhaseLive || last.Attempt != 0 {
-		t.Errorf("last state = %+v, want live with the attempt count reset", last)
-	}
-}
-
-// Cancelling must end the stream at once whatever it is doing: waiting in
-// a long backoff, pausing after a clean close, or blocked on a silent
-// connection.
-func TestStreamCancelIsPrompt(t *testing.T) {
-	slow := withStreamTiming(streamTiming{initial: time.Hour, max: time.Hour, cleanDelay: time.Hour})
-	cases := map[string]http.HandlerFunc{
-		"in backoff": func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) },
-		"after clean close": func(w http.ResponseWriter, r *http.Request) {
-			sseHeaders(w)
-			writeEvent(w, "maria", "{}")
-		},
-		"silent connection": func(w http.ResponseWriter, r *http.Request) {
-			sseHeaders(w)
-			writeEvent(w, "maria", "{}")
-			<-r.Context().Done()
-		},
-	}
-	for name, h := range cases {
-		t.Run(name, func(t *testing.T) {
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			c, _ := New(srv.URL+"/v1", slow)
-			rec := &recorder{}
-			stop, _ := startStream(t, c, rec)
-			waitFor(t, "the stream to settle", 5*time.Second, func() bool {
-				_, states := rec.snapshot()
-				return len(states) >= 2
-			})
-			time.Sleep(20 * time.Millisecond)
-			start := time.Now()
-			if err := stop(); !errors.Is(err, context.Canceled) {
-				t.Errorf("stream returned %v", err)
-			}
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("cancel took %v", d)
-			}
-			// No callback after return.
-			_, before := rec.snapshot()
-			time.Sleep(20 * time.Millisecond)
-			if _, after := rec.snapshot(); len(after) != len(before) {
-				t.Errorf("state reported after the stream returned")
-			}
-		})
-	}
-}
-
-func TestStreamDaemonAndCancelledContext(t *testing.T) {
+// TestStreamTaskProgress: the progress given follows the incoming bytes.
+func TestStreamTaskProgress(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/events" {
-			http.NotFound(w, r)
-			return
-		}
 		sseHeaders(w)
-		writeEvent(w, "daemon.tasks.synchronized", `{"tasks":[]}`)
-		writeEvent(w, "auth.status.changed", `{"provider":"codex","authenticated":true}`)
+		writeEvent(w, "maria", "one")
+		io.WriteString(w, "event: maria\ndata: tw")
+		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
 	c, _ := New(srv.URL+"/v1", fastTiming())
-
-	ctx, cancel := context.WithCancel(context.Background())
+	p := &Progress{}
 	rec := &recorder{}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.StreamDaemon(ctx, rec.frame, rec.state) }()
-	waitFor(t, "daemon frames", 5*time.Second, func() bool { fs, _ := rec.snapshot(); return len(fs) >= 2 })
+	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.frame, rec.state, p) }()
+	waitFor(t, "the first frame", 5*time.Second, func() bool { fs, _ := rec.snapshot(); return len(fs) == 1 })
+	waitFor(t, "half an event to show as busy", 5*time.Second, func() bool { return p.Busy(0) })
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("StreamDaemon returned %v", err)
-	}
-	frames, _ := rec.snapshot()
-	if frames[0].Name != "daemon.tasks.synchronized" || frames[1].Name != "auth.status.changed" {
-		t.Errorf("frames = %+v", frames)
-	}
-	// An already-cancelled context returns at once; nil callbacks are fine.
-	if err := c.StreamDaemon(ctx, nil, nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("StreamDaemon(cancelled) = %v", err)
-	}
+	<-done
 }
 
-// Streams go through the transport of WithHTTPClient (here one trusting a
-// test TLS cert), and an untrusted cert is reported, not silently accepted.
+// TestStreamTLS: streams go through the transport of WithHTTPClient (here
+// one trusting a test TLS cert); without it the untrusted cert is reported.
 func TestStreamTLS(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -530,30 +225,28 @@ func TestStreamTLS(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer srv.Client().CloseIdleConnections()
-
-	c, _ := New(srv.URL+"/v1", WithHTTPClient(srv.Client()), fastTiming())
-	rec := &recorder{}
-	stop, _ := startStream(t, c, rec)
-	waitFor(t, "a frame over TLS", 5*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
-	if err := stop(); !errors.Is(err, context.Canceled) {
-		t.Errorf("stream returned %v", err)
-	}
-
-	c, _ = New(srv.URL+"/v1", fastTiming())
-	rec = &recorder{}
-	stop, _ = startStream(t, c, rec)
-	waitFor(t, "a reconnect state", 5*time.Second, func() bool {
-		_, states := rec.snapshot()
-		return hasPhase(states, PhaseReconnecting)
-	})
-	stop()
-	frames, states := rec.snapshot()
-	if len(frames) != 0 {
-		t.Errorf("frames delivered over an untrusted connection: %v", frames)
-	}
-	for _, s := range states {
-		if s.Phase == PhaseReconnecting && !strings.Contains(s.Err.Error(), "certificate") {
-			t.Errorf("reconnect error doesn't mention the certificate: %v", s.Err)
+	for _, trusted := range []bool{true, false} {
+		opts := []Option{fastTiming()}
+		if trusted {
+			opts = append(opts, WithHTTPClient(srv.Client()))
+		}
+		c, _ := New(srv.URL+"/v1", opts...)
+		rec := &recorder{}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- c.StreamTask(ctx, idC, rec.frame, rec.state) }()
+		waitFor(t, "a frame or a reconnect", 5*time.Second, func() bool {
+			fs, ss := rec.snapshot()
+			return len(fs) == 1 || len(ss) > 0 && ss[len(ss)-1].Phase == PhaseReconnecting
+		})
+		cancel()
+		<-done
+		fs, ss := rec.snapshot()
+		if trusted && len(fs) != 1 {
+			t.Errorf("no frame over trusted TLS: %v", ss)
+		}
+		if !trusted && (len(fs) != 0 || !strings.Contains(ss[len(ss)-1].Err.Error(), "certificate")) {
+			t.Errorf("untrusted TLS: frames %v, states %v", fs, ss)
 		}
 	}
 }

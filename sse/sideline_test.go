@@ -1,4 +1,4 @@
-package client
+package sse
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func TestStreamSidelinedEvents(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := New(srv.URL+"/v1", fastTiming())
+	c := testConfig(taskURL(srv.URL))
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
 	waitFor(t, "the last frame", 30*time.Second, func() bool {
@@ -101,7 +101,7 @@ func TestStreamLargeEventCopiedOnce(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := New(srv.URL+"/v1", fastTiming())
+	c := testConfig(taskURL(srv.URL))
 	got := make(chan []byte, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	var before, after runtime.MemStats
@@ -109,7 +109,7 @@ func TestStreamLargeEventCopiedOnce(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.StreamTask(ctx, idC, func(f events.Frame) { got <- f.Data }, nil)
+		done <- Subscribe(ctx, c, func(f events.Frame) { got <- f.Data }, nil)
 	}()
 	var data []byte
 	select {
@@ -152,12 +152,13 @@ func TestProgress(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := New(srv.URL+"/v1", fastTiming())
+	c := testConfig(taskURL(srv.URL))
 	rec := &recorder{}
 	p := &Progress{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.frame, rec.state, p) }()
+	c.Progress = p
+	go func() { done <- Subscribe(ctx, c, rec.frame, rec.state) }()
 	waitFor(t, "the first frame", 10*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
 	time.Sleep(100 * time.Millisecond)
 	if !p.Busy(10 * time.Millisecond) {

@@ -1,4 +1,4 @@
-package client
+package sse
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // chunkSource returns its chunks one Read at a time, then end.
@@ -206,7 +208,7 @@ func TestEventReaderLargeEventLinear(t *testing.T) {
 		rest = rest[k:]
 	}
 	src := &chunkSource{chunks: chunks, end: io.EOF}
-	r := newEventReader(src, maxEventBytes, nil)
+	r := newEventReader(src, events.MaxEventBytes, nil)
 	start := time.Now()
 	got, _, err := drain(t, r, 1<<20)
 	if err != io.EOF || !bytes.Equal(got, ev) {
