@@ -28,7 +28,7 @@ type Live struct {
 	base   string // scheme://host[:port][/prefix], without a trailing slash
 	token  string
 	client *http.Client // requests, with a timeout
-	stream *http.Client // the event stream, without one
+	stream *http.Client // the event stream (nil: sse's default client)
 
 	mu     sync.Mutex
 	active map[string]bool // chats a followed stream saw working
@@ -68,7 +68,6 @@ func open(cfg backend.Config) (*Live, error) {
 		l.client, l.stream = cfg.Client, cfg.Client
 	} else {
 		l.client = &http.Client{Timeout: requestTimeout}
-		l.stream = &http.Client{}
 	}
 	return l, nil
 }
