@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -560,5 +561,52 @@ func TestLiveReloadOverlap(t *testing.T) {
 	golden(t, "finished.jsonl", f.export(t))
 	if r := get(f, func(f *follower) int { return f.resets }); r != 0 {
 		t.Errorf("%d resets, want none", r)
+	}
+}
+
+// TestWatchSessions: the chat list follows the agents' activity.
+func TestWatchSessions(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: 2 * time.Millisecond,
+		Chats: []fake.Chat{{JID: "tg:1", Name: "One"}, {JID: "tg:2", Name: "Two"}}})
+	b := openBackend(t, fs.url)
+	w, ok := b.(backend.SessionWatcher)
+	if !ok {
+		t.Fatal("the pynchy backend is not a SessionWatcher")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var seen []string // "jid status" each time a list came
+	done := make(chan error, 1)
+	go func() {
+		done <- w.WatchSessions(ctx, func(ts []events.Task) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, t := range ts {
+				if t.ID == "tg:2" {
+					seen = append(seen, t.Status)
+				}
+			}
+		})
+	}()
+	has := func(s string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(seen, s)
+	}
+	eventually(t, "the first list", func() bool { return has(events.StatusIdle) })
+	fs.srv.Hold()
+	if err := fs.srv.Say("tg:2", "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "tg:2 generating", func() bool { return has(events.StatusGenerating) })
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	fs.srv.Release()
+	eventually(t, "tg:2 idle again", func() bool { return has(events.StatusIdle) })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("WatchSessions returned %v", err)
 	}
 }
