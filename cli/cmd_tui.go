@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
+	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
 	"github.com/perch-tui/perch/tui"
@@ -107,6 +110,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "fake-daemon")
+	kind := fs.String("kind", backend.Maria, "which server to fake: maria or pynchy")
 	addr := fs.String("addr", "localhost:8090", "address to listen on (host:port; port 0 picks a free one)")
 	dialect := fs.String("dialect", "head", "wire dialect: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
@@ -116,6 +120,17 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	switch *kind {
+	case backend.Maria:
+	case backend.Pynchy:
+		if *speed <= 0 {
+			return usagef("--speed must be positive")
+		}
+		step := time.Duration(float64(250*time.Millisecond) / *speed)
+		return fakepynchy.Run(ctx, *addr, fakepynchy.Options{StepDelay: step}, env.Stdout)
+	default:
+		return usagef("--kind must be maria or pynchy, not %q", *kind)
 	}
 	d, err := dialectFlag(*dialect)
 	if err != nil {
