@@ -229,7 +229,8 @@ func (l *Live) Sessions(ctx context.Context) ([]events.Task, error) {
 	for _, raw := range list {
 		o := normalize.AsObjectShared(raw)
 		jid := normalize.StrField(o, "jid")
-		if jid == "" {
+		if jid == "" || sanitize.Line(jid) != jid {
+			// Not an id perch can show or be given back on a command line.
 			continue
 		}
 		t := events.Task{ID: jid, Name: sanitize.Line(normalize.StrField(o, "name")), Status: events.StatusIdle}

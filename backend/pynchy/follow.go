@@ -13,7 +13,6 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
-	"github.com/perch-tui/perch/transcript"
 )
 
 // How a chat is followed (docs/live/pynchy.md):
@@ -41,15 +40,14 @@ type follower struct {
 	jid string
 	on  func(backend.Update)
 
-	dec  *Decoder
-	rows int      // history rows decoded
-	fps  []uint64 // their fingerprints
-	have *events.Timeline
+	dec   *Decoder
+	rows  int       // history rows decoded
+	marks []rowMark // one per row decoded
 
 	active bool
 	queued []events.QueuedMessage // follow-ups piped into the run, not yet seen consumed
 
-	tail  []uint64 // rows of the last reload that the stream may show again
+	tail  []uint64 // prints of the rows of the last reload that the stream may show again
 	ti    int      // next tail row a repeat must match (-1: none matched yet)
 	stale bool     // a reload failed: redo it before the next event
 }
@@ -60,7 +58,7 @@ func (l *Live) Follow(ctx context.Context, sessionID string, on func(backend.Upd
 	if err != nil {
 		return err
 	}
-	f := &follower{l: l, jid: t.ID, on: on, have: events.NewTimeline()}
+	f := &follower{l: l, jid: t.ID, on: on}
 	defer l.setActive(f.jid, false)
 	rows, err := l.history(ctx, f.jid)
 	if err != nil {
@@ -71,17 +69,38 @@ func (l *Live) Follow(ctx context.Context, sessionID string, on func(backend.Upd
 		func(s backend.ConnState) { f.on(backend.Update{State: &s}) })
 }
 
-// send hands an update to the consumer and keeps its timeline in step.
+// send hands an update to the consumer.
 func (f *follower) send(u backend.Update) {
-	if u.Reset {
-		f.have = events.NewTimeline()
-	}
-	for _, ev := range u.Events {
-		f.have.Apply(ev)
-	}
 	if u.Reset || len(u.Events) > 0 || u.Synced || u.State != nil {
 		f.on(u)
 	}
+}
+
+// rowMark identifies a decoded row, to check that a reload starts with the
+// rows perch has: the hash of the row as the history returned it (cheap,
+// and exact: pynchy writes the same row the same way each time), or, for a
+// row perch took from the stream, its print (see rowPrint), which a later
+// reload replaces by the row's hash.
+type rowMark struct {
+	h   uint64
+	raw bool
+}
+
+func rawHash(row []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(bytes.TrimSpace(row))
+	return h.Sum64()
+}
+
+// tailPrints are the prints of the last rows of a reload, which the
+// stream may show again.
+func tailPrints(rows []json.RawMessage, from int) []uint64 {
+	from = max(from, len(rows)-maxRepeat, 0)
+	out := make([]uint64, 0, len(rows)-from)
+	for _, r := range rows[from:] {
+		out = append(out, rowPrint(r))
+	}
+	return out
 }
 
 // finished reports whether the history ends with the end of a run (the
@@ -102,7 +121,7 @@ const maxRepeat = 64
 // timeline over.
 func (f *follower) rebuild(rows []json.RawMessage, reset bool) {
 	f.dec = NewDecoder(f.jid, "message")
-	f.rows, f.fps, f.tail, f.ti = 0, f.fps[:0], nil, -1
+	f.rows, f.marks, f.tail, f.ti = 0, f.marks[:0], nil, -1
 	var evs []events.Event
 	for _, r := range rows {
 		evs = append(evs, f.decodeRow(r)...)
@@ -112,7 +131,7 @@ func (f *follower) rebuild(rows []json.RawMessage, reset bool) {
 	}
 	if reset {
 		// The stream may still bring rows this reload held: the last ones.
-		f.tail = append([]uint64(nil), f.fps[max(0, len(f.fps)-maxRepeat):]...)
+		f.tail = tailPrints(rows, 0)
 	}
 	if reset && f.active {
 		evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: events.StatusGenerating})
@@ -125,7 +144,7 @@ func (f *follower) rebuild(rows []json.RawMessage, reset bool) {
 
 func (f *follower) decodeRow(raw []byte) []events.Event {
 	f.rows++
-	f.fps = append(f.fps, rowPrint(raw))
+	f.marks = append(f.marks, rowMark{h: rawHash(raw), raw: true})
 	return f.dec.DecodeAt(f.rows, raw)
 }
 
@@ -152,7 +171,7 @@ func (f *follower) resync(ctx context.Context) {
 	if n := len(rows); n > start && !f.active && finished(rows[n-1]) {
 		evs = append(evs, f.dec.Flush()...)
 	}
-	f.tail, f.ti = append([]uint64(nil), f.fps[max(start, len(f.fps)-maxRepeat):]...), -1
+	f.tail, f.ti = tailPrints(rows, start), -1
 	if f.active && len(rows) > 0 && finished(rows[len(rows)-1]) {
 		// The run ended while no stream was open (its activity event is
 		// lost with the rest): the history ends with its reply.
@@ -163,11 +182,18 @@ func (f *follower) resync(ctx context.Context) {
 	f.send(backend.Update{Events: evs, Synced: true})
 }
 
-// matches reports whether the history starts with the rows decoded.
+// matches reports whether the history starts with the rows decoded, in
+// their order. Rows taken from the stream are then known by their hash.
 func (f *follower) matches(rows []json.RawMessage) bool {
 	for i := 0; i < f.rows; i++ {
-		if rowPrint(rows[i]) != f.fps[i] {
+		m := f.marks[i]
+		if m.raw && rawHash(rows[i]) != m.h || !m.raw && rowPrint(rows[i]) != m.h {
 			return false
+		}
+	}
+	for i := range f.marks[:f.rows] {
+		if !f.marks[i].raw {
+			f.marks[i] = rowMark{h: rawHash(rows[i]), raw: true}
 		}
 	}
 	return true
@@ -228,7 +254,7 @@ func (f *follower) stored(o normalize.Object, data []byte) {
 		f.tail = nil // the stream has moved past the reload
 	}
 	f.rows++
-	f.fps = append(f.fps, fp)
+	f.marks = append(f.marks, rowMark{h: fp})
 	var evs []events.Event
 	if _, isTrace := o["trace_type"]; isTrace && !f.active {
 		// Only a working agent sends traces: its activity event came
@@ -279,10 +305,12 @@ func (f *follower) activity(ctx context.Context, on bool) {
 	f.verify(ctx)
 }
 
-// verify compares the transcript with the history's once a run is over;
-// when they differ the session starts over from the history. Rows stored
-// after the run (a new message) are left to the stream. Either way the
-// update it sends is Synced: the transcript holds the history.
+// verify checks, once a run is over, that the history holds the rows
+// perch decoded, in their order: the transcript is then the history's (the
+// same decoder read the same rows at the same positions). When it does
+// not, the session starts over from the history. Rows stored after the run
+// (a new message) are left to the stream. Either way the update it sends
+// is Synced: the transcript holds the history.
 func (f *follower) verify(ctx context.Context) {
 	rows, err := f.l.history(ctx, f.jid)
 	if err != nil {
@@ -293,30 +321,7 @@ func (f *follower) verify(ctx context.Context) {
 		f.rebuild(rows, true)
 		return
 	}
-	want := events.NewTimeline()
-	d := NewDecoder(f.jid, "message")
-	for i, r := range rows[:f.rows] {
-		for _, ev := range d.DecodeAt(i+1, r) {
-			want.Apply(ev)
-		}
-	}
-	for _, ev := range d.Flush() {
-		want.Apply(ev)
-	}
-	want.Apply(events.Event{Kind: events.KindRunState, RunStatus: events.StatusIdle})
-	if !sameTranscript(f.have, want) {
-		f.rebuild(rows, true)
-		return
-	}
 	f.send(backend.Update{Synced: true})
-}
-
-func sameTranscript(a, b *events.Timeline) bool {
-	var x, y bytes.Buffer
-	if transcript.WriteJSONL(&x, a) != nil || transcript.WriteJSONL(&y, b) != nil {
-		return false
-	}
-	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // Fingerprints tell a history row and the stream event it was stored from

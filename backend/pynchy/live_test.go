@@ -41,7 +41,7 @@ const waitFor = 60 * time.Second
 // fakeServer is a fake pynchy on a loopback port that can be restarted on
 // the same port.
 type fakeServer struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *fake.Server
 	addr string
 	url  string
@@ -51,7 +51,7 @@ type fakeServer struct {
 	done   chan error
 }
 
-func startFake(t *testing.T, opts fake.Options) *fakeServer {
+func startFake(t testing.TB, opts fake.Options) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -380,7 +380,7 @@ func TestLivePipedFollowUp(t *testing.T) {
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
 	b := openBackend(t, fs.url)
 	f := follow(t, b, chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) }) // the history, then the reload on connect
 	fs.srv.Hold()
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
