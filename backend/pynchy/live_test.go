@@ -610,3 +610,27 @@ func TestWatchSessions(t *testing.T) {
 		t.Errorf("WatchSessions returned %v", err)
 	}
 }
+
+// TestLiveCleared: after chat_cleared the history starts afresh, and so
+// does the transcript.
+func TestLiveCleared(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
+	f := follow(t, openBackend(t, fs.url), chat)
+	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	if err := fs.srv.Say(chat, "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	settled(t, fs, f, chat, 1)
+	if err := fs.srv.Clear(chat); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reset", func() bool { return get(f, func(f *follower) int { return f.resets }) == 1 })
+	if got, want := f.export(t), importHistory(t, fs.url, chat); !bytes.Equal(got, want) {
+		t.Errorf("after the clear:\n%s\nwant:\n%s", got, want)
+	}
+	if err := fs.srv.Say(chat, "this one will fail"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "failed.jsonl", settled(t, fs, f, chat, 2))
+}

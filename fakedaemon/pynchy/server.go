@@ -190,6 +190,21 @@ func (s *Server) Say(jid, content string) error {
 	return s.send(jid, content)
 }
 
+// Clear clears a chat as pynchy's /clear does: its history starts afresh
+// (pynchy hides the earlier rows from /api/messages) and the stream says
+// chat_cleared.
+func (s *Server) Clear(jid string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.chats[jid]
+	if c == nil {
+		return fmt.Errorf("%w %q", errUnknownChat, jid)
+	}
+	c.rows = nil
+	s.publish(obj{{"type", "chat_cleared"}, {"chat_jid", jid}})
+	return nil
+}
+
 // Serve answers on ln until ctx ends, then closes every connection at
 // once, as a server that dies would. It may be called again (on a new
 // listener for the same address) to restart.
