@@ -114,6 +114,31 @@ func finished(row []byte) bool {
 	return true
 }
 
+// working reports whether the history ends inside a run: its last row is
+// a trace, which only a working agent writes, and the run's reply is not
+// in yet. The stream does not say whether an agent is working when perch
+// connects, and an export that waits for the run to end must not stop at
+// once. (A history that ends with a person's message is not taken as a
+// run: pynchy may never have started one for it.)
+func working(rows []json.RawMessage) bool {
+	if len(rows) == 0 {
+		return false
+	}
+	sender := normalize.Str(normalize.AsObjectShared(ingest.Repair(rows[len(rows)-1]))["sender_name"])
+	return sender != "You" && traceNames[sender]
+}
+
+// inferActive sets the agent working when the history says so (see
+// working) and returns the event that shows it.
+func (f *follower) inferActive(rows []json.RawMessage) []events.Event {
+	if f.active || !working(rows) {
+		return nil
+	}
+	f.active = true
+	f.l.setActive(f.jid, true)
+	return []events.Event{{Kind: events.KindRunState, RunStatus: events.StatusGenerating}}
+}
+
 // maxRepeat bounds the rows of a reload that the stream may show again.
 const maxRepeat = 64
 
@@ -133,8 +158,12 @@ func (f *follower) rebuild(rows []json.RawMessage, reset bool) {
 		// The stream may still bring rows this reload held: the last ones.
 		f.tail = tailPrints(rows, 0)
 	}
-	if reset && f.active {
+	if inferred := f.inferActive(rows); inferred != nil {
+		evs = append(evs, inferred...)
+	} else if reset && f.active {
 		evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: events.StatusGenerating})
+	}
+	if reset && f.active {
 		for _, q := range f.queued {
 			evs = append(evs, events.Event{Kind: events.KindMessageQueued, MessageID: q.ID, Text: q.Text})
 		}
@@ -172,6 +201,7 @@ func (f *follower) resync(ctx context.Context) {
 		evs = append(evs, f.dec.Flush()...)
 	}
 	f.tail, f.ti = tailPrints(rows, start), -1
+	evs = append(evs, f.inferActive(rows)...)
 	if f.active && len(rows) > 0 && finished(rows[len(rows)-1]) {
 		// The run ended while no stream was open (its activity event is
 		// lost with the rest): the history ends with its reply.

@@ -309,6 +309,11 @@ func TestLiveJoinedMidRun(t *testing.T) {
 	fs.srv.Hold()
 	f := follow(t, openBackend(t, fs.url), chat)
 	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	// The history ends inside the run: perch shows it working (an export
+	// that waits for the run must not stop here).
+	if st := get(f, func(f *follower) events.RunStatus { return f.tl.Status() }); st != events.RunGenerating {
+		t.Errorf("joined mid-run: status %v, want generating", st)
+	}
 	fs.srv.Release()
 	got := settled(t, fs, f, chat, 1)
 	golden(t, "midrun.jsonl", got)
