@@ -30,9 +30,9 @@ import (
 // The stream has no ids and no replay: after every (re)connect perch
 // reloads the history, checks that the rows it has match it, decodes the
 // rows it missed and then skips the stream events that the reload already
-// held. When a run ends perch compares its transcript with the history's
-// once more; when they differ (a row perch could not place) it starts the
-// session over from the history (Update.Reset).
+// held. When a run ends perch checks once more that the history holds the
+// rows it decoded, in order; when it does not (a row perch could not
+// place) it starts the session over from the history (Update.Reset).
 
 // follower follows one chat.
 type follower struct {
