@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,15 +20,33 @@ import (
 )
 
 // settle is how long a stream must stay quiet before its replay counts as
-// complete (maria sends no end-of-replay marker). Quiet means no frame, no
-// byte and no event half received: a large event may take longer than this
-// to arrive. A server (or proxy) that closes the stream after each replay
-// gives another sign: a clean close, then a replay that brings nothing new.
+// complete when nothing else says it is (maria sends no end-of-replay
+// marker). Quiet means no frame, no byte and no event half received: a
+// large event may take longer than this to arrive. A server (or proxy) that
+// closes the stream after each replay gives another sign: a clean close,
+// then a replay that brings nothing new.
 const settle = 600 * time.Millisecond
 
-// streamMsg carries frames and connection states in their order.
+// settleQuick is the quiet window when the evidence is strong: the daemon
+// says the task is idle or stopped (asked while the stream starts), and the
+// last frame received ends a run. maria writes a replay from memory in one
+// loop, so a replay that reached the run's end and then fell silent, with
+// no byte arriving and no event half received or still on its way to the
+// timeline, is complete; a later run would begin after the daemon said
+// idle and would be live, not replay. settleConfirm is a second look after
+// the window, so that bytes the kernel already holds (the process may have
+// been descheduled for the whole window) are read before export ends.
+const (
+	settleQuick   = 40 * time.Millisecond
+	settleConfirm = 10 * time.Millisecond
+)
+
+// streamMsg carries frames and connection states in their order; a
+// frame comes decoded (events.Decode is pure, so the stream's goroutine
+// decodes while the follower applies the previous frames).
 type streamMsg struct {
 	frame *events.Frame
+	ev    events.Event
 	state *client.ConnState
 }
 
@@ -41,7 +60,7 @@ func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.P
 		errc <- cl.StreamTaskProgress(ctx, taskID,
 			func(f events.Frame) {
 				select {
-				case ch <- streamMsg{frame: &f}:
+				case ch <- streamMsg{frame: &f, ev: events.Decode(f)}:
 				case <-ctx.Done():
 				}
 			},
@@ -69,6 +88,10 @@ type follower struct {
 	onNew func(events.Frame) error
 	err   error // the first onNew error
 
+	// runEnd: the last frame of this connection ends a run
+	// (PostConversation, Cancelled, Failed), new or replayed.
+	runEnd bool
+
 	seenAny bool           // some event was new, on any connection
 	connNew bool           // this connection brought something new
 	held    []events.Frame // snapshots of this connection waiting for a verdict
@@ -93,6 +116,7 @@ func (f *follower) handle(m streamMsg) *events.Event {
 			}
 			f.lastLive = true
 			f.connNew, f.held = !f.seenAny, nil
+			f.runEnd = false
 		case client.PhaseReconnecting:
 			clean := errors.Is(s.Err, client.ErrStreamClosed)
 			f.replayed = clean && f.cleanClose && !f.connNew && f.lastLive
@@ -118,7 +142,13 @@ func (f *follower) handle(m streamMsg) *events.Event {
 	big := len(m.frame.Data) >= bigFrame
 	// maria's decoder drops what a reconnect's replay repeats: an event
 	// that comes out of it is new (a queue snapshot, a state, always does).
-	evs := f.decoder().Decode(*m.frame)
+	switch m.ev.Kind {
+	case events.KindPostConversation, events.KindCancelled, events.KindFailed:
+		f.runEnd = true
+	default:
+		f.runEnd = false
+	}
+	evs := f.decoder().Accept(m.ev)
 	changed := false
 	for _, ev := range evs {
 		changed = f.tl.Apply(ev) || changed
@@ -438,19 +468,33 @@ type collectOpts struct {
 	follow bool
 	quiet  bool
 	onNew  func(events.Frame) error
+	// settle and quick replace the quiet windows (tests); zero: settle
+	// and settleQuick.
+	settle, quick time.Duration
 }
 
 // collect follows the task stream until the replay is in, with untilIdle
 // until the run has ended too, or with follow until ctx ends. The replay is
-// in when the stream stayed quiet for settle while connected (see settle),
-// or when, after a clean close, a whole replay brought nothing new.
+// in when the stream stayed quiet while connected, for settle, or for
+// settleQuick when the evidence is strong (see settleQuick), or when,
+// after a clean close, a whole replay brought nothing new.
 func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
+	long, quick := cmp.Or(o.settle, settle), cmp.Or(o.quick, settleQuick)
 	tl := events.NewTimeline()
 	tl.SetTask(task)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	prog := &client.Progress{}
 	ch, errc := watch(sctx, cl, task.ID, prog)
+	// The daemon's view of the task, asked while the stream starts: the
+	// task resolved before may be a moment older than the connection.
+	statusc := make(chan string, 1)
+	go func() {
+		if t, err := cl.Task(sctx, task.ID); err == nil {
+			statusc <- t.Status
+		}
+	}()
+	daemonQuiet := false // the daemon says idle or stopped
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	waits := !o.follow || o.untilIdle // for the replay to be in
 	// done says whether collect is done once the replay is in.
@@ -465,14 +509,24 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			// The stream may lag behind a run that just started: the
 			// daemon's own view decides. If it can't be asked right now,
 			// keep following.
-			if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
+			fresh, err := cl.Task(ctx, task.ID)
+			if err == nil && fresh.Status != events.StatusGenerating {
 				return true
 			}
+			daemonQuiet = daemonQuiet && err == nil
 		}
 		return false
 	}
+	// window is the quiet time the evidence asks for now.
+	window := func() time.Duration {
+		if daemonQuiet && f.runEnd && tl.Status() != events.RunGenerating {
+			return quick
+		}
+		return long
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	confirming := false // the quick window passed once; a second look is due
 	for {
 		select {
 		case m := <-ch:
@@ -480,6 +534,7 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			if f.err != nil {
 				return tl, f.err
 			}
+			confirming = false
 			// Quiet time only counts while connected: a reconnect backoff
 			// is not the end of the replay.
 			if m.state != nil && m.state.Phase != client.PhaseLive {
@@ -488,11 +543,36 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 					return tl, nil
 				}
 			} else if f.lastLive && waits {
-				timer.Reset(settle)
+				timer.Reset(window())
+			}
+		case st := <-statusc:
+			daemonQuiet = st == events.StatusIdle || st == events.StatusStopped
+			if f.lastLive && waits && !confirming {
+				timer.Reset(window())
 			}
 		case <-timer.C:
-			if prog.Busy(settle) || !done() {
-				timer.Reset(settle)
+			if w := window(); w < long {
+				// Strong evidence: quiet means no byte for w, no event
+				// half read or on its way, twice.
+				if !prog.Settled(w) || len(ch) > 0 {
+					confirming = false
+					timer.Reset(w)
+					continue
+				}
+				if !confirming {
+					confirming = true
+					timer.Reset(settleConfirm)
+					continue
+				}
+				confirming = false
+				if !done() {
+					timer.Reset(window())
+					continue
+				}
+				return tl, nil
+			}
+			if prog.Busy(long) || !done() {
+				timer.Reset(long)
 				continue
 			}
 			return tl, nil

@@ -175,3 +175,53 @@ func TestProgress(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestProgressInFlight: events read whole but not yet handed to onFrame
+// keep a stream from being settled, however long ago their bytes came;
+// once every one is delivered (and a comment-only event, which r3labs
+// would not deliver, counts for nothing), it settles.
+func TestProgressInFlight(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		writeEvent(w, "maria", "one")
+		io.WriteString(w, ": just a comment\n\n")
+		writeEvent(w, "maria", "two")
+		writeEvent(w, "maria", "three")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL+"/v1", fastTiming())
+	p := &Progress{}
+	hold := make(chan struct{})
+	got := make(chan string, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- c.StreamTaskProgress(ctx, idC, func(f events.Frame) {
+			got <- string(f.Data)
+			if string(f.Data) == "one" {
+				select { // the caller is slow with the first frame
+				case <-hold:
+				case <-ctx.Done():
+				}
+			}
+		}, nil, p)
+	}()
+	defer func() { cancel(); <-done }() // before the server closes
+	if d := <-got; d != "one" {
+		t.Fatalf("first frame %q", d)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if p.Settled(20 * time.Millisecond) {
+		t.Error("two events read and not delivered, but settled")
+	}
+	close(hold)
+	for _, want := range []string{"two", "three"} {
+		if d := <-got; d != want {
+			t.Fatalf("frame %q, want %q", d, want)
+		}
+	}
+	waitFor(t, "settled", 10*time.Second, func() bool { return p.Settled(20 * time.Millisecond) })
+}
