@@ -31,7 +31,7 @@ type taskServer struct {
 	pauses   []int
 	pauseFor time.Duration
 	status   func() string
-	conns   atomic.Int32
+	conns    atomic.Int32
 }
 
 func (s *taskServer) start(t *testing.T) string {
