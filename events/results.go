@@ -443,6 +443,18 @@ func parseListText(text string) *FileListing {
 	}
 	lines := strings.Split(text, "\n")
 	l := &FileListing{Path: strings.TrimPrefix(lines[0], "Directory: ")}
+	n := 0
+	for _, line := range lines[1:] {
+		for _, ic := range listIcons {
+			if strings.HasPrefix(line, ic.icon) {
+				n++
+				break
+			}
+		}
+	}
+	if n > 0 {
+		l.Entries = make([]FileEntry, 0, n) // kept: no room to spare
+	}
 	for _, line := range lines[1:] {
 		kind := ""
 		for _, ic := range listIcons {
@@ -474,24 +486,45 @@ func parseSearchText(text string) *SearchResult {
 		s.Total, _ = strconv.Atoi(n)
 	}
 	cur := -1
-	var ctx []string // the context lines of hit cur
+	// The context lines of hit cur: body[from:to] while they follow each
+	// other (the context is then that part of the text, not a copy),
+	// else ctx.
+	var ctx []string
+	from, to := -1, -1
 	end := func() {
-		if cur >= 0 && len(ctx) > 0 {
+		switch {
+		case cur < 0:
+		case ctx != nil:
 			s.Hits[cur].Context = strings.Join(ctx, "\n")
+		case from >= 0:
+			s.Hits[cur].Context = body[from:to]
 		}
-		ctx = ctx[:0]
+		ctx, from, to = nil, -1, -1
 	}
-	for line := range strings.SplitSeq(body, "\n") {
+	for at := 0; at <= len(body); {
+		line := body[at:]
+		next := len(body) + 1
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], at+i+1
+		}
 		if path, n, ok := searchHit(line); ok && !ctxLine(line) {
 			end()
 			line, _ := strconv.Atoi(n)
 			s.Hits = append(s.Hits, SearchHit{Path: path, Line: line})
 			cur = len(s.Hits) - 1
-			continue
+		} else if cur >= 0 && line != "" {
+			switch {
+			case ctx != nil:
+				ctx = append(ctx, line)
+			case from < 0:
+				from, to = at, at+len(line)
+			case to+1 == at:
+				to = at + len(line)
+			default:
+				ctx = append(strings.Split(body[from:to], "\n"), line)
+			}
 		}
-		if cur >= 0 && line != "" {
-			ctx = append(ctx, line)
-		}
+		at = next
 	}
 	end()
 	return s
