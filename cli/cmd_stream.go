@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -438,7 +440,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true})
+	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true, bounded: env.OwnsProcess})
 	if err != nil {
 		return err
 	}
@@ -471,7 +473,74 @@ type collectOpts struct {
 	// settle and quick replace the quiet windows (tests); zero: settle
 	// and settleQuick.
 	settle, quick time.Duration
+	// bounded keeps the process's memory near what the stream brought
+	// (see memoryBound): export holds the whole timeline. It sets a
+	// process-wide limit: only for a command that owns the process.
+	bounded bool
 }
+
+// memoryBound keeps the Go memory of a command that accumulates a stream
+// (export) within what has arrived so far plus memorySlack (a soft limit,
+// debug.SetMemoryLimit), instead of letting garbage grow as large as
+// everything kept (GOGC=100): the replay's raw frames are garbage once
+// decoded, and together they are as large as the stream, while what the
+// timeline keeps of them is about three quarters of it. The limit follows
+// the stream as it grows, and never comes below what the process used
+// before the stream plus the live heap plus memoryFloor, so a timeline
+// larger than its stream only makes the collector run more often (every
+// memoryFloor of garbage), never without end. restore puts the previous
+// limit back.
+//
+// Measured on the 10k-event long session (48 MB): peak RSS 74 MB without
+// the bound, 66 MB with it, for the same processor time (27 collections
+// instead of 16); a floor of 4 MB made it 64 MB for a third more
+// processor time.
+type memoryBound struct {
+	prog   *client.Progress
+	next   int64 // bytes read at the next update
+	before int64 // the limit to restore
+	base   int64 // the Go memory in use before the stream (runtime, package initialisation)
+	live   []metrics.Sample
+}
+
+const (
+	memorySlack = 5 << 20
+	memoryFloor = 8 << 20 // the least room for garbage
+	memoryStep  = 1 << 20 // update every this many bytes
+)
+
+func newMemoryBound(prog *client.Progress) *memoryBound {
+	m := &memoryBound{prog: prog, live: []metrics.Sample{{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}}
+	m.before = debug.SetMemoryLimit(-1)
+	metrics.Read(m.live)
+	m.base = int64(value(m.live[1]) - value(m.live[2]))
+	m.live = m.live[:1]
+	m.update()
+	return m
+}
+
+func value(s metrics.Sample) uint64 {
+	if s.Value.Kind() == metrics.KindUint64 {
+		return s.Value.Uint64()
+	}
+	return 0
+}
+
+// update raises the limit as the stream grows.
+func (m *memoryBound) update() {
+	n := m.prog.Bytes()
+	if n < m.next {
+		return
+	}
+	m.next = n + memoryStep
+	metrics.Read(m.live)
+	live := int64(value(m.live[0]))
+	limit := max(n+memorySlack, m.base+live+memoryFloor)
+	debug.SetMemoryLimit(min(limit, m.before))
+}
+
+func (m *memoryBound) restore() { debug.SetMemoryLimit(m.before) }
 
 // collect follows the task stream until the replay is in, with untilIdle
 // until the run has ended too, or with follow until ctx ends. The replay is
@@ -497,6 +566,11 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	daemonQuiet := false // the daemon says idle or stopped
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	waits := !o.follow || o.untilIdle // for the replay to be in
+	var mem *memoryBound
+	if o.bounded {
+		mem = newMemoryBound(prog)
+		defer mem.restore()
+	}
 	// done says whether collect is done once the replay is in.
 	done := func() bool {
 		if !o.untilIdle {
@@ -533,6 +607,9 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			f.handle(m)
 			if f.err != nil {
 				return tl, f.err
+			}
+			if mem != nil {
+				mem.update()
 			}
 			confirming = false
 			// Quiet time only counts while connected: a reconnect backoff

@@ -128,6 +128,7 @@ func (s *streamSide) receiving(partial bool, n, whole int) {
 		}
 		p.partial.Store(partial)
 		if n > 0 {
+			p.total.Add(int64(n))
 			p.last.Store(time.Now().UnixNano())
 		}
 	}
@@ -149,7 +150,12 @@ type Progress struct {
 	// inflight counts the events read whole but not yet handed to onFrame
 	// (parsed, or on their way through r3labs as stubs).
 	inflight atomic.Int64
+	total    atomic.Int64 // bytes read, every connection
 }
+
+// Bytes is how many bytes of events have been read, over every
+// connection.
+func (p *Progress) Bytes() int64 { return p.total.Load() }
 
 // Settled is Busy's opposite made strict for a short quiet window: no
 // event partly received, none read and still on its way to onFrame, and
