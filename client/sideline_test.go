@@ -225,3 +225,50 @@ func TestProgressInFlight(t *testing.T) {
 	}
 	waitFor(t, "settled", 10*time.Second, func() bool { return p.Settled(20 * time.Millisecond) })
 }
+
+// TestFramesKeepTheirData: a frame's data stays as it was delivered while
+// the stream reads on (small events' data lies in read buffers that are
+// lent to them, never written again), whatever the events' sizes.
+func TestFramesKeepTheirData(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const n = 3000
+	data := func(i int) string {
+		return strings.Repeat(string(rune('a'+i%26)), 50+(i*7919)%12000) + "#" + strings.Repeat("z", i%3)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		for i := range n {
+			writeEvent(w, "maria", data(i))
+			if i%50 == 0 {
+				w.(http.Flusher).Flush()
+			}
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _ := New(srv.URL+"/v1", fastTiming())
+	var frames [][]byte
+	got := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- c.StreamTask(ctx, idC, func(f events.Frame) {
+			frames = append(frames, f.Data)
+			if len(frames) == n {
+				close(got)
+			}
+		}, nil)
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%d frames of %d", len(frames), n)
+	}
+	for i, d := range frames {
+		if string(d) != data(i) {
+			t.Fatalf("frame %d changed: %.40q… (%d bytes), want %d bytes", i, d, len(d), len(data(i)))
+		}
+	}
+}
