@@ -33,6 +33,7 @@ type taskServer struct {
 	pauseFor time.Duration
 	status   func() string
 	conns    atomic.Int32
+	taskGets atomic.Int32 // GET /task/{id}
 }
 
 func (s *taskServer) start(t *testing.T) string {
@@ -46,6 +47,7 @@ func (s *taskServer) start(t *testing.T) string {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"tasks":[%s]}`, task())
 		case "/v1/task/" + s.id:
+			s.taskGets.Add(1)
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"task":%s}`, task())
 		case "/v1/task/" + s.id + "/events":
@@ -371,5 +373,38 @@ func TestExportBoundsMemoryAndRestores(t *testing.T) {
 	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
 	if out.String() != want {
 		t.Errorf("export differs:\n%s", out.String())
+	}
+}
+
+// TestUntilIdleAsksCalmly: with --until-idle, a daemon that said idle when
+// the stream started and generating since is asked again at the long
+// window's pace, not the short one's, until it says idle.
+func TestUntilIdleAsksCalmly(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "3f2b0000-0000-4000-8000-000000000007"
+	var flip atomic.Int64
+	flip.Store(time.Now().Add(time.Hour).UnixNano())
+	var s *taskServer
+	s = &taskServer{id: id, log: log, status: func() string {
+		if s.taskGets.Load() <= 2 || time.Now().UnixNano() >= flip.Load() {
+			return "idle" // the first answers (the test's, collect's at the start), and the end
+		}
+		return "generating"
+	}}
+	base := s.start(t)
+	flip.Store(time.Now().Add(1500 * time.Millisecond).UnixNano())
+	got, _ := exportWith(t, base, id, collectOpts{untilIdle: true, settle: 300 * time.Millisecond})
+	if time.Now().UnixNano() < flip.Load() {
+		t.Errorf("--until-idle ended while the daemon said generating")
+	}
+	if want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout; got != want {
+		t.Errorf("export differs:\n%s", got)
+	}
+	// exportWith asks once itself; then about one question per 300 ms.
+	if n := s.taskGets.Load(); n > 12 {
+		t.Errorf("the daemon was asked %d times in 1.5 s", n)
 	}
 }

@@ -587,7 +587,9 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			if err == nil && fresh.Status != events.StatusGenerating {
 				return true
 			}
-			daemonQuiet = daemonQuiet && err == nil
+			// The evidence for a quick end is gone (or unknown): back to
+			// the long window, which also paces these questions.
+			daemonQuiet = false
 		}
 		return false
 	}
