@@ -159,12 +159,12 @@ func run() int {
 	}
 	if h.measure["big"] {
 		h.guard("big output", func() error {
-			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go")
+			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go", "errorf")
 		})
 	}
 	if h.measure["line"] {
 		h.guard("long line", func() error {
-			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js")
+			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js", "return")
 		})
 	}
 	h.print(os.Stdout, load0, loadavg(), time.Since(started))
@@ -439,12 +439,14 @@ func (h *harness) typeKeys(s *session, prefix string) ([]time.Duration, error) {
 	return lat, nil
 }
 
-// attach opens the task in the TUI and waits for the final reply.
-func (h *harness) attach(d *daemon) (*session, int, time.Duration, error) {
+// attach opens the task in the TUI and waits for the final reply; it also
+// returns the processor time perch had used by then (steadier than wall
+// time on a busy machine; 0 when it could not be read).
+func (h *harness) attach(d *daemon) (*session, int, time.Duration, time.Duration, error) {
 	start := time.Now()
 	s, err := h.tm.newSession(h.width, h.height, nil, h.perch, "attach", d.task, "--url", d.url)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, 0, err
 	}
 	pid := s.pid
 	_, at, err := s.waitScreen(h.loadTimeout, 5*time.Millisecond, func(scr string) bool {
@@ -452,9 +454,10 @@ func (h *harness) attach(d *daemon) (*session, int, time.Duration, error) {
 	})
 	if err != nil {
 		s.kill()
-		return nil, 0, 0, fmt.Errorf("waiting for the final reply: %w", err)
+		return nil, 0, 0, 0, fmt.Errorf("waiting for the final reply: %w", err)
 	}
-	return s, pid, at.Sub(start), nil
+	cpu, _ := cpuTime(pid)
+	return s, pid, at.Sub(start), cpu, nil
 }
 
 func (h *harness) benchN(n int) error {
@@ -513,18 +516,21 @@ func (h *harness) benchN(n int) error {
 	if h.measure["tui"] {
 		runs = h.runs
 	}
-	var ts []time.Duration
+	var ts, cpus []time.Duration
 	var hwm int64
 	var s *session
 	var pid int
 	for i := range runs {
 		progress("%s: perch attach %d/%d", scope, i+1, runs)
-		var t time.Duration
-		s, pid, t, err = h.attach(d)
+		var t, cpu time.Duration
+		s, pid, t, cpu, err = h.attach(d)
 		if err != nil {
 			return err
 		}
 		ts = append(ts, t)
+		if cpu > 0 {
+			cpus = append(cpus, cpu)
+		}
 		if m, err := vmHWM(pid); err == nil {
 			hwm = max(hwm, m)
 		}
@@ -537,6 +543,9 @@ func (h *harness) benchN(n int) error {
 		t := median(ts)
 		h.add(row{scope: scope, name: "TUI attach → final reply visible", value: fmtDur(t), base: fmtDur(curl) + " curl",
 			cmp: fmtRatio(t, curl), goal: "≤ 3× curl and < 0.5 s", verdict: verdict(t <= 3*curl && t < 500*time.Millisecond)})
+		if len(cpus) > 0 {
+			h.add(row{scope: scope, name: "TUI processor time to final reply", value: fmtDur(median(cpus)), base: "user + system, all threads"})
+		}
 	}
 	if h.measure["idle"] {
 		progress("%s: idle CPU over %v", scope, h.idle)
@@ -713,8 +722,8 @@ func laidOut(scr string, w int) bool {
 }
 
 // benchBig attaches to a session whose last tool call has a huge output,
-// selects that item, expands it and pages through it.
-func (h *harness) benchBig(scope, flagName string, mb float64, item string) error {
+// selects that item, expands it, pages through it and searches it.
+func (h *harness) benchBig(scope, flagName string, mb float64, item, query string) error {
 	progress("%s: starting the fake daemon", scope)
 	d, err := h.startDaemon(h.bigN, flagName, strconv.FormatFloat(mb, 'f', -1, 64))
 	if err != nil {
@@ -731,7 +740,7 @@ func (h *harness) benchBig(scope, flagName string, mb float64, item string) erro
 		return nil
 	}
 	progress("%s: perch attach", scope)
-	s, pid, t, err := h.attach(d)
+	s, pid, t, _, err := h.attach(d)
 	if err != nil {
 		return err
 	}
@@ -774,23 +783,55 @@ func (h *harness) benchBig(scope, flagName string, mb float64, item string) erro
 		}
 	}
 	h.add(row{scope: scope, name: "select item ([), slowest press", value: fmtDur(sel), goal: "< 100 ms", verdict: verdict(sel < 100*time.Millisecond)})
-	for _, k := range []string{"Enter", "PPage", "PPage", "PPage", "NPage", "NPage", "NPage"} {
-		name := map[string]string{"Enter": "expand (Enter)", "PPage": "PageUp", "NPage": "PageDown"}[k]
+	// measure times one key; false when the TUI stopped answering.
+	measure := func(name, k string) (bool, error) {
 		lat, _, err := h.keyChange(s, k)
 		if errors.Is(err, errNoChange) {
 			h.add(row{scope: scope, name: name, value: "no visible change", goal: "< 100 ms", verdict: "n/a"})
 			h.note("%s: %s left the screen as it was and the TUI went idle (nothing to measure)", scope, name)
-			continue
+			return true, nil
 		}
 		if errors.Is(err, errTimeout) {
 			h.add(row{scope: scope, name: name, value: "> " + fmtDur(h.keyCap), goal: "< 100 ms", verdict: "MISS"})
 			h.note("%s: %s did not change the screen within %v; the remaining keys were not measured", scope, name, h.keyCap)
-			break
+			return false, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return false, fmt.Errorf("%s: %w", name, err)
 		}
 		h.add(row{scope: scope, name: name, value: fmtDur(lat), goal: "< 100 ms", verdict: verdict(lat < 100*time.Millisecond)})
+		return true, nil
+	}
+	// Expand, page, then search inside the expanded output: a query with
+	// matches all through it (Enter and n each scroll to the next), and
+	// one found nowhere (every item's whole text is scanned).
+	steps := []struct{ name, key, typed string }{
+		{"expand (Enter)", "Enter", ""},
+		{"PageUp", "PPage", ""}, {"PageUp", "PPage", ""}, {"PageUp", "PPage", ""},
+		{"PageDown", "NPage", ""}, {"PageDown", "NPage", ""}, {"PageDown", "NPage", ""},
+		{"search “" + query + "” (Enter)", "Enter", query},
+		{"next match (n)", "n", ""}, {"next match (n)", "n", ""},
+		{"search, no match anywhere (Enter)", "Enter", "qzxjv"},
+	}
+	for _, st := range steps {
+		if st.typed != "" {
+			if err := s.keys("/"); err != nil {
+				return err
+			}
+			if err := s.literal(st.typed); err != nil {
+				return err
+			}
+			if _, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool { return strings.Contains(scr, "/"+st.typed) }); err != nil {
+				return fmt.Errorf("typing the search %q: %w", st.typed, err)
+			}
+		}
+		ok, err := measure(st.name, st.key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 	}
 	if m, err := vmHWM(pid); err == nil {
 		h.add(row{scope: scope, name: "TUI peak RSS (VmHWM)", value: fmtMB(m), base: fmtMB(d.bytes) + " stream",

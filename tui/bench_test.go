@@ -152,11 +152,23 @@ func BenchmarkResize(b *testing.B) {
 type countingRenderer struct {
 	itemRenderer
 	items map[*events.Item]int
+	rows  int // lines asked of Lines
 }
 
 func (c *countingRenderer) Item(it *events.Item, o itemOpts) []string {
 	c.items[it]++
 	return c.itemRenderer.Item(it, o)
+}
+
+func (c *countingRenderer) Height(it *events.Item, o itemOpts) int {
+	c.items[it]++
+	return c.itemRenderer.Height(it, o)
+}
+
+func (c *countingRenderer) Lines(it *events.Item, o itemOpts, from, to int) []string {
+	c.items[it]++
+	c.rows += max(min(to, c.itemRenderer.Height(it, o))-max(from, 0), 0)
+	return c.itemRenderer.Lines(it, o, from, to)
 }
 
 func TestLazyTranscript(t *testing.T) {
@@ -190,5 +202,30 @@ func TestLazyTranscript(t *testing.T) {
 	hs.m.View()
 	if len(cr.items) > 60 {
 		t.Fatalf("search laid out %d items", len(cr.items))
+	}
+}
+
+// BenchmarkFrame is what drawing costs the transcript when a frame comes:
+// the visible rows of a scrolled 100- or 10,000-item session (cached
+// items), and the same with a search highlighting every visible row.
+func BenchmarkFrame(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		for _, q := range []string{"", "ok"} {
+			name := fmt.Sprintf("transcript/items=%d", n)
+			if q != "" {
+				name += "/search"
+			}
+			b.Run(name, func(b *testing.B) {
+				hs := loaded(b, n, 120, 40)
+				hs.key("esc")
+				hs.key("pgup")
+				hs.m.search.query = q
+				h := hs.m.transcriptHeight()
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = hs.m.transcriptLines(h)
+				}
+			})
+		}
 	}
 }

@@ -20,7 +20,7 @@ type itemSource struct {
 
 func (s *itemSource) count() int { return len(s.items) }
 
-func (s *itemSource) lines(i int) []string {
+func (s *itemSource) opts(i int) itemOpts {
 	it := s.items[i]
 	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel}
 	// Only running tools get the spinner frame: passing it to every item
@@ -28,7 +28,7 @@ func (s *itemSource) lines(i int) []string {
 	if it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
 		o.Spinner = s.m.liveSpinner(s.m.streamGone())
 	}
-	return s.m.rend.Item(it, o)
+	return o
 }
 
 // source returns the transcript's list source, synced with the timeline.

@@ -77,7 +77,27 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Held):
 		return m.focusHeldPanel()
 	}
-	return nil
+	return m.prepareSelected()
+}
+
+// prepareSelected builds, off the UI goroutine, what expanding the
+// selected tool will need when its output is big (its line tables), so
+// that Enter finds them ready. Nothing runs for small or expanded items,
+// or when the work is done.
+func (m *Model) prepareSelected() tea.Cmd {
+	items := m.tl.Items()
+	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+		return nil
+	}
+	it := items[m.tr.sel]
+	if it.Kind != events.ItemTool || m.expanded[it] {
+		return nil
+	}
+	work := m.rend.Prepare(it, m.source().opts(m.tr.sel))
+	if work == nil {
+		return nil
+	}
+	return func() tea.Msg { work(); return nil }
 }
 
 // handleWheel scrolls the transcript (or the task list) wherever focus is.

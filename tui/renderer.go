@@ -1,11 +1,6 @@
 package tui
 
 import (
-	"strings"
-
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui/render"
 )
@@ -14,29 +9,36 @@ import (
 // which caches every item per (version, width, expanded) with an LRU byte
 // bound.
 func newItemRenderer(t themeKind, ch chrome) itemRenderer {
-	return richRenderer{r: render.New(ch.st, t), match: ch.Match}
+	return richRenderer{r: render.New(ch.st, t), match: render.NewHighlighter(ch.Match)}
 }
 
 type richRenderer struct {
 	r     *render.Renderer
-	match lipgloss.Style
+	match render.Highlighter
 }
 
-func (a richRenderer) Item(it *events.Item, o itemOpts) []string {
-	return a.r.Item(it, render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner})
+func (a richRenderer) Item(it *events.Item, o itemOpts) []string { return a.r.Item(it, renderOpts(o)) }
+
+func (a richRenderer) Height(it *events.Item, o itemOpts) int { return a.r.Height(it, renderOpts(o)) }
+
+func (a richRenderer) Lines(it *events.Item, o itemOpts, from, to int) []string {
+	return a.r.Lines(it, renderOpts(o), from, to)
+}
+
+func renderOpts(o itemOpts) render.Options {
+	return render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner}
 }
 
 func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }
 
-// Highlight restyles only lines that match: render.HighlightLine drops a
-// line's own colours, which must not happen to every visible line.
-func (a richRenderer) Highlight(line, query string) string {
-	if query == "" {
-		return line
-	}
-	plain := ansi.Strip(line)
-	if !strings.Contains(strings.ToLower(plain), strings.ToLower(query)) {
-		return line
-	}
-	return render.HighlightLine(line, query, a.match)
+func (a richRenderer) Prepare(it *events.Item, o itemOpts) func() { return a.r.Prepare(it, o.Width) }
+
+func (a richRenderer) Contains(it *events.Item, q string) bool { return render.Contains(it, q) }
+
+func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int) (int, bool) {
+	return a.r.Find(it, renderOpts(o), q, from, dir)
 }
+
+// Highlight restyles only lines that match: a matching line loses its own
+// colours, which must not happen to every visible line.
+func (a richRenderer) Highlight(line, query string) string { return a.match.Line(line, query) }

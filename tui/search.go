@@ -62,7 +62,7 @@ func (m *Model) commitSearch(q string) {
 		return
 	}
 	for _, it := range m.tl.Items() {
-		if smartContains(m.rend.PlainText(it), q) {
+		if m.rend.Contains(it, q) {
 			m.search.matches++
 		}
 	}
@@ -73,8 +73,10 @@ func (m *Model) commitSearch(q string) {
 	m.findNext(+1)
 }
 
-// findNext selects the next (dir>0) or previous item containing the query,
-// wrapping around. It scans text only; just the landing item is laid out.
+// findNext moves to the next (dir>0) or previous match, wrapping around:
+// within the selected item when it is an expanded tool (row by row), else
+// to the next item containing the query. It scans text only; just the
+// landing rows are laid out.
 func (m *Model) findNext(dir int) {
 	q := m.search.query
 	if q == "" {
@@ -86,6 +88,21 @@ func (m *Model) findNext(dir int) {
 	if n == 0 {
 		return
 	}
+	src := m.source()
+	if sel := m.tr.sel; sel >= 0 && sel < n && m.expanded[items[sel]] {
+		// From the row at the top of the view, when the item is there.
+		from := -1
+		if dir < 0 {
+			from = src.height(sel)
+		}
+		if m.tr.top == sel {
+			from = m.tr.topLine
+		}
+		if row, ok := m.rend.Find(items[sel], src.opts(sel), q, from, dir); ok {
+			m.showMatchRow(sel, row)
+			return
+		}
+	}
 	start := m.tr.sel
 	if start < 0 {
 		start = lastVisible(m.owners)
@@ -95,18 +112,45 @@ func (m *Model) findNext(dir int) {
 	}
 	for k := 1; k <= n; k++ {
 		i := ((start+dir*k)%n + n) % n
-		if smartContains(m.rend.PlainText(items[i]), q) {
-			wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
-			m.selectItem(i)
-			msg := "match in item " + itoa(i+1) + "/" + itoa(n) + " · " + itoa(m.search.matches) + " item" + plural(m.search.matches) + " match"
-			if wrapped {
-				msg += " · wrapped"
-			}
-			m.setFlash(msg, false)
-			return
+		if !m.rend.Contains(items[i], q) {
+			continue
 		}
+		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
+		msg := "match in item " + itoa(i+1) + "/" + itoa(n) + " · " + itoa(m.search.matches) + " item" + plural(m.search.matches) + " match"
+		if wrapped {
+			msg += " · wrapped"
+		}
+		if m.expanded[items[i]] {
+			from := -1
+			if dir < 0 {
+				from = src.height(i)
+			}
+			if row, ok := m.rend.Find(items[i], src.opts(i), q, from, dir); ok {
+				m.showMatchRow(i, row)
+				if wrapped {
+					m.setFlash(m.flash.text+" · wrapped", false)
+				}
+				return
+			}
+		}
+		m.selectItem(i)
+		m.setFlash(msg, false)
+		return
 	}
 	m.setFlash("no match for “"+q+"”", false)
+}
+
+// showMatchRow selects item i and scrolls its line row to the top of the
+// view (a match inside an expanded output).
+func (m *Model) showMatchRow(i, row int) {
+	src := m.source()
+	h := m.transcriptHeight()
+	m.tr.sel = i
+	m.tr.stopFollowing(src, h)
+	m.tr.follow = false
+	m.tr.top, m.tr.topLine = i, row
+	m.tr.clamp(src, h)
+	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(len(src.items)), false)
 }
 
 // searchLine is the input row while typing a search.

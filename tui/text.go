@@ -198,18 +198,6 @@ func tokens(n int64) string {
 	}
 }
 
-// smartContains is case-insensitive unless the query has an upper-case
-// letter (smart case, as in less and vim).
-func smartContains(text, query string) bool {
-	if query == "" {
-		return false
-	}
-	if strings.ToLower(query) == query {
-		return strings.Contains(strings.ToLower(text), query)
-	}
-	return strings.Contains(text, query)
-}
-
 // spinnerFrame is frame i of the spinner that animates generating runs and
 // running tools (every frame is one 3-byte braille rune).
 func spinnerFrame(i int) string {

@@ -7,11 +7,14 @@ package tui
 // height computed up front). Every operation below touches only the items between
 // the old and the new viewport, plus one viewport of lines.
 
-// listSource gives the transcript its items' lines. lines(i) must be cheap
-// on repeated calls (the renderer caches per item version and width).
+// listSource gives the transcript its items' heights and lines. Both must
+// be cheap on repeated calls (the renderer caches per item version and
+// width), and rows lays out only the lines asked for: an expanded tool
+// output may be hundreds of thousands of lines tall.
 type listSource interface {
 	count() int
-	lines(i int) []string
+	height(i int) int
+	rows(i, from, to int) []string
 }
 
 // itemGap is the blank line between two items.
@@ -32,7 +35,7 @@ func newTranscript() transcript { return transcript{follow: true, sel: -1} }
 // height is item i's block: its lines plus the gap after it (none after the
 // last item, so the bottom of the transcript is flush with the panel below).
 func blockHeight(src listSource, i int) int {
-	h := len(src.lines(i))
+	h := src.height(i)
 	if i < src.count()-1 {
 		h += itemGap
 	}
@@ -181,7 +184,7 @@ func (t *transcript) reveal(src listSource, i, h int) {
 	if i < 0 || i >= n {
 		return
 	}
-	if i == n-1 && len(src.lines(i)) <= h {
+	if i == n-1 && src.height(i) <= h {
 		t.follow = true
 		t.anchorBottom(src, h)
 		return
@@ -202,7 +205,7 @@ func (t *transcript) reveal(src listSource, i, h int) {
 	// inside it.
 	acc := -t.topLine
 	for j := t.top; j < n && acc < hv; j++ {
-		ih := len(src.lines(j))
+		ih := src.height(j)
 		if j == i {
 			if acc+ih <= hv && !t.follow {
 				return // fully visible
@@ -212,7 +215,7 @@ func (t *transcript) reveal(src listSource, i, h int) {
 		acc += blockHeight(src, j)
 	}
 	t.stopFollowing(src, h)
-	if len(src.lines(i)) >= hv {
+	if src.height(i) >= hv {
 		t.top, t.topLine = i, 0
 		return
 	}
@@ -220,23 +223,21 @@ func (t *transcript) reveal(src listSource, i, h int) {
 }
 
 // visible collects the viewport's rows: at most h lines, with the item
-// index of each row (-1 for gaps). It renders only the items it shows.
+// index of each row (-1 for gaps). It lays out only the rows it shows.
 func (t *transcript) visible(src listSource, h int, rows []string, owners []int) ([]string, []int) {
 	rows, owners = rows[:0], owners[:0]
 	n := src.count()
 	skip := t.topLine
 	for i := t.top; i < n && len(rows) < h; i++ {
-		ls := src.lines(i)
-		for _, l := range ls {
-			if skip > 0 {
-				skip--
-				continue
+		ih := src.height(i)
+		if skip < ih {
+			for _, l := range src.rows(i, skip, skip+h-len(rows)) {
+				rows = append(rows, l)
+				owners = append(owners, i)
 			}
-			if len(rows) == h {
-				break
-			}
-			rows = append(rows, l)
-			owners = append(owners, i)
+			skip = 0
+		} else {
+			skip -= ih
 		}
 		if i < n-1 && len(rows) < h {
 			if skip > 0 {

@@ -13,9 +13,13 @@ type seg struct {
 	// raw is untrusted text (used when gen is nil); its lines are cleaned
 	// and passed to chunk.
 	raw string
-	// chunk renders consecutive clean lines starting at line index start
-	// of this seg to width w. nil paints them as plain output.
-	chunk func(start int, lines []string, w int) []string
+	// chunk renders clean rows to width w: idx[i] is the line index in
+	// this seg of row i, or -1 for a row that continues the line above (an
+	// expanded body wraps long lines). nil paints them as plain output.
+	chunk func(idx []int, lines []string, w int) []string
+	// deco is the number of cells chunk adds before each row (a line
+	// number gutter); wrapped text is that much narrower.
+	deco int
 	// pre rewrites a raw line before it is cleaned (e.g. to drop a row
 	// prefix before tabs are expanded relative to it).
 	pre func(raw string) string
@@ -24,7 +28,7 @@ type seg struct {
 	gen func(i int) string
 }
 
-func textSeg(raw string, chunk func(int, []string, int) []string) seg {
+func textSeg(raw string, chunk func([]int, []string, int) []string) seg {
 	raw = trimTrailingNewlines(raw)
 	return seg{n: countLines(raw), raw: raw, chunk: chunk}
 }
@@ -92,7 +96,11 @@ func (p paints) segLines(s seg, from, to, w int) []string {
 		ls[i] = cleanLine(l)
 	}
 	if s.chunk != nil {
-		return s.chunk(from, ls, w)
+		idx := make([]int, len(ls))
+		for i := range idx {
+			idx[i] = from + i
+		}
+		return s.chunk(idx, ls, w)
 	}
 	for i, l := range ls {
 		ls[i] = p.output.on(fit(l, w))
@@ -101,13 +109,10 @@ func (p paints) segLines(s seg, from, to, w int) []string {
 }
 
 // Preview sizes: a collapsed tool shows its first and last lines, like
-// codex's 5-line head+tail; an expanded one is still bounded so that a
-// 20 MB output renders in milliseconds.
+// codex's 5-line head+tail. An expanded one shows every line (wrap.go).
 const (
 	collapsedHead = 4
 	collapsedTail = 2
-	expandedHead  = 1800
-	expandedTail  = 200
 )
 
 // body lays segs out at width w: all lines when they fit in head+tail+1,

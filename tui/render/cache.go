@@ -112,6 +112,9 @@ func (c *lru) pushFront(e *entry) {
 // string headers.
 func entrySize(e *entry) int {
 	n := 128 + len(e.c.headerTail)
+	if e.c.body != nil {
+		n += e.c.body.size()
+	}
 	for _, ls := range [][]string{e.c.lines, e.lines[0], e.lines[1]} {
 		for _, l := range ls {
 			n += len(l) + 16

@@ -51,7 +51,7 @@ func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []str
 	if hasErr {
 		segs = append(segs, linesSeg(r.p.label.on("stderr")))
 		p := r.p
-		segs = append(segs, textSeg(stderr, func(_ int, ls []string, w int) []string {
+		segs = append(segs, textSeg(stderr, func(_ []int, ls []string, w int) []string {
 			for i, l := range ls {
 				ls[i] = p.stderr.on(fit(l, w))
 			}

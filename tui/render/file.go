@@ -33,31 +33,20 @@ func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	if m[2] != "" {
 		tags = append(tags, r.p.tag.on("L"+m[2]+"-"+m[3]))
 	}
-	rest = trimTrailingNewlines(rest)
-	n := countLines(rest)
 	first, _ := strconv.Atoi(m[2])
 	numW := len(m[3])
-	sg := textSeg(rest, func(from int, ls []string, w int) []string {
-		nums := make([]int, len(ls))
-		for i := range ls {
-			nums[i] = first + from + i
-		}
-		return r.numbered(path, nums, ls, numW, w)
+	sg := textSeg(rest, func(idx []int, ls []string, w int) []string {
+		return r.numbered(path, lineNums(idx, first), ls, numW, w)
 	})
+	sg.deco = max(numW, 1) + 1
 	// Drop the " L07 | " row prefix from the raw line, so that a tab in
 	// the code expands as it would in the file.
-	sg.pre = func(raw string) string {
-		if m := readRowRe.FindStringIndex(raw); m != nil {
-			return raw[m[1]:]
-		}
-		return raw
-	}
-	return []seg{sg}, append(tags, r.p.tag.on(plural(n, "line")))
+	sg.pre = stripReadRow
+	return []seg{sg}, append(tags, r.p.tag.on(plural(sg.n, "line")))
 }
 
 var (
 	readHeadRe = regexp.MustCompile(`^File: (.*?) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
-	readRowRe  = regexp.MustCompile(`^ *L\d+ \| ?`)
 )
 
 func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
@@ -67,7 +56,7 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	// Legacy results hold the entire file next to the requested range;
 	// cut it down when it is clearly the whole file.
 	if fc.EndLine >= start && n > fc.EndLine-start+1 && n >= fc.EndLine && start > 0 {
-		content = linesRange(content, start-1, fc.EndLine)
+		content = trimTrailingNewlines(linesRange(content, start-1, fc.EndLine))
 		n = countLines(content)
 	}
 	var tags []string
@@ -77,18 +66,55 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	tags = append(tags, r.p.tag.on(plural(n, "line")))
 	numW := len(strconv.Itoa(start + n - 1))
 	path := fc.Path
-	sg := textSeg(content, func(from int, ls []string, w int) []string {
-		nums := make([]int, len(ls))
-		for i := range ls {
-			nums[i] = start + from + i
-		}
-		return r.numbered(path, nums, ls, numW, w)
-	})
+	// content is trimmed and counted: textSeg would count 30 MB again.
+	sg := seg{n: n, raw: content, chunk: func(idx []int, ls []string, w int) []string {
+		return r.numbered(path, lineNums(idx, start), ls, numW, w)
+	}}
+	sg.deco = max(numW, 1) + 1
 	if fc.Numbered {
 		// HEAD rows: the " L07 | " prefix goes before tabs are expanded.
 		sg.pre = events.StripRow
 	}
 	return []seg{sg}, tags
+}
+
+// lineNums numbers rows from first: idx[i] is a row's line index in the
+// text, -1 (no number) for a wrapped line's continuation.
+func lineNums(idx []int, first int) []int {
+	nums := make([]int, len(idx))
+	for i, j := range idx {
+		nums[i] = -1
+		if j >= 0 {
+			nums[i] = first + j
+		}
+	}
+	return nums
+}
+
+// stripReadRow drops the " L07 | " prefix of a read_file row (what
+// `^ *L\d+ \| ?` matches, without a regexp: it runs on every line of a big
+// output).
+func stripReadRow(raw string) string {
+	i := 0
+	for i < len(raw) && raw[i] == ' ' {
+		i++
+	}
+	if i == len(raw) || raw[i] != 'L' {
+		return raw
+	}
+	i++
+	d := i
+	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+		i++
+	}
+	if i == d || i+1 >= len(raw) || raw[i] != ' ' || raw[i+1] != '|' {
+		return raw
+	}
+	i += 2
+	if i < len(raw) && raw[i] == ' ' {
+		i++
+	}
+	return raw[i:]
 }
 
 // linesRange returns lines [from, to) of s as one string.

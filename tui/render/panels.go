@@ -80,7 +80,32 @@ func HighlightLine(line, query string, st lipgloss.Style) string {
 	if len(spans) == 0 {
 		return plain
 	}
-	p := newPaint(st)
+	return paintSpans(plain, spans, newPaint(st))
+}
+
+// Highlighter marks search matches in rendered lines with one style,
+// reduced once to its escape codes (lipgloss renders cost more than the
+// rest of a highlighted frame together).
+type Highlighter struct{ p paint }
+
+// NewHighlighter returns a Highlighter drawing matches with st.
+func NewHighlighter(st lipgloss.Style) Highlighter { return Highlighter{newPaint(st)} }
+
+// Line is HighlightLine for lines that may not match: a line without a
+// match is returned as it is, colours and all.
+func (h Highlighter) Line(line, query string) string {
+	if query == "" {
+		return line
+	}
+	plain := ansi.Strip(line)
+	spans := findFold(plain, query)
+	if len(spans) == 0 {
+		return line
+	}
+	return paintSpans(plain, spans, h.p)
+}
+
+func paintSpans(plain string, spans [][2]int, p paint) string {
 	var b strings.Builder
 	last := 0
 	for _, s := range spans {

@@ -83,7 +83,7 @@ func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 }
 
 // diffChunk colours unified-diff (and V4A patch) lines.
-func (p paints) diffChunk(_ int, ls []string, w int) []string {
+func (p paints) diffChunk(_ []int, ls []string, w int) []string {
 	for i, l := range ls {
 		f := fit(l, w)
 		switch {

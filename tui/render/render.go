@@ -61,6 +61,11 @@ type Renderer struct {
 	lexers      map[string]chroma.Lexer // by file extension or name; nil = none
 	tokenPaint  map[chroma.TokenType]paint
 
+	// Line tables of the big texts of expanded tools, shared by widths,
+	// and the item versions Prepare has seen.
+	tables   []tableEntry
+	prepared map[*events.Item]uint64
+
 	stats Stats
 }
 
@@ -68,6 +73,10 @@ type Renderer struct {
 type Stats struct {
 	Hits, Misses, Evictions int
 	Bytes, Entries          int
+	// Tables counts line tables built for big expanded outputs, and
+	// RowsLaidOut the rows of expanded tool bodies styled: both show
+	// that work follows the screen, not the output.
+	Tables, RowsLaidOut int
 }
 
 // New returns a Renderer drawing with st. theme selects the glamour and
@@ -110,6 +119,8 @@ func (r *Renderer) invalidate() {
 	r.chromaStyle = nil
 	r.lexers = map[string]chroma.Lexer{}
 	r.tokenPaint = map[chroma.TokenType]paint{}
+	r.tables = nil
+	r.prepared = map[*events.Item]uint64{}
 }
 
 // SetCacheLimit changes the byte bound of the render cache (0 = default).
@@ -138,36 +149,120 @@ func (r *Renderer) Forget(it *events.Item) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cache.forget(it)
+	kept := r.tables[:0]
+	for _, e := range r.tables {
+		if e.key.it != it {
+			kept = append(kept, e)
+		}
+	}
+	clear(r.tables[len(kept):])
+	r.tables = kept
+	delete(r.prepared, it)
 }
 
 // gutterWidth is the left column holding the selection or user bar.
 const gutterWidth = 2
 
-// Item returns the lines of it at o.Width. The slice is shared with the
-// cache: callers must not modify it. A nil item or non-positive width
-// gives nil.
+// Item returns all the lines of it at o.Width. The slice is shared with
+// the cache: callers must not modify it. A nil item or non-positive width
+// gives nil. An expanded tool shows its whole output: use Height and Lines
+// to lay out only what is seen.
 func (r *Renderer) Item(it *events.Item, o Options) []string {
 	if it == nil || o.Width <= 0 {
 		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	e := r.entry(it, o)
+	if e.c.body == nil {
+		return r.head(e, o)
+	}
+	return r.lines(e, o, 0, len(e.c.lines)+e.c.body.total)
+}
 
+// Height is the number of lines of it at o.Width, without laying out an
+// expanded tool's body.
+func (r *Renderer) Height(it *events.Item, o Options) int {
+	if it == nil || o.Width <= 0 {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.entry(it, o)
+	if e.c.body != nil {
+		return len(e.c.lines) + e.c.body.total
+	}
+	return len(r.head(e, o))
+}
+
+// Lines returns lines [from, to) of it at o.Width (clamped to the item),
+// laying out only those. The slice may be shared with the cache: callers
+// must not modify it.
+func (r *Renderer) Lines(it *events.Item, o Options, from, to int) []string {
+	if it == nil || o.Width <= 0 {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lines(r.entry(it, o), o, from, to)
+}
+
+func (r *Renderer) lines(e *entry, o Options, from, to int) []string {
+	head := r.head(e, o)
+	total := len(head)
+	if e.c.body != nil {
+		total += e.c.body.total
+	}
+	from, to = max(from, 0), min(to, total)
+	if from >= to {
+		return nil
+	}
+	if to <= len(head) {
+		return head[from:to]
+	}
+	out := make([]string, 0, to-from)
+	if from < len(head) {
+		out = append(out, head[from:]...)
+	}
+	g := r.gutter(e.c.kind, o.Width, o.Selected) + r.p.rail
+	rows, grew := e.c.body.rows(max(from-len(head), 0), to-len(head))
+	for _, l := range rows {
+		l = g + l
+		if o.Width < 24+gutterWidth {
+			// Fixed parts (rails, line numbers) can exceed a narrow width.
+			l = fitStyled(l, o.Width)
+		}
+		out = append(out, l)
+	}
+	if grew {
+		r.stats.Evictions += r.cache.resize(e)
+	}
+	return out
+}
+
+// entry finds or renders the cache entry of it at o.
+func (r *Renderer) entry(it *events.Item, o Options) *entry {
 	k := cacheKey{it: it, width: o.Width, expanded: o.Expanded}
 	e := r.cache.get(k)
 	if e != nil && e.version == it.Version {
 		r.stats.Hits++
-	} else {
-		r.stats.Misses++
-		c := r.content(it, o)
-		if e == nil {
-			e = &entry{key: k}
-		}
-		e.version = it.Version
-		e.c = c
-		e.lines = [2][]string{}
-		r.stats.Evictions += r.cache.put(e)
+		return e
 	}
+	r.stats.Misses++
+	c := r.content(it, o)
+	if e == nil {
+		e = &entry{key: k}
+	}
+	e.version = it.Version
+	e.c = c
+	e.lines = [2][]string{}
+	r.stats.Evictions += r.cache.put(e)
+	return e
+}
+
+// head is e's laid-out lines with the gutter (all of them, or an expanded
+// tool's header), the running spinner drawn in.
+func (r *Renderer) head(e *entry, o Options) []string {
 	sel := 0
 	if o.Selected {
 		sel = 1
@@ -188,11 +283,6 @@ func (r *Renderer) Item(it *events.Item, o Options) []string {
 	return lines
 }
 
-// Height is len(Item(it, o)), from the cache when possible.
-func (r *Renderer) Height(it *events.Item, o Options) int {
-	return len(r.Item(it, o))
-}
-
 // content is an item's lines without the gutter, plus what is needed to
 // redraw a running tool's header.
 type content struct {
@@ -201,6 +291,9 @@ type content struct {
 	running bool
 	// headerTail is the header after the status icon, for running tools.
 	headerTail string
+	// body is an expanded tool's output, laid out on demand below lines
+	// (the header); nil for everything else.
+	body *wrapped
 }
 
 func (r *Renderer) content(it *events.Item, o Options) content {

@@ -35,7 +35,7 @@ func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		}
 		segs = append(segs, linesSeg(hdr))
 		line := h.Line
-		segs = append(segs, textSeg(h.Context, func(_ int, ls []string, w int) []string {
+		segs = append(segs, textSeg(h.Context, func(_ []int, ls []string, w int) []string {
 			return r.contextLines(ls, line, w)
 		}))
 	}
@@ -70,10 +70,10 @@ func (r *Renderer) contextLines(ls []string, match, w int) []string {
 	return ls
 }
 
-func (r *Renderer) searchTextChunk(start int, ls []string, w int) []string {
+func (r *Renderer) searchTextChunk(idx []int, ls []string, w int) []string {
 	for i, l := range ls {
 		switch {
-		case start+i == 0:
+		case idx[i] == 0:
 			ls[i] = r.p.dim.on(fit(l, w))
 		case ctxRowRe.MatchString(l):
 			ls[i] = r.contextLines([]string{l}, 0, w)[0]

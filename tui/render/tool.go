@@ -56,25 +56,7 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 		return content{lines: r.notice(&events.Item{Text: it.Text, Level: events.LevelWarning}, w, expanded)}
 	}
 	name := toolName(t)
-	res := t.Result
-
-	var segs []seg
-	var tags []string
-	icon := r.statusIcon(t.Status)
-	isCommand := tools.KindOf(name) == tools.Command
-	switch {
-	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
-		segs, tags = errorBody(r, t)
-	case res != nil && isCommand:
-		var mark string
-		segs, tags, mark = commandBody(r, t, w-2)
-		if (t.Status == events.ToolOK || t.Status == events.ToolError) && mark != "" {
-			// The tool worked; the mark says how the command did.
-			icon = mark
-		}
-	case res != nil:
-		segs, tags = toolBodies(name)(r, t, w-2)
-	}
+	segs, tags, icon := r.toolSegs(t, w)
 	switch t.Status {
 	case events.ToolCancelled:
 		tags = append(tags, r.p.tag.on("cancelled"))
@@ -89,14 +71,37 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 	c := content{headerTail: tail, running: t.Status == events.ToolRunning}
 	c.lines = append(c.lines, icon+" "+tail)
 
-	head, tl := collapsedHead, collapsedTail
 	if expanded {
-		head, tl = expandedHead, expandedTail
+		// Every line, long ones wrapped; laid out as it is shown.
+		c.body = r.newWrapped(it, segs, max(w-2, 1))
+		return c
 	}
-	for _, l := range r.p.body(segs, max(w-2, 1), head, tl) {
+	for _, l := range r.p.body(segs, max(w-2, 1), collapsedHead, collapsedTail) {
 		c.lines = append(c.lines, r.p.rail+l)
 	}
 	return c
+}
+
+// toolSegs is what a tool's body shows, its header tags and status icon.
+func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []string, icon string) {
+	name := toolName(t)
+	res := t.Result
+	icon = r.statusIcon(t.Status)
+	isCommand := tools.KindOf(name) == tools.Command
+	switch {
+	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
+		segs, tags = errorBody(r, t)
+	case res != nil && isCommand:
+		var mark string
+		segs, tags, mark = commandBody(r, t, w-2)
+		if (t.Status == events.ToolOK || t.Status == events.ToolError) && mark != "" {
+			// The tool worked; the mark says how the command did.
+			icon = mark
+		}
+	case res != nil:
+		segs, tags = toolBodies(name)(r, t, w-2)
+	}
+	return segs, tags, icon
 }
 
 func (r *Renderer) statusIcon(s events.ToolStatus) string {
@@ -243,7 +248,7 @@ func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
 		text = res.Text
 	}
 	p := r.p
-	return []seg{textSeg(text, func(_ int, ls []string, w int) []string {
+	return []seg{textSeg(text, func(_ []int, ls []string, w int) []string {
 		for i, l := range ls {
 			ls[i] = p.errText.on(fit(l, w))
 		}
