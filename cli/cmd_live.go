@@ -72,25 +72,6 @@ type liveOpts struct {
 func followLive(ctx context.Context, env Env, b backend.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
-	sctx, stop := context.WithCancel(ctx)
-	ch := make(chan backend.Update, 256)
-	done := make(chan struct{})
-	var ferr error
-	go func() {
-		defer close(done)
-		ferr = b.Follow(sctx, task.ID, func(u backend.Update) {
-			select {
-			case ch <- u:
-			case <-sctx.Done():
-			}
-		})
-	}()
-	// Follow never calls on after it returns: once done is closed, ch
-	// holds all it sent.
-	defer func() {
-		stop()
-		<-done
-	}()
 	// announced: a lost connection was reported, so its return is too. A
 	// clean close is not reported: Suna ends each run's stream that way.
 	announced := false
@@ -138,27 +119,34 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 		// after a run's end (Suna's history, pynchy's reload).
 		return tl.Status() != events.RunGenerating, nil
 	}
-	for {
-		select {
-		case u := <-ch:
-			if fin, err := handle(u); fin || err != nil {
-				return tl, err
-			}
-		case <-done:
-			for len(ch) > 0 {
-				if fin, err := handle(<-ch); fin || err != nil {
-					return tl, err
-				}
-			}
-			if ctx.Err() != nil {
-				return tl, ctx.Err()
-			}
-			if ferr == nil {
-				ferr = fmt.Errorf("following session %s at %s ended", shortID(task.ID), b.URL())
-			}
-			return tl, ferr
+	// Updates are handled on Follow's goroutine, as they come: a hand-off
+	// to another goroutine per update costs more than applying it (Suna
+	// sends one update per frame, tens of thousands in a long run), and a
+	// slow stdout then slows the reading of the stream, as it would curl's.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		fin  bool  // handle said done: ignore what Follow still sends
+		herr error // handle's error
+	)
+	ferr := b.Follow(sctx, task.ID, func(u backend.Update) {
+		if fin {
+			return
 		}
+		if f, err := handle(u); f || err != nil {
+			fin, herr = true, err
+			stop()
+		}
+	})
+	switch {
+	case fin:
+		return tl, herr
+	case ctx.Err() != nil:
+		return tl, ctx.Err()
+	case ferr == nil:
+		ferr = fmt.Errorf("following session %s at %s ended", shortID(task.ID), b.URL())
 	}
+	return tl, ferr
 }
 
 // exportLive is perch export through a live backend.
