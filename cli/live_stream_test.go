@@ -311,12 +311,20 @@ func TestTailSuna(t *testing.T) {
 		}
 	}
 	waitOut("the prompt", func(s string) bool { return strings.Contains(s, "▌ You\n  What is in my workspace?") })
+	histories := s.Requests("GET /threads/{id}/messages")
 	s.Release()
 	sunaWaitStatus(t, s, rid, "completed")
 	waitOut("the answer", func(s string) bool { return strings.Contains(s, "café ☕ ready") })
-	// The history read at the run's end must not print the thread again:
-	// give it time to arrive (the status is polled every 2 s).
-	time.Sleep(3 * time.Second)
+	// The history read again at the run's end must not print the thread
+	// again: wait for that read, then give perch a moment to handle it.
+	deadline := time.Now().Add(60 * time.Second)
+	for s.Requests("GET /threads/{id}/messages") == histories {
+		if time.Now().After(deadline) {
+			t.Fatal("tail never read the history again after the run")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
 	cancel()
 	if c := <-code; c != 0 {
 		t.Fatalf("exit %d: %s", c, errb.String())
