@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/all"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
@@ -28,7 +29,7 @@ func viaBackend(b backend.Backend) bool { return b.Name() != backend.Maria }
 // Without a URL and without a backend other than maria nothing is asked:
 // maria's daemon is found as it always was. Otherwise the backend is
 // opened as tasks and send open it (probing the URL when --backend is
-// not given).
+// not given); a URL that no probe recognises is left to maria's path.
 func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, error) {
 	name, _, err := c.settings(env)
 	if err != nil {
@@ -41,6 +42,14 @@ func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, err
 		return nil, nil
 	}
 	b, err := c.open(ctx, env)
+	var none *all.NoBackendError
+	if name == "" && errors.As(err, &none) {
+		// No system answered the probes: maria's path, as before there
+		// were other backends (a proxy or server that serves a task's
+		// stream but not maria's daemon stream still works, and errors
+		// are maria's own).
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
