@@ -214,6 +214,12 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return tailLive(ctx, env, b, pos[0], *jsonl)
+	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
@@ -257,6 +263,10 @@ type printer struct {
 	running map[*events.Item]bool // tool items printed while running
 	status  events.RunStatus
 	started bool
+	// holdOpen: an item still being streamed (Open) is printed once its
+	// final form is in, and nothing after it before (backends that stream
+	// text in deltas).
+	holdOpen bool
 }
 
 func newPrinter(w io.Writer, jsonl bool) *printer {
@@ -273,6 +283,9 @@ func (p *printer) update(tl *events.Timeline) {
 	}
 	for ; p.next < len(items); p.next++ {
 		it := items[p.next]
+		if p.holdOpen && it.Open {
+			break
+		}
 		if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
 			p.running[it] = true
 		}
@@ -435,6 +448,12 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	}
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
+	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return exportLive(ctx, env, b, pos[0], *format, *full, *untilIdle)
 	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
@@ -679,6 +698,12 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 	}
 	if *out == "" {
 		return usagef("record: -o FILE is required")
+	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return recordRefusal(b, pos[0])
 	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
