@@ -46,6 +46,10 @@ type mdStream struct {
 	// whole is set when the text holds something that cannot be split
 	// safely: it is then rendered whole, as before.
 	whole bool
+	// code is the render of the first lines of a fenced code block still
+	// open at src, up to codeEnd in the text (see openCode).
+	code            []string
+	codeAt, codeEnd int
 }
 
 // streamMarkdown renders clean markdown text of it at width w, reusing the
@@ -63,11 +67,12 @@ func (r *Renderer) streamMarkdown(it *events.Item, text string, w int) []string 
 	if !strings.HasPrefix(text, s.src) {
 		// The text was replaced (a final form unlike the deltas): start over.
 		s.src, s.lines, s.whole = "", nil, false
+		s.code, s.codeAt, s.codeEnd = nil, 0, 0
 	}
 	if s.whole {
 		return r.markdown(text, w)
 	}
-	b, whole := boundary(text, len(s.src))
+	b, whole, open := boundary(text, len(s.src))
 	if whole {
 		s.whole = true
 		s.src, s.lines = "", nil
@@ -83,6 +88,12 @@ func (r *Renderer) streamMarkdown(it *events.Item, text string, w int) []string 
 		s.lines = append(s.lines, seg...)
 		s.src = text[:b]
 	}
+	if it.Open && open == len(s.src) {
+		if lines, ok := r.openCode(s, text, w); ok {
+			return lines
+		}
+	}
+	s.code, s.codeAt, s.codeEnd = nil, 0, 0
 	if len(s.src) == 0 {
 		return r.markdown(text, w)
 	}
@@ -137,6 +148,64 @@ func (r *Renderer) probed(part string, before, after bool, w int) (lines []strin
 	return lines, true
 }
 
+// codeChunk is how many complete lines of an open code block are rendered
+// together, once: highlighting costs ~0.2 ms a line, so the open rest of
+// the block stays a few milliseconds a frame.
+const codeChunk = 8
+
+// openCode renders the tail of a text that is a fenced code block still
+// arriving: its complete lines in chunks of codeChunk, each rendered once
+// as a code block of its own, and the rest. Highlighting state does not
+// cross chunks (a multi-line string may be coloured differently) and the
+// chunks' first lines lack the code block's continuation styling; both
+// are only while the block is open: once it is closed, it is rendered
+// whole with the rest of the tail, and the final view is the one-shot
+// render.
+func (r *Renderer) openCode(s *mdStream, text string, w int) ([]string, bool) {
+	at := len(s.src)
+	nl := strings.IndexByte(text[at:], '\n')
+	if nl < 0 {
+		return nil, false
+	}
+	opener := text[at : at+nl+1]
+	c, n, ok := opensFence(opener)
+	if !ok {
+		return nil, false
+	}
+	closer := "\n" + strings.Repeat(string(c), n)
+	if s.codeAt != at || s.codeEnd < at+len(opener) || s.codeEnd > len(text) {
+		s.code, s.codeAt, s.codeEnd = nil, at, at+len(opener)
+	}
+	for {
+		end, lines := s.codeEnd, 0
+		for end < len(text) && lines < codeChunk {
+			i := strings.IndexByte(text[end:], '\n')
+			if i < 0 {
+				break
+			}
+			end += i + 1
+			lines++
+		}
+		if lines < codeChunk {
+			break
+		}
+		chunk, ok := r.probed(opener+text[s.codeEnd:end-1]+closer, true, false, w)
+		if !ok {
+			return nil, false
+		}
+		s.code = append(s.code, chunk...)
+		s.codeEnd = end
+	}
+	rest, ok := r.probed(opener+text[s.codeEnd:], true, false, w)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(s.lines)+len(s.code)+len(rest))
+	out = append(out, s.lines...)
+	out = append(out, s.code...)
+	return append(out, rest...), true
+}
+
 // streamProbe is the paragraph drawn around parts of a text (see probed).
 const streamProbe = "x"
 
@@ -185,8 +254,11 @@ func (r *Renderer) forgetStreams(it *events.Item) {
 // must not hold a definition (glamour spaces definition lists apart).
 // The last line may be partial: it is only a boundary when its start
 // already decides.
-func boundary(text string, from int) (b int, whole bool) {
-	b = from
+//
+// open is the start of the line that opened a fenced code block still open
+// at the end of the text (at column 0, outside any container), or -1.
+func boundary(text string, from int) (b int, whole bool, open int) {
+	b, open = from, -1
 	var (
 		fence      byte // '`' or '~' while in a fenced block, else 0
 		fenceLen   int
@@ -214,7 +286,7 @@ func boundary(text string, from int) (b int, whole bool) {
 				// A fence in a list item ends with the item; one at this
 				// indentation at top level does not. Which one this is
 				// is not worth guessing: render whole.
-				return from, true
+				return from, true, -1
 			}
 			if complete && ind <= fenceInd+3 && closesFence(line[ind:], fence, fenceLen) {
 				fence = 0
@@ -241,29 +313,33 @@ func boundary(text string, from int) (b int, whole bool) {
 
 		rest := line[ind:]
 		if ind <= 3 && strings.HasPrefix(rest, "<") {
-			return from, true
+			return from, true, -1
 		}
 		if ind <= 3 && strings.HasPrefix(rest, ":") {
 			blockDef = true
 		}
 		body, marker := stripContainers(rest)
 		if strings.HasPrefix(body, "[") && strings.Contains(body, "]:") {
-			return from, true // a link reference definition, or the start of one
+			return from, true, -1 // a link reference definition, or the start of one
 		}
 		if !complete {
 			break
 		}
 		if c, n, ok := opensFence(body); ok {
 			if strings.HasPrefix(strings.TrimLeft(rest, " "), ">") {
-				return from, true // a fence in a block quote: not followed
+				return from, true, -1 // a fence in a block quote: not followed
 			}
 			fence, fenceLen = c, n
 			fenceInd = len(line) - len(body)
 			fenceLoose = marker || ind > 0
+			open = p
 		}
 		p = next
 	}
-	return b, false
+	if fence == 0 || fenceLoose {
+		open = -1
+	}
+	return b, false, open
 }
 
 // indentOf counts leading spaces (sanitize has expanded tabs).
