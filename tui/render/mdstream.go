@@ -99,8 +99,7 @@ func (r *Renderer) streamMarkdown(it *events.Item, text string, w int) []string 
 	}
 	tail, ok := r.probed(text[len(s.src):], true, false, w)
 	if !ok {
-		s.whole = true
-		s.src, s.lines = "", nil
+		// The tail changes with the next chunk: render whole this once.
 		return r.markdown(text, w)
 	}
 	out := make([]string, 0, len(s.lines)+len(tail))
@@ -136,6 +135,11 @@ func (r *Renderer) probed(part string, before, after bool, w int) (lines []strin
 			return nil, false
 		}
 		lines = lines[:n-1]
+	}
+	if before && !after && len(lines) == 1 && ansi.Strip(lines[0]) == streamProbe {
+		// The part draws nothing (yet): a fence or a heading marker
+		// still arriving.
+		return nil, true
 	}
 	if before {
 		if len(lines) < 2 || ansi.Strip(lines[0]) != streamProbe || !blank(lines[1]) {

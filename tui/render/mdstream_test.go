@@ -196,7 +196,11 @@ func TestStreamedMarkdownWork(t *testing.T) {
 	text := longAnswer(size)
 	chunks := chunkWords(text, 4)
 	r := newTestRenderer(styles.Dark)
-	streamInto(r, chunks, Options{Width: 100}, nil)
+	streamInto(r, chunks, Options{Width: 100}, func(step int, _ string, _ []string) {
+		if step < len(chunks) && (len(r.streams) != 1 || r.streams[0].whole) {
+			t.Fatalf("step %d: the split was given up", step)
+		}
+	})
 	got := r.Stats().MarkdownBytes
 	quadratic := 0
 	for i := range chunks {
@@ -331,6 +335,27 @@ func TestStreamedCodeBlockChunks(t *testing.T) {
 	want := newTestRenderer(styles.Dark).Item(it, Options{Width: 100})
 	if final := r.Item(it, Options{Width: 100}); !sameRender(final, want) {
 		t.Errorf("final view differs from the one-shot render:\n%s", lineDiff(want, final))
+	}
+}
+
+// TestStreamTailDrawsNothing: a tail that draws nothing yet (a fence or
+// a heading marker just arrived) neither breaks the view nor turns the
+// split off.
+func TestStreamTailDrawsNothing(t *testing.T) {
+	for _, tail := range []string{"```go", "```", "~~~", "#"} {
+		r := newTestRenderer(styles.Dark)
+		it := &events.Item{Kind: events.ItemAssistant, Open: true, Text: "First paragraph.\n\nSecond one.", Version: 1}
+		r.Item(it, Options{Width: 60})
+		it.Text += "\n\n" + tail
+		it.Version++
+		got := r.Item(it, Options{Width: 60})
+		want := newTestRenderer(styles.Dark).Item(&events.Item{Kind: events.ItemAssistant, Text: it.Text, Version: 1}, Options{Width: 60})
+		if !sameRender(got, want) {
+			t.Errorf("tail %q:\n%s", tail, lineDiff(want, got))
+		}
+		if len(r.streams) != 1 || r.streams[0].whole || r.streams[0].src == "" {
+			t.Errorf("tail %q: the split was given up", tail)
+		}
 	}
 }
 
