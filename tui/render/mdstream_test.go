@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
@@ -182,6 +184,25 @@ func lineDiff(want, got []string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestStreamedGolden pins the final view of each corpus text streamed in
+// 4-word chunks at 40 and 100 columns (escape codes stripped), so that a
+// change in what glamour draws shows up here as well as in the one-shot
+// comparison above.
+func TestStreamedGolden(t *testing.T) {
+	corpus := streamCorpus(t)
+	for _, name := range sortedKeys(corpus) {
+		for _, w := range []int{40, 100} {
+			t.Run(fmt.Sprintf("%s/w%d", name, w), func(t *testing.T) {
+				r := newTestRenderer(styles.Dark)
+				it := streamInto(r, chunkWords(corpus[name], 4), Options{Width: w}, nil)
+				lines := r.Item(it, Options{Width: w})
+				checkLines(t, name, lines, w)
+				golden.RequireEqual(t, plainGolden(lines))
+			})
+		}
+	}
 }
 
 // TestStreamedMarkdownWork: a 20 KB reply (6 KB under the race detector) streamed in 4-word chunks sends

@@ -69,6 +69,7 @@ func (r *Renderer) assistant(it *events.Item, w int, expanded bool) []string {
 		}
 		lines = []string{r.st.Assistant.Usage.Render(left)}
 	case len(text) > maxMarkdown:
+		r.forgetStreams(it) // plain from now on: no prefix to keep
 		lines = r.plainAssistant(text, w)
 	default:
 		lines = r.streamMarkdown(it, sanitize.Text(text), w)
