@@ -20,14 +20,15 @@ import (
 // again on each change.
 //
 // What glamour draws between two top-level blocks depends on the block
-// before (one blank line mostly, more after a nested list or a definition
-// list) and not on the block after, so each segment is rendered with a
+// before (one blank line mostly, more after a nested list) and, but for
+// the constructs below, not on the block after, so each segment is rendered with a
 // probe paragraph after it and keeps its lines up to the probe: the render
 // of the whole text is then the segments' lines and the tail's. The few
-// constructs for which that does not hold are never split: raw HTML and
-// reference-style link definitions (which change links anywhere in the
-// text) make the stream render whole; lists, indented text and definitions
-// are never cut (see boundary).
+// constructs for which that does not hold are never split: raw HTML,
+// definition lists (glamour's spacing around them depends on both sides)
+// and reference-style link definitions (which change links anywhere in
+// the text) make the stream render whole; lists and indented text are
+// never cut (see boundary).
 // The tests render a corpus chunk by chunk and compare the final view with
 // the one-shot render, byte for byte.
 
@@ -254,8 +255,7 @@ func (r *Renderer) forgetStreams(it *events.Item) {
 // fenced code block, whose first characters show it cannot continue what
 // came before: not indented (list items, indented code and lazy lines all
 // need indentation), not a list marker (a list goes on across blank
-// lines), not ':' (a definition) and not '<' (HTML). The block before it
-// must not hold a definition (glamour spaces definition lists apart).
+// lines), not ':' (a definition) and not '<' (HTML).
 // The last line may be partial: it is only a boundary when its start
 // already decides.
 //
@@ -269,8 +269,6 @@ func boundary(text string, from int) (b int, whole bool, open int) {
 		fenceInd   int  // column of the fence's first character
 		fenceLoose bool // opened inside a list item or indented: see below
 		prevBlank  bool
-		blockDef   bool // the current block holds a definition line
-		lastDef    bool // the block before the blank lines did
 	)
 	for p := from; p < len(text); {
 		end := strings.IndexByte(text[p:], '\n')
@@ -300,18 +298,12 @@ func boundary(text string, from int) (b int, whole bool, open int) {
 			continue
 		}
 		if isBlank {
-			if !prevBlank {
-				lastDef = blockDef
-			}
 			prevBlank = true
 			p = next
 			continue
 		}
-		if prevBlank && p > from && !lastDef && startsBlock(line, complete) {
+		if prevBlank && p > from && startsBlock(line, complete) {
 			b = p
-		}
-		if prevBlank {
-			blockDef = false
 		}
 		prevBlank = false
 
@@ -320,7 +312,9 @@ func boundary(text string, from int) (b int, whole bool, open int) {
 			return from, true, -1
 		}
 		if ind <= 3 && strings.HasPrefix(rest, ":") {
-			blockDef = true
+			// A definition: what glamour draws around definition lists
+			// depends on the blocks on both sides. Rare in replies.
+			return from, true, -1
 		}
 		body, marker := stripContainers(rest)
 		if strings.HasPrefix(body, "[") && strings.Contains(body, "]:") {

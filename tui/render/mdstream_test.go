@@ -274,8 +274,8 @@ func TestBoundary(t *testing.T) {
 		{"fence opener arriving", "a\n\n``", len("a\n\n")},
 		{"fence in list item", "- ```\n  x\n\n  y\n  ```\n\nz", len("- ```\n  x\n\n  y\n  ```\n\n")},
 		{"fence in list item cut short", "- ```\n  x\n\nz\n\nw", -1},
-		{"definition", "t\n: d\n\np\n\nq", len("t\n: d\n\np\n\n")},
-		{"definition after blank", "t\n\n: d", 0},
+		{"definition", "t\n: d\n\np\n\nq", -1},
+		{"definition after blank", "t\n\n: d", -1},
 		{"html", "a\n\n<div>\n\nb", -1},
 		{"reference", "a\n\nb\n\n[x]: /u", -1},
 		{"reference in list", "a\n\n- [x]: /u", -1},
@@ -472,5 +472,87 @@ func BenchmarkStreamedReply(b *testing.B) {
 			b.ReportMetric(float64(len(chunks)), "chunks")
 			b.ReportMetric(float64(last.Microseconds())/float64(frames), "last100-µs/frame")
 		})
+	}
+}
+
+// FuzzStreamedMarkdown streams arbitrary markdown in chunks of step bytes:
+// the final view must be the one-shot render, and no step may panic or
+// draw a line wider than the width.
+func FuzzStreamedMarkdown(f *testing.F) {
+	for _, src := range streamCorpus(f) {
+		f.Add(src[:min(len(src), 1500)], 5, 60)
+	}
+	f.Add("a\n\n- ```\n  x\n\nz\n\n```\ny\n\nw\n```", 3, 40)
+	f.Add("t\n: d\n\n- a\n   - b\n\n```\n\n\n```\n\n#\n\nq", 2, 30)
+	f.Fuzz(func(t *testing.T, src string, step, w int) {
+		if len(src) > 2048 {
+			return
+		}
+		step = max(step%64, 1+len(src)/256) // at most 256 frames
+		w = max(w%160, 1) + 8
+		var chunks []string
+		for s := src; len(s) > 0; {
+			n := min(step, len(s))
+			chunks = append(chunks, s[:n])
+			s = s[n:]
+		}
+		stuck := time.AfterFunc(slow(30*time.Second), func() {
+			panic(fmt.Sprintf("streaming %q in %d-byte chunks at width %d takes over 30 s", src, step, w))
+		})
+		defer stuck.Stop()
+		r := newTestRenderer(styles.Dark)
+		it := streamInto(r, chunks, Options{Width: w}, func(_ int, _ string, lines []string) {
+			checkLines(t, "streamed", lines, w)
+		})
+		got := r.Item(it, Options{Width: w})
+		want := newTestRenderer(styles.Dark).Item(&events.Item{Kind: events.ItemAssistant, Text: it.Text, Version: 1}, Options{Width: w})
+		if !sameRender(got, want) {
+			t.Errorf("final view differs from the one-shot render of %q:\n%s", src, lineDiff(want, got))
+		}
+	})
+}
+
+// TestStreamedRandomDocs builds documents from blocks that sit next to
+// each other in every order (lists before indented text, fences in list
+// items, definitions, nested lists, empty fences, setext underlines …),
+// streams each in random chunks and compares the final view with the
+// one-shot render.
+func TestStreamedRandomDocs(t *testing.T) {
+	blocks := []string{
+		"A paragraph with **bold** and `code`.", "# Heading", "Setext\n---", "Setext\n===",
+		"- a\n- b", "- a\n\n- b", "1. one\n2. two", "3) three", "- a\n   - nested\n     - deeper",
+		"```go\nx := 1\n\ny := 2\n```", "~~~\n~~~", "```\n```", "```py\n\n\n```", "    indented\n\n    code",
+		"> quote\n> - in it", "> a\n\n> b", "| a | b |\n|---|---|\n| 1 | 2 |", "---", "***",
+		"Term\n: definition", "- ```\n  in item\n\n  more\n  ```", "  indented paragraph", "2024 is a number.",
+		"-not a list", "*emphasis* line", "+ plus", ":colon", "[x] not a reference", "#",
+		"text\n  continued\n    more",
+	}
+	n := 40
+	if raceEnabled {
+		n = 8
+	}
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		var parts []string
+		for range 3 + rng.IntN(8) {
+			parts = append(parts, blocks[rng.IntN(len(blocks))])
+		}
+		seps := []string{"\n\n", "\n\n\n", "\n"}
+		var b strings.Builder
+		for i, p := range parts {
+			if i > 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			b.WriteString(p)
+		}
+		src := b.String()
+		w := 20 + rng.IntN(100)
+		r := newTestRenderer(styles.Dark)
+		it := streamInto(r, chunkRandom(src, 1+rng.IntN(12), uint64(seed)), Options{Width: w}, nil)
+		got := r.Item(it, Options{Width: w})
+		want := newTestRenderer(styles.Dark).Item(&events.Item{Kind: events.ItemAssistant, Text: it.Text, Version: 1}, Options{Width: w})
+		if !sameRender(got, want) {
+			t.Errorf("seed %d, width %d, %q:\n%s", seed, w, src, lineDiff(want, got))
+		}
 	}
 }
