@@ -69,9 +69,10 @@ func (r *Renderer) assistant(it *events.Item, w int, expanded bool) []string {
 		}
 		lines = []string{r.st.Assistant.Usage.Render(left)}
 	case len(text) > maxMarkdown:
+		r.forgetStreams(it) // plain from now on: no prefix to keep
 		lines = r.plainAssistant(text, w)
 	default:
-		lines = r.markdown(sanitize.Text(text), w)
+		lines = r.streamMarkdown(it, sanitize.Text(text), w)
 	}
 	if note := turnNote(it); note != "" {
 		lines = append(lines, r.st.Assistant.Usage.Render(fit(note, w)))
@@ -178,6 +179,7 @@ func (r *Renderer) markdown(text string, w int) []string {
 		}
 		r.md[w] = tr
 	}
+	r.stats.MarkdownBytes += len(text)
 	out, err := tr.Render(text)
 	if err != nil {
 		return r.plainAssistant(text, w)

@@ -66,6 +66,9 @@ type Renderer struct {
 	tables   []tableEntry
 	prepared map[*events.Item]uint64
 
+	// Streamed replies' rendered stable prefixes (mdstream.go).
+	streams []*mdStream
+
 	stats Stats
 }
 
@@ -77,6 +80,10 @@ type Stats struct {
 	// RowsLaidOut the rows of expanded tool bodies styled: both show
 	// that work follows the screen, not the output.
 	Tables, RowsLaidOut int
+	// MarkdownBytes counts the bytes sent through glamour: a streamed
+	// reply costs about its length plus its open tails, not the sum of
+	// its lengths.
+	MarkdownBytes int
 }
 
 // New returns a Renderer drawing with st. theme selects the glamour and
@@ -121,6 +128,7 @@ func (r *Renderer) invalidate() {
 	r.tokenPaint = map[chroma.TokenType]paint{}
 	r.tables = nil
 	r.prepared = map[*events.Item]uint64{}
+	r.streams = nil
 }
 
 // SetCacheLimit changes the byte bound of the render cache (0 = default).
@@ -158,6 +166,7 @@ func (r *Renderer) Forget(it *events.Item) {
 	clear(r.tables[len(kept):])
 	r.tables = kept
 	delete(r.prepared, it)
+	r.forgetStreams(it)
 }
 
 // gutterWidth is the left column holding the selection or user bar.
