@@ -29,6 +29,15 @@ func markdownStyles(theme Theme) gansi.StyleConfig {
 		c = gstyles.NoTTYStyleConfig
 	default:
 		c = gstyles.DarkStyleConfig
+		if c.CodeBlock.Chroma != nil {
+			// Glamour's comment colour #676767 lies exactly between the
+			// 256-colour palette's 241 and 242, and the conversion picks
+			// either from run to run: the same text drew differently. 241
+			// (#626262) is the nearest colour that is not a tie.
+			ch, comment := *c.CodeBlock.Chroma, "#626262"
+			ch.Comment.Color = &comment
+			c.CodeBlock.Chroma = &ch
+		}
 	}
 	c.Document.Color = nil
 	c.Document.BackgroundColor = nil

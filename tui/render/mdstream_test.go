@@ -150,10 +150,7 @@ func TestStreamedMarkdownEqualsOneShot(t *testing.T) {
 	}
 }
 
-func sameRender(a, b []string) bool {
-	norm := strings.NewReplacer("38;5;242m", "38;5;241m")
-	return slices.EqualFunc(a, b, func(x, y string) bool { return x == y || norm.Replace(x) == norm.Replace(y) })
-}
+func sameRender(a, b []string) bool { return slices.Equal(a, b) }
 
 func sanitizedTrim(s string) string { return sanitize.Text(strings.TrimSpace(s)) }
 
