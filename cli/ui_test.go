@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -20,12 +21,21 @@ type recordingUI struct {
 	opts  []UIOptions
 	live  []*client.Client
 	src   []ReadOnlySource
+	// backends: what Backend was handed.
+	backends []backend.Backend
 }
 
 func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls, u.opts, u.live = append(u.calls, "live"), append(u.opts, o), append(u.live, cl)
+	return nil
+}
+
+func (u *recordingUI) Backend(_ context.Context, b backend.Backend, o UIOptions) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls, u.opts, u.backends = append(u.calls, "backend"), append(u.opts, o), append(u.backends, b)
 	return nil
 }
 
