@@ -234,7 +234,9 @@ func (m *Model) resize(w, h int) {
 // items, each cached by the renderer.
 func (m *Model) View() tea.View {
 	if m.gate != nil {
-		m.gate.viewed()
+		// At the end: the gate may ask for a flush at once, and the frame
+		// it flushes must be this one.
+		defer m.gate.viewed()
 	}
 	var v tea.View
 	v.AltScreen = true

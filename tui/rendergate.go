@@ -14,6 +14,19 @@ import (
 // rate.
 const renderFPS = 60
 
+// renderKickEvery and renderKickFor shape the wake-up of a lone view. A
+// view that comes a frame or more after the previous wake-up (a keypress
+// after a pause, the first batch of a replay) would otherwise wait for the
+// next tick, on average half a frame and after a stop a whole one: the gate
+// makes the ticker tick every renderKickEvery for renderKickFor instead, so
+// the frame is flushed within about renderKickEvery, and then puts the
+// frame interval back. The few extra ticks find the frame unchanged and
+// cost a comparison each.
+const (
+	renderKickEvery = 500 * time.Microsecond
+	renderKickFor   = 2 * time.Millisecond
+)
+
 // renderIdleAfter is how long the renderer keeps ticking after the last
 // new view. Only the tick after the last view matters (it draws that
 // frame); the rest is margin for a starved renderer goroutine, because
@@ -31,9 +44,11 @@ const renderIdleAfter = 500 * time.Millisecond
 // Bubble Tea calls View after every Update, and nothing reaches the
 // terminal but through the next flush after it, so:
 //
-//   - each view restarts the ticker when it is stopped (the frame is drawn
-//     on the next tick, at most one frame interval later, as before);
-//   - renderIdleAfter without a new view stops it again.
+//   - a view that comes a frame interval or more after the previous
+//     wake-up kicks the ticker (see renderKickEvery): it is drawn at once,
+//     not at the next tick; views closer together than that are drawn by
+//     the regular ticks, so the frame rate stays capped;
+//   - renderIdleAfter without a new view stops the ticker again.
 //
 // The ticker is an unexported field of tea.Program, reached with reflect
 // and unsafe. If an upgrade renames or retypes it, the gate finds nothing
@@ -43,6 +58,9 @@ type renderGate struct {
 	find     func() (*time.Ticker, bool) // see programTicker
 	interval time.Duration
 	idle     time.Duration
+	// kickEvery and kickFor: see renderKickEvery; zero kickEvery turns
+	// kicking off (the ticker only restarts at the frame interval).
+	kickEvery, kickFor time.Duration
 
 	mu      sync.Mutex
 	ticker  *time.Ticker
@@ -52,13 +70,20 @@ type renderGate struct {
 	stopper *time.Timer
 	armed   bool // stopper is scheduled
 	closed  bool
+
+	kicked  time.Time   // the last kick
+	kickSeq uint64      // which kick the restorer restores after
+	kicking bool        // the ticker ticks every kickEvery
+	restore *time.Timer // puts the frame interval back after a kick
 }
 
 func newRenderGate(p *tea.Program) *renderGate {
 	return &renderGate{
-		find:     func() (*time.Ticker, bool) { return programTicker(p) },
-		interval: time.Second / renderFPS,
-		idle:     renderIdleAfter,
+		find:      func() (*time.Ticker, bool) { return programTicker(p) },
+		interval:  time.Second / renderFPS,
+		idle:      renderIdleAfter,
+		kickEvery: renderKickEvery,
+		kickFor:   renderKickFor,
 	}
 }
 
@@ -72,8 +97,9 @@ func programTicker(p *tea.Program) (t *time.Ticker, ok bool) {
 	return *(**time.Ticker)(unsafe.Pointer(v.UnsafeAddr())), true
 }
 
-// viewed is called on every View, i.e. on the program's goroutine after
-// every Update (Program.Run creates the ticker on that goroutine before
+// viewed is called at the end of every View, i.e. on the program's
+// goroutine after every Update and just before Bubble Tea hands the view
+// to its renderer (Program.Run creates the ticker on that goroutine before
 // the first View).
 func (g *renderGate) viewed() {
 	g.mu.Lock()
@@ -89,8 +115,12 @@ func (g *renderGate) viewed() {
 		}
 		g.ticker, g.running = t, true // Bubble Tea starts it ticking
 	}
-	g.last = time.Now()
-	if !g.running {
+	now := time.Now()
+	g.last = now
+	switch {
+	case g.kickEvery > 0 && now.Sub(g.kicked) >= g.interval:
+		g.kick(now)
+	case !g.running:
 		g.ticker.Reset(g.interval)
 		g.running = true
 	}
@@ -101,6 +131,37 @@ func (g *renderGate) viewed() {
 		} else {
 			g.stopper.Reset(g.idle)
 		}
+	}
+}
+
+// kick makes the ticker tick every kickEvery for kickFor (g.mu held). The
+// view is handed to the renderer microseconds after viewed returns, so the
+// first or second of those ticks flushes it.
+func (g *renderGate) kick(now time.Time) {
+	g.kicked = now
+	g.kickSeq++
+	g.kicking, g.running = true, true
+	g.ticker.Reset(g.kickEvery)
+	seq := g.kickSeq
+	if g.restore != nil {
+		g.restore.Stop()
+	}
+	g.restore = time.AfterFunc(g.kickFor, func() { g.endKick(seq) })
+}
+
+// endKick puts the frame interval back after kick seq, unless a later kick
+// or a stop came first. Should the renderer goroutine be starved past
+// kickFor, the Reset drops its undelivered tick and the frame is drawn at
+// the next regular one, as without the kick.
+func (g *renderGate) endKick(seq uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || seq != g.kickSeq || !g.kicking {
+		return
+	}
+	g.kicking = false
+	if g.running {
+		g.ticker.Reset(g.interval)
 	}
 }
 
@@ -119,7 +180,7 @@ func (g *renderGate) check() {
 		return
 	}
 	g.ticker.Stop()
-	g.running = false
+	g.running, g.kicking = false, false
 }
 
 // ticking reports whether the gate lets the renderer tick (for tests).
@@ -137,5 +198,8 @@ func (g *renderGate) close() {
 	g.closed = true
 	if g.stopper != nil {
 		g.stopper.Stop()
+	}
+	if g.restore != nil {
+		g.restore.Stop()
 	}
 }

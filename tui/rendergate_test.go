@@ -80,6 +80,56 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 	}
 }
 
+// TestRenderGateKicksALoneView: a view after a pause is flushed at once,
+// not at the next regular tick; views closer together than a frame do not
+// kick again; after the kick the ticker is back at the frame interval.
+func TestRenderGateKicksALoneView(t *testing.T) {
+	const interval = 400 * time.Millisecond // far longer than any kick
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	var n atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	go countTicks(tk, &n, stop)
+
+	g := &renderGate{
+		find:      func() (*time.Ticker, bool) { return tk, true },
+		interval:  interval,
+		idle:      time.Hour,
+		kickEvery: time.Millisecond,
+		kickFor:   5 * time.Millisecond,
+	}
+	defer g.close()
+	start := time.Now()
+	g.viewed()
+	waitFor(t, func() bool { return n.Load() > 0 })
+	if took := time.Since(start); took >= interval {
+		t.Fatalf("the first tick after a lone view came after %v, a whole frame interval", took)
+	}
+	g.mu.Lock()
+	seq := g.kickSeq
+	g.mu.Unlock()
+	g.viewed() // within the frame: no second kick
+	g.mu.Lock()
+	again := g.kickSeq
+	g.mu.Unlock()
+	if again != seq {
+		t.Fatal("a view within a frame of the last kick kicked again: the frame rate is no longer capped")
+	}
+	// Back at the frame interval: over 300 ms a 1 ms ticker would tick
+	// hundreds of times, the 400 ms one at most once.
+	waitFor(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return !g.kicking
+	})
+	before := n.Load()
+	time.Sleep(300 * time.Millisecond)
+	if got := n.Load() - before; got > 2 {
+		t.Fatalf("%d ticks in 300 ms after the kick: the frame interval was not put back", got)
+	}
+}
+
 func TestRenderGateWithoutTickerDoesNothing(t *testing.T) {
 	g := &renderGate{find: func() (*time.Ticker, bool) { return nil, false }, interval: time.Millisecond, idle: time.Millisecond}
 	g.viewed()

@@ -16,6 +16,28 @@ import (
 // at most once per frame on their account.
 const frameInterval = 16 * time.Millisecond
 
+// A burst of events (a replay, a reconnect's catch-up) is handed to the UI
+// in few large batches rather than one per frame: the flusher holds a batch
+// while the decoder keeps adding to it, until the decoder has been quiet
+// for batchQuiet or the batch has been held for the current hold. The hold
+// starts at batchFirstHold (the first paint of a long replay comes early)
+// and doubles with each batch of the same burst up to batchMaxHold. Each
+// batch costs the UI a frame (the new tail is laid out: markdown), which a
+// 10,000-event replay would otherwise pay sixty times a second while it
+// competes for the processor with reading and decoding. A lone event (a
+// live delta) waits batchQuiet; the last event of a replay is handed over
+// batchQuiet after it was decoded, so the final reply is drawn as soon as
+// its bytes are in.
+const (
+	batchQuiet     = 3 * time.Millisecond
+	batchFirstHold = 50 * time.Millisecond
+	batchMaxHold   = 400 * time.Millisecond
+)
+
+// rawQueueMax bounds the bytes of frames read but not decoded yet. Past it
+// the stream reader waits for the decoder (never for the UI).
+const rawQueueMax = 1 << 20
+
 // streamSource says which stream a batch came from.
 type streamSource uint8
 
@@ -45,73 +67,162 @@ type streamControl interface {
 	WatchTask(gen uint64, taskID string)
 }
 
-// batcher collects decoded events from a stream callback and hands them to
-// the UI at most once per frameInterval. The callback never blocks on the
-// UI: events are appended under a mutex and a cap-1 channel kicks the
-// flusher.
+// rawOp is one thing the stream goroutine reported, in order: a frame to
+// decode, a connection state or the stream's end.
+type rawOp struct {
+	frame events.Frame
+	state *connState
+	end   bool
+	err   error
+}
+
+// batcher runs a stream's pipeline: the stream goroutine reads and queues
+// frames; a decoder goroutine decodes them (on another core, while the
+// next frames are read); the flusher hands the decoded events to the UI in
+// batches, at most once per frameInterval. Nothing waits for the UI but
+// the flusher: events that arrive meanwhile pile up and go out together.
 type batcher struct {
-	mu  sync.Mutex
-	evs []events.Event
+	mu sync.Mutex
+	// Read, not yet decoded.
+	queue      []rawOp
+	queueBytes int
+	// Decoded, not yet handed to the UI.
+	evs   []events.Event
+	state *connState
+	ended bool
+	err   error
+	last  time.Time // when the decoder last added something or went idle
+	// decoding is set while the decoder has taken ops it has not finished:
+	// a decoder that was merely descheduled for a while on a busy machine
+	// has not gone quiet.
+	decoding bool
+
 	// dec reads a raw maria stream: it drops what each reconnect's replay
 	// repeats (backends that decode themselves stream events instead).
-	dec    *events.MariaDecoder
-	state  *connState
-	ended  bool
-	err    error
-	kick   chan struct{}
-	closed chan struct{}
+	// Only the decoder goroutine uses it.
+	dec *events.MariaDecoder
+
+	work    chan struct{} // cap 1: wakes the decoder
+	space   chan struct{} // cap 1: wakes a reader waiting for queue space
+	kick    chan struct{} // cap 1: wakes the flusher
+	stopped chan struct{} // closed when the decoder stops
+	closed  chan struct{}
 }
 
 func newBatcher() *batcher {
-	return &batcher{kick: make(chan struct{}, 1), closed: make(chan struct{}), dec: events.NewMariaDecoder()}
+	return &batcher{
+		work: make(chan struct{}, 1), space: make(chan struct{}, 1), kick: make(chan struct{}, 1),
+		stopped: make(chan struct{}), closed: make(chan struct{}),
+		dec: events.NewMariaDecoder(),
+	}
 }
 
-func (b *batcher) poke() {
+func poke(c chan struct{}) {
 	select {
-	case b.kick <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
 
-// onFrame is the stream callback: decode here, off the Update path.
-func (b *batcher) onFrame(f events.Frame) {
-	evs := b.dec.Decode(f)
-	if len(evs) == 0 {
-		return // a replayed event
-	}
+// push queues one op for the decoder, waiting while the queue is full.
+func (b *batcher) push(op rawOp) {
 	b.mu.Lock()
-	b.evs = append(b.evs, evs...)
+	for b.queueBytes > rawQueueMax {
+		b.mu.Unlock()
+		select {
+		case <-b.space:
+		case <-b.stopped:
+			return // the stream is being torn down
+		}
+		b.mu.Lock()
+	}
+	b.queue = append(b.queue, op)
+	b.queueBytes += len(op.frame.Data)
 	b.mu.Unlock()
-	b.poke()
+	poke(b.work)
 }
+
+// onFrame is the stream callback of maria streams: the decoder goroutine
+// decodes, off both the reader and the Update path.
+func (b *batcher) onFrame(f events.Frame) { b.push(rawOp{frame: f}) }
 
 // onEvent is the callback of backends that decode themselves.
 func (b *batcher) onEvent(ev events.Event) {
 	b.mu.Lock()
 	b.evs = append(b.evs, ev)
+	b.last = time.Now()
 	b.mu.Unlock()
-	b.poke()
+	poke(b.kick)
 }
 
-func (b *batcher) onState(s connState) {
-	b.mu.Lock()
-	b.state = &s
-	if s.Phase == client.PhaseLive {
-		// A new connection replays the log from its start. (The stream
-		// goroutine calls onFrame and onState in order, so no lock.)
+// onState goes through the queue: a reconnect must reset the decoder's
+// replay position between the right two frames.
+func (b *batcher) onState(s connState) { b.push(rawOp{state: &s}) }
+
+// end records that the stream returned; what is queued is decoded and
+// delivered first.
+func (b *batcher) end(err error) { b.push(rawOp{end: true, err: err}) }
+
+// decode runs the decoder until ctx ends or the stream's end was decoded.
+func (b *batcher) decode(ctx context.Context) {
+	defer close(b.stopped)
+	var ops []rawOp
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.work:
+		}
+		for {
+			b.mu.Lock()
+			ops, b.queue = b.queue, ops[:0]
+			b.queueBytes = 0
+			b.decoding = len(ops) > 0
+			if !b.decoding {
+				b.last = time.Now()
+			}
+			b.mu.Unlock()
+			if len(ops) == 0 {
+				break
+			}
+			poke(b.space)
+			for i := range ops {
+				if b.apply(&ops[i]) {
+					return
+				}
+				ops[i] = rawOp{} // let the frame go
+				if ctx.Err() != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// apply decodes one op into the pending batch; true once the end is in.
+func (b *batcher) apply(op *rawOp) bool {
+	var evs []events.Event
+	if op.frame.Data != nil || op.frame.Name != "" {
+		if evs = b.dec.Decode(op.frame); len(evs) == 0 {
+			return false // a replayed event
+		}
+	}
+	if op.state != nil && op.state.Phase == client.PhaseLive {
+		// A new connection replays the log from its start.
 		b.dec.Reconnected()
 	}
-	b.mu.Unlock()
-	b.poke()
-}
-
-// end records that the stream returned; the flusher delivers what is left
-// and then stops.
-func (b *batcher) end(err error) {
 	b.mu.Lock()
-	b.ended, b.err = true, err
+	b.evs = append(b.evs, evs...)
+	if op.state != nil {
+		b.state = op.state
+	}
+	if op.end {
+		b.ended, b.err = true, op.err
+	}
+	b.last = time.Now()
 	b.mu.Unlock()
-	b.poke()
+	poke(b.kick)
+	return op.end
 }
 
 func (b *batcher) take() streamBatchMsg {
@@ -122,21 +233,65 @@ func (b *batcher) take() streamBatchMsg {
 	return msg
 }
 
-// flush runs until ctx ends or the stream ended and everything was
-// delivered. send may block (the UI is busy); events that arrive meanwhile
-// pile up in the batcher and go out together in the next batch.
+// flush runs the decoder and hands batches to the UI until ctx ends or the
+// stream ended and everything was delivered. send may block (the UI is
+// busy); events that arrive meanwhile go out together in the next batch.
 func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send func(tea.Msg)) {
 	defer close(b.closed)
+	dctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		b.decode(dctx)
+	}()
+	defer func() { stop(); wg.Wait() }()
+
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
+	sleep := func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	hold := batchFirstHold
 	for {
 		select {
 		case <-ctx.Done():
-			// Deliver the end so the UI can show it; the program may be
-			// gone, which Send tolerates.
 			return
 		case <-b.kick:
+		}
+		// Hold the batch while a burst goes on (see batchQuiet).
+		held := time.Now()
+		for {
+			b.mu.Lock()
+			last, ended := b.last, b.ended
+			busy := b.decoding || len(b.queue) > 0
+			b.mu.Unlock()
+			if ended {
+				break
+			}
+			now := time.Now()
+			quiet := batchQuiet - now.Sub(last)
+			if busy {
+				quiet = batchQuiet
+			}
+			if quiet <= 0 {
+				hold = batchFirstHold // the burst is over
+				break
+			}
+			if now.Sub(held) >= hold {
+				hold = min(2*hold, batchMaxHold)
+				break
+			}
+			if !sleep(min(quiet, hold-now.Sub(held))) {
+				return
+			}
 		}
 		start := time.Now()
 		msg := b.take()
@@ -148,13 +303,8 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			return
 		}
 		// Hold the next batch back until the frame is over.
-		if wait := frameInterval - time.Since(start); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
+		if wait := frameInterval - time.Since(start); wait > 0 && !sleep(wait) {
+			return
 		}
 	}
 }

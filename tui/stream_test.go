@@ -255,3 +255,120 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Fatalf("final screen lacks the last user turn:\n%s", v)
 	}
 }
+
+// runFlusher starts bt's flusher into s and returns its stop.
+func runFlusher(t *testing.T, bt *batcher, s *sink) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bt.flush(ctx, srcTask, 1, s.send)
+	}()
+	return sync.OnceFunc(func() { cancel(); <-done })
+}
+
+func delivered(s *sink) (n int, batches int) {
+	msgs, _ := s.snapshot()
+	for _, m := range msgs {
+		if len(m.Events) > 0 {
+			n += len(m.Events)
+			batches++
+		}
+	}
+	return n, batches
+}
+
+// A replay arrives as a burst: it is handed over in a few large batches
+// (not one per frame), and its last event goes out once the burst is
+// over, without waiting for the stream to end.
+func TestBatcherHandsABurstOverInFewBatches(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	frames := wireFrames(4000)
+	bt := newBatcher()
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	start := time.Now()
+	bt.onState(connState{Phase: client.PhaseLive})
+	for _, f := range frames {
+		bt.onFrame(f)
+	}
+	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(frames) })
+	elapsed := time.Since(start)
+	_, batches := delivered(&s)
+	// The holds double from batchFirstHold: a burst of d gets at most
+	// about log2(d/batchFirstHold)+2 batches, one per frame would be
+	// d/frameInterval.
+	if perFrame := int(elapsed / frameInterval); batches > 8 && batches*2 > perFrame {
+		t.Fatalf("%d batches in %v: the burst was not held together", batches, elapsed)
+	}
+	msgs, _ := s.snapshot()
+	if msgs[len(msgs)-1].Ended {
+		t.Fatal("the stream has not ended")
+	}
+}
+
+// A reconnect's state goes through the decoder in order: the frames the
+// new connection replays are dropped, the new ones after them kept.
+func TestBatcherReconnectDropsTheReplay(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	frames := wireFrames(40)
+	bt := newBatcher()
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	bt.onState(connState{Phase: client.PhaseLive})
+	for _, f := range frames[:30] {
+		bt.onFrame(f)
+	}
+	bt.onState(connState{Phase: client.PhaseReconnecting})
+	bt.onState(connState{Phase: client.PhaseLive})
+	for _, f := range frames { // the replay, then 10 new ones
+		bt.onFrame(f)
+	}
+	bt.end(nil)
+	waitFor(t, func() bool { msgs, _ := s.snapshot(); return len(msgs) > 0 && msgs[len(msgs)-1].Ended })
+	msgs, _ := s.snapshot()
+	var ids []string
+	for _, m := range msgs {
+		for _, ev := range m.Events {
+			ids = append(ids, ev.ID)
+		}
+	}
+	if len(ids) != len(frames) {
+		t.Fatalf("%d events delivered, want %d (each frame once)", len(ids), len(frames))
+	}
+	for i, f := range frames {
+		if want := events.Decode(f).ID; ids[i] != want {
+			t.Fatalf("event %d is %q, want %q", i, ids[i], want)
+		}
+	}
+}
+
+// A reader waiting for queue space (the decoder is behind) is released
+// when the stream is torn down, so no goroutine is left behind.
+func TestBatcherFullQueueReleasesTheReaderOnStop(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	bt := newBatcher()
+	big := events.Frame{Name: "maria", Data: make([]byte, rawQueueMax+1)}
+	bt.onFrame(big) // fills the queue; no decoder runs yet
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		bt.onFrame(big) // waits for space
+	}()
+	select {
+	case <-fed:
+		t.Fatal("the reader did not wait for a full queue")
+	case <-time.After(50 * time.Millisecond):
+	}
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	stop() // the decoder may drain the queue or stop: either releases it
+	select {
+	case <-fed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader is still waiting after the stream stopped")
+	}
+}
