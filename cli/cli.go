@@ -100,8 +100,8 @@ func commands() []command {
 			"perch replay session.sse\nperch replay thread.json --from suna\nperch replay session.sse --format md", runReplay},
 		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export",
 			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice", runImport},
-		{"fake-daemon", "", "run a fake server on its own (the maria daemon, or --kind suna) and print its URL",
-			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev", runFakeDaemon},
+		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
+			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev\nperch fake-daemon --kind pynchy --addr localhost:8484", runFakeDaemon},
 	}
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
+	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
@@ -189,6 +191,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "fake-daemon")
+	kind := fs.String("kind", backend.Maria, "which server to fake: maria, suna or pynchy")
 	addr := fs.String("addr", "localhost:8090", "address to listen on (host:port; port 0 picks a free one)")
 	dialect := fs.String("dialect", "head", "wire dialect: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
@@ -196,20 +199,25 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	long := fs.Int("long-session", 0, "serve a finished, idle session of N events instead of the demo (benchmark load)")
 	bigMB := fs.Float64("big-output-mb", 0, "with --long-session: end it with a read_file of this many MiB of output")
 	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
-	kind := fs.String("kind", "maria", "which server to fake: maria or suna")
 	sf := addSunaFlags(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	switch *kind {
-	case "maria":
-	case "suna":
+	case backend.Maria:
+	case backend.Suna:
 		if *speed <= 0 {
 			return usagef("--speed must be positive")
 		}
 		return runFakeSuna(ctx, env, *addr, *speed, sf)
+	case backend.Pynchy:
+		if *speed <= 0 {
+			return usagef("--speed must be positive")
+		}
+		step := time.Duration(float64(250*time.Millisecond) / *speed)
+		return fakepynchy.Run(ctx, *addr, fakepynchy.Options{StepDelay: step}, env.Stdout)
 	default:
-		return usagef("--kind must be maria or suna, not %q", *kind)
+		return usagef("--kind must be maria, suna or pynchy, not %q", *kind)
 	}
 	d, err := dialectFlag(*dialect)
 	if err != nil {
