@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
+	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
@@ -51,6 +53,35 @@ func startDemoSuna(speed float64) (*demoServer, error) {
 		stop: func() { cancel(); <-done; s.Close() }}, nil
 }
 
+// startDemoPynchy serves a fake pynchy on a loopback port whose one chat
+// has a run under way.
+func startDemoPynchy(speed float64) (*demoServer, error) {
+	step := time.Duration(float64(250*time.Millisecond) / speed)
+	if step <= 0 {
+		step = -1
+	}
+	s := fakepynchy.New(fakepynchy.Options{StepDelay: step})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("demo: start the fake pynchy server: %w", err)
+	}
+	const chat = "tui:main"
+	if err := s.Say(chat, "What is in this repository?"); err != nil {
+		_ = ln.Close()
+		_ = s.Close()
+		return nil, fmt.Errorf("demo: start the demo chat: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Serve(ctx, ln)
+	}()
+	return &demoServer{url: "http://" + ln.Addr().String(), session: chat,
+		stop: func() { cancel(); <-done; _ = s.Close() }}, nil
+}
+
 // runDemoBackend is perch demo --backend suna|pynchy: the matching fake
 // server in this process, a scripted agent, and the UI on its demo
 // session. Messages are kept in memory (what is left is printed at exit).
@@ -64,8 +95,11 @@ func runDemoBackend(ctx context.Context, env Env, ui UI, name, theme string, spe
 	case backend.Suna:
 		srv, err = startDemoSuna(speed)
 		open = suna.Open
+	case backend.Pynchy:
+		srv, err = startDemoPynchy(speed)
+		open = pynchy.Open
 	default:
-		return startDemoOther(ctx, env, ui, name, theme, speed)
+		return usagef("perch demo --backend %s: no fake server for it", name)
 	}
 	if err != nil {
 		return err

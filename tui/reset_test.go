@@ -67,3 +67,31 @@ func TestBackendNameInStatusBars(t *testing.T) {
 	hs2.m.caps.Backend = "pynchy"
 	hs2.contains("pynchy")
 }
+
+// TestNoCancelOffered: on a backend without Cancel (pynchy), a busy task
+// offers no cancel key (hints, queue panel, help), ctrl+x asks nothing,
+// and ctrl+c on an empty composer quits instead of asking.
+func TestNoCancelOffered(t *testing.T) {
+	hs := attached(t, 140, 30)
+	hs.m.caps = Capabilities{Send: true, Backend: "pynchy"}
+	hs.m.keys.limitTo(hs.m.caps)
+	hs.events(user("u1", "go"), runStart("r1", fixedNow))
+	hs.events(events.Event{Kind: events.KindMessageQueued, MessageID: "q1", Text: "piped follow-up"})
+	if !hs.m.busy() {
+		t.Fatal("the task should be busy")
+	}
+	hs.contains("piped follow-up")
+	hs.lacks("cancel run")
+	hs.lacks("ctrl+x")
+	hs.send(keyMsg("ctrl+x"))
+	if hs.m.overlay == ovConfirmCancel {
+		t.Fatal("ctrl+x asks to cancel on a backend that cannot")
+	}
+	hs.send(keyMsg("f1"))
+	hs.lacks("cancel run")
+	hs.send(keyMsg("esc"))
+	hs.send(keyMsg("ctrl+c"))
+	if hs.m.overlay == ovConfirmCancel || !hs.m.quitting {
+		t.Fatalf("ctrl+c on a busy task without cancel: overlay %v, quitting %v", hs.m.overlay, hs.m.quitting)
+	}
+}

@@ -198,7 +198,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		if len(m.held.pending()) > 0 {
 			pairs = append(pairs, "shift+tab", "held")
 		}
-		if m.busy() {
+		if m.busy() && m.caps.Cancel {
 			pairs = append(pairs, "ctrl+x", "cancel run")
 		}
 		pairs = append(pairs, "↑", "history", "ctrl+s", "web", "f1", "keys")
