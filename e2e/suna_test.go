@@ -59,6 +59,34 @@ func sunaUserRows(t *testing.T, base, thread, text string) int {
 	return n
 }
 
+// sunaUserOrder is the texts of the thread's user rows, oldest first.
+func sunaUserOrder(t *testing.T, base, thread string) []string {
+	t.Helper()
+	resp, err := http.Get(base + "/threads/" + thread + "/messages?optimized=false&order=asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Messages []struct {
+			Type    string `json:"type"`
+			Content struct {
+				Content string `json:"content"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range body.Messages {
+		if m.Type == "user" {
+			out = append(out, m.Content.Content)
+		}
+	}
+	return out
+}
+
 // runsOf is the thread's runs, oldest first, and the latest's status.
 func runsOf(s *fakesuna.Server, thread string) ([]string, string) {
 	for _, th := range s.Threads() {
@@ -88,9 +116,10 @@ func lastAfter(screen, marker, text string) bool {
 }
 
 // Attached to a Suna thread with --backend suna: a typed follow-up starts
-// one run (one POST /agent/start, one user row) and its reply shows; a
-// second follow-up typed while that run is going is held (nothing posted)
-// and starts its own run once the first has ended, exactly once too.
+// one run (one POST /agent/start, one user row) and its reply shows; two
+// more typed while that run is going are held (nothing posted) and start
+// their own runs one after another once it has ended, each exactly once,
+// in order.
 func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 	// Each demo run pauses (pings only) before its final answer: long
 	// enough to type while it runs.
@@ -117,38 +146,49 @@ func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 	waitCond(t, "the second run", 10*time.Second, func() bool { ids, st := runsOf(s, thread); return len(ids) == 2 && st == "running" })
 	tm.waitFor("the run going", 20*time.Second, func(s string) bool { return strings.Contains(s, "generating") })
 
-	second := "Then summarise notes.md please."
+	// Two more while it runs: both held, nothing posted.
+	second, third := "Then summarise notes.md please.", "And list the docs folder."
 	tm.typeText(second)
 	tm.keys("Enter")
 	tm.waitFor("the second follow-up held", 10*time.Second, func(s string) bool {
 		return strings.Contains(s, second) && strings.Contains(s, "✎ 1")
 	})
+	tm.typeText(third)
+	tm.keys("Enter")
+	tm.waitFor("both follow-ups held", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, third) && strings.Contains(s, "✎ 2")
+	})
 	if n := s.Requests("POST /agent/start"); n != 1 {
-		t.Fatalf("%d starts while the run is going, want 1 (the second follow-up must be held)", n)
+		t.Fatalf("%d starts while the run is going, want 1 (the follow-ups must be held)", n)
 	}
 	if ids, st := runsOf(s, thread); len(ids) != 2 || st != "running" {
-		t.Fatalf("runs %v (%s) while the second follow-up is held", ids, st)
+		t.Fatalf("runs %v (%s) while follow-ups are held", ids, st)
 	}
 
-	// The first follow-up's reply shows; then the held one starts its run.
-	waitCond(t, "the held follow-up to start its run", 60*time.Second, func() bool { return s.Requests("POST /agent/start") == 2 })
-	waitCond(t, "the third run to end", 60*time.Second, func() bool { ids, st := runsOf(s, thread); return len(ids) == 3 && st == "completed" })
-	tm.waitFor("the held follow-up's reply, idle", 30*time.Second, func(s string) bool {
-		return lastAfter(s, second, "café ☕ ready") && strings.Contains(s, "✓ idle") && !strings.Contains(s, "✎ 1")
+	// The held ones start their runs one after another, in order: the
+	// third only once the second's run has ended.
+	waitCond(t, "the first held follow-up to start its run", 60*time.Second, func() bool { return s.Requests("POST /agent/start") == 2 })
+	if ids, st := runsOf(s, thread); len(ids) != 3 || st != "running" {
+		t.Fatalf("runs %v (%s) after the first held follow-up went", ids, st)
+	}
+	waitCond(t, "the second held follow-up to start its run", 60*time.Second, func() bool { return s.Requests("POST /agent/start") == 3 })
+	waitCond(t, "the last run to end", 60*time.Second, func() bool { ids, st := runsOf(s, thread); return len(ids) == 4 && st == "completed" })
+	tm.waitFor("the last reply, idle, nothing held", 30*time.Second, func(s string) bool {
+		return lastAfter(s, third, "café ☕ ready") && strings.Contains(s, "✓ idle") && !strings.Contains(s, "✎")
 	})
 
-	// Each exactly once, whatever happens next.
+	// Each exactly once, in the order typed, whatever happens next.
 	time.Sleep(2 * time.Second)
-	if n := s.Requests("POST /agent/start"); n != 2 {
-		t.Fatalf("%d starts, want 2", n)
+	if n := s.Requests("POST /agent/start"); n != 3 {
+		t.Fatalf("%d starts, want 3", n)
 	}
-	for _, text := range []string{first, second} {
+	for _, text := range []string{first, second, third} {
 		if n := sunaUserRows(t, base, thread, text); n != 1 {
 			t.Fatalf("the server has %d user rows %q, want 1", n, text)
 		}
 	}
-	if ids, _ := runsOf(s, thread); len(ids) != 3 {
-		t.Fatalf("runs %v, want 3", ids)
+	if order := sunaUserOrder(t, base, thread); strings.Join(order, "|") != strings.Join([]string{"What is in my workspace?", first, second, third}, "|") {
+		t.Fatalf("user rows in the order %q", order)
 	}
 }
 
