@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
@@ -153,4 +154,19 @@ type SessionWatcher interface {
 	// WatchSessions calls on with the whole list each time it changes,
 	// until ctx ends.
 	WatchSessions(ctx context.Context, on func([]events.Task)) error
+}
+
+// Match finds idOrPrefix among sessions: the one whose id it is, alone,
+// else every session whose id starts with it (none for "").
+func Match(sessions []events.Task, idOrPrefix string) []events.Task {
+	var found []events.Task
+	for _, t := range sessions {
+		if t.ID == idOrPrefix {
+			return []events.Task{t}
+		}
+		if idOrPrefix != "" && strings.HasPrefix(t.ID, idOrPrefix) {
+			found = append(found, t)
+		}
+	}
+	return found
 }

@@ -438,6 +438,40 @@ type Task struct {
 	Model          string
 }
 
+// Merge overlays the fields b knows on t: daemon updates may be partial
+// (stopped tasks have no model or queue).
+func (t Task) Merge(b Task) Task {
+	if b.ID != "" {
+		t.ID = b.ID
+	}
+	if b.Name != "" {
+		t.Name = b.Name
+	}
+	if b.Cwd != "" {
+		t.Cwd = b.Cwd
+	}
+	if b.Status != "" {
+		t.Status = b.Status
+	}
+	if b.Model != "" {
+		t.Model = b.Model
+	}
+	if b.Port != 0 {
+		t.Port = b.Port
+	}
+	if !b.Created.IsZero() {
+		t.Created = b.Created
+	}
+	if !b.Updated.IsZero() {
+		t.Updated = b.Updated
+	}
+	if b.QueuedMessages != nil || b.Status == StatusStopped {
+		t.QueuedMessages = b.QueuedMessages
+	}
+	t.WebSearch = b.WebSearch || t.WebSearch
+	return t
+}
+
 // Auth is a daemon auth.* event.
 type Auth struct {
 	Event         string // status.changed | login.completed | login.failed

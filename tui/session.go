@@ -60,7 +60,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	saved := m.leaveEdit()
 	m.saveDraft()
 	if known, ok := m.list.byID(t.ID); ok {
-		t = mergeTask(known, t)
+		t = known.Merge(t)
 	}
 	m.gen++
 	m.mode = modeTask
@@ -158,7 +158,7 @@ func (m *Model) applyDaemonEvent(ev *events.Event) {
 		}
 		m.list.upsert(*ev.Task)
 		if m.mode == modeTask && ev.Task.ID == m.task.ID {
-			m.task = mergeTask(m.task, *ev.Task)
+			m.task = m.task.Merge(*ev.Task)
 			m.tl.SetTask(m.task)
 			m.comp.setBusy(m.busy())
 		}
@@ -181,42 +181,10 @@ func (m *Model) handleTaskLoaded(msg taskLoadedMsg) {
 		m.setFlash("task "+shortID(m.task.ID)+": "+msg.err.Error(), true)
 		return
 	}
-	m.task = mergeTask(m.task, msg.task)
+	m.task = m.task.Merge(msg.task)
 	m.tl.SetTask(m.task)
 	m.list.upsert(m.task)
 	m.comp.setBusy(m.busy())
-}
-
-// mergeTask overlays the fields b knows on a (daemon updates may be
-// partial: stopped tasks have no model or queue).
-func mergeTask(a, b events.Task) events.Task {
-	if b.Name != "" {
-		a.Name = b.Name
-	}
-	if b.Cwd != "" {
-		a.Cwd = b.Cwd
-	}
-	if b.Status != "" {
-		a.Status = b.Status
-	}
-	if b.Model != "" {
-		a.Model = b.Model
-	}
-	if b.Port != 0 {
-		a.Port = b.Port
-	}
-	if !b.Created.IsZero() {
-		a.Created = b.Created
-	}
-	if !b.Updated.IsZero() {
-		a.Updated = b.Updated
-	}
-	if b.QueuedMessages != nil || b.Status == events.StatusStopped {
-		a.QueuedMessages = b.QueuedMessages
-	}
-	a.ID = orString(b.ID, a.ID)
-	a.WebSearch = b.WebSearch || a.WebSearch
-	return a
 }
 
 // busy is whether the agent is running a turn now.

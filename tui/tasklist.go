@@ -58,7 +58,7 @@ func (l *taskList) load(ts []events.Task) {
 func (l *taskList) upsert(t events.Task) {
 	for i := range l.tasks {
 		if l.tasks[i].ID == t.ID {
-			l.tasks[i] = mergeTask(l.tasks[i], t)
+			l.tasks[i] = l.tasks[i].Merge(t)
 			l.resort()
 			return
 		}

@@ -356,39 +356,9 @@ func upsertTask(list []events.Task, t events.Task) []events.Task {
 	for i := range list {
 		if list[i].ID == t.ID {
 			out := append(list[:0:0], list...)
-			out[i] = mergeTask(list[i], t)
+			out[i] = list[i].Merge(t)
 			return out
 		}
 	}
 	return append([]events.Task{t}, list...)
-}
-
-// mergeTask overlays what b knows on a.
-func mergeTask(a, b events.Task) events.Task {
-	if b.Name != "" {
-		a.Name = b.Name
-	}
-	if b.Cwd != "" {
-		a.Cwd = b.Cwd
-	}
-	if b.Status != "" {
-		a.Status = b.Status
-	}
-	if b.Model != "" {
-		a.Model = b.Model
-	}
-	if b.Port != 0 {
-		a.Port = b.Port
-	}
-	if !b.Created.IsZero() {
-		a.Created = b.Created
-	}
-	if !b.Updated.IsZero() {
-		a.Updated = b.Updated
-	}
-	if b.QueuedMessages != nil || b.Status == events.StatusStopped {
-		a.QueuedMessages = b.QueuedMessages
-	}
-	a.WebSearch = b.WebSearch || a.WebSearch
-	return a
 }

@@ -248,15 +248,7 @@ func (l *Live) Session(ctx context.Context, idOrPrefix string) (events.Task, err
 	if err != nil {
 		return events.Task{}, err
 	}
-	var found []events.Task
-	for _, t := range tasks {
-		if t.ID == idOrPrefix {
-			return t, nil
-		}
-		if idOrPrefix != "" && strings.HasPrefix(t.ID, idOrPrefix) {
-			found = append(found, t)
-		}
-	}
+	found := backend.Match(tasks, idOrPrefix)
 	switch {
 	case len(found) == 1:
 		return found[0], nil

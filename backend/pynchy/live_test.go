@@ -300,13 +300,11 @@ func TestLiveFinishedChat(t *testing.T) {
 func TestLiveJoinedMidRun(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	fs.srv.Hold()
+	fs.srv.HoldAtRows(chat, 3)
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
-	fs.srv.Release()
 	eventually(t, "the run's thinking", func() bool { return fs.srv.Rows(chat) >= 3 })
-	fs.srv.Hold()
 	f := follow(t, openBackend(t, fs.url), chat)
 	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
 	// The history ends inside the run: perch shows it working (an export

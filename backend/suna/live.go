@@ -220,15 +220,7 @@ func (l *Live) Session(ctx context.Context, idOrPrefix string) (events.Task, err
 	if err != nil {
 		return events.Task{}, err
 	}
-	var matches []events.Task
-	for _, t := range ts {
-		if t.ID == idOrPrefix {
-			return t, nil
-		}
-		if idOrPrefix != "" && strings.HasPrefix(t.ID, idOrPrefix) {
-			matches = append(matches, t)
-		}
-	}
+	matches := backend.Match(ts, idOrPrefix)
 	switch len(matches) {
 	case 1:
 		return matches[0], nil

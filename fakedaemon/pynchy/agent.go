@@ -38,6 +38,12 @@ func (s *Server) step() bool {
 		}
 	}
 	s.mu.Lock()
+	for jid, n := range s.holdAt {
+		if c := s.chats[jid]; c != nil && len(c.rows) >= n {
+			delete(s.holdAt, jid)
+			s.holdLocked()
+		}
+	}
 	g := s.gate
 	s.mu.Unlock()
 	select {

@@ -68,8 +68,9 @@ type Server struct {
 	order  []string
 	subs   map[*subscriber]struct{}
 	lastTS time.Time
-	gate   chan struct{} // closed while agents may go on
-	tools  int           // tool_use ids handed out
+	gate   chan struct{}  // closed while agents may go on
+	holdAt map[string]int // chat → rows after which agents are held (HoldAtRows)
+	tools  int            // tool_use ids handed out
 }
 
 type chat struct {
@@ -139,6 +140,22 @@ func (s *Server) Close() error {
 func (s *Server) Hold() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.holdLocked()
+}
+
+// HoldAtRows holds every agent (as Hold) before the first step that finds
+// the chat with n history rows or more: a test can stop a run at a known
+// point, whatever the machine's speed.
+func (s *Server) HoldAtRows(jid string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holdAt == nil {
+		s.holdAt = map[string]int{}
+	}
+	s.holdAt[jid] = n
+}
+
+func (s *Server) holdLocked() {
 	select {
 	case <-s.gate:
 		s.gate = make(chan struct{})

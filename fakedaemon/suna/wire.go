@@ -3,11 +3,8 @@ package suna
 import (
 	"bytes"
 	"encoding/json"
-	"math"
-	"sort"
-	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/perch-tui/perch/fakedaemon/pyjson"
 )
 
 // obj is a JSON object whose keys keep their order, as Python dicts do:
@@ -61,123 +58,9 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// pyDumps writes v as Python's json.dumps does by default: ", " and ": "
-// separators, every non-ASCII character escaped as \uXXXX (characters
-// beyond the BMP as surrogate pairs), and NaN/Infinity written bare.
-func pyDumps(v any) []byte {
-	var b []byte
-	return appendPy(b, v)
-}
+func (o obj) Len() int                   { return len(o) }
+func (o obj) Member(i int) (string, any) { return o[i].k, o[i].v }
 
-func appendPy(b []byte, v any) []byte {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case bool:
-		return strconv.AppendBool(b, x)
-	case int:
-		return strconv.AppendInt(b, int64(x), 10)
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case float64:
-		switch {
-		case math.IsNaN(x):
-			return append(b, "NaN"...)
-		case math.IsInf(x, 1):
-			return append(b, "Infinity"...)
-		case math.IsInf(x, -1):
-			return append(b, "-Infinity"...)
-		}
-		if x == math.Trunc(x) && math.Abs(x) < 1e16 {
-			return strconv.AppendFloat(b, x, 'f', 1, 64) // Python writes 3.0
-		}
-		return strconv.AppendFloat(b, x, 'g', -1, 64)
-	case string:
-		return appendPyString(b, x)
-	case obj:
-		b = append(b, '{')
-		for i, p := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPyString(b, p.k)
-			b = append(b, ": "...)
-			b = appendPy(b, p.v)
-		}
-		return append(b, '}')
-	case []obj:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPy(b, e)
-		}
-		return append(b, ']')
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPy(b, e)
-		}
-		return append(b, ']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		o := make(obj, 0, len(keys))
-		for _, k := range keys {
-			o = append(o, kv{k, x[k]})
-		}
-		return appendPy(b, o)
-	case json.RawMessage:
-		return append(b, x...)
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, raw...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-func appendPyString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			b = append(b, '\\', '"')
-		case r == '\\':
-			b = append(b, '\\', '\\')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r < 0x20 || (r > 0x7f && r < 0x10000):
-			b = appendU(b, r)
-		case r >= 0x10000:
-			r1, r2 := utf16.EncodeRune(r)
-			b = appendU(appendU(b, r1), r2)
-		default:
-			b = append(b, byte(r))
-		}
-	}
-	return append(b, '"')
-}
-
-func appendU(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-}
+// pyDumps writes v as Python's json.dumps does by default (see
+// pyjson.Dumps): Suna's stream frames are written that way.
+func pyDumps(v any) []byte { return pyjson.Dumps(v) }
