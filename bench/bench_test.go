@@ -50,12 +50,12 @@ func TestHelpers(t *testing.T) {
 func TestSmoke(t *testing.T) {
 	needBench(t)
 	cmd := exec.Command("go", "run", ".", "-n", "60", "-runs", "1", "-startup-runs", "1", "-keys", "4", "-idle", "1s",
-		"-big-mb", "1", "-line-mb", "0.25", "-big-n", "60")
+		"-big-mb", "1", "-line-mb", "0.25", "-big-n", "60", "-suna-frames", "500")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch"} {
+	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "export --backend suna --until-idle wall"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -3,10 +3,13 @@
 // and measures, as whole processes and in a real terminal (tmux), how
 // perch compares with baselines taken in the same run: curl reading the
 // same stream, curl fetching the task list, a shell printing a line, cat
-// echoing keys.
+// echoing keys. The suna scenario serves the fake Suna API's 20,000-frame
+// run in this process and compares perch export --backend suna
+// --until-idle with curl reading the run's stream.
 //
 //	go run ./bench                      # N = 1,000 and 10,000, everything
 //	go run ./bench -n 1000 -runs 5 -measure export,tui
+//	go run ./bench -n '' -runs 5 -measure suna
 //
 // Progress goes to stderr, the table to stdout. Nothing here runs in
 // `go test`.
@@ -32,9 +35,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/fakedaemon"
+	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line"}
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line", "suna"}
 
 type harness struct {
 	perch, tmp, dialect string
@@ -46,6 +50,7 @@ type harness struct {
 	width, height       int
 	bigMB, lineMB       float64
 	bigN                int
+	sunaFrames          int
 	measure             map[string]bool
 
 	tm *tmux
@@ -83,6 +88,7 @@ func run() int {
 	flag.Float64Var(&h.bigMB, "big-mb", 30, "size of the big read_file output (MiB)")
 	flag.Float64Var(&h.lineMB, "line-mb", 2, "size of the single-line command output (MiB)")
 	flag.IntVar(&h.bigN, "big-n", 1000, "events of the sessions that carry the big outputs")
+	flag.IntVar(&h.sunaFrames, "suna-frames", fakesuna.BenchFrames, "frames of the fake Suna's bench run")
 	flag.StringVar(&h.dialect, "dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	flag.StringVar(&h.perch, "perch", "", "use this perch binary instead of building one")
 	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
@@ -90,6 +96,9 @@ func run() int {
 
 	var sizes []int
 	for _, s := range strings.Split(*ns, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue // -n '': no maria sessions (e.g. -n '' -measure suna)
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < fakedaemon.MinLongSessionEvents {
 			fmt.Fprintf(os.Stderr, "bench: -n: %q is not a session size (at least %d)\n", s, fakedaemon.MinLongSessionEvents)
@@ -105,6 +114,10 @@ func run() int {
 			return 2
 		}
 		h.measure[m] = true
+	}
+	if h.sunaFrames < 100 {
+		fmt.Fprintln(os.Stderr, "bench: -suna-frames must be at least 100")
+		return 2
 	}
 	if h.runs < 1 || h.startupRuns < 1 || h.keySamples < 2 {
 		fmt.Fprintln(os.Stderr, "bench: -runs and -startup-runs must be at least 1, -keys at least 2")
@@ -166,6 +179,9 @@ func run() int {
 		h.guard("long line", func() error {
 			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js", "return")
 		})
+	}
+	if h.measure["suna"] {
+		h.guard("suna", h.benchSuna)
 	}
 	h.print(os.Stdout, load0, loadavg(), time.Since(started))
 	return 0

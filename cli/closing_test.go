@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/client"
 )
 
 // taskServer is a daemon serving one task's recorded log: after each replay
@@ -22,8 +27,13 @@ type taskServer struct {
 	log     []byte
 	closing bool
 	pause   int // if > 0: pause 2 s after this many bytes, inside an event
-	status  func() string
-	conns   atomic.Int32
+	// pauses: more places to pause at (byte offsets, ascending), each for
+	// pauseFor.
+	pauses   []int
+	pauseFor time.Duration
+	status   func() string
+	conns    atomic.Int32
+	taskGets atomic.Int32 // GET /task/{id}
 }
 
 func (s *taskServer) start(t *testing.T) string {
@@ -37,6 +47,7 @@ func (s *taskServer) start(t *testing.T) string {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"tasks":[%s]}`, task())
 		case "/v1/task/" + s.id:
+			s.taskGets.Add(1)
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"task":%s}`, task())
 		case "/v1/task/" + s.id + "/events":
@@ -44,17 +55,22 @@ func (s *taskServer) start(t *testing.T) string {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
 			log := s.log
+			at, wait := s.pauses, s.pauseFor
 			if s.pause > 0 {
-				w.Write(log[:s.pause])
+				at, wait = []int{s.pause}, 2*time.Second
+			}
+			done := 0
+			for _, p := range at {
+				w.Write(log[done:p])
 				w.(http.Flusher).Flush()
 				select {
-				case <-time.After(2 * time.Second):
+				case <-time.After(wait):
 				case <-r.Context().Done():
 					return
 				}
-				log = log[s.pause:]
+				done = p
 			}
-			w.Write(log)
+			w.Write(log[done:])
 			w.(http.Flusher).Flush()
 			if !s.closing {
 				<-r.Context().Done()
@@ -155,5 +171,240 @@ func TestExportWaitsOutASlowEvent(t *testing.T) {
 	r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl"))
 	if r.stdout != want {
 		t.Fatalf("export ended early:\n%s\nvs\n%s", r.stdout, want)
+	}
+}
+
+// exportWith runs collect (with the given quiet windows) and the jsonl
+// export, and says how long collect took.
+func exportWith(t *testing.T, base, id string, o collectOpts) (string, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var errb bytes.Buffer
+	env := Env{Stdout: io.Discard, Stderr: &errb, Getenv: func(string) string { return "" }}
+	cl, err := client.New(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := cl.Task(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.quiet = true
+	start := time.Now()
+	tl, err := collect(ctx, env, cl, task, o)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("collect: %v (stderr %s)", err, errb.String())
+	}
+	var out bytes.Buffer
+	if err := writeExport(&out, tl, "jsonl", "", false); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), took
+}
+
+// TestExportEndsSoonOnEvidence: the daemon says idle and the replay's last
+// frame ends the run, so export ends after a short quiet window, not the
+// long one (here a minute); with weak evidence (the daemon says
+// generating; the log stops mid-run) it waits for the long window.
+func TestExportEndsSoonOnEvidence(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
+	const id = "3f2b0000-0000-4000-8000-000000000003"
+	idle := func() string { return "idle" }
+
+	s := &taskServer{id: id, log: log, status: idle}
+	got, took := exportWith(t, s.start(t), id, collectOpts{settle: time.Minute})
+	if got != want {
+		t.Fatalf("export differs:\n%s\nvs\n%s", got, want)
+	}
+	if took > 30*time.Second {
+		t.Errorf("export waited %v: the long window, despite strong evidence", took)
+	}
+
+	// The daemon says generating: the run's end in the log may be an old
+	// one, so the long window applies.
+	const long = 1500 * time.Millisecond
+	gen := &taskServer{id: id, log: log, status: func() string { return "generating" }}
+	if _, took := exportWith(t, gen.start(t), id, collectOpts{settle: long}); took < long {
+		t.Errorf("export of a generating task ended after %v, before the long window (%v)", took, long)
+	}
+
+	// The log stops before the run's end: the long window applies.
+	cut := bytes.LastIndex(log, []byte("event: maria\ndata: {"))
+	if cut < 0 || !bytes.Contains(log[cut:], []byte(`"PostConversation"`)) {
+		t.Fatal("stream A does not end with PostConversation")
+	}
+	mid := &taskServer{id: id, log: log[:cut], status: idle}
+	if _, took := exportWith(t, mid.start(t), id, collectOpts{settle: long}); took < long {
+		t.Errorf("export of a replay that stops mid-run ended after %v, before the long window (%v)", took, long)
+	}
+}
+
+// TestExportWaitsOutPauses: a daemon that pauses mid-replay, for longer
+// than the short window, inside events and between them (the last pause
+// right before the run's end), still gets everything exported, quickly
+// once the run's end is in.
+func TestExportWaitsOutPauses(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
+	const id = "3f2b0000-0000-4000-8000-000000000004"
+	var at []int
+	// Between events: after every fourth frame.
+	for i, n := 0, 0; ; n++ {
+		j := bytes.Index(log[i:], []byte("\n\n"))
+		if j < 0 {
+			break
+		}
+		i += j + 2
+		if n%4 == 3 && i < len(log) {
+			at = append(at, i)
+		}
+	}
+	// Inside events: in the middle of a PostToolCall and of the last frame
+	// (the run's end), and right before the last frame.
+	post := bytes.Index(log, []byte(`"msg":"PostToolCall"`))
+	last := bytes.LastIndex(log, []byte("event: maria\n"))
+	at = append(at, post+10, last, last+20)
+	slices.Sort(at)
+	at = slices.Compact(at)
+	s := &taskServer{id: id, log: log, pauses: at, pauseFor: 300 * time.Millisecond, status: func() string { return "idle" }}
+	got, _ := exportWith(t, s.start(t), id, collectOpts{settle: time.Minute, quick: 20 * time.Millisecond})
+	if got != want {
+		t.Fatalf("export ended early (pauses at %v):\n%s\nvs\n%s", at, got, want)
+	}
+
+	// A frame after the run's end, paused in its middle: the end is in,
+	// the daemon says idle, and still export waits for that frame.
+	extra := append(slices.Clip(log), "event: maria\ndata: {\"id\":\"u-extra\",\"created\":1774598500000,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"after the end\"}}\n\n"...)
+	file := filepath.Join(t.TempDir(), "extra.sse")
+	if err := os.WriteFile(file, extra, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want = must(t, run(t, "", "replay", file, "--format", "jsonl")).stdout
+	if !strings.Contains(want, "after the end") {
+		t.Fatalf("the extra frame does not show in the export:\n%s", want)
+	}
+	s = &taskServer{id: id, log: extra, pauses: []int{len(log) + 60}, pauseFor: 300 * time.Millisecond, status: func() string { return "idle" }}
+	// (The frame does not end a run: the long window follows it.)
+	if got, _ := exportWith(t, s.start(t), id, collectOpts{settle: time.Second, quick: 20 * time.Millisecond}); got != want {
+		t.Fatalf("export ended inside a frame after the run's end:\n%s\nvs\n%s", got, want)
+	}
+}
+
+// TestUntilIdleWaitsForTheDaemon: with --until-idle, a replay that ends a
+// run is not enough while the daemon says generating (maria, stream kept
+// open).
+func TestUntilIdleWaitsForTheDaemon(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
+	const id = "3f2b0000-0000-4000-8000-000000000005"
+	var flip atomic.Int64
+	flip.Store(time.Now().Add(time.Hour).UnixNano())
+	s := &taskServer{id: id, log: log, status: func() string {
+		if time.Now().UnixNano() < flip.Load() {
+			return "generating"
+		}
+		return "idle"
+	}}
+	base := s.start(t)
+	flip.Store(time.Now().Add(2 * time.Second).UnixNano())
+	r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle"))
+	if time.Now().UnixNano() < flip.Load() {
+		t.Errorf("--until-idle ended while the daemon said generating")
+	}
+	if r.stdout != want {
+		t.Fatalf("--until-idle export differs:\n%s", r.stdout)
+	}
+}
+
+// TestExportBoundsMemoryAndRestores: an export that owns the process sets
+// a memory limit while it follows the stream (never below the live heap)
+// and puts the previous one back.
+func TestExportBoundsMemoryAndRestores(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "3f2b0000-0000-4000-8000-000000000006"
+	s := &taskServer{id: id, log: log, status: func() string { return "idle" }}
+	base := s.start(t)
+	const outer = 1 << 40
+	prev := debug.SetMemoryLimit(outer)
+	defer debug.SetMemoryLimit(prev)
+	var seen atomic.Int64
+	var out bytes.Buffer
+	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, OwnsProcess: true,
+		Home: t.TempDir(), Cwd: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- Main(ctx, env, []string{"export", id, "--url", base, "--format", "jsonl"}) }()
+	for running := true; running; {
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("export: exit %d", code)
+			}
+			running = false
+		default:
+			if l := debug.SetMemoryLimit(-1); l != outer {
+				seen.Store(l)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if l := seen.Load(); l == 0 || l >= outer || l < 4<<20 {
+		t.Errorf("limit while exporting: %d", l)
+	}
+	if l := debug.SetMemoryLimit(-1); l != outer {
+		t.Errorf("limit after export %d, want %d back", l, outer)
+	}
+	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
+	if out.String() != want {
+		t.Errorf("export differs:\n%s", out.String())
+	}
+}
+
+// TestUntilIdleAsksCalmly: with --until-idle, a daemon that said idle when
+// the stream started and generating since is asked again at the long
+// window's pace, not the short one's, until it says idle.
+func TestUntilIdleAsksCalmly(t *testing.T) {
+	log, err := os.ReadFile(streamA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "3f2b0000-0000-4000-8000-000000000007"
+	var flip atomic.Int64
+	flip.Store(time.Now().Add(time.Hour).UnixNano())
+	var s *taskServer
+	s = &taskServer{id: id, log: log, status: func() string {
+		if s.taskGets.Load() <= 2 || time.Now().UnixNano() >= flip.Load() {
+			return "idle" // the first answers (the test's, collect's at the start), and the end
+		}
+		return "generating"
+	}}
+	base := s.start(t)
+	flip.Store(time.Now().Add(1500 * time.Millisecond).UnixNano())
+	got, _ := exportWith(t, base, id, collectOpts{untilIdle: true, settle: 300 * time.Millisecond})
+	if time.Now().UnixNano() < flip.Load() {
+		t.Errorf("--until-idle ended while the daemon said generating")
+	}
+	if want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout; got != want {
+		t.Errorf("export differs:\n%s", got)
+	}
+	// exportWith asks once itself; then about one question per 300 ms.
+	if n := s.taskGets.Load(); n > 12 {
+		t.Errorf("the daemon was asked %d times in 1.5 s", n)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 
@@ -19,15 +22,33 @@ import (
 )
 
 // settle is how long a stream must stay quiet before its replay counts as
-// complete (maria sends no end-of-replay marker). Quiet means no frame, no
-// byte and no event half received: a large event may take longer than this
-// to arrive. A server (or proxy) that closes the stream after each replay
-// gives another sign: a clean close, then a replay that brings nothing new.
+// complete when nothing else says it is (maria sends no end-of-replay
+// marker). Quiet means no frame, no byte and no event half received: a
+// large event may take longer than this to arrive. A server (or proxy) that
+// closes the stream after each replay gives another sign: a clean close,
+// then a replay that brings nothing new.
 const settle = 600 * time.Millisecond
 
-// streamMsg carries frames and connection states in their order.
+// settleQuick is the quiet window when the evidence is strong: the daemon
+// says the task is idle or stopped (asked while the stream starts), and the
+// last frame received ends a run. maria writes a replay from memory in one
+// loop, so a replay that reached the run's end and then fell silent, with
+// no byte arriving and no event half received or still on its way to the
+// timeline, is complete; a later run would begin after the daemon said
+// idle and would be live, not replay. settleConfirm is a second look after
+// the window, so that bytes the kernel already holds (the process may have
+// been descheduled for the whole window) are read before export ends.
+const (
+	settleQuick   = 40 * time.Millisecond
+	settleConfirm = 10 * time.Millisecond
+)
+
+// streamMsg carries frames and connection states in their order; a
+// frame comes decoded (events.Decode is pure, so the stream's goroutine
+// decodes while the follower applies the previous frames).
 type streamMsg struct {
 	frame *events.Frame
+	ev    events.Event
 	state *client.ConnState
 }
 
@@ -41,7 +62,7 @@ func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.P
 		errc <- cl.StreamTaskProgress(ctx, taskID,
 			func(f events.Frame) {
 				select {
-				case ch <- streamMsg{frame: &f}:
+				case ch <- streamMsg{frame: &f, ev: events.Decode(f)}:
 				case <-ctx.Done():
 				}
 			},
@@ -69,6 +90,10 @@ type follower struct {
 	onNew func(events.Frame) error
 	err   error // the first onNew error
 
+	// runEnd: the last frame of this connection ends a run
+	// (PostConversation, Cancelled, Failed), new or replayed.
+	runEnd bool
+
 	seenAny bool           // some event was new, on any connection
 	connNew bool           // this connection brought something new
 	held    []events.Frame // snapshots of this connection waiting for a verdict
@@ -93,6 +118,7 @@ func (f *follower) handle(m streamMsg) *events.Event {
 			}
 			f.lastLive = true
 			f.connNew, f.held = !f.seenAny, nil
+			f.runEnd = false
 		case client.PhaseReconnecting:
 			clean := errors.Is(s.Err, client.ErrStreamClosed)
 			f.replayed = clean && f.cleanClose && !f.connNew && f.lastLive
@@ -118,7 +144,13 @@ func (f *follower) handle(m streamMsg) *events.Event {
 	big := len(m.frame.Data) >= bigFrame
 	// maria's decoder drops what a reconnect's replay repeats: an event
 	// that comes out of it is new (a queue snapshot, a state, always does).
-	evs := f.decoder().Decode(*m.frame)
+	switch m.ev.Kind {
+	case events.KindPostConversation, events.KindCancelled, events.KindFailed:
+		f.runEnd = true
+	default:
+		f.runEnd = false
+	}
+	evs := f.decoder().Accept(m.ev)
 	changed := false
 	for _, ev := range evs {
 		changed = f.tl.Apply(ev) || changed
@@ -182,6 +214,12 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return tailLive(ctx, env, b, pos[0], *jsonl)
+	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
@@ -225,6 +263,10 @@ type printer struct {
 	running map[*events.Item]bool // tool items printed while running
 	status  events.RunStatus
 	started bool
+	// holdOpen: an item still being streamed (Open) is printed once its
+	// final form is in, and nothing after it before (backends that stream
+	// text in deltas).
+	holdOpen bool
 }
 
 func newPrinter(w io.Writer, jsonl bool) *printer {
@@ -241,6 +283,9 @@ func (p *printer) update(tl *events.Timeline) {
 	}
 	for ; p.next < len(items); p.next++ {
 		it := items[p.next]
+		if p.holdOpen && it.Open {
+			break
+		}
 		if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
 			p.running[it] = true
 		}
@@ -404,11 +449,17 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
 	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return exportLive(ctx, env, b, pos[0], *format, *full, *untilIdle)
+	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
-	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true})
+	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true, bounded: env.OwnsProcess})
 	if err != nil {
 		return err
 	}
@@ -438,21 +489,107 @@ type collectOpts struct {
 	follow bool
 	quiet  bool
 	onNew  func(events.Frame) error
+	// settle and quick replace the quiet windows (tests); zero: settle
+	// and settleQuick.
+	settle, quick time.Duration
+	// bounded keeps the process's memory near what the stream brought
+	// (see memoryBound): export holds the whole timeline. It sets a
+	// process-wide limit: only for a command that owns the process.
+	bounded bool
 }
+
+// memoryBound keeps the Go memory of a command that accumulates a stream
+// (export) within what has arrived so far plus memorySlack (a soft limit,
+// debug.SetMemoryLimit), instead of letting garbage grow as large as
+// everything kept (GOGC=100): the replay's raw frames are garbage once
+// decoded, and together they are as large as the stream, while what the
+// timeline keeps of them is about three quarters of it. The limit follows
+// the stream as it grows, and never comes below what the process used
+// before the stream plus the live heap plus memoryFloor, so a timeline
+// larger than its stream only makes the collector run more often (every
+// memoryFloor of garbage), never without end. restore puts the previous
+// limit back.
+//
+// Measured on the 10k-event long session (48 MB): peak RSS 74 MB without
+// the bound, 66 MB with it, for the same processor time (27 collections
+// instead of 16); a floor of 4 MB made it 64 MB for a third more
+// processor time.
+type memoryBound struct {
+	prog   *client.Progress
+	next   int64 // bytes read at the next update
+	before int64 // the limit to restore
+	base   int64 // the Go memory in use before the stream (runtime, package initialisation)
+	live   []metrics.Sample
+}
+
+const (
+	memorySlack = 5 << 20
+	memoryFloor = 8 << 20 // the least room for garbage
+	memoryStep  = 1 << 20 // update every this many bytes
+)
+
+func newMemoryBound(prog *client.Progress) *memoryBound {
+	m := &memoryBound{prog: prog, live: []metrics.Sample{{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}}
+	m.before = debug.SetMemoryLimit(-1)
+	metrics.Read(m.live)
+	m.base = int64(value(m.live[1]) - value(m.live[2]))
+	m.live = m.live[:1]
+	m.update()
+	return m
+}
+
+func value(s metrics.Sample) uint64 {
+	if s.Value.Kind() == metrics.KindUint64 {
+		return s.Value.Uint64()
+	}
+	return 0
+}
+
+// update raises the limit as the stream grows.
+func (m *memoryBound) update() {
+	n := m.prog.Bytes()
+	if n < m.next {
+		return
+	}
+	m.next = n + memoryStep
+	metrics.Read(m.live)
+	live := int64(value(m.live[0]))
+	limit := max(n+memorySlack, m.base+live+memoryFloor)
+	debug.SetMemoryLimit(min(limit, m.before))
+}
+
+func (m *memoryBound) restore() { debug.SetMemoryLimit(m.before) }
 
 // collect follows the task stream until the replay is in, with untilIdle
 // until the run has ended too, or with follow until ctx ends. The replay is
-// in when the stream stayed quiet for settle while connected (see settle),
-// or when, after a clean close, a whole replay brought nothing new.
+// in when the stream stayed quiet while connected, for settle, or for
+// settleQuick when the evidence is strong (see settleQuick), or when,
+// after a clean close, a whole replay brought nothing new.
 func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
+	long, quick := cmp.Or(o.settle, settle), cmp.Or(o.quick, settleQuick)
 	tl := events.NewTimeline()
 	tl.SetTask(task)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	prog := &client.Progress{}
 	ch, errc := watch(sctx, cl, task.ID, prog)
+	// The daemon's view of the task, asked while the stream starts: the
+	// task resolved before may be a moment older than the connection.
+	statusc := make(chan string, 1)
+	go func() {
+		if t, err := cl.Task(sctx, task.ID); err == nil {
+			statusc <- t.Status
+		}
+	}()
+	daemonQuiet := false // the daemon says idle or stopped
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	waits := !o.follow || o.untilIdle // for the replay to be in
+	var mem *memoryBound
+	if o.bounded {
+		mem = newMemoryBound(prog)
+		defer mem.restore()
+	}
 	// done says whether collect is done once the replay is in.
 	done := func() bool {
 		if !o.untilIdle {
@@ -465,14 +602,26 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			// The stream may lag behind a run that just started: the
 			// daemon's own view decides. If it can't be asked right now,
 			// keep following.
-			if fresh, err := cl.Task(ctx, task.ID); err == nil && fresh.Status != events.StatusGenerating {
+			fresh, err := cl.Task(ctx, task.ID)
+			if err == nil && fresh.Status != events.StatusGenerating {
 				return true
 			}
+			// The evidence for a quick end is gone (or unknown): back to
+			// the long window, which also paces these questions.
+			daemonQuiet = false
 		}
 		return false
 	}
+	// window is the quiet time the evidence asks for now.
+	window := func() time.Duration {
+		if daemonQuiet && f.runEnd && tl.Status() != events.RunGenerating {
+			return quick
+		}
+		return long
+	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	confirming := false // the quick window passed once; a second look is due
 	for {
 		select {
 		case m := <-ch:
@@ -480,6 +629,10 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			if f.err != nil {
 				return tl, f.err
 			}
+			if mem != nil {
+				mem.update()
+			}
+			confirming = false
 			// Quiet time only counts while connected: a reconnect backoff
 			// is not the end of the replay.
 			if m.state != nil && m.state.Phase != client.PhaseLive {
@@ -488,11 +641,36 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 					return tl, nil
 				}
 			} else if f.lastLive && waits {
-				timer.Reset(settle)
+				timer.Reset(window())
+			}
+		case st := <-statusc:
+			daemonQuiet = st == events.StatusIdle || st == events.StatusStopped
+			if f.lastLive && waits && !confirming {
+				timer.Reset(window())
 			}
 		case <-timer.C:
-			if prog.Busy(settle) || !done() {
-				timer.Reset(settle)
+			if w := window(); w < long {
+				// Strong evidence: quiet means no byte for w, no event
+				// half read or on its way, twice.
+				if !prog.Settled(w) || len(ch) > 0 {
+					confirming = false
+					timer.Reset(w)
+					continue
+				}
+				if !confirming {
+					confirming = true
+					timer.Reset(settleConfirm)
+					continue
+				}
+				confirming = false
+				if !done() {
+					timer.Reset(window())
+					continue
+				}
+				return tl, nil
+			}
+			if prog.Busy(long) || !done() {
+				timer.Reset(long)
 				continue
 			}
 			return tl, nil
@@ -520,6 +698,12 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 	}
 	if *out == "" {
 		return usagef("record: -o FILE is required")
+	}
+	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		return recordRefusal(b, pos[0])
 	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {

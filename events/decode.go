@@ -219,11 +219,12 @@ func decodeMaria(f Frame) Event {
 		return invalid(f, "event is not a JSON object")
 	}
 	var w wireEvent
-	if err := json.Unmarshal(data, &w); err != nil {
+	if !w.split(data) {
+		err := json.Unmarshal(data, &w)
 		// A desc that is not an object is only a wrong type: the rest of
 		// the event was still decoded (and may be the docs shape).
 		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) {
+		if err != nil && !errors.As(err, &te) {
 			return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
 		}
 	}

@@ -43,8 +43,12 @@ func (d *MariaDecoder) Reconnected() { d.anonPos, d.foreignPos = 0, 0 }
 
 // Decode turns one frame into zero or one event: nothing when the frame
 // repeats what an earlier connection delivered.
-func (d *MariaDecoder) Decode(f Frame) []Event {
-	ev := Decode(f)
+func (d *MariaDecoder) Decode(f Frame) []Event { return d.Accept(Decode(f)) }
+
+// Accept is Decode for a frame already decoded by Decode (perhaps on
+// another goroutine): Decode is pure, the replay bookkeeping here is not,
+// so frames must be accepted in their order.
+func (d *MariaDecoder) Accept(ev Event) []Event {
 	if !d.firstSighting(ev) {
 		return nil
 	}

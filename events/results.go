@@ -431,6 +431,11 @@ func isDigits(s string) bool {
 	return true
 }
 
+// listIcons are list_files' entry icons and the kinds they stand for.
+var listIcons = [...]struct{ icon, kind string }{
+	{"📁 ", "directory"}, {"📄 ", "file"}, {"🔗 ", "symlink"}, {"❓ ", "other"},
+}
+
 // parseListText reads list_files' "Directory: p\nTotal: …\n\n<icon> name".
 func parseListText(text string) *FileListing {
 	if !strings.HasPrefix(text, "Directory: ") {
@@ -438,11 +443,23 @@ func parseListText(text string) *FileListing {
 	}
 	lines := strings.Split(text, "\n")
 	l := &FileListing{Path: strings.TrimPrefix(lines[0], "Directory: ")}
+	n := 0
+	for _, line := range lines[1:] {
+		for _, ic := range listIcons {
+			if strings.HasPrefix(line, ic.icon) {
+				n++
+				break
+			}
+		}
+	}
+	if n > 0 {
+		l.Entries = make([]FileEntry, 0, n) // kept: no room to spare
+	}
 	for _, line := range lines[1:] {
 		kind := ""
-		for icon, k := range map[string]string{"📁 ": "directory", "📄 ": "file", "🔗 ": "symlink", "❓ ": "other"} {
-			if strings.HasPrefix(line, icon) {
-				kind, line = k, strings.TrimPrefix(line, icon)
+		for _, ic := range listIcons {
+			if strings.HasPrefix(line, ic.icon) {
+				kind, line = ic.kind, strings.TrimPrefix(line, ic.icon)
 				break
 			}
 		}
@@ -458,35 +475,92 @@ func parseListText(text string) *FileListing {
 	return l
 }
 
-var (
-	searchHit   = regexp.MustCompile(`^(.+):(\d+)$`)
-	searchTotal = regexp.MustCompile(`Found (\d+) matches`)
-)
-
 // parseSearchText reads search_files' message, then "path:line" headers
-// followed by "n: text" context lines.
+// followed by "n: text" context lines. By hand: the regexps it was
+// written with (searchHitRE, searchTotalRE in the tests, which check that
+// both agree) cost more than the rest of decoding a search.
 func parseSearchText(text string) *SearchResult {
 	msg, body, _ := strings.Cut(text, "\n\n")
 	s := &SearchResult{Message: msg}
-	if m := searchTotal.FindStringSubmatch(msg); m != nil {
-		s.Total, _ = strconv.Atoi(m[1])
+	if n, ok := foundMatches(msg); ok {
+		s.Total, _ = strconv.Atoi(n)
 	}
-	var cur *SearchHit
-	for _, line := range strings.Split(body, "\n") {
-		if m := searchHit.FindStringSubmatch(line); m != nil && !ctxLine(line) {
-			n, _ := strconv.Atoi(m[2])
-			s.Hits = append(s.Hits, SearchHit{Path: m[1], Line: n})
-			cur = &s.Hits[len(s.Hits)-1]
-			continue
+	cur := -1
+	// The context lines of hit cur: body[from:to] while they follow each
+	// other (the context is then that part of the text, not a copy),
+	// else ctx.
+	var ctx []string
+	from, to := -1, -1
+	end := func() {
+		switch {
+		case cur < 0:
+		case ctx != nil:
+			s.Hits[cur].Context = strings.Join(ctx, "\n")
+		case from >= 0:
+			s.Hits[cur].Context = body[from:to]
 		}
-		if cur != nil && line != "" {
-			if cur.Context != "" {
-				cur.Context += "\n"
+		ctx, from, to = nil, -1, -1
+	}
+	for at := 0; at <= len(body); {
+		line := body[at:]
+		next := len(body) + 1
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], at+i+1
+		}
+		if path, n, ok := searchHit(line); ok && !ctxLine(line) {
+			end()
+			line, _ := strconv.Atoi(n)
+			s.Hits = append(s.Hits, SearchHit{Path: path, Line: line})
+			cur = len(s.Hits) - 1
+		} else if cur >= 0 && line != "" {
+			switch {
+			case ctx != nil:
+				ctx = append(ctx, line)
+			case from < 0:
+				from, to = at, at+len(line)
+			case to+1 == at:
+				to = at + len(line)
+			default:
+				ctx = append(strings.Split(body[from:to], "\n"), line)
 			}
-			cur.Context += line
 		}
+		at = next
 	}
+	end()
 	return s
+}
+
+// searchHit matches ^(.+):(\d+)$ (line has no newline): the line ends in
+// ASCII digits right after a colon that is not its first byte.
+func searchHit(line string) (path, n string, ok bool) {
+	j := len(line)
+	for j > 0 && line[j-1] >= '0' && line[j-1] <= '9' {
+		j--
+	}
+	if j == len(line) || j < 2 || line[j-1] != ':' {
+		return "", "", false
+	}
+	return line[:j-1], line[j:], true
+}
+
+// foundMatches finds the leftmost "Found <digits> matches" in msg and
+// returns its digits.
+func foundMatches(msg string) (string, bool) {
+	for from := 0; ; {
+		i := strings.Index(msg[from:], "Found ")
+		if i < 0 {
+			return "", false
+		}
+		start := from + i + len("Found ")
+		j := start
+		for j < len(msg) && msg[j] >= '0' && msg[j] <= '9' {
+			j++
+		}
+		if j > start && strings.HasPrefix(msg[j:], " matches") {
+			return msg[start:j], true
+		}
+		from += i + 1
+	}
 }
 
 // ctxLine: "12: text" is a context line, not a "path:12" header.

@@ -27,12 +27,14 @@ import (
 // reads, and each byte is examined once (runs of field bytes are skipped
 // with bytes.IndexByte).
 //
-// With a stream's side (see streamSide), a large event does not go through
-// r3labs at all: r3labs would copy it into its scanner's buffer (which it
-// keeps for the connection), then into the event's data. The reader parses
-// it as r3labs would, queues the frame on the side, data left where it was
-// read, and hands r3labs a small stub event that names it instead. It also
-// tells the side whether an event is partly received.
+// With a stream's side (see streamSide), events do not go through r3labs
+// at all: r3labs would copy each into its scanner's buffer (which it keeps
+// for the connection, as large as the largest event), split its lines
+// again and copy its data once more. The reader parses each event as
+// r3labs would, queues the frame on the side (a large one's data left
+// where it was read), and hands r3labs a small stub event that names it
+// instead. It also tells the side whether an event is partly received and
+// how many are read but not yet delivered.
 type eventReader struct {
 	src  io.ReadCloser
 	max  int         // largest event accepted, including its framing
@@ -83,14 +85,14 @@ func (e *eventReader) Read(p []byte) (int, error) {
 		for e.head == len(e.bounds) {
 			if e.err != nil {
 				if e.side != nil {
-					e.side.receiving(false, 0)
+					e.side.receiving(false, 0, 0)
 				}
 				return 0, e.finalErr()
 			}
 			e.fill()
 		}
 		end := e.bounds[e.head]
-		if e.side != nil && !e.mid && end-e.r >= sideAbove {
+		if e.side != nil && !e.mid {
 			e.sideline(end)
 			continue
 		}
@@ -106,15 +108,22 @@ func (e *eventReader) Read(p []byte) (int, error) {
 
 // sideline takes the complete event buf[r:end] out of the byte stream: its
 // frame goes to the side and a stub takes its place (nothing, if r3labs
-// would not dispatch it). When its data is one line, the frame keeps it
-// where it lies, and the reader moves what follows to a new buffer.
+// would not dispatch it). A small event's data is copied out of the
+// buffer, once; a large one's, when it is one line, is left where it lies,
+// and the reader moves what follows to a new buffer.
 func (e *eventReader) sideline(end int) {
 	f, id, single, ok := parseEvent(e.buf[e.r:end])
+	big := end-e.r >= sideAbove
 	if ok {
+		if single && !big {
+			f.Data = bytes.Clone(f.Data)
+		}
 		e.stub = e.side.put(f, id)
+	} else {
+		e.side.delivered(1) // nothing to deliver
 	}
 	e.head++
-	if !single {
+	if !single || !big {
 		e.r = end
 		return
 	}
@@ -125,6 +134,19 @@ func (e *eventReader) sideline(end int) {
 		e.bounds[i] -= end
 	}
 	e.buf, e.r = nb, 0
+}
+
+// lineEnd is the index of the first CR or LF in b, or -1.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	lim := b
+	if i >= 0 {
+		lim = b[:i]
+	}
+	if j := bytes.IndexByte(lim, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // parseEvent reads one complete event the way r3labs' processEvent does:
@@ -146,7 +168,7 @@ func parseEvent(b []byte) (f events.Frame, id []byte, single, ok bool) {
 		return v, true
 	}
 	for len(b) > 0 {
-		i := bytes.IndexAny(b, "\r\n")
+		i := lineEnd(b)
 		line := b
 		if i >= 0 {
 			line, b = b[:i], b[i+1:]
@@ -238,7 +260,7 @@ func (e *eventReader) fill() {
 	e.buf = e.buf[:start+n]
 	e.scan(start)
 	if e.side != nil {
-		e.side.receiving(e.content, n)
+		e.side.receiving(e.content, n, len(e.bounds))
 	}
 	if err != nil {
 		e.err = err

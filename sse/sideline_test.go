@@ -176,3 +176,101 @@ func TestProgress(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestProgressInFlight: events read whole but not yet handed to onFrame
+// keep a stream from being settled, however long ago their bytes came;
+// once every one is delivered (and a comment-only event, which r3labs
+// would not deliver, counts for nothing), it settles.
+func TestProgressInFlight(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		writeEvent(w, "maria", "one")
+		io.WriteString(w, ": just a comment\n\n")
+		writeEvent(w, "maria", "two")
+		writeEvent(w, "maria", "three")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c := testConfig(taskURL(srv.URL))
+	p := &Progress{}
+	c.Progress = p
+	hold := make(chan struct{})
+	got := make(chan string, 8)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Subscribe(ctx, c, func(f events.Frame) {
+			got <- string(f.Data)
+			if string(f.Data) == "one" {
+				select { // the caller is slow with the first frame
+				case <-hold:
+				case <-ctx.Done():
+				}
+			}
+		}, nil)
+	}()
+	defer func() { cancel(); <-done }() // before the server closes
+	if d := <-got; d != "one" {
+		t.Fatalf("first frame %q", d)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if p.Settled(20 * time.Millisecond) {
+		t.Error("two events read and not delivered, but settled")
+	}
+	close(hold)
+	for _, want := range []string{"two", "three"} {
+		if d := <-got; d != want {
+			t.Fatalf("frame %q, want %q", d, want)
+		}
+	}
+	waitFor(t, "settled", 10*time.Second, func() bool { return p.Settled(20 * time.Millisecond) })
+}
+
+// TestFramesKeepTheirData: a frame's data stays as it was delivered while
+// the stream reads on (small events' data lies in read buffers that are
+// lent to them, never written again), whatever the events' sizes.
+func TestFramesKeepTheirData(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	const n = 3000
+	data := func(i int) string {
+		return strings.Repeat(string(rune('a'+i%26)), 50+(i*7919)%12000) + "#" + strings.Repeat("z", i%3)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeaders(w)
+		for i := range n {
+			writeEvent(w, "maria", data(i))
+			if i%50 == 0 {
+				w.(http.Flusher).Flush()
+			}
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c := testConfig(taskURL(srv.URL))
+	var frames [][]byte
+	got := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Subscribe(ctx, c, func(f events.Frame) {
+			frames = append(frames, f.Data)
+			if len(frames) == n {
+				close(got)
+			}
+		}, nil)
+	}()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%d frames of %d", len(frames), n)
+	}
+	for i, d := range frames {
+		if string(d) != data(i) {
+			t.Fatalf("frame %d changed: %.40q… (%d bytes), want %d bytes", i, d, len(d), len(data(i)))
+		}
+	}
+}

@@ -180,6 +180,7 @@ func (s *streamSide) take(e *r3.Event) (events.Frame, bool) {
 		if q.key == string(e.Data) {
 			clear(s.queue[:i+1])
 			s.queue = s.queue[i+1:]
+			s.delivered(i) // lost with their connection
 			return q.f, true
 		}
 	}
@@ -188,12 +189,23 @@ func (s *streamSide) take(e *r3.Event) (events.Frame, bool) {
 
 // receiving reports what a read brought: n bytes, and whether an event is
 // now partly received.
-func (s *streamSide) receiving(partial bool, n int) {
+func (s *streamSide) receiving(partial bool, n, whole int) {
 	if p := s.report; p != nil {
+		if whole > 0 {
+			p.inflight.Add(int64(whole)) // before last: see Settled
+		}
 		p.partial.Store(partial)
 		if n > 0 {
+			p.total.Add(int64(n))
 			p.last.Store(time.Now().UnixNano())
 		}
+	}
+}
+
+// delivered reports n events handed to onFrame (or dropped).
+func (s *streamSide) delivered(n int) {
+	if p := s.report; p != nil && n > 0 {
+		p.inflight.Add(-int64(n))
 	}
 }
 
@@ -203,6 +215,22 @@ func (s *streamSide) receiving(partial bool, n int) {
 type Progress struct {
 	partial atomic.Bool
 	last    atomic.Int64 // unix nanoseconds of the last bytes read
+	// inflight counts the events read whole but not yet handed to onFrame
+	// (parsed, or on their way through r3labs as stubs).
+	inflight atomic.Int64
+	total    atomic.Int64 // bytes read, every connection
+}
+
+// Bytes is how many bytes of events have been read, over every
+// connection.
+func (p *Progress) Bytes() int64 { return p.total.Load() }
+
+// Settled is Busy's opposite made strict for a short quiet window: no
+// event partly received, none read and still on its way to onFrame, and
+// no bytes within the last d. An event delivered to onFrame is the
+// caller's to account for (its queue).
+func (p *Progress) Settled(d time.Duration) bool {
+	return p.inflight.Load() <= 0 && !p.Busy(d)
 }
 
 // Busy reports whether an event is partly received, or bytes arrived
@@ -369,6 +397,7 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 	handler := func(e *r3.Event) {
 		if f, ok := side.take(e); ok {
 			onFrame(f)
+			side.delivered(1)
 			return
 		}
 		onFrame(events.Frame{Name: string(e.Event), Data: e.Data})

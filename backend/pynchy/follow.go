@@ -153,6 +153,9 @@ func (f *follower) rebuild(rows []json.RawMessage, reset bool) {
 	}
 	if n := len(rows); n > 0 && !f.active && finished(rows[n-1]) {
 		evs = append(evs, f.dec.Flush()...)
+		// The run is over, as at activity off: a call still without a
+		// result (a run that failed after its tool_use) never gets one.
+		evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: events.StatusIdle})
 	}
 	if reset {
 		// The stream may still bring rows this reload held: the last ones.
