@@ -122,8 +122,9 @@ func lastAfter(screen, marker, text string) bool {
 // in order.
 func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 	// Each demo run pauses (pings only) before its final answer: long
-	// enough to type while it runs.
-	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: 5 * time.Millisecond, Pause: 6 * time.Second})
+	// enough to type two follow-ups while it runs, on a loaded machine too
+	// (6 s was not always).
+	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: 5 * time.Millisecond, Pause: 12 * time.Second})
 	thread, _, err := s.Start("", "What is in my workspace?")
 	if err != nil {
 		t.Fatal(err)
