@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui"
+	"github.com/perch-tui/perch/tui/bridge"
 )
 
 // terminalUI is the terminal UI handed to the commands: package cli does not
@@ -19,6 +21,12 @@ type terminalUI struct{}
 
 func (terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
 	return tui.Run(ctx, cl, config(o))
+}
+
+// Backend shows a live backend other than maria's daemon through the
+// bridge; its outbox is o's (the same files perch send and queue use).
+func (terminalUI) Backend(ctx context.Context, b backend.Backend, o cli.UIOptions) error {
+	return tui.Run(ctx, bridge.New(b), config(o))
 }
 
 func (terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UIOptions) error {

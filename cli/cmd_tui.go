@@ -11,6 +11,7 @@ import (
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/outbox/live"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
 )
 
@@ -19,6 +20,39 @@ import (
 func liveOptions(env Env, cl *client.Client, theme string) UIOptions {
 	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
 		OutboxStore: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), OutboxBackend: mariaout.New(cl)}
+}
+
+// uiBackend is the live backend the UI follows when it is not maria's
+// daemon (Suna, pynchy), or nil: maria keeps its own path (the raw daemon
+// streams through *client.Client). Without --backend and with a URL, the
+// probes say which system answers.
+func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) {
+	name, _, err := c.settings(env)
+	if err != nil {
+		return nil, err
+	}
+	if name == backend.Maria {
+		return nil, nil
+	}
+	if name == "" && strings.TrimSpace(c.url) == "" && strings.TrimSpace(getenv(env, "PERCH_URL")) == "" {
+		return nil, nil // maria's daemon, found as always
+	}
+	b, err := c.open(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if b.Name() == backend.Maria {
+		return nil, nil
+	}
+	return b, nil
+}
+
+// backendOptions are the UI options of a live backend: its outbox is the
+// same files as perch send and perch queue use for that server, delivered
+// through the backend (held while a Suna run runs, see outbox/live).
+func backendOptions(env Env, b backend.Backend, theme string) UIOptions {
+	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		OutboxStore: outbox.OpenFileStore(outboxRoot(env), b.URL()), OutboxBackend: live.New(b)}
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -36,6 +70,14 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	ui, err := env.ui()
 	if err != nil {
 		return err
+	}
+	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		o := backendOptions(env, b, *theme)
+		o.Model = *model
+		return ui.Backend(ctx, b, o)
 	}
 	cl, err := c.client(env)
 	if err != nil {
@@ -62,6 +104,18 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
+		if err != nil {
+			return err
+		}
+		task, err := b.Session(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		o := backendOptions(env, b, *theme)
+		o.TaskID = task.ID
+		return ui.Backend(ctx, b, o)
+	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
@@ -83,11 +137,25 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
 	dialect := fs.String("dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
+	be := fs.String("backend", backend.Maria, "which system to fake: maria, suna or pynchy")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
+	}
+	if err := oneOf("backend", *be, backend.Maria, backend.Suna, backend.Pynchy); err != nil {
+		return err
+	}
+	if *be != backend.Maria {
+		if *speed <= 0 {
+			return usagef("--speed must be positive")
+		}
+		ui, err := env.ui()
+		if err != nil {
+			return err
+		}
+		return runDemoBackend(ctx, env, ui, *be, *theme, *speed)
 	}
 	d, err := dialectFlag(*dialect)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
@@ -22,6 +23,9 @@ import (
 type UI interface {
 	// Live shows the daemon behind cl: the task list, or o.TaskID.
 	Live(ctx context.Context, cl *client.Client, o UIOptions) error
+	// Backend shows a live backend other than maria's daemon (Suna,
+	// pynchy): the same app, offering only what b.Capabilities allows.
+	Backend(ctx context.Context, b backend.Backend, o UIOptions) error
 	// ReadOnly shows one source that cannot be written to (a transcript
 	// file) as the only task.
 	ReadOnly(ctx context.Context, src ReadOnlySource, o UIOptions) error

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -20,12 +21,21 @@ type recordingUI struct {
 	opts  []UIOptions
 	live  []*client.Client
 	src   []ReadOnlySource
+	// backends: what Backend was handed.
+	backends []backend.Backend
 }
 
 func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls, u.opts, u.live = append(u.calls, "live"), append(u.opts, o), append(u.live, cl)
+	return nil
+}
+
+func (u *recordingUI) Backend(_ context.Context, b backend.Backend, o UIOptions) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls, u.opts, u.backends = append(u.calls, "backend"), append(u.opts, o), append(u.backends, b)
 	return nil
 }
 
@@ -122,5 +132,49 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(texts, "|"), "It says hi.") {
 		t.Errorf("replayed texts %q", texts)
+	}
+}
+
+// TestUICommandsThroughABackend: perch and perch attach hand a backend
+// other than maria to the UI (probed or named), with the outbox perch send
+// and queue use for that server; maria's daemon stays on its own path; the
+// demo of another backend serves it in this process.
+func TestUICommandsThroughABackend(t *testing.T) {
+	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
+	ui := &recordingUI{}
+	stub := withStub(s, t.TempDir(), nil)
+	with := func(e *Env) { stub(e); e.UI, e.IsTerminal = ui, true }
+	for _, args := range [][]string{
+		{"--url", s.url, "--theme", "dark"},
+		{"attach", "chat-b", "--backend", "pynchy", "--url", s.url},
+	} {
+		must(t, stubRun(t, with, args...))
+	}
+	if strings.Join(ui.calls, ",") != "backend,backend" {
+		t.Fatalf("calls %v", ui.calls)
+	}
+	root, attach := ui.opts[0], ui.opts[1]
+	if root.TaskID != "" || root.Theme != "dark" || root.OutboxStore == nil || root.OutboxBackend == nil || ui.backends[0] != s {
+		t.Errorf("root options %+v, backend %v", root, ui.backends[0])
+	}
+	if attach.TaskID != "chat-bob" || attach.OutboxStore == nil || ui.backends[1] != s {
+		t.Errorf("attach options %+v", attach)
+	}
+	if r := stubRun(t, with, "attach", "nobody", "--backend", "pynchy", "--url", s.url); r.code == 0 || !strings.Contains(r.stderr, "nobody") {
+		t.Errorf("attach to a missing session: exit %d, %q", r.code, r.stderr)
+	}
+	if r := stubRun(t, with, "demo", "--backend", "attocode"); r.code != ExitUsage {
+		t.Errorf("demo --backend attocode: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestDemoSunaOpensTheUI: perch demo --backend suna serves a fake Suna
+// API in this process and opens the UI on its demo thread.
+func TestDemoSunaOpensTheUI(t *testing.T) {
+	ui := &recordingUI{}
+	with := func(e *Env) { e.UI, e.IsTerminal = ui, true }
+	must(t, stubRun(t, with, "demo", "--backend", "suna", "--speed", "50"))
+	if len(ui.backends) != 1 || ui.backends[0].Name() != backend.Suna || ui.opts[0].TaskID == "" {
+		t.Fatalf("demo opened %v with %+v", ui.calls, ui.opts)
 	}
 }

@@ -711,6 +711,10 @@ func (m *Model) deliveryFlash(msg outboxMsg, ok string) {
 		return
 	case outbox.OutcomeOf(msg.err) == outbox.OutcomePermanent:
 		note = " refused" + where + ", kept: edit, send or delete it"
+	case errors.Is(msg.err, outbox.ErrBusy):
+		// Not a failure: the server keeps no queue (Suna).
+		m.setFlash(what+" held"+where+": it starts when the running run ends", false)
+		return
 	case msg.msg.State == outbox.Sending:
 		note = " not confirmed" + where + ", kept: checked before any resend"
 	default:

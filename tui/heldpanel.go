@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/outbox"
 )
 
@@ -127,9 +128,12 @@ func (m *Model) heldLines(maxH int) []string {
 // heldHeader is the panel's first row: what it holds and what happens to
 // it.
 func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
-	nHeld, nSend := 0, 0
+	nHeld, nSend, nWait := 0, 0, 0
 	for _, msg := range pending {
-		if msg.Intent == outbox.IntentSend && msg.State != outbox.Failed {
+		if msg.Waiting && msg.State == outbox.Held {
+			// Sent to a running session whose server keeps no queue.
+			nWait++
+		} else if msg.Intent == outbox.IntentSend && msg.State != outbox.Failed {
 			nSend++
 		} else {
 			nHeld++
@@ -142,13 +146,19 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 	if nSend > 0 {
 		parts = append(parts, itoa(nSend)+" sent, not delivered yet")
 	}
+	if nWait > 0 {
+		parts = append(parts, itoa(nWait)+" waiting for the run to end")
+	}
 	what := strings.Join(parts, ", ")
 	var head string
 	switch {
 	case m.held.paused():
 		head = m.ch.Warn.Render("  ⏸ "+what) + m.ch.Hint.Render(" · auto-delivery paused")
-	case nHeld > 0:
+	case nHeld > 0 || nWait > 0:
 		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent one at a time when the task is idle")
+	case m.busy() && m.connSeen && m.conn.Phase == client.PhaseLive:
+		// The server answers but takes nothing while it runs (Suna).
+		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent when the run ends")
 	default:
 		head = m.ch.Warn.Render("  ✎ "+what) + m.ch.Hint.Render(" · delivered when the daemon answers")
 	}

@@ -166,7 +166,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // ctrlC: clear the composer if it has text (kept in history, so ↑ brings
-// it back), else ask to cancel a busy run, else quit.
+// it back), else ask to cancel a busy run (where the backend can), else
+// quit.
 func (m *Model) ctrlC() tea.Cmd {
 	switch {
 	case m.overlay == ovConfirmCancel || m.overlay == ovHelp:
@@ -186,7 +187,7 @@ func (m *Model) ctrlC() tea.Cmd {
 		m.comp.stash()
 		m.setFlash("cleared — ↑ brings it back", false)
 		return nil
-	case m.mode == modeTask && m.busy():
+	case m.mode == modeTask && m.busy() && m.caps.Cancel:
 		m.askCancel()
 		return nil
 	}

@@ -27,7 +27,9 @@ func (m *Model) queueLines() []string {
 	} else {
 		head += m.ch.Hint.Render(" · ctrl+q expand")
 	}
-	head += m.ch.Hint.Render(" · ctrl+x cancel run (returns them as held)")
+	if m.caps.Cancel {
+		head += m.ch.Hint.Render(" · ctrl+x cancel run (returns them as held)")
+	}
 	out = append(out, truncate(head, w))
 	for i, qm := range q {
 		num := itoa(i+1) + ". "

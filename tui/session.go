@@ -128,8 +128,12 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.State != nil {
 		m.conn, m.connSeen = *msg.State, true
 	}
-	for _, ev := range msg.Events {
-		m.tl.Apply(ev)
+	for i := range msg.Events {
+		if IsResetEvent(&msg.Events[i]) {
+			m.restartTimeline()
+			continue
+		}
+		m.tl.Apply(msg.Events[i])
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err

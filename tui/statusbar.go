@@ -128,6 +128,7 @@ func (m *Model) statusLine() string {
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{
 		{m.connText(m.conn, m.connSeen), 9},
+		{styled(m.ch.Dim, oneLine(m.caps.Backend)), 6},
 		{run, 8},
 		// Context and token totals matter more while following a run
 		// than the name (shown in the task list) and the model.
@@ -197,7 +198,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		if len(m.held.pending()) > 0 {
 			pairs = append(pairs, "shift+tab", "held")
 		}
-		if m.busy() {
+		if m.busy() && m.caps.Cancel {
 			pairs = append(pairs, "ctrl+x", "cancel run")
 		}
 		pairs = append(pairs, "↑", "history", "ctrl+s", "web", "f1", "keys")

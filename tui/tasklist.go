@@ -325,6 +325,7 @@ func (m *Model) listStatus() string {
 	}
 	segs := []segment{
 		{m.connText(m.daemonConn, m.daemonSeen), 9},
+		{styled(m.ch.Bold, oneLine(m.caps.Backend)), 6},
 		{m.ch.Accent.Render(itoa(gen) + " generating"), 5},
 		{m.ch.Dim.Render(itoa(idle) + " idle"), 4},
 		{m.ch.Dim.Render(itoa(stopped) + " stopped"), 3},

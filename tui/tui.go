@@ -45,6 +45,10 @@ type Capabilities struct {
 	// Note is shown where the composer would be when Send is false (for
 	// example "replay of session.json — read-only").
 	Note string
+	// Backend names the live system behind the UI ("suna", "pynchy"),
+	// shown in the status bars; "" shows none (maria, perch's own
+	// daemon, and files).
+	Backend string
 }
 
 // Capable is implemented by backends that cannot do everything.

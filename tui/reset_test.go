@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// TestResetEventStartsTheTimelineOver: a reset in a batch drops what came
+// before it (the task stays), and the events after it build the timeline
+// again, whether they come in the same batch or later.
+func TestResetEventStartsTheTimelineOver(t *testing.T) {
+	hs := attached(t, 80, 24)
+	hs.events(user("u1", "the first question"), assistant("a1", "an answer seen twice"))
+	hs.contains("an answer seen twice")
+	before := hs.m.tl.Len()
+
+	// Same batch: history again after the reset, nothing duplicated.
+	hs.events(ResetEvent(), user("u1", "the first question"), assistant("a1", "an answer seen twice"))
+	if got := hs.m.tl.Len(); got != before {
+		t.Fatalf("timeline has %d items after the reset and the same history, want %d", got, before)
+	}
+	if hs.m.task.ID != "task-1" {
+		t.Fatalf("the task must stay across a reset, got %q", hs.m.task.ID)
+	}
+
+	// Reset alone, then a different history in the next batch.
+	hs.events(assistant("a2", "filler"), ResetEvent())
+	if got := hs.m.tl.Len(); got != 0 {
+		t.Fatalf("timeline has %d items right after a reset, want 0", got)
+	}
+	hs.lacks("an answer seen twice")
+	hs.lacks("filler")
+	hs.events(user("u9", "a fresh start"))
+	hs.contains("a fresh start")
+	checkFrame(t, hs.m)
+}
+
+// TestResetEventIsNotAnyNotice: only the marker resets; an ordinary
+// notice (what a decoder makes of a server's odd frame) is applied.
+func TestResetEventIsNotAnyNotice(t *testing.T) {
+	ev := ResetEvent()
+	if !IsResetEvent(&ev) {
+		t.Fatal("ResetEvent is not recognised")
+	}
+	for _, other := range []events.Event{
+		{Kind: events.KindNotice, Variant: resetVariant, Text: "a server's notice named like the marker"},
+		{Kind: events.KindUnknown, Variant: resetVariant},
+		{Kind: events.KindNotice, NoticeKind: resetNotice},
+	} {
+		if IsResetEvent(&other) {
+			t.Fatalf("%+v taken for a reset", other)
+		}
+	}
+	hs := attached(t, 80, 24)
+	hs.events(user("u1", "still here"), events.Event{Kind: events.KindUnknown, Variant: resetVariant})
+	hs.contains("still here")
+}
+
+// TestBackendNameInStatusBars: a backend that names itself shows its name
+// in the task list's and the task's status bar.
+func TestBackendNameInStatusBars(t *testing.T) {
+	hs := newHarness(t, 100, 24, Config{})
+	hs.m.caps.Backend = "suna"
+	hs.contains("suna")
+	hs2 := attached(t, 100, 24)
+	hs2.m.caps.Backend = "pynchy"
+	hs2.contains("pynchy")
+}
+
+// TestNoCancelOffered: on a backend without Cancel (pynchy), a busy task
+// offers no cancel key (hints, queue panel, help), ctrl+x asks nothing,
+// and ctrl+c on an empty composer quits instead of asking.
+func TestNoCancelOffered(t *testing.T) {
+	hs := attached(t, 140, 30)
+	hs.m.caps = Capabilities{Send: true, Backend: "pynchy"}
+	hs.m.keys.limitTo(hs.m.caps)
+	hs.events(user("u1", "go"), runStart("r1", fixedNow))
+	hs.events(events.Event{Kind: events.KindMessageQueued, MessageID: "q1", Text: "piped follow-up"})
+	if !hs.m.busy() {
+		t.Fatal("the task should be busy")
+	}
+	hs.contains("piped follow-up")
+	hs.lacks("cancel run")
+	hs.lacks("ctrl+x")
+	hs.send(keyMsg("ctrl+x"))
+	if hs.m.overlay == ovConfirmCancel {
+		t.Fatal("ctrl+x asks to cancel on a backend that cannot")
+	}
+	hs.send(keyMsg("f1"))
+	hs.lacks("cancel run")
+	hs.send(keyMsg("esc"))
+	hs.send(keyMsg("ctrl+c"))
+	if hs.m.overlay == ovConfirmCancel || !hs.m.quitting {
+		t.Fatalf("ctrl+c on a busy task without cancel: overlay %v, quitting %v", hs.m.overlay, hs.m.quitting)
+	}
+}
