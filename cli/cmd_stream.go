@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -44,36 +45,41 @@ const (
 )
 
 // streamMsg carries frames and connection states in their order; a
-// frame comes decoded (events.Decode is pure, so the stream's goroutine
-// decodes while the follower applies the previous frames).
+// frame comes decoded (events.Decode is pure, so the decode pool's workers
+// decode several frames at once while the follower applies earlier ones).
 type streamMsg struct {
 	frame *events.Frame
 	ev    events.Event
 	state *client.ConnState
 }
 
-// watch runs the task stream in a goroutine; messages arrive in order on
-// the channel, and the stream's final error on errc. Cancel ctx to stop.
+// Bounds of what watch holds read but not yet applied.
+const (
+	watchDepth = 256
+	watchBytes = 4 << 20
+)
+
+// watch runs the task stream in a goroutine; messages arrive in order from
+// the pool's Results (closed once the stream ended and everything was
+// taken), and the stream's final error on errc. Cancel ctx to stop.
 // prog (may be nil) follows the bytes coming in.
-func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (<-chan streamMsg, <-chan error) {
-	ch := make(chan streamMsg, 256)
+func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (*ordered.Pool[streamMsg, streamMsg], <-chan error) {
+	pool := ordered.New(ordered.Workers(), watchDepth, watchBytes, func(m streamMsg) streamMsg {
+		if m.frame != nil {
+			m.ev = events.Decode(*m.frame)
+		}
+		return m
+	})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- cl.StreamTaskProgress(ctx, taskID,
-			func(f events.Frame) {
-				select {
-				case ch <- streamMsg{frame: &f, ev: events.Decode(f)}:
-				case <-ctx.Done():
-				}
-			},
-			func(s client.ConnState) {
-				select {
-				case ch <- streamMsg{state: &s}:
-				case <-ctx.Done():
-				}
-			}, prog)
+		err := cl.StreamTaskProgress(ctx, taskID,
+			func(f events.Frame) { pool.Put(streamMsg{frame: &f}, len(f.Data), ctx.Done()) },
+			func(s client.ConnState) { pool.Put(streamMsg{state: &s}, 0, ctx.Done()) },
+			prog)
+		pool.Close()
+		errc <- err
 	}()
-	return ch, errc
+	return pool, errc
 }
 
 // follower applies a task stream to a timeline and reports connection
@@ -226,14 +232,20 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
 	}
 	f := &follower{env: env, tl: tl}
-	ch, errc := watch(ctx, cl, task.ID, nil)
+	pool, errc := watch(ctx, cl, task.ID, nil)
+	defer pool.Wait()
+	ch := pool.Results()
 	for {
 		select {
-		case m := <-ch:
-			if ev := f.handle(m); ev != nil {
+		case t, ok := <-ch:
+			if !ok {
+				ch = nil // the stream ended: its error follows on errc
+				continue
+			}
+			if ev := f.handle(t.Wait()); ev != nil {
 				p.update(tl)
 			}
-			if len(ch) == 0 {
+			if pool.Pending() == 0 {
 				if err := out.Flush(); err != nil {
 					return fmt.Errorf("write: %w", err)
 				}
@@ -554,7 +566,9 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	prog := &client.Progress{}
-	ch, errc := watch(sctx, cl, task.ID, prog)
+	pool, errc := watch(sctx, cl, task.ID, prog)
+	defer func() { stop(); pool.Wait() }()
+	ch := pool.Results()
 	// The daemon's view of the task, asked while the stream starts: the
 	// task resolved before may be a moment older than the connection.
 	statusc := make(chan string, 1)
@@ -605,7 +619,12 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	confirming := false // the quick window passed once; a second look is due
 	for {
 		select {
-		case m := <-ch:
+		case t, ok := <-ch:
+			if !ok {
+				ch = nil // the stream ended: its error follows on errc
+				continue
+			}
+			m := t.Wait()
 			f.handle(m)
 			if f.err != nil {
 				return tl, f.err
@@ -633,7 +652,7 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			if w := window(); w < long {
 				// Strong evidence: quiet means no byte for w, no event
 				// half read or on its way, twice.
-				if !prog.Settled(w) || len(ch) > 0 {
+				if !prog.Settled(w) || pool.Pending() > 0 {
 					confirming = false
 					timer.Reset(w)
 					continue
