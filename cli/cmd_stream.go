@@ -10,13 +10,12 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"time"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/transcript"
@@ -486,73 +485,10 @@ type collectOpts struct {
 	// and settleQuick.
 	settle, quick time.Duration
 	// bounded keeps the process's memory near what the stream brought
-	// (see memoryBound): export holds the whole timeline. It sets a
+	// (see memlimit): export holds the whole timeline. It sets a
 	// process-wide limit: only for a command that owns the process.
 	bounded bool
 }
-
-// memoryBound keeps the Go memory of a command that accumulates a stream
-// (export) within what has arrived so far plus memorySlack (a soft limit,
-// debug.SetMemoryLimit), instead of letting garbage grow as large as
-// everything kept (GOGC=100): the replay's raw frames are garbage once
-// decoded, and together they are as large as the stream, while what the
-// timeline keeps of them is about three quarters of it. The limit follows
-// the stream as it grows, and never comes below what the process used
-// before the stream plus the live heap plus memoryFloor, so a timeline
-// larger than its stream only makes the collector run more often (every
-// memoryFloor of garbage), never without end. restore puts the previous
-// limit back.
-//
-// Measured on the 10k-event long session (48 MB): peak RSS 74 MB without
-// the bound, 66 MB with it, for the same processor time (27 collections
-// instead of 16); a floor of 4 MB made it 64 MB for a third more
-// processor time.
-type memoryBound struct {
-	prog   *client.Progress
-	next   int64 // bytes read at the next update
-	before int64 // the limit to restore
-	base   int64 // the Go memory in use before the stream (runtime, package initialisation)
-	live   []metrics.Sample
-}
-
-const (
-	memorySlack = 5 << 20
-	memoryFloor = 8 << 20 // the least room for garbage
-	memoryStep  = 1 << 20 // update every this many bytes
-)
-
-func newMemoryBound(prog *client.Progress) *memoryBound {
-	m := &memoryBound{prog: prog, live: []metrics.Sample{{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}}
-	m.before = debug.SetMemoryLimit(-1)
-	metrics.Read(m.live)
-	m.base = int64(value(m.live[1]) - value(m.live[2]))
-	m.live = m.live[:1]
-	m.update()
-	return m
-}
-
-func value(s metrics.Sample) uint64 {
-	if s.Value.Kind() == metrics.KindUint64 {
-		return s.Value.Uint64()
-	}
-	return 0
-}
-
-// update raises the limit as the stream grows.
-func (m *memoryBound) update() {
-	n := m.prog.Bytes()
-	if n < m.next {
-		return
-	}
-	m.next = n + memoryStep
-	metrics.Read(m.live)
-	live := int64(value(m.live[0]))
-	limit := max(n+memorySlack, m.base+live+memoryFloor)
-	debug.SetMemoryLimit(min(limit, m.before))
-}
-
-func (m *memoryBound) restore() { debug.SetMemoryLimit(m.before) }
 
 // collect follows the task stream until the replay is in, with untilIdle
 // until the run has ended too, or with follow until ctx ends. The replay is
@@ -580,10 +516,12 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	daemonQuiet := false // the daemon says idle or stopped
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	waits := !o.follow || o.untilIdle // for the replay to be in
-	var mem *memoryBound
+	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
+	// without the bound, 66 MB with it, for the same processor time.
+	var mem *memlimit.Bound
 	if o.bounded {
-		mem = newMemoryBound(prog)
-		defer mem.restore()
+		mem = memlimit.Start(prog.Bytes, memlimit.Current())
+		defer mem.Relax()
 	}
 	// done says whether collect is done once the replay is in.
 	done := func() bool {
@@ -630,7 +568,7 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 				return tl, f.err
 			}
 			if mem != nil {
-				mem.update()
+				mem.Update()
 			}
 			confirming = false
 			// Quiet time only counts while connected: a reconnect backoff

@@ -3,12 +3,14 @@ package tui
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
 )
 
@@ -86,13 +88,14 @@ type rawOp struct {
 type decodedOp struct {
 	ev       events.Event
 	hasFrame bool
+	size     int // the raw frame's bytes
 	state    *connState
 	end      bool
 	err      error
 }
 
 func decodeOp(op rawOp) decodedOp {
-	d := decodedOp{state: op.state, end: op.end, err: op.err}
+	d := decodedOp{state: op.state, end: op.end, err: op.err, size: len(op.frame.Data)}
 	if op.frame.Data != nil || op.frame.Name != "" {
 		d.ev, d.hasFrame = events.Decode(op.frame), true
 	}
@@ -122,6 +125,11 @@ type batcher struct {
 	// repeats (backends that decode themselves stream events instead).
 	// Only the decoder goroutine uses it.
 	dec *events.MariaDecoder
+
+	// mem (nil unless the UI owns its process) bounds the Go memory while
+	// a replay comes in (see memlimit): read counts the frames' bytes.
+	mem  *memlimit.Bound
+	read atomic.Int64
 
 	kick    chan struct{} // cap 1: wakes the flusher
 	stopped chan struct{} // closed when the decoder stops
@@ -199,6 +207,10 @@ func (b *batcher) decode(ctx context.Context) {
 func (b *batcher) apply(op *decodedOp) bool {
 	var evs []events.Event
 	if op.hasFrame {
+		if b.mem != nil {
+			b.read.Add(int64(op.size))
+			b.mem.Update()
+		}
 		if evs = b.dec.Accept(op.ev); len(evs) == 0 {
 			return false // a replayed event
 		}
@@ -248,6 +260,9 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		// stop (a reader still putting is released: see push).
 		b.pool.Close()
 		b.pool.Wait()
+		if b.mem != nil {
+			b.mem.Relax()
+		}
 	}()
 
 	timer := time.NewTimer(0)
@@ -288,6 +303,9 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			}
 			if quiet <= 0 {
 				hold = batchFirstHold // the burst is over
+				if b.mem != nil {
+					b.mem.Relax() // the replay is in: garbage may grow again
+				}
 				break
 			}
 			if now.Sub(held) >= hold {
@@ -325,6 +343,9 @@ type streamHub struct {
 	// outbox reports changes of a task's outbox by anyone (nil: the store
 	// cannot tell); set before start.
 	outbox func(ctx context.Context, taskID string) <-chan struct{}
+	// boundMemory: the UI owns its process, so a task stream's replay may
+	// set a soft memory limit (see memlimit); set before start.
+	boundMemory bool
 }
 
 type watchReq struct {
@@ -360,8 +381,15 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 
+	// The process's own memory limit, which every bound restores.
+	limit := memlimit.Current()
 	run := func(ctx context.Context, src streamSource, gen uint64, stream func(context.Context, *batcher) error) {
 		bt := newBatcher()
+		// Only a task's raw stream: the bound follows the frames' bytes
+		// (a backend that decodes itself hands over no frames).
+		if _, decodes := h.b.(EventStreamer); h.boundMemory && src == srcTask && !decodes {
+			bt.mem = memlimit.Start(bt.read.Load, limit)
+		}
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
