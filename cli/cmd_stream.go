@@ -54,8 +54,8 @@ type streamMsg struct {
 
 // Bounds of what watch holds read but not yet applied.
 const (
-	watchDepth = 256
-	watchBytes = 4 << 20
+	watchDepth = 64
+	watchBytes = 1 << 20
 )
 
 // watch runs the task stream in a goroutine; messages arrive in order from
