@@ -231,8 +231,11 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
 	}
 	f := &follower{env: env, tl: tl}
-	pool, errc := watch(ctx, cl, task.ID, nil)
-	defer pool.Wait()
+	wctx, stop := context.WithCancel(ctx)
+	pool, errc := watch(wctx, cl, task.ID, nil)
+	// A write error returns with the stream still running: stop it, so
+	// that the pool's workers end.
+	defer func() { stop(); pool.Wait() }()
 	ch := pool.Results()
 	for {
 		select {
