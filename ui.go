@@ -34,7 +34,8 @@ func (terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UI
 }
 
 func config(o cli.UIOptions) tui.Config {
-	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent}
+	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent,
+		BoundMemory: true} // only perch's own process runs the UI
 	if o.OutboxStore != nil {
 		c.Outbox = &tui.Outbox{Store: o.OutboxStore, Backend: o.OutboxBackend}
 	}

@@ -10,13 +10,13 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"time"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/memlimit"
+	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -44,36 +44,41 @@ const (
 )
 
 // streamMsg carries frames and connection states in their order; a
-// frame comes decoded (events.Decode is pure, so the stream's goroutine
-// decodes while the follower applies the previous frames).
+// frame comes decoded (events.Decode is pure, so the decode pool's workers
+// decode several frames at once while the follower applies earlier ones).
 type streamMsg struct {
 	frame *events.Frame
 	ev    events.Event
 	state *client.ConnState
 }
 
-// watch runs the task stream in a goroutine; messages arrive in order on
-// the channel, and the stream's final error on errc. Cancel ctx to stop.
+// Bounds of what watch holds read but not yet applied.
+const (
+	watchDepth = 64
+	watchBytes = 1 << 20
+)
+
+// watch runs the task stream in a goroutine; messages arrive in order from
+// the pool's Results (closed once the stream ended and everything was
+// taken), and the stream's final error on errc. Cancel ctx to stop.
 // prog (may be nil) follows the bytes coming in.
-func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (<-chan streamMsg, <-chan error) {
-	ch := make(chan streamMsg, 256)
+func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (*ordered.Pool[streamMsg, streamMsg], <-chan error) {
+	pool := ordered.New(ordered.Workers(), watchDepth, watchBytes, func(m streamMsg) streamMsg {
+		if m.frame != nil {
+			m.ev = events.Decode(*m.frame)
+		}
+		return m
+	})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- cl.StreamTaskProgress(ctx, taskID,
-			func(f events.Frame) {
-				select {
-				case ch <- streamMsg{frame: &f, ev: events.Decode(f)}:
-				case <-ctx.Done():
-				}
-			},
-			func(s client.ConnState) {
-				select {
-				case ch <- streamMsg{state: &s}:
-				case <-ctx.Done():
-				}
-			}, prog)
+		err := cl.StreamTaskProgress(ctx, taskID,
+			func(f events.Frame) { pool.Put(streamMsg{frame: &f}, len(f.Data), ctx.Done()) },
+			func(s client.ConnState) { pool.Put(streamMsg{state: &s}, 0, ctx.Done()) },
+			prog)
+		pool.Close()
+		errc <- err
 	}()
-	return ch, errc
+	return pool, errc
 }
 
 // follower applies a task stream to a timeline and reports connection
@@ -232,14 +237,23 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
 	}
 	f := &follower{env: env, tl: tl}
-	ch, errc := watch(ctx, cl, task.ID, nil)
+	wctx, stop := context.WithCancel(ctx)
+	pool, errc := watch(wctx, cl, task.ID, nil)
+	// A write error returns with the stream still running: stop it, so
+	// that the pool's workers end.
+	defer func() { stop(); pool.Wait() }()
+	ch := pool.Results()
 	for {
 		select {
-		case m := <-ch:
-			if ev := f.handle(m); ev != nil {
+		case t, ok := <-ch:
+			if !ok {
+				ch = nil // the stream ended: its error follows on errc
+				continue
+			}
+			if ev := f.handle(t.Wait()); ev != nil {
 				p.update(tl)
 			}
-			if len(ch) == 0 {
+			if pool.Pending() == 0 {
 				if err := out.Flush(); err != nil {
 					return fmt.Errorf("write: %w", err)
 				}
@@ -493,73 +507,10 @@ type collectOpts struct {
 	// and settleQuick.
 	settle, quick time.Duration
 	// bounded keeps the process's memory near what the stream brought
-	// (see memoryBound): export holds the whole timeline. It sets a
+	// (see memlimit): export holds the whole timeline. It sets a
 	// process-wide limit: only for a command that owns the process.
 	bounded bool
 }
-
-// memoryBound keeps the Go memory of a command that accumulates a stream
-// (export) within what has arrived so far plus memorySlack (a soft limit,
-// debug.SetMemoryLimit), instead of letting garbage grow as large as
-// everything kept (GOGC=100): the replay's raw frames are garbage once
-// decoded, and together they are as large as the stream, while what the
-// timeline keeps of them is about three quarters of it. The limit follows
-// the stream as it grows, and never comes below what the process used
-// before the stream plus the live heap plus memoryFloor, so a timeline
-// larger than its stream only makes the collector run more often (every
-// memoryFloor of garbage), never without end. restore puts the previous
-// limit back.
-//
-// Measured on the 10k-event long session (48 MB): peak RSS 74 MB without
-// the bound, 66 MB with it, for the same processor time (27 collections
-// instead of 16); a floor of 4 MB made it 64 MB for a third more
-// processor time.
-type memoryBound struct {
-	prog   *client.Progress
-	next   int64 // bytes read at the next update
-	before int64 // the limit to restore
-	base   int64 // the Go memory in use before the stream (runtime, package initialisation)
-	live   []metrics.Sample
-}
-
-const (
-	memorySlack = 5 << 20
-	memoryFloor = 8 << 20 // the least room for garbage
-	memoryStep  = 1 << 20 // update every this many bytes
-)
-
-func newMemoryBound(prog *client.Progress) *memoryBound {
-	m := &memoryBound{prog: prog, live: []metrics.Sample{{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}}
-	m.before = debug.SetMemoryLimit(-1)
-	metrics.Read(m.live)
-	m.base = int64(value(m.live[1]) - value(m.live[2]))
-	m.live = m.live[:1]
-	m.update()
-	return m
-}
-
-func value(s metrics.Sample) uint64 {
-	if s.Value.Kind() == metrics.KindUint64 {
-		return s.Value.Uint64()
-	}
-	return 0
-}
-
-// update raises the limit as the stream grows.
-func (m *memoryBound) update() {
-	n := m.prog.Bytes()
-	if n < m.next {
-		return
-	}
-	m.next = n + memoryStep
-	metrics.Read(m.live)
-	live := int64(value(m.live[0]))
-	limit := max(n+memorySlack, m.base+live+memoryFloor)
-	debug.SetMemoryLimit(min(limit, m.before))
-}
-
-func (m *memoryBound) restore() { debug.SetMemoryLimit(m.before) }
 
 // collect follows the task stream until the replay is in, with untilIdle
 // until the run has ended too, or with follow until ctx ends. The replay is
@@ -573,7 +524,9 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	prog := &client.Progress{}
-	ch, errc := watch(sctx, cl, task.ID, prog)
+	pool, errc := watch(sctx, cl, task.ID, prog)
+	defer func() { stop(); pool.Wait() }()
+	ch := pool.Results()
 	// The daemon's view of the task, asked while the stream starts: the
 	// task resolved before may be a moment older than the connection.
 	statusc := make(chan string, 1)
@@ -585,10 +538,12 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	daemonQuiet := false // the daemon says idle or stopped
 	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
 	waits := !o.follow || o.untilIdle // for the replay to be in
-	var mem *memoryBound
+	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
+	// without the bound, 66 MB with it, for the same processor time.
+	var mem *memlimit.Bound
 	if o.bounded {
-		mem = newMemoryBound(prog)
-		defer mem.restore()
+		mem = memlimit.Start(prog.Bytes, memlimit.Current())
+		defer mem.Relax()
 	}
 	// done says whether collect is done once the replay is in.
 	done := func() bool {
@@ -624,13 +579,18 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 	confirming := false // the quick window passed once; a second look is due
 	for {
 		select {
-		case m := <-ch:
+		case t, ok := <-ch:
+			if !ok {
+				ch = nil // the stream ended: its error follows on errc
+				continue
+			}
+			m := t.Wait()
 			f.handle(m)
 			if f.err != nil {
 				return tl, f.err
 			}
 			if mem != nil {
-				mem.update()
+				mem.Update()
 			}
 			confirming = false
 			// Quiet time only counts while connected: a reconnect backoff
@@ -652,7 +612,7 @@ func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, 
 			if w := window(); w < long {
 				// Strong evidence: quiet means no byte for w, no event
 				// half read or on its way, twice.
-				if !prog.Settled(w) || len(ch) > 0 {
+				if !prog.Settled(w) || pool.Pending() > 0 {
 					confirming = false
 					timer.Reset(w)
 					continue

@@ -3,12 +3,15 @@ package tui
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/memlimit"
+	"github.com/perch-tui/perch/internal/ordered"
 )
 
 // frameInterval is the coalescing window: however fast events arrive, a
@@ -34,9 +37,13 @@ const (
 	batchMaxHold   = 400 * time.Millisecond
 )
 
-// rawQueueMax bounds the bytes of frames read but not decoded yet. Past it
-// the stream reader waits for the decoder (never for the UI).
-const rawQueueMax = 1 << 20
+// rawQueueMax bounds the bytes of frames read but not decoded yet, and
+// rawQueueDepth their number. Past either the stream reader waits for the
+// decoder (never for the UI).
+const (
+	rawQueueMax   = 1 << 20
+	rawQueueDepth = 128
+)
 
 // streamSource says which stream a batch came from.
 type streamSource uint8
@@ -76,34 +83,54 @@ type rawOp struct {
 	err   error
 }
 
+// decodedOp is a rawOp once its frame was decoded (events.Decode, pure):
+// the raw frame is gone.
+type decodedOp struct {
+	ev       events.Event
+	hasFrame bool
+	size     int // the raw frame's bytes
+	state    *connState
+	end      bool
+	err      error
+}
+
+func decodeOp(op rawOp) decodedOp {
+	d := decodedOp{state: op.state, end: op.end, err: op.err, size: len(op.frame.Data)}
+	if op.frame.Data != nil || op.frame.Name != "" {
+		d.ev, d.hasFrame = events.Decode(op.frame), true
+	}
+	return d
+}
+
 // batcher runs a stream's pipeline: the stream goroutine reads and queues
-// frames; a decoder goroutine decodes them (on another core, while the
-// next frames are read); the flusher hands the decoded events to the UI in
-// batches, at most once per frameInterval. Nothing waits for the UI but
-// the flusher: events that arrive meanwhile pile up and go out together.
+// frames; the pool's workers decode them (one per core, while the next
+// frames are read); the decoder goroutine takes them in their order and
+// drops what a replay repeats (the stateful part); the flusher hands the
+// decoded events to the UI in batches, at most once per frameInterval.
+// Nothing waits for the UI but the flusher: events that arrive meanwhile
+// pile up and go out together.
 type batcher struct {
+	// Read, not yet decoded, or decoded and not yet taken in order.
+	pool *ordered.Pool[rawOp, decodedOp]
+
 	mu sync.Mutex
-	// Read, not yet decoded.
-	queue      []rawOp
-	queueBytes int
 	// Decoded, not yet handed to the UI.
 	evs   []events.Event
 	state *connState
 	ended bool
 	err   error
-	last  time.Time // when the decoder last added something or went idle
-	// decoding is set while the decoder has taken ops it has not finished:
-	// a decoder that was merely descheduled for a while on a busy machine
-	// has not gone quiet.
-	decoding bool
+	last  time.Time // when the decoder last added something
 
 	// dec reads a raw maria stream: it drops what each reconnect's replay
 	// repeats (backends that decode themselves stream events instead).
 	// Only the decoder goroutine uses it.
 	dec *events.MariaDecoder
 
-	work    chan struct{} // cap 1: wakes the decoder
-	space   chan struct{} // cap 1: wakes a reader waiting for queue space
+	// mem (nil unless the UI owns its process) bounds the Go memory while
+	// a replay comes in (see memlimit): read counts the frames' bytes.
+	mem  *memlimit.Bound
+	read atomic.Int64
+
 	kick    chan struct{} // cap 1: wakes the flusher
 	stopped chan struct{} // closed when the decoder stops
 	closed  chan struct{}
@@ -111,7 +138,8 @@ type batcher struct {
 
 func newBatcher() *batcher {
 	return &batcher{
-		work: make(chan struct{}, 1), space: make(chan struct{}, 1), kick: make(chan struct{}, 1),
+		pool:    ordered.New(ordered.Workers(), rawQueueDepth, rawQueueMax, decodeOp),
+		kick:    make(chan struct{}, 1),
 		stopped: make(chan struct{}), closed: make(chan struct{}),
 		dec: events.NewMariaDecoder(),
 	}
@@ -124,23 +152,9 @@ func poke(c chan struct{}) {
 	}
 }
 
-// push queues one op for the decoder, waiting while the queue is full.
-func (b *batcher) push(op rawOp) {
-	b.mu.Lock()
-	for b.queueBytes > rawQueueMax {
-		b.mu.Unlock()
-		select {
-		case <-b.space:
-		case <-b.stopped:
-			return // the stream is being torn down
-		}
-		b.mu.Lock()
-	}
-	b.queue = append(b.queue, op)
-	b.queueBytes += len(op.frame.Data)
-	b.mu.Unlock()
-	poke(b.work)
-}
+// push queues one op for the decoder, waiting while the queue is full
+// (but not once the decoder stopped: the stream is being torn down).
+func (b *batcher) push(op rawOp) { b.pool.Put(op, len(op.frame.Data), b.stopped) }
 
 // onFrame is the stream callback of maria streams: the decoder goroutine
 // decodes, off both the reader and the Update path.
@@ -160,50 +174,44 @@ func (b *batcher) onEvent(ev events.Event) {
 func (b *batcher) onState(s connState) { b.push(rawOp{state: &s}) }
 
 // end records that the stream returned; what is queued is decoded and
-// delivered first.
-func (b *batcher) end(err error) { b.push(rawOp{end: true, err: err}) }
+// delivered first. The stream's goroutine calls it last: it closes the
+// pool and waits for its workers.
+func (b *batcher) end(err error) {
+	b.push(rawOp{end: true, err: err})
+	b.pool.Close()
+	b.pool.Wait()
+}
 
 // decode runs the decoder until ctx ends or the stream's end was decoded.
 func (b *batcher) decode(ctx context.Context) {
 	defer close(b.stopped)
-	var ops []rawOp
+	results := b.pool.Results()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-b.work:
-		}
-		for {
-			b.mu.Lock()
-			ops, b.queue = b.queue, ops[:0]
-			b.queueBytes = 0
-			b.decoding = len(ops) > 0
-			if !b.decoding {
-				b.last = time.Now()
+		case t, ok := <-results:
+			if !ok {
+				return
 			}
-			b.mu.Unlock()
-			if len(ops) == 0 {
-				break
-			}
-			poke(b.space)
-			for i := range ops {
-				if b.apply(&ops[i]) {
-					return
-				}
-				ops[i] = rawOp{} // let the frame go
-				if ctx.Err() != nil {
-					return
-				}
+			op := t.Wait()
+			if b.apply(&op) || ctx.Err() != nil {
+				return
 			}
 		}
 	}
 }
 
-// apply decodes one op into the pending batch; true once the end is in.
-func (b *batcher) apply(op *rawOp) bool {
+// apply adds one decoded op to the pending batch, in stream order; true
+// once the end is in.
+func (b *batcher) apply(op *decodedOp) bool {
 	var evs []events.Event
-	if op.frame.Data != nil || op.frame.Name != "" {
-		if evs = b.dec.Decode(op.frame); len(evs) == 0 {
+	if op.hasFrame {
+		if b.mem != nil {
+			b.read.Add(int64(op.size))
+			b.mem.Update()
+		}
+		if evs = b.dec.Accept(op.ev); len(evs) == 0 {
 			return false // a replayed event
 		}
 	}
@@ -245,7 +253,17 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		defer wg.Done()
 		b.decode(dctx)
 	}()
-	defer func() { stop(); wg.Wait() }()
+	defer func() {
+		stop()
+		wg.Wait()
+		// The decoder is gone: nothing more is taken, so the workers can
+		// stop (a reader still putting is released: see push).
+		b.pool.Close()
+		b.pool.Wait()
+		if b.mem != nil {
+			b.mem.Relax()
+		}
+	}()
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -271,8 +289,10 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		for {
 			b.mu.Lock()
 			last, ended := b.last, b.ended
-			busy := b.decoding || len(b.queue) > 0
 			b.mu.Unlock()
+			// Frames read and not yet decoded: a decoder that was merely
+			// descheduled for a while on a busy machine has not gone quiet.
+			busy := b.pool.Pending() > 0
 			if ended {
 				break
 			}
@@ -283,6 +303,9 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			}
 			if quiet <= 0 {
 				hold = batchFirstHold // the burst is over
+				if b.mem != nil {
+					b.mem.Relax() // the replay is in: garbage may grow again
+				}
 				break
 			}
 			if now.Sub(held) >= hold {
@@ -320,6 +343,9 @@ type streamHub struct {
 	// outbox reports changes of a task's outbox by anyone (nil: the store
 	// cannot tell); set before start.
 	outbox func(ctx context.Context, taskID string) <-chan struct{}
+	// boundMemory: the UI owns its process, so a task stream's replay may
+	// set a soft memory limit (see memlimit); set before start.
+	boundMemory bool
 }
 
 type watchReq struct {
@@ -355,8 +381,15 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 
+	// The process's own memory limit, which every bound restores.
+	limit := memlimit.Current()
 	run := func(ctx context.Context, src streamSource, gen uint64, stream func(context.Context, *batcher) error) {
 		bt := newBatcher()
+		// Only a task's raw stream: the bound follows the frames' bytes
+		// (a backend that decodes itself hands over no frames).
+		if _, decodes := h.b.(EventStreamer); h.boundMemory && src == srcTask && !decodes {
+			bt.mem = memlimit.Start(bt.read.Load, limit)
+		}
 		wg.Add(2)
 		go func() {
 			defer wg.Done()

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/memlimit"
 )
 
 // sink records what a batcher hands to the UI.
@@ -370,5 +372,40 @@ func TestBatcherFullQueueReleasesTheReaderOnStop(t *testing.T) {
 	case <-fed:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reader is still waiting after the stream stopped")
+	}
+}
+
+// When the UI owns its process, a task's replay lowers the soft memory
+// limit to about the bytes read while it comes in, and the process's own
+// limit is back once the burst is over.
+func TestBatcherBoundsMemoryWhileAReplayComesIn(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	const outer = 1 << 40
+	prev := debug.SetMemoryLimit(outer)
+	defer debug.SetMemoryLimit(prev)
+	frames := wireFrames(3000)
+	bt := newBatcher()
+	bt.mem = memlimit.Start(bt.read.Load, outer)
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	var lowest int64 = outer
+	bt.onState(connState{Phase: client.PhaseLive})
+	var total int64
+	for _, f := range frames {
+		bt.onFrame(f)
+		total += int64(len(f.Data))
+		lowest = min(lowest, memlimit.Current())
+	}
+	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(frames) })
+	if lowest >= outer {
+		t.Fatal("the limit was never lowered while the replay came in")
+	}
+	if lowest < memlimit.Floor {
+		t.Fatalf("limit %d: below the floor", lowest)
+	}
+	waitFor(t, func() bool { return memlimit.Current() == outer })
+	if read := bt.read.Load(); read != total {
+		t.Fatalf("counted %d bytes, want %d", read, total)
 	}
 }

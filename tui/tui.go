@@ -97,6 +97,11 @@ type Config struct {
 	// default).
 	Model string
 
+	// BoundMemory says that the UI owns its process: while a task's replay
+	// comes in, it may set the process's soft memory limit so that the
+	// replay's garbage does not double the peak (see internal/memlimit).
+	BoundMemory bool
+
 	// observeGate lets tests watch the renderer gate of run.
 	observeGate func(*renderGate)
 	// tasks is the task list run asked for before the terminal was set
@@ -154,6 +159,7 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
+	hub.boundMemory = cfg.BoundMemory
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
