@@ -3,6 +3,7 @@ package suna
 import (
 	"bytes"
 
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
@@ -16,12 +17,14 @@ import (
 // another kind of record, or JSON that is not valid as it stands (the
 // general path repairs NaN, and words its notices).
 func (d *Decoder) fastChunk(data []byte) bool {
-	// Every chunk names its stream_status, each of which ends in "chunk".
-	// (A status spelled with \u escapes goes the general way.)
-	if !bytes.Contains(data, []byte("chunk")) {
+	// Every chunk names its stream_status, each of which ends in "chunk",
+	// and the bare frames taken here their type. (A name spelled with \u
+	// escapes goes the general way.)
+	if !bytes.Contains(data, []byte("chunk")) && !bytes.Contains(data, []byte("tool_output_stream")) &&
+		!bytes.Contains(data, []byte("ping")) {
 		return false
 	}
-	var eventID, typ, cont, meta []byte
+	var eventID, typ, cont, meta, output, callID, toolName, model []byte
 	var hasID, hasLLM, hasThread bool
 	if !jsonx.Members(data, func(k string, v []byte) {
 		switch k {
@@ -39,13 +42,21 @@ func (d *Decoder) fastChunk(data []byte) bool {
 			hasLLM = true
 		case "thread_id":
 			hasThread = true
+		case "output":
+			output = v
+		case "tool_call_id":
+			callID = v
+		case "tool_name":
+			toolName = v
+		case "model":
+			model = v
 		}
 	}) {
 		return false
 	}
 	// isRow, on the fields' presence.
 	if cont == nil && !hasID && !hasLLM && !(hasThread && meta != nil) {
-		return false
+		return d.fastBare(eventID, typ, output, callID, toolName, model)
 	}
 
 	// The metadata: an object, or a string that holds one (object).
@@ -133,11 +144,8 @@ func (d *Decoder) fastChunk(data []byte) bool {
 		c.plain, c.hasPlain = string(cont), true
 	}
 
-	if id := normalize.Str(eventID); id != "" {
-		if _, dup := d.events[id]; dup {
-			return true // a reconnect's replay of what was already read
-		}
-		d.events[id] = struct{}{}
+	if !d.seen(eventID) {
+		return true
 	}
 	switch stream {
 	case "chunk":
@@ -162,6 +170,42 @@ func (d *Decoder) fastChunk(data []byte) bool {
 		}
 	case "tool_call_chunk":
 		d.toolCallChunk(mCalls)
+	}
+	return true
+}
+
+// fastBare takes two bare events, as bare does: a ping and tool output as
+// it is produced (one frame per few lines of it).
+func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte) bool {
+	kind := normalize.Str(typ)
+	if kind != "ping" && kind != "tool_output_stream" {
+		return false
+	}
+	if !d.seen(eventID) {
+		return true
+	}
+	if kind == "ping" {
+		d.setModel(normalize.Str(model))
+		return true
+	}
+	out := normalize.Str(output)
+	if out == "" {
+		return true // is_final's empty chunk; the result row follows
+	}
+	id, name := normalize.Str(callID), normalize.Str(toolName)
+	d.emit(events.Event{Kind: events.KindToolOutputDelta, Text: out,
+		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: name}, Name: name}})
+	return true
+}
+
+// seen records a frame's _event_id; false when it was seen already (a
+// reconnect's replay of what was already read).
+func (d *Decoder) seen(eventID []byte) bool {
+	if id := normalize.Str(eventID); id != "" {
+		if _, dup := d.events[id]; dup {
+			return false
+		}
+		d.events[id] = struct{}{}
 	}
 	return true
 }
