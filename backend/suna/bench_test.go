@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/suna"
 )
@@ -153,4 +154,44 @@ func countFrames(b *testing.B, r io.Reader, n int) {
 			b.Fatalf("after %d frames: %v", seen, err)
 		}
 	}
+}
+
+// BenchmarkDecodeBenchRun decodes the data of the fake's 20,000-frame run,
+// read once from its stream, as Follow does (deltas on): the decoder's
+// share of following a run, without the network.
+//
+//	go test ./backend/suna -run '^$' -bench DecodeBenchRun -benchmem
+func BenchmarkDecodeBenchRun(b *testing.B) {
+	f := newFake(b, fake.Options{Hold: true, FrameDelay: -1})
+	_, rid, err := f.srv.Start("", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for n := -1; n != f.srv.Frames(rid); {
+		n = f.srv.Frames(rid)
+		time.Sleep(200 * time.Millisecond)
+	}
+	frames := f.srv.Frames(rid)
+	resp, err := httpClient(b).Get(f.base + "/agent-run/" + rid + "/stream")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw bytes.Buffer
+	countFrames(b, io.TeeReader(resp.Body, &raw), frames)
+	resp.Body.Close()
+	var data [][]byte
+	for _, fr := range bytes.Split(raw.Bytes(), []byte("\n\n")) {
+		if d, ok := bytes.CutPrefix(fr, []byte("data: ")); ok {
+			data = append(data, d)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		d := suna.NewDecoder()
+		d.Deltas = true
+		for _, x := range data {
+			_ = d.Decode(x)
+		}
+	}
+	b.ReportMetric(float64(len(data)), "frames")
 }

@@ -44,6 +44,9 @@ type Decoder struct {
 	running   bool
 
 	saidNoText bool // the notice about text-less optimized rows was given
+
+	scratch [2][]byte // fastChunk's unquoted metadata and content, reused
+	slow    bool      // no fastChunk (tests compare the two paths)
 }
 
 // openTurn is an assistant turn whose chunks are arriving.
@@ -87,16 +90,23 @@ func (d *Decoder) init() {
 
 // Decode reads one record (an SSE frame's data, or one history row) and
 // returns the events it means. Its position in notices is "frame N".
-func (d *Decoder) Decode(data []byte) []events.Event {
-	return d.DecodeAt("frame "+strconv.Itoa(d.n+1), data)
-}
+func (d *Decoder) Decode(data []byte) []events.Event { return d.decode("", true, data) }
 
 // DecodeAt is Decode with the record's position for notices ("message 3").
-func (d *Decoder) DecodeAt(pos string, data []byte) []events.Event {
+func (d *Decoder) DecodeAt(pos string, data []byte) []events.Event { return d.decode(pos, false, data) }
+
+// decode reads one record. With frame, its position is "frame N", named
+// only when needed: most frames never are, and a name costs an allocation.
+func (d *Decoder) decode(pos string, frame bool, data []byte) []events.Event {
 	d.init()
 	d.n++
 	d.out = nil
-	d.record(pos, data)
+	if d.slow || !d.fastChunk(data) {
+		if frame {
+			pos = "frame " + strconv.Itoa(d.n)
+		}
+		d.record(pos, data)
+	}
 	out := d.out
 	d.out = nil
 	return out
@@ -184,13 +194,24 @@ func (d *Decoder) row(pos, typ string, r normalize.Object) {
 
 	switch stream {
 	case "chunk":
-		d.chunk(c, meta)
+		var delta string
+		if c.obj != nil {
+			delta = text(c.obj["content"])
+		} else if c.hasPlain {
+			delta = c.plain
+		}
+		d.chunk(delta, normalize.StrField(meta, "reasoning_content"))
 		return
 	case "reasoning_chunk":
-		d.reasoningChunk(c, meta)
+		th := normalize.FirstStr(c.obj, "reasoning_content", "content")
+		if th == "" && c.hasPlain {
+			d.reasoningChunk(c.plain, true)
+		} else {
+			d.reasoningChunk(th, th != "")
+		}
 		return
 	case "tool_call_chunk":
-		d.toolCallChunk(meta)
+		d.toolCallChunk(meta["tool_calls"])
 		return
 	}
 	if id != "" && typ != "status" {
@@ -457,13 +478,9 @@ func (d *Decoder) closeTurn(incomplete bool) {
 	d.finishTurn(ev)
 }
 
-func (d *Decoder) chunk(c content, meta normalize.Object) {
-	var delta string
-	if c.obj != nil {
-		delta = text(c.obj["content"])
-	} else if c.hasPlain {
-		delta = c.plain
-	}
+// chunk is a streamed piece of the open turn's text, and (older runs) of
+// its reasoning.
+func (d *Decoder) chunk(delta, th string) {
 	t := d.open()
 	t.onlyRows = false
 	if delta != "" {
@@ -474,7 +491,7 @@ func (d *Decoder) chunk(c content, meta normalize.Object) {
 		}
 	}
 	// Older runs carried reasoning on the chunk's metadata.
-	if th := normalize.StrField(meta, "reasoning_content"); th != "" {
+	if th != "" {
 		d.thinkingDelta(t, th)
 	}
 }
@@ -487,13 +504,13 @@ func (d *Decoder) thinkingDelta(t *openTurn, th string) {
 	}
 }
 
-func (d *Decoder) reasoningChunk(c content, _ normalize.Object) {
+// reasoningChunk is a streamed piece of the open turn's reasoning; a
+// chunk of plain text counts even when empty (it is a delta all the same).
+func (d *Decoder) reasoningChunk(th string, some bool) {
 	t := d.open()
 	t.onlyRows = false
-	if th := normalize.FirstStr(c.obj, "reasoning_content", "content"); th != "" {
+	if some {
 		d.thinkingDelta(t, th)
-	} else if c.hasPlain {
-		d.thinkingDelta(t, c.plain)
 	}
 }
 
@@ -512,11 +529,12 @@ func (d *Decoder) reasoningRow(id string, c content, _ normalize.Object) {
 	d.thinkingDelta(t, th)
 }
 
-// toolCallChunk appends argument fragments to the open turn's calls.
-func (d *Decoder) toolCallChunk(meta normalize.Object) {
+// toolCallChunk appends argument fragments (the metadata's tool_calls) to
+// the open turn's calls.
+func (d *Decoder) toolCallChunk(calls json.RawMessage) {
 	t := d.open()
 	t.onlyRows = false
-	for pos, item := range normalize.AsListShared(meta["tool_calls"]) {
+	for pos, item := range normalize.AsListShared(calls) {
 		o := normalize.AsObjectShared(item)
 		if o == nil {
 			continue

@@ -20,10 +20,15 @@ func object(raw json.RawMessage) normalize.Object {
 	case '{':
 		return normalize.AsObjectShared(raw)
 	case '"':
-		s := strings.TrimSpace(normalize.Str(raw))
-		if strings.HasPrefix(s, "{") {
-			return normalize.AsObjectShared(ingest.Repair([]byte(s)))
-		}
+		return objectIn(normalize.Str(raw))
+	}
+	return nil
+}
+
+// objectIn reads the object a JSON string's value s holds, nil for none.
+func objectIn(s string) normalize.Object {
+	if s = strings.TrimSpace(s); strings.HasPrefix(s, "{") {
+		return normalize.AsObjectShared(ingest.Repair([]byte(s)))
 	}
 	return nil
 }
@@ -56,7 +61,7 @@ func readContent(raw json.RawMessage, typ string) content {
 		return content{list: raw}
 	case '"':
 		s := normalize.Str(raw)
-		if o := object(raw); o != nil && messageShaped(o, typ) {
+		if o := objectIn(s); o != nil && messageShaped(o, typ) {
 			return content{obj: o}
 		}
 		return content{plain: s, hasPlain: true}
@@ -67,15 +72,17 @@ func readContent(raw json.RawMessage, typ string) content {
 
 // messageShaped: the object a string held is the row's message, not text.
 func messageShaped(o normalize.Object, typ string) bool {
-	role := normalize.StrField(o, "role")
+	return shaped(typ, normalize.StrField(o, "role"), has(o, "content", "tool_calls", "reasoning_content", "tool_call_id"))
+}
+
+// shaped is messageShaped given the object's role and whether it has any of
+// a message's fields (content, tool_calls, reasoning_content, tool_call_id).
+func shaped(typ, role string, messageField bool) bool {
 	switch typ {
 	case "user":
 		return role == "user"
 	case "assistant", "tool", "system", "reasoning", "image_context", "browser_state", "summary":
-		if role != "" {
-			return true
-		}
-		return has(o, "content", "tool_calls", "reasoning_content", "tool_call_id")
+		return role != "" || messageField
 	}
 	// status and llm_response rows hold plain objects.
 	return true

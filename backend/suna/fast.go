@@ -1,0 +1,211 @@
+package suna
+
+import (
+	"bytes"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
+	"github.com/perch-tui/perch/normalize"
+)
+
+// fastChunk decodes the frames that make up most of a run's stream —
+// streamed text, reasoning and tool-call argument chunks, a few words each
+// — without the maps the general path builds for a record, its metadata
+// and its content (three per frame, each key and value). It reads the
+// same fields with the same rules as record, row and readContent, and
+// reports false, having changed nothing, for any frame it does not take:
+// another kind of record, or JSON that is not valid as it stands (the
+// general path repairs NaN, and words its notices).
+func (d *Decoder) fastChunk(data []byte) bool {
+	// Every chunk names its stream_status, each of which ends in "chunk",
+	// and the bare frames taken here their type. (A name spelled with \u
+	// escapes goes the general way.)
+	if !bytes.Contains(data, []byte("chunk")) && !bytes.Contains(data, []byte("tool_output_stream")) &&
+		!bytes.Contains(data, []byte("ping")) {
+		return false
+	}
+	var eventID, typ, cont, meta, output, callID, toolName, model []byte
+	var hasID, hasLLM, hasThread bool
+	if !jsonx.Members(data, func(k string, v []byte) {
+		switch k {
+		case "_event_id":
+			eventID = v
+		case "type":
+			typ = v
+		case "content":
+			cont = v
+		case "metadata":
+			meta = v
+		case "message_id":
+			hasID = true
+		case "is_llm_message":
+			hasLLM = true
+		case "thread_id":
+			hasThread = true
+		case "output":
+			output = v
+		case "tool_call_id":
+			callID = v
+		case "tool_name":
+			toolName = v
+		case "model":
+			model = v
+		}
+	}) {
+		return false
+	}
+	// isRow, on the fields' presence.
+	if cont == nil && !hasID && !hasLLM && !(hasThread && meta != nil) {
+		return d.fastBare(eventID, typ, output, callID, toolName, model)
+	}
+
+	// The metadata: an object, or a string that holds one (object).
+	var mobj []byte
+	switch {
+	case len(meta) > 0 && meta[0] == '{':
+		mobj = meta
+	case len(meta) > 0 && meta[0] == '"':
+		var ok bool
+		if d.scratch[0], ok = jsonx.AppendUnquote(d.scratch[0][:0], meta); !ok {
+			return false
+		}
+		if mobj = bytes.TrimSpace(d.scratch[0]); !bytes.HasPrefix(mobj, []byte("{")) {
+			return false
+		}
+	default:
+		return false
+	}
+	var status, mReasoning, mCalls []byte
+	if !jsonx.Members(mobj, func(k string, v []byte) {
+		switch k {
+		case "stream_status":
+			status = v
+		case "reasoning_content":
+			mReasoning = v
+		case "tool_calls":
+			mCalls = v
+		}
+	}) {
+		return false
+	}
+	stream := normalize.Str(status)
+	if stream != "chunk" && stream != "reasoning_chunk" && stream != "tool_call_chunk" {
+		return false
+	}
+	kind := normalize.Str(typ)
+
+	// The content, as readContent reads it.
+	var c struct {
+		obj                bool
+		text, reasoning    []byte // the message object's content and reasoning_content
+		plain              string
+		hasPlain           bool
+		role               []byte
+		messageField, okay bool
+	}
+	readObj := func(o []byte) bool {
+		return jsonx.Members(o, func(k string, v []byte) {
+			switch k {
+			case "role":
+				c.role = v
+			case "content":
+				c.text, c.messageField = v, true
+			case "reasoning_content":
+				c.reasoning, c.messageField = v, true
+			case "tool_calls", "tool_call_id":
+				c.messageField = true
+			}
+		})
+	}
+	switch {
+	case normalize.IsNull(cont):
+	case cont[0] == '{':
+		c.obj = true
+		if !readObj(cont) {
+			return false // cannot be: cont is a member of a valid object
+		}
+	case cont[0] == '[':
+		// A list of parts: neither text nor reasoning for a chunk.
+	case cont[0] == '"':
+		var ok bool
+		if d.scratch[1], ok = jsonx.AppendUnquote(d.scratch[1][:0], cont); !ok {
+			return false
+		}
+		if o := bytes.TrimSpace(d.scratch[1]); bytes.HasPrefix(o, []byte("{")) {
+			if !readObj(o) {
+				return false // maybe NaN to repair: the general path's
+			}
+			c.obj = shaped(kind, normalize.Str(c.role), c.messageField)
+		}
+		if !c.obj {
+			c.plain, c.hasPlain = normalize.Str(cont), true
+		}
+	default:
+		c.plain, c.hasPlain = string(cont), true
+	}
+
+	if !d.seen(eventID) {
+		return true
+	}
+	switch stream {
+	case "chunk":
+		var delta string
+		if c.obj {
+			delta = text(c.text)
+		} else if c.hasPlain {
+			delta = c.plain
+		}
+		d.chunk(delta, normalize.Str(mReasoning))
+	case "reasoning_chunk":
+		th := ""
+		if c.obj {
+			if th = normalize.Str(c.reasoning); th == "" {
+				th = normalize.Str(c.text)
+			}
+		}
+		if th == "" && c.hasPlain {
+			d.reasoningChunk(c.plain, true)
+		} else {
+			d.reasoningChunk(th, th != "")
+		}
+	case "tool_call_chunk":
+		d.toolCallChunk(mCalls)
+	}
+	return true
+}
+
+// fastBare takes two bare events, as bare does: a ping and tool output as
+// it is produced (one frame per few lines of it).
+func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte) bool {
+	kind := normalize.Str(typ)
+	if kind != "ping" && kind != "tool_output_stream" {
+		return false
+	}
+	if !d.seen(eventID) {
+		return true
+	}
+	if kind == "ping" {
+		d.setModel(normalize.Str(model))
+		return true
+	}
+	out := normalize.Str(output)
+	if out == "" {
+		return true // is_final's empty chunk; the result row follows
+	}
+	id, name := normalize.Str(callID), normalize.Str(toolName)
+	d.emit(events.Event{Kind: events.KindToolOutputDelta, Text: out,
+		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: name}, Name: name}})
+	return true
+}
+
+// seen records a frame's _event_id; false when it was seen already (a
+// reconnect's replay of what was already read).
+func (d *Decoder) seen(eventID []byte) bool {
+	if id := normalize.Str(eventID); id != "" {
+		if _, dup := d.events[id]; dup {
+			return false
+		}
+		d.events[id] = struct{}{}
+	}
+	return true
+}
