@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/all"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 // stubBackend is an in-memory live backend without a server queue and,
@@ -214,10 +214,9 @@ func TestBackendFlagErrors(t *testing.T) {
 func TestTokenNeverPrinted(t *testing.T) {
 	d, base := fake(t, "head", 20)
 	id := strings.TrimSpace(must(t, run(t, "", "new", "Say hello", "--url", base, "--cwd", t.TempDir())).stdout)
-	u, _ := url.Parse(base)
 	var mu sync.Mutex
 	seen := map[string]int{}
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := testproxy.Forward(t, base, func(r *http.Request) {
 		// Probes of other systems' health routes carry no token, on
 		// purpose; every maria call and stream must.
 		if strings.HasPrefix(r.URL.Path, "/v1/task") || r.URL.Path == "/v1/events" {
@@ -225,29 +224,7 @@ func TestTokenNeverPrinted(t *testing.T) {
 			seen[r.Header.Get("Authorization")]++
 			mu.Unlock()
 		}
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := resp.Body.Read(buf)
-			w.Write(buf[:n])
-			w.(http.Flusher).Flush()
-			if err != nil {
-				return
-			}
-		}
-	}))
-	defer proxy.Close()
+	})
 	const token = "sekrit-jwt-value"
 	pbase := proxy.URL + "/v1"
 	withToken := func(e *Env) { e.Getenv = func(k string) string { return map[string]string{"PERCH_TOKEN": token}[k] } }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -187,62 +186,6 @@ func TestExportGolden(t *testing.T) {
 	}
 }
 
-// cutProxy forwards to target and cuts the k-th event stream after k×every
-// events, mid-event, so the client must reconnect many times (the daemon
-// replays from the start each time, so later cuts must come later).
-func cutProxy(t *testing.T, target string, every int) *httptest.Server {
-	t.Helper()
-	u, _ := url.Parse(target)
-	var conns atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			io.Copy(w, resp.Body)
-			return
-		}
-		// Forward k×every events, then half of the next one, then abort.
-		limit := every * int(conns.Add(1))
-		buf := make([]byte, 0, 1<<16)
-		tmp := make([]byte, 32<<10)
-		sent := 0
-		for {
-			n, err := resp.Body.Read(tmp)
-			buf = append(buf, tmp[:n]...)
-			for {
-				i := bytes.Index(buf, []byte("\n\n"))
-				if i < 0 {
-					break
-				}
-				if sent == limit {
-					w.Write(buf[:i/2])
-					w.(http.Flusher).Flush()
-					panic(http.ErrAbortHandler)
-				}
-				w.Write(buf[:i+2])
-				w.(http.Flusher).Flush()
-				buf = buf[i+2:]
-				sent++
-			}
-			if err != nil {
-				return
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // TestCutStreamSameExport: a stream cut every few events gives the same
 // export as an uninterrupted one, with nothing lost or doubled.
 func TestCutStreamSameExport(t *testing.T) {
@@ -251,7 +194,7 @@ func TestCutStreamSameExport(t *testing.T) {
 			_, base := fake(t, dialect, speedFor("queue"))
 			id, cwd := conversation(t, base, "queue")
 			direct := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle")).stdout
-			proxy := cutProxy(t, base, 5)
+			proxy := testproxy.Cut(t, base, 5, nil)
 			cut := must(t, run(t, "", "export", id, "--url", proxy.URL+"/v1", "--format", "jsonl", "--until-idle")).stdout
 			if canon(cut, cwd) != canon(direct, cwd) {
 				t.Fatalf("cut stream differs:\n%s\nvs\n%s", cut, direct)

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testproxy"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -156,61 +156,6 @@ func TestFollowRecordedStreams(t *testing.T) {
 	}
 }
 
-// cutProxy forwards to target and cuts the k-th event stream after
-// k×every events, in the middle of the next event, so Follow reconnects
-// several times while the daemon replays from the start each time.
-func cutProxy(t *testing.T, target string, every int) *httptest.Server {
-	t.Helper()
-	u, _ := url.Parse(target)
-	var conns atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+u.Host+r.URL.RequestURI(), r.Body)
-		req.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			io.Copy(w, resp.Body)
-			return
-		}
-		limit := every * int(conns.Add(1))
-		buf := make([]byte, 0, 1<<16)
-		tmp := make([]byte, 32<<10)
-		sent := 0
-		for {
-			n, err := resp.Body.Read(tmp)
-			buf = append(buf, tmp[:n]...)
-			for {
-				i := bytes.Index(buf, []byte("\n\n"))
-				if i < 0 {
-					break
-				}
-				if sent == limit {
-					w.Write(buf[:i/2])
-					w.(http.Flusher).Flush()
-					panic(http.ErrAbortHandler)
-				}
-				w.Write(buf[:i+2])
-				w.(http.Flusher).Flush()
-				buf = buf[i+2:]
-				sent++
-			}
-			if err != nil {
-				return
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // TestFollowReconnectNoDuplicates: a stream cut mid-event every few events
 // gives, through the reconnects, exactly the golden timeline: nothing
 // doubled, nothing lost.
@@ -222,7 +167,7 @@ func TestFollowReconnectNoDuplicates(t *testing.T) {
 			id := loadRecording(t, d, corpus+name+".sse")
 			// Let the recording reach the daemon's log entirely first.
 			follow(t, open(t, base), id, untilSynced)
-			proxy := cutProxy(t, base, 4)
+			proxy := testproxy.Cut(t, base, 4, nil)
 			f := follow(t, open(t, proxy.URL+"/v1"), id, untilSynced)
 			if f.reconn < 2 {
 				t.Fatalf("only %d reconnects: the test proves nothing", f.reconn)
@@ -472,16 +417,13 @@ func TestProbe(t *testing.T) {
 // fake daemon.
 func TestTokenAndCalls(t *testing.T) {
 	d, base := fake(t, 2)
-	u, _ := url.Parse(base)
 	var mu sync.Mutex
 	auth := map[string]bool{}
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := testproxy.Forward(t, base, func(r *http.Request) {
 		mu.Lock()
 		auth[r.Header.Get("Authorization")] = true
 		mu.Unlock()
-		(&httputilProxy{host: u.Host}).ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
+	})
 	b, err := OpenWith(backend.Config{URL: proxy.URL + "/v1", Token: "tok-42"})
 	if err != nil {
 		t.Fatal(err)
@@ -533,35 +475,6 @@ func TestTokenAndCalls(t *testing.T) {
 	defer mu.Unlock()
 	if len(auth) != 1 || !auth["Bearer tok-42"] {
 		t.Fatalf("Authorization headers seen: %v", auth)
-	}
-}
-
-// httputilProxy forwards a request, streaming the answer.
-type httputilProxy struct{ host string }
-
-func (p *httputilProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+p.host+r.URL.RequestURI(), r.Body)
-	req.Header = r.Header.Clone()
-	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	for k, v := range resp.Header {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(resp.StatusCode)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			w.Write(buf[:n])
-			w.(http.Flusher).Flush()
-		}
-		if err != nil {
-			return
-		}
 	}
 }
 
