@@ -71,3 +71,24 @@ func TestCommandOutcomeMarks(t *testing.T) {
 		marks[m] = true
 	}
 }
+
+// TestCommandJSONOutput: a command result reported as a JSON object with
+// its exit code apart (Suna's tools) shows the command's output, not the
+// JSON; any other text is shown as it is.
+func TestCommandJSONOutput(t *testing.T) {
+	r := New(styles.New(styles.NoColor), styles.NoColor)
+	body := func(text string) string {
+		it := toolItem("execute_command", map[string]any{"command": "ls"}, events.ToolOK,
+			&events.ToolResult{Text: text, ExitCode: intp(0)})
+		return ansi.Strip(strings.Join(r.Item(it, Options{Width: 80}), "\n"))
+	}
+	got := body(`{"output": "notes.md\nmain.go\n", "exit_code": 0, "cwd": "/workspace"}`)
+	if !strings.Contains(got, "notes.md") || !strings.Contains(got, "main.go") || strings.Contains(got, `"output"`) {
+		t.Errorf("JSON result drawn as:\n%s", got)
+	}
+	for _, text := range []string{`{"result": "x"}`, `{"output": 3}`, `{not json "output"`, "plain output"} {
+		if got := body(text); !strings.Contains(got, strings.Split(text, "\n")[0]) {
+			t.Errorf("%q drawn as:\n%s", text, got)
+		}
+	}
+}
