@@ -69,6 +69,9 @@ type Capabilities struct {
 	PipesFollowUps bool
 	// Cost: usage events may carry a cost in USD.
 	Cost bool
+	// WebSearch: a follow-up can ask the agent to search the web
+	// (Message.WebSearch is honoured).
+	WebSearch bool
 }
 
 // ConnState is a stream connection's state as the views show it.

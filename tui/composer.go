@@ -291,11 +291,14 @@ func (m *Model) composerRule() string {
 	if m.held.editing != "" {
 		label = " editing held message " + m.held.editing + " · enter saves · esc cancels "
 	}
-	web := m.ch.Badge.Render("web off")
-	if m.comp.web {
-		web = m.ch.BadgeOn.Render("web on")
+	right := st.Render("─")
+	if m.caps.WebSearch {
+		web := m.ch.Badge.Render("web off")
+		if m.comp.web {
+			web = m.ch.BadgeOn.Render("web on")
+		}
+		right = web + st.Render(" ctrl+s ─")
 	}
-	right := web + st.Render(" ctrl+s ─")
 	left := st.Render("──") + st.Render(label)
 	lw, rw := lineWidth(left), lineWidth(right)
 	if lw+rw+1 > m.w {

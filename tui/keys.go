@@ -49,6 +49,9 @@ func (k *keyMap) limitTo(c Capabilities) {
 	if !c.Create {
 		k.NewTask.SetEnabled(false)
 	}
+	if !c.WebSearch {
+		k.WebSearch.SetEnabled(false)
+	}
 }
 
 func newKeyMap() keyMap {

@@ -91,7 +91,9 @@ func (m *Model) newTaskKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "tab", "shift+tab":
 		return f.focusField(1 - f.field)
 	case "ctrl+s":
-		f.msg.web = !f.msg.web
+		if m.caps.WebSearch {
+			f.msg.web = !f.msg.web
+		}
 		return nil
 	case "enter":
 		if f.field == 1 {
@@ -175,11 +177,15 @@ func (m *Model) newTaskLines(maxH int) []string {
 }
 
 func (m *Model) newTaskHints() string {
-	web := "web off"
-	if m.newTask.msg.web {
-		web = "web on"
+	pairs := []string{"enter", "create", "shift+enter", "newline", "tab", "cwd/message"}
+	if m.caps.WebSearch {
+		web := "web off"
+		if m.newTask.msg.web {
+			web = "web on"
+		}
+		pairs = append(pairs, "ctrl+s", web)
 	}
-	return m.hint("enter", "create", "shift+enter", "newline", "tab", "cwd/message", "ctrl+s", web, "esc", "close (kept)")
+	return m.hint(append(pairs, "esc", "close (kept)")...)
 }
 
 // newTaskCursor places the terminal cursor in the form's focused field;

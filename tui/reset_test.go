@@ -95,3 +95,23 @@ func TestNoCancelOffered(t *testing.T) {
 		t.Fatalf("ctrl+c on a busy task without cancel: overlay %v, quitting %v", hs.m.overlay, hs.m.quitting)
 	}
 }
+
+// TestNoWebSearchOffered: on a backend whose messages cannot ask for web
+// search (Suna, pynchy), the composer shows no web badge, the hints and
+// the help no ctrl+s, and ctrl+s changes nothing; maria offers all three.
+func TestNoWebSearchOffered(t *testing.T) {
+	hs := attached(t, 140, 30)
+	hs.contains("web off")
+	hs.m.caps = Capabilities{Send: true, Backend: "suna"}
+	hs.m.keys.limitTo(hs.m.caps)
+	hs.events(user("u1", "hello"))
+	hs.lacks("web off")
+	hs.lacks("ctrl+s")
+	hs.send(keyMsg("ctrl+s"))
+	if hs.m.comp.web {
+		t.Fatal("ctrl+s turned web search on for a backend without it")
+	}
+	hs.lacks("web on")
+	hs.send(keyMsg("f1"))
+	hs.lacks("web search")
+}

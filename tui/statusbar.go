@@ -201,7 +201,11 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		if m.busy() && m.caps.Cancel {
 			pairs = append(pairs, "ctrl+x", "cancel run")
 		}
-		pairs = append(pairs, "↑", "history", "ctrl+s", "web", "f1", "keys")
+		pairs = append(pairs, "↑", "history")
+		if m.caps.WebSearch {
+			pairs = append(pairs, "ctrl+s", "web")
+		}
+		pairs = append(pairs, "f1", "keys")
 		return m.hint(pairs...), nil
 	}
 	var pairs []string

@@ -42,6 +42,8 @@ type Backend interface {
 // all three.
 type Capabilities struct {
 	Send, Cancel, Create bool
+	// WebSearch: messages can ask for web search (the ctrl+s toggle).
+	WebSearch bool
 	// Note is shown where the composer would be when Send is false (for
 	// example "replay of session.json — read-only").
 	Note string
@@ -66,7 +68,7 @@ func capabilitiesOf(b Backend) Capabilities {
 	if c, ok := b.(Capable); ok {
 		return c.Capabilities()
 	}
-	return Capabilities{Send: true, Cancel: true, Create: true}
+	return Capabilities{Send: true, Cancel: true, Create: true, WebSearch: true}
 }
 
 // Config is how perch was started.

@@ -144,7 +144,7 @@ func (b *Backend) URL() string { return b.cl.BaseURL() }
 // Capabilities implements backend.Backend: maria creates, sends, cancels
 // and queues follow-ups itself. Its usage reports no cost.
 func (b *Backend) Capabilities() backend.Capabilities {
-	return backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true}
+	return backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
 }
 
 // Sessions implements backend.Backend: the daemon's tasks, stopped ones

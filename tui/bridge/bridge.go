@@ -51,7 +51,7 @@ func New(b backend.Backend) *Bridge { return &Bridge{b: b, pollEvery: PollEvery}
 // Capabilities implements tui.Capable.
 func (br *Bridge) Capabilities() tui.Capabilities {
 	c := br.b.Capabilities()
-	out := tui.Capabilities{Send: c.Send, Cancel: c.Cancel, Create: c.Create, Backend: br.b.Name()}
+	out := tui.Capabilities{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch, Backend: br.b.Name()}
 	if !c.Send {
 		out.Note = br.b.Name() + " at " + br.b.URL() + " takes no follow-ups from perch — read-only"
 	}
