@@ -5,14 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -203,77 +201,15 @@ func TestCutStreamSameExport(t *testing.T) {
 	}
 }
 
-// tcpProxy forwards raw TCP to target on a fixed local port; stop() kills
-// it and every connection (a daemon going away), start() brings it back on
-// the same port.
-type tcpProxy struct {
-	addr, target string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        []net.Conn
-	wg           sync.WaitGroup
-}
-
-func (p *tcpProxy) start(t *testing.T) {
-	t.Helper()
-	var ln net.Listener
-	var err error
-	for i := 0; i < 50; i++ {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.addr = ln.Addr().String()
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Add(2)
-			go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
-			go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) stop() {
-	p.mu.Lock()
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // TestDaemonRestartSameExport: the daemon goes away mid-stream and comes
 // back on the same port; tail-style following ends with the same export.
 func TestDaemonRestartSameExport(t *testing.T) {
 	_, base := fake(t, "head", 4)
 	u, _ := url.Parse(base)
-	p := &tcpProxy{addr: "127.0.0.1:0", target: u.Host}
-	p.start(t)
-	defer p.stop()
-	pbase := "http://" + p.addr + "/v1"
+	p := &testproxy.TCP{Addr: "127.0.0.1:0", Target: u.Host}
+	p.Start(t)
+	defer p.Stop()
+	pbase := "http://" + p.Addr + "/v1"
 
 	cwd := t.TempDir()
 	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please, then make a todo plan.")).stdout)
@@ -282,9 +218,9 @@ func TestDaemonRestartSameExport(t *testing.T) {
 		done <- runCtx(context.Background(), t, "", "export", id, "--url", pbase, "--format", "jsonl", "--until-idle")
 	}()
 	time.Sleep(150 * time.Millisecond)
-	p.stop() // the daemon disappears mid-run
+	p.Stop() // the daemon disappears mid-run
 	time.Sleep(700 * time.Millisecond)
-	p.start(t) // and comes back on the same port
+	p.Start(t) // and comes back on the same port
 	var r result
 	select {
 	case r = <-done:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 // stateRun runs perch with XDG_STATE_HOME set to state, so that several
@@ -150,14 +151,14 @@ func TestSendWhileDaemonDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(base)
-	p := &tcpProxy{addr: "127.0.0.1:0", target: u.Host}
-	p.start(t)
-	pbase := "http://" + p.addr + "/v1"
+	p := &testproxy.TCP{Addr: "127.0.0.1:0", Target: u.Host}
+	p.Start(t)
+	pbase := "http://" + p.Addr + "/v1"
 	state := t.TempDir()
 	// Known to this outbox before the outage.
 	must(t, stateRun(t, state, "", "send", id, "hello", "--url", pbase))
 	waitIdle(t, base, id)
-	p.stop()
+	p.Stop()
 
 	idRE := regexp.MustCompile(`kept as held message ([a-z2-7]{6})`)
 	var local []string
@@ -183,7 +184,7 @@ func TestSendWhileDaemonDown(t *testing.T) {
 	}
 	// Typed while the daemon was unreachable, the task's prefix names
 	// nothing on disk: the held messages follow it to the full id.
-	p.start(t)
+	p.Start(t)
 	r = must(t, stateRun(t, state, "", "queue", id[:8], "--release", "--url", pbase))
 	if !strings.HasPrefix(r.stdout, local[0]+": ") {
 		t.Fatalf("release: %s", r.stdout)
@@ -200,7 +201,7 @@ func TestSendWhileDaemonDown(t *testing.T) {
 	if len(q.Held) != 0 {
 		t.Fatalf("left: %+v", q)
 	}
-	p.stop()
+	p.Stop()
 }
 
 // Cancel brings the daemon's pending messages back as held messages at the

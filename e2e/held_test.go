@@ -3,13 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 // heldID is the local id of the held message with that text.
@@ -116,68 +115,6 @@ func TestHeldMessagesInTheTUI(t *testing.T) {
 	}
 }
 
-// tcpProxy forwards raw TCP to target on a fixed local port; stop() kills
-// it and every connection (a daemon going away), start() brings it back on
-// the same port.
-type tcpProxy struct {
-	addr, target string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        []net.Conn
-	wg           sync.WaitGroup
-}
-
-func (p *tcpProxy) start(t *testing.T) {
-	t.Helper()
-	var ln net.Listener
-	var err error
-	for i := 0; i < 100; i++ {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.addr = ln.Addr().String()
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			p.wg.Add(2)
-			go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
-			go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) stop() {
-	p.mu.Lock()
-	p.ln.Close()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
-}
-
 // Messages sent in the TUI while the daemon is down stay, with the reason,
 // and are delivered once it is back on the same port, each exactly once,
 // in order.
@@ -188,14 +125,14 @@ func TestSendWhileDaemonDownInTheTUI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tcpProxy{addr: "127.0.0.1:0", target: u}
-	p.start(t)
-	defer func() { p.stop() }()
-	purl := "http://" + p.addr + "/v1"
+	p := &testproxy.TCP{Addr: "127.0.0.1:0", Target: u}
+	p.Start(t)
+	defer func() { p.Stop() }()
+	purl := "http://" + p.Addr + "/v1"
 	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s", perch, id, purl))
 	tm.waitFor("the first reply to finish", 30*time.Second, func(s string) bool { return strings.Contains(s, "✓ idle") })
 
-	p.stop() // the daemon goes away
+	p.Stop() // the daemon goes away
 	tm.waitText("reconnecting", 10*time.Second)
 	for _, text := range []string{"one while down", "two while down"} {
 		tm.typeText(text)
@@ -210,7 +147,7 @@ func TestSendWhileDaemonDownInTheTUI(t *testing.T) {
 		t.Fatalf("delivered while down: %q", got)
 	}
 
-	p.start(t) // back on the same port
+	p.Start(t) // back on the same port
 	want := []string{"Say hello.", "one while down", "two while down"}
 	waitTurns(t, url, id, want...)
 	tm.waitFor("the panel to empty", 20*time.Second, func(s string) bool { return !strings.Contains(s, "while down") || !strings.Contains(s, "↻") })
