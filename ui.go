@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
@@ -19,12 +20,13 @@ import (
 // UI's libraries (see cli.UI).
 type terminalUI struct{}
 
+// Live shows maria's daemon behind cl through the bridge, as any backend.
 func (terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
-	return tui.Run(ctx, cl, config(o))
+	return tui.Run(ctx, bridge.New(maria.New(cl)), config(o))
 }
 
-// Backend shows a live backend other than maria's daemon through the
-// bridge; its outbox is o's (the same files perch send and queue use).
+// Backend shows a live backend through the bridge; its outbox is o's (the
+// same files perch send and queue use).
 func (terminalUI) Backend(ctx context.Context, b backend.Backend, o cli.UIOptions) error {
 	return tui.Run(ctx, bridge.New(b), config(o))
 }
@@ -63,16 +65,16 @@ func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) 
 	return nil, errReadOnly
 }
 
-func (readOnly) StreamTask(context.Context, string, func(events.Frame), func(client.ConnState)) error {
-	return errReadOnly // StreamTaskEvents serves the task
+// WatchTasks: a file's one task comes from Tasks; the source says when it
+// is live.
+func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState func(client.ConnState)) error {
+	return r.StreamDaemon(ctx, func(events.Frame) {}, onState)
 }
 
 // compile-time checks: the UI finds these interfaces by type assertion.
 var (
-	_ tui.Backend       = readOnly{}
-	_ tui.Capable       = readOnly{}
-	_ tui.EventStreamer = readOnly{}
-	_ tui.Backend       = (*client.Client)(nil)
+	_ tui.Backend = readOnly{}
+	_ tui.Capable = readOnly{}
 )
 
 func newUI() cli.UI { return terminalUI{} }

@@ -86,7 +86,7 @@ func (m *Model) streamGone() bool {
 	return m.mode == modeTask && m.conn.Phase == client.PhaseFailed
 }
 
-// daemonGone is the same for the daemon stream behind the task list.
+// daemonGone is the same for the watch behind the task list.
 func (m *Model) daemonGone() bool { return m.daemonConn.Phase == client.PhaseFailed }
 
 // liveSpinner is the spinner frame for something shown in progress, or ""

@@ -491,7 +491,7 @@ func TestDraftKeptPerTask(t *testing.T) {
 	hs.typ("unfinished thought")
 	hs.key("esc") // to transcript
 	hs.key("esc") // to the list
-	hs.daemon(events.Event{Kind: events.KindTasksSynced, Tasks: []events.Task{{ID: "task-1", Name: "fix the parser"}}})
+	hs.taskList(events.Task{ID: "task-1", Name: "fix the parser"})
 	hs.key("enter")
 	if hs.m.comp.value() != "unfinished thought" {
 		t.Fatalf("draft lost: %q", hs.m.comp.value())
@@ -510,19 +510,20 @@ func TestTaskListLiveFilterAttach(t *testing.T) {
 			QueuedMessages: []events.QueuedMessage{{ID: "q"}}},
 		{ID: "c-3", Name: "gamma", Cwd: "/srv/gamma", Status: events.StatusStopped, Created: fixedNow.Add(-72 * time.Hour)},
 	}
-	hs.daemon(events.Event{Kind: events.KindTasksSynced, Tasks: tasks})
+	hs.taskList(tasks...)
 	hs.contains("alpha: refactor")
 	hs.contains("~/alpha")
 	hs.contains("⧗1")
 	hs.contains("3d")
 	checkFrame(t, hs.m)
 	// Live update: gamma starts.
-	hs.daemon(events.Event{Kind: events.KindTaskChanged, Task: &events.Task{ID: "c-3", Status: events.StatusGenerating}})
+	tasks[2].Status = events.StatusGenerating
+	hs.taskList(tasks...)
 	if tk, _ := hs.m.list.byID("c-3"); tk.Status != events.StatusGenerating || tk.Name != "gamma" {
-		t.Fatalf("upsert lost fields: %+v", tk)
+		t.Fatalf("the new list lost fields: %+v", tk)
 	}
 	// A new task appears.
-	hs.daemon(events.Event{Kind: events.KindTaskChanged, Task: &events.Task{ID: "d-4", Name: "delta", Status: events.StatusIdle, Created: fixedNow}})
+	hs.taskList(append([]events.Task{{ID: "d-4", Name: "delta", Status: events.StatusIdle, Created: fixedNow}}, tasks...)...)
 	hs.contains("delta")
 	// Filter, then attach.
 	hs.key("/")
@@ -593,7 +594,7 @@ func TestTinyTerminalsNeverPanic(t *testing.T) {
 		hs.send(tea.WindowSizeMsg{Width: sz[0] / 2, Height: sz[1] / 2})
 		checkFrame(t, hs.m)
 		// and the list view
-		hs.daemon(events.Event{Kind: events.KindTasksSynced, Tasks: []events.Task{{ID: "x", Name: "a task with a long name"}}})
+		hs.taskList(events.Task{ID: "x", Name: "a task with a long name"})
 		hs.key("n")
 		checkFrame(t, hs.m)
 		hs.key("esc")

@@ -92,7 +92,7 @@ func TestGoldenTaskList(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			hs := newHarness(t, sz[0], sz[1], Config{})
 			live := connState{Phase: client.PhaseLive, Since: fixedNow}
-			hs.send(streamBatchMsg{Src: srcDaemon, State: &live, Events: []events.Event{{Kind: events.KindTasksSynced, Tasks: []events.Task{
+			hs.send(streamBatchMsg{Src: srcDaemon, State: &live, Tasks: []events.Task{
 				{ID: "e3a1c9d2-0001", Name: "Fix the parser at EOF", Cwd: "/home/alice/src/parser", Status: events.StatusGenerating,
 					Model: "anthropic/claude-sonnet-4.5", Created: fixedNow.Add(-5 * time.Minute),
 					QueuedMessages: []events.QueuedMessage{{ID: "q1"}, {ID: "q2"}}},
@@ -100,7 +100,7 @@ func TestGoldenTaskList(t *testing.T) {
 					Model: "openai/gpt-5.1", Created: fixedNow.Add(-3 * time.Hour)},
 				{ID: "9a8b7c6d-0003", Name: "重构日志模块 (wide characters)", Cwd: "/srv/projects/logging", Status: events.StatusStopped, Created: fixedNow.Add(-50 * time.Hour)},
 				{ID: "5e6f7a8b-0004", Cwd: "/tmp/scratch", Status: events.StatusIdle, Created: fixedNow.Add(-9 * 24 * time.Hour)},
-			}}}})
+			}})
 			hs.key("j")
 			checkFrame(t, hs.m)
 			golden.RequireEqual(t, hs.view())

@@ -38,8 +38,8 @@ type fakeBackend struct {
 	createErr error
 	creates   []createTaskRequest
 
-	streamTask   func(ctx context.Context, id string, onFrame func(events.Frame), onState func(connState)) error
-	streamDaemon func(ctx context.Context, onFrame func(events.Frame), onState func(connState)) error
+	streamTask func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error
+	watchTasks func(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error
 }
 
 func (f *fakeBackend) Tasks(ctx context.Context) ([]events.Task, error) {
@@ -81,17 +81,17 @@ func (f *fakeBackend) Cancel(ctx context.Context, taskID string) ([]events.Queue
 	return f.cancelPending, f.cancelErr
 }
 
-func (f *fakeBackend) StreamTask(ctx context.Context, id string, onFrame func(events.Frame), onState func(connState)) error {
+func (f *fakeBackend) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
 	if f.streamTask != nil {
-		return f.streamTask(ctx, id, onFrame, onState)
+		return f.streamTask(ctx, id, onEvent, onState)
 	}
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (f *fakeBackend) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(connState)) error {
-	if f.streamDaemon != nil {
-		return f.streamDaemon(ctx, onFrame, onState)
+func (f *fakeBackend) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
+	if f.watchTasks != nil {
+		return f.watchTasks(ctx, onTasks, onState)
 	}
 	<-ctx.Done()
 	return ctx.Err()
@@ -236,9 +236,13 @@ func (h *harness) events(evs ...events.Event) {
 	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, Events: evs})
 }
 
-func (h *harness) daemon(evs ...events.Event) {
+// taskList delivers the watched task list.
+func (h *harness) taskList(ts ...events.Task) {
 	h.t.Helper()
-	h.send(streamBatchMsg{Src: srcDaemon, Events: evs})
+	if ts == nil {
+		ts = []events.Task{}
+	}
+	h.send(streamBatchMsg{Src: srcDaemon, Tasks: ts})
 }
 
 // view is the screen as plain text.

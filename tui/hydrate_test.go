@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +16,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
@@ -90,13 +94,49 @@ func (s *screenWatch) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// attachUntil runs the real program on a real client against url and
-// returns how long the final reply took to reach the screen.
-func attachUntil(tb testing.TB, url string, info fakedaemon.LongSessionInfo, want string) time.Duration {
+// mariaUI is the UI's Backend over maria's backend.Backend, as
+// tui/bridge makes it (which package tui's own tests cannot import): the
+// task stream is Follow's decoded updates, the task list the daemon
+// stream's watch.
+type mariaUI struct{ *maria.Backend }
+
+func newMariaUI(tb testing.TB, url string) mariaUI {
+	tb.Helper()
 	cl, err := client.New(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return mariaUI{maria.New(cl)}
+}
+
+func (b mariaUI) Tasks(ctx context.Context) ([]events.Task, error) { return b.Sessions(ctx) }
+func (b mariaUI) Task(ctx context.Context, id string) (events.Task, error) {
+	return b.Session(ctx, id)
+}
+func (b mariaUI) CreateTask(context.Context, createTaskRequest) (createTaskResult, error) {
+	return createTaskResult{}, errors.New("not in this test")
+}
+func (b mariaUI) Send(context.Context, string, string, bool) (sendResult, error) {
+	return sendResult{}, errors.New("not in this test")
+}
+func (b mariaUI) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
+	return b.Follow(ctx, id, func(u backend.Update) {
+		for _, ev := range u.Events {
+			onEvent(ev)
+		}
+		if u.State != nil {
+			onState(*u.State)
+		}
+	})
+}
+func (b mariaUI) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
+	return b.WatchSessionsState(ctx, onTasks, onState)
+}
+
+// attachUntil runs the real program on maria's backend against url and
+// returns how long the final reply took to reach the screen.
+func attachUntil(tb testing.TB, url string, info fakedaemon.LongSessionInfo, want string) time.Duration {
+	cl := newMariaUI(tb, url)
 	out := &screenWatch{want: want, seen: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -164,10 +204,7 @@ func BenchmarkAttach(b *testing.B) {
 // itself. p50-ms and p99-ms are the latencies; ns/op includes the pauses.
 func BenchmarkKeyToScreen(b *testing.B) {
 	srv, info := longDaemon(b, 10_000)
-	cl, err := client.New(srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cl := newMariaUI(b, srv.URL)
 	in, keys := io.Pipe()
 	out := &screenWatch{want: fakedaemon.LongSessionMarker, seen: make(chan struct{}), writes: make(chan time.Time, 1)}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -100,18 +100,16 @@ func TestIdleModelSchedulesNothing(t *testing.T) {
 	t.Run("task list", func(t *testing.T) {
 		hs := newHarness(t, 100, 30, Config{})
 		hs.send(streamBatchMsg{Src: srcDaemon, State: &live})
-		hs.daemon(events.Event{Kind: events.KindTasksSynced, Tasks: []events.Task{
-			{ID: "a", Name: "idle one", Status: events.StatusIdle},
-			{ID: "b", Name: "stopped one", Status: events.StatusStopped},
-		}})
+		hs.taskList(
+			events.Task{ID: "a", Name: "idle one", Status: events.StatusIdle},
+			events.Task{ID: "b", Name: "stopped one", Status: events.StatusStopped},
+		)
 		assertIdle(t, hs, "task list")
 	})
 	t.Run("task list, daemon stream failed with a task generating", func(t *testing.T) {
 		hs := newHarness(t, 100, 30, Config{})
 		hs.send(streamBatchMsg{Src: srcDaemon, State: &live})
-		hs.daemon(events.Event{Kind: events.KindTasksSynced, Tasks: []events.Task{
-			{ID: "a", Name: "busy one", Status: events.StatusGenerating},
-		}})
+		hs.taskList(events.Task{ID: "a", Name: "busy one", Status: events.StatusGenerating})
 		hs.view() // the list learns which rows are visible
 		if !hs.m.needsTick() {
 			t.Fatal("a visible generating task animates while the daemon stream lives")

@@ -65,7 +65,7 @@ type Model struct {
 	lastWheel time.Time // input coalescing, see coalesceInput
 	quitting  bool
 
-	// The task list (live from the daemon stream).
+	// The task list (live from the backend's WatchTasks).
 	list       taskList
 	daemonConn connState
 	daemonSeen bool // a state was reported at least once

@@ -146,17 +146,17 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 	more := make(chan struct{})
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "gate", Status: events.StatusIdle},
-		streamTask: func(ctx context.Context, id string, onFrame func(events.Frame), onState func(connState)) error {
+		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
 			onState(connState{Phase: client.PhaseLive})
-			for _, f := range wireFrames(8) {
-				onFrame(f)
+			for _, ev := range decodeAll(wireFrames(8)) {
+				onEvent(ev)
 			}
 			select {
 			case <-more:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			onFrame(events.Frame{Name: "maria", Data: []byte(`{"id":"00000000-0000-4000-8000-999999999999","created":1774598999000,"desc":{"msg":"UserMessage","content":"a late question"}}`)})
+			onEvent(events.Event{Kind: events.KindUserMessage, ID: "late", Text: "a late question"})
 			<-ctx.Done()
 			return ctx.Err()
 		},

@@ -2,9 +2,9 @@ package tui
 
 import "github.com/perch-tui/perch/events"
 
-// A backend that decodes its own streams (EventStreamer) may be unable to
-// continue a task without duplicates or gaps (pynchy's stream has no ids:
-// after a reconnect its history is loaded again). It then starts the
+// A backend may be unable to continue a task without duplicates or gaps
+// (pynchy's stream has no ids: after a reconnect its history is loaded
+// again). It then starts the
 // timeline over: it hands ResetEvent to onEvent, followed by the task from
 // its start. The reset travels in the event order, so a batch holding
 // events from before and after it is applied correctly.

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -114,8 +115,8 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		if msg.State != nil {
 			m.daemonConn, m.daemonSeen = *msg.State, true
 		}
-		for i := range msg.Events {
-			m.applyDaemonEvent(&msg.Events[i])
+		if msg.Tasks != nil {
+			m.applyTasks(msg.Tasks)
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 			m.daemonConn = connState{Phase: client.PhaseFailed, Err: msg.Err, Since: m.now}
@@ -148,21 +149,27 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) applyDaemonEvent(ev *events.Event) {
-	switch ev.Kind {
-	case events.KindTasksSynced:
-		m.list.replace(ev.Tasks)
-	case events.KindTaskChanged:
-		if ev.Task == nil {
-			return
-		}
-		m.list.upsert(*ev.Task)
-		if m.mode == modeTask && ev.Task.ID == m.task.ID {
-			m.task = m.task.Merge(*ev.Task)
-			m.tl.SetTask(m.task)
-			m.comp.setBusy(m.busy())
-		}
+// applyTasks takes the watched task list. The attached task takes what
+// changed in its entry since the last list (its status, as the daemon's
+// task changes tell it); a first sight of it in a list is not newer than
+// what attaching read (GET /task answers fresher than the list).
+func (m *Model) applyTasks(ts []events.Task) {
+	var before events.Task
+	var had bool
+	if m.mode == modeTask {
+		before, had = m.list.byID(m.task.ID)
 	}
+	m.list.replace(ts)
+	if m.mode != modeTask {
+		return
+	}
+	now, ok := m.list.byID(m.task.ID)
+	if !ok || !had || reflect.DeepEqual(before, now) {
+		return
+	}
+	m.task = m.task.Merge(now)
+	m.tl.SetTask(m.task)
+	m.comp.setBusy(m.busy())
 }
 
 func (m *Model) handleTasksLoaded(msg tasksLoadedMsg) {

@@ -8,10 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
-	"github.com/perch-tui/perch/internal/ordered"
 )
 
 // frameInterval is the coalescing window: however fast events arrive, a
@@ -31,36 +29,39 @@ const frameInterval = 16 * time.Millisecond
 // live delta) waits batchQuiet; the last event of a replay is handed over
 // batchQuiet after it was decoded, so the final reply is drawn as soon as
 // its bytes are in.
+//
+// Within a burst (once a batch has gathered burstEvents events, until the
+// stream was quiet) the quiet window is burstQuiet instead: the stream's
+// goroutine decodes as it goes, and on a busy machine it is descheduled for
+// milliseconds at a time, which is not the end of the replay. The last
+// event of a replay then waits burstQuiet; a live delta still batchQuiet.
 const (
 	batchQuiet     = 3 * time.Millisecond
+	burstQuiet     = 20 * time.Millisecond
+	burstEvents    = 64
 	batchFirstHold = 50 * time.Millisecond
 	batchMaxHold   = 400 * time.Millisecond
-)
-
-// rawQueueMax bounds the bytes of frames read but not decoded yet, and
-// rawQueueDepth their number. Past either the stream reader waits for the
-// decoder (never for the UI).
-const (
-	rawQueueMax   = 1 << 20
-	rawQueueDepth = 128
 )
 
 // streamSource says which stream a batch came from.
 type streamSource uint8
 
 const (
-	srcDaemon streamSource = iota
+	srcDaemon streamSource = iota // the task list (WatchTasks)
 	srcTask
 )
 
-// streamBatchMsg carries the events (already decoded) and the latest
-// connection state a stream gathered during one frame. Gen tells batches of
-// an earlier attach (already cancelled, maybe still draining) apart.
+// streamBatchMsg carries the events and the latest connection state a
+// stream gathered during one frame. Gen tells batches of an earlier attach
+// (already cancelled, maybe still draining) apart.
 type streamBatchMsg struct {
 	Src    streamSource
 	Gen    uint64
 	Events []events.Event
-	State  *connState // nil when the state did not change
+	// Tasks is the latest task list (srcDaemon), nil when it did not
+	// change.
+	Tasks []events.Task
+	State *connState // nil when the state did not change
 	// Ended is set once, when the stream function returned; Err is why.
 	Ended bool
 	Err   error
@@ -74,75 +75,33 @@ type streamControl interface {
 	WatchTask(gen uint64, taskID string)
 }
 
-// rawOp is one thing the stream goroutine reported, in order: a frame to
-// decode, a connection state or the stream's end.
-type rawOp struct {
-	frame events.Frame
-	state *connState
-	end   bool
-	err   error
-}
-
-// decodedOp is a rawOp once its frame was decoded (events.Decode, pure):
-// the raw frame is gone.
-type decodedOp struct {
-	ev       events.Event
-	hasFrame bool
-	size     int // the raw frame's bytes
-	state    *connState
-	end      bool
-	err      error
-}
-
-func decodeOp(op rawOp) decodedOp {
-	d := decodedOp{state: op.state, end: op.end, err: op.err, size: len(op.frame.Data)}
-	if op.frame.Data != nil || op.frame.Name != "" {
-		d.ev, d.hasFrame = events.Decode(op.frame), true
-	}
-	return d
-}
-
-// batcher runs a stream's pipeline: the stream goroutine reads and queues
-// frames; the pool's workers decode them (one per core, while the next
-// frames are read); the decoder goroutine takes them in their order and
-// drops what a replay repeats (the stateful part); the flusher hands the
-// decoded events to the UI in batches, at most once per frameInterval.
-// Nothing waits for the UI but the flusher: events that arrive meanwhile
-// pile up and go out together.
+// batcher gathers what a stream hands over (decoded events, the task
+// list, connection states) and the flusher hands it to the UI in batches,
+// at most once per frameInterval. Nothing waits for the UI but the
+// flusher: what arrives meanwhile piles up and goes out together, so the
+// stream's goroutine (the backend's decoder) never waits for a frame.
 type batcher struct {
-	// Read, not yet decoded, or decoded and not yet taken in order.
-	pool *ordered.Pool[rawOp, decodedOp]
-
 	mu sync.Mutex
-	// Decoded, not yet handed to the UI.
+	// Handed over, not yet handed to the UI.
 	evs   []events.Event
+	tasks []events.Task
 	state *connState
 	ended bool
 	err   error
-	last  time.Time // when the decoder last added something
-
-	// dec reads a raw maria stream: it drops what each reconnect's replay
-	// repeats (backends that decode themselves stream events instead).
-	// Only the decoder goroutine uses it.
-	dec *events.MariaDecoder
+	last  time.Time // when the stream last added something
 
 	// mem (nil unless the UI owns its process) bounds the Go memory while
-	// a replay comes in (see memlimit): read counts the frames' bytes.
+	// a replay comes in (see memlimit): read estimates the stream's bytes
+	// from the decoded events (eventBytes).
 	mem  *memlimit.Bound
 	read atomic.Int64
 
-	kick    chan struct{} // cap 1: wakes the flusher
-	stopped chan struct{} // closed when the decoder stops
-	closed  chan struct{}
+	kick   chan struct{} // cap 1: wakes the flusher
+	closed chan struct{}
 }
 
 func newBatcher() *batcher {
-	return &batcher{
-		pool:    ordered.New(ordered.Workers(), rawQueueDepth, rawQueueMax, decodeOp),
-		kick:    make(chan struct{}, 1),
-		stopped: make(chan struct{}), closed: make(chan struct{}),
-		dec: events.NewMariaDecoder(),
-	}
+	return &batcher{kick: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
 func poke(c chan struct{}) {
@@ -152,16 +111,12 @@ func poke(c chan struct{}) {
 	}
 }
 
-// push queues one op for the decoder, waiting while the queue is full
-// (but not once the decoder stopped: the stream is being torn down).
-func (b *batcher) push(op rawOp) { b.pool.Put(op, len(op.frame.Data), b.stopped) }
-
-// onFrame is the stream callback of maria streams: the decoder goroutine
-// decodes, off both the reader and the Update path.
-func (b *batcher) onFrame(f events.Frame) { b.push(rawOp{frame: f}) }
-
-// onEvent is the callback of backends that decode themselves.
+// onEvent is the stream's callback for each decoded event, in order.
 func (b *batcher) onEvent(ev events.Event) {
+	if b.mem != nil {
+		b.read.Add(eventBytes(&ev))
+		b.mem.Update()
+	}
 	b.mu.Lock()
 	b.evs = append(b.evs, ev)
 	b.last = time.Now()
@@ -169,97 +124,76 @@ func (b *batcher) onEvent(ev events.Event) {
 	poke(b.kick)
 }
 
-// onState goes through the queue: a reconnect must reset the decoder's
-// replay position between the right two frames.
-func (b *batcher) onState(s connState) { b.push(rawOp{state: &s}) }
-
-// end records that the stream returned; what is queued is decoded and
-// delivered first. The stream's goroutine calls it last: it closes the
-// pool and waits for its workers.
-func (b *batcher) end(err error) {
-	b.push(rawOp{end: true, err: err})
-	b.pool.Close()
-	b.pool.Wait()
-}
-
-// decode runs the decoder until ctx ends or the stream's end was decoded.
-func (b *batcher) decode(ctx context.Context) {
-	defer close(b.stopped)
-	results := b.pool.Results()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case t, ok := <-results:
-			if !ok {
-				return
-			}
-			op := t.Wait()
-			if b.apply(&op) || ctx.Err() != nil {
-				return
-			}
-		}
-	}
-}
-
-// apply adds one decoded op to the pending batch, in stream order; true
-// once the end is in.
-func (b *batcher) apply(op *decodedOp) bool {
-	var evs []events.Event
-	if op.hasFrame {
-		if b.mem != nil {
-			b.read.Add(int64(op.size))
-			b.mem.Update()
-		}
-		if evs = b.dec.Accept(op.ev); len(evs) == 0 {
-			return false // a replayed event
-		}
-	}
-	if op.state != nil && op.state.Phase == client.PhaseLive {
-		// A new connection replays the log from its start.
-		b.dec.Reconnected()
+// onTasks is the task list's callback: the latest list replaces any not
+// yet handed over.
+func (b *batcher) onTasks(ts []events.Task) {
+	if ts == nil {
+		ts = []events.Task{}
 	}
 	b.mu.Lock()
-	b.evs = append(b.evs, evs...)
-	if op.state != nil {
-		b.state = op.state
-	}
-	if op.end {
-		b.ended, b.err = true, op.err
-	}
+	b.tasks = ts
 	b.last = time.Now()
 	b.mu.Unlock()
 	poke(b.kick)
-	return op.end
+}
+
+func (b *batcher) onState(s connState) {
+	b.mu.Lock()
+	b.state = &s
+	b.last = time.Now()
+	b.mu.Unlock()
+	poke(b.kick)
+}
+
+// end records that the stream returned; what it handed over before is
+// delivered first.
+func (b *batcher) end(err error) {
+	b.mu.Lock()
+	b.ended, b.err = true, err
+	b.last = time.Now()
+	b.mu.Unlock()
+	poke(b.kick)
+}
+
+// eventBytes estimates the bytes of the frame an event was decoded from
+// (its texts, plus an envelope), for the memory bound of a replay: the
+// bound follows the stream, and the decoded event is what the UI sees of
+// it. The estimate is low rather than high (escapes, names and ids are not
+// counted), which only lets the collector run a little more often.
+func eventBytes(ev *events.Event) int64 {
+	const envelope = 160
+	n := envelope + len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
+	for i := range ev.ToolCalls {
+		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
+	}
+	for i := range ev.Queue {
+		n += len(ev.Queue[i].Text)
+	}
+	if t := ev.Tool; t != nil {
+		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
+		if r := t.Result; r != nil {
+			// The per-tool details (Command, File, …) are read from
+			// these, often as slices of them: not counted again.
+			n += len(r.Text) + len(r.ErrorText) + len(r.Structured)
+		}
+	}
+	return int64(n)
 }
 
 func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	msg := streamBatchMsg{Events: b.evs, State: b.state, Ended: b.ended, Err: b.err}
-	b.evs, b.state = nil, nil
+	msg := streamBatchMsg{Events: b.evs, Tasks: b.tasks, State: b.state, Ended: b.ended, Err: b.err}
+	b.evs, b.tasks, b.state = nil, nil, nil
 	return msg
 }
 
-// flush runs the decoder and hands batches to the UI until ctx ends or the
-// stream ended and everything was delivered. send may block (the UI is
-// busy); events that arrive meanwhile go out together in the next batch.
+// flush hands batches to the UI until ctx ends or the stream ended and
+// everything was delivered. send may block (the UI is busy); events that
+// arrive meanwhile go out together in the next batch.
 func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send func(tea.Msg)) {
 	defer close(b.closed)
-	dctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		b.decode(dctx)
-	}()
 	defer func() {
-		stop()
-		wg.Wait()
-		// The decoder is gone: nothing more is taken, so the workers can
-		// stop (a reader still putting is released: see push).
-		b.pool.Close()
-		b.pool.Wait()
 		if b.mem != nil {
 			b.mem.Relax()
 		}
@@ -278,6 +212,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		}
 	}
 	hold := batchFirstHold
+	burst := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -288,21 +223,19 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		held := time.Now()
 		for {
 			b.mu.Lock()
-			last, ended := b.last, b.ended
+			last, ended, n := b.last, b.ended, len(b.evs)
 			b.mu.Unlock()
-			// Frames read and not yet decoded: a decoder that was merely
-			// descheduled for a while on a busy machine has not gone quiet.
-			busy := b.pool.Pending() > 0
 			if ended {
 				break
 			}
+			burst = burst || n >= burstEvents
 			now := time.Now()
 			quiet := batchQuiet - now.Sub(last)
-			if busy {
-				quiet = batchQuiet
+			if burst {
+				quiet = burstQuiet - now.Sub(last)
 			}
 			if quiet <= 0 {
-				hold = batchFirstHold // the burst is over
+				hold, burst = batchFirstHold, false // the burst is over
 				if b.mem != nil {
 					b.mem.Relax() // the replay is in: garbage may grow again
 				}
@@ -319,7 +252,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		start := time.Now()
 		msg := b.take()
 		msg.Src, msg.Gen = src, gen
-		if len(msg.Events) > 0 || msg.State != nil || msg.Ended {
+		if len(msg.Events) > 0 || msg.Tasks != nil || msg.State != nil || msg.Ended {
 			send(msg)
 		}
 		if msg.Ended {
@@ -332,7 +265,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 	}
 }
 
-// streamHub owns every stream goroutine. The daemon stream runs for the
+// streamHub owns every stream goroutine. The task list's watch runs for the
 // program's whole life (the task list stays live while attached, so going
 // back is instant); the task stream follows WatchTask.
 type streamHub struct {
@@ -385,9 +318,9 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	limit := memlimit.Current()
 	run := func(ctx context.Context, src streamSource, gen uint64, stream func(context.Context, *batcher) error) {
 		bt := newBatcher()
-		// Only a task's raw stream: the bound follows the frames' bytes
-		// (a backend that decodes itself hands over no frames).
-		if _, decodes := h.b.(EventStreamer); h.boundMemory && src == srcTask && !decodes {
+		// Only a task's stream: the bound follows its bytes (estimated
+		// from its events); the task list is small.
+		if h.boundMemory && src == srcTask {
 			bt.mem = memlimit.Start(bt.read.Load, limit)
 		}
 		wg.Add(2)
@@ -402,7 +335,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	}
 
 	run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
-		return h.b.StreamDaemon(ctx, bt.onFrame, bt.onState)
+		return h.b.WatchTasks(ctx, bt.onTasks, bt.onState)
 	})
 
 	var cancelTask context.CancelFunc = func() {}
@@ -433,10 +366,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 				}
 			}
 			run(ctx, srcTask, r.gen, func(ctx context.Context, bt *batcher) error {
-				if es, ok := h.b.(EventStreamer); ok {
-					return es.StreamTaskEvents(ctx, id, bt.onEvent, bt.onState)
-				}
-				return h.b.StreamTask(ctx, id, bt.onFrame, bt.onState)
+				return h.b.StreamTaskEvents(ctx, id, bt.onEvent, bt.onState)
 			})
 		}
 	}

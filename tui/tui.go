@@ -23,7 +23,9 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// Backend is what the UI needs of the daemon. *client.Client satisfies it.
+// Backend is what the UI needs of a live system (maria, Suna, pynchy
+// through tui/bridge) or of a file. Its streams come already decoded and
+// in order: the UI never reads a system's wire.
 type Backend interface {
 	Tasks(ctx context.Context) ([]events.Task, error)
 	Task(ctx context.Context, id string) (events.Task, error)
@@ -32,14 +34,21 @@ type Backend interface {
 	// Cancel returns the messages that were still queued; errors.Is(err,
 	// client.ErrNotRunning) when the agent was idle.
 	Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error)
-	StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(connState)) error
-	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(connState)) error
+	// StreamTaskEvents hands over the task's events, decoded, without
+	// duplicates and in order, then its live events, until ctx ends. A
+	// backend that cannot continue the task without duplicates or gaps
+	// hands over ResetEvent and the task again from its start.
+	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(connState)) error
+	// WatchTasks calls onTasks with the whole task list each time it
+	// changes (the task list stays live while a task is shown), until ctx
+	// ends. A backend with nothing to watch reports its state and waits.
+	WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error
 }
 
 // Capabilities say which actions a backend supports. The UI offers no
 // other: no composer without Send, no cancel key without Cancel, no new
 // task without Create. A Backend that does not implement Capable can do
-// all three.
+// all of them.
 type Capabilities struct {
 	Send, Cancel, Create bool
 	// WebSearch: messages can ask for web search (the ctrl+s toggle).
@@ -56,12 +65,6 @@ type Capabilities struct {
 // Capable is implemented by backends that cannot do everything.
 type Capable interface {
 	Capabilities() Capabilities
-}
-
-// EventStreamer is implemented by backends whose task streams come already
-// decoded (files, systems other than maria); StreamTask is then not used.
-type EventStreamer interface {
-	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(connState)) error
 }
 
 func capabilitiesOf(b Backend) Capabilities {

@@ -332,6 +332,13 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 // daemon.task.changed updates one task (a stopped task's update may leave
 // fields out: what it lacks is kept).
 func (b *Backend) WatchSessions(ctx context.Context, on func([]events.Task)) error {
+	return b.WatchSessionsState(ctx, on, nil)
+}
+
+// WatchSessionsState is WatchSessions that also reports the daemon
+// stream's connection state to onState (nil for none): the UI's task list
+// shows it (tui/bridge.StateWatcher).
+func (b *Backend) WatchSessionsState(ctx context.Context, on func([]events.Task), onState func(backend.ConnState)) error {
 	var list []events.Task
 	return b.cl.StreamDaemon(ctx, func(f events.Frame) {
 		ev := events.Decode(f)
@@ -347,7 +354,7 @@ func (b *Backend) WatchSessions(ctx context.Context, on func([]events.Task)) err
 			return
 		}
 		on(append([]events.Task(nil), list...))
-	}, nil)
+	}, onState)
 }
 
 // upsertTask merges t into the list, or puts it first (a new task is the

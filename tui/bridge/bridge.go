@@ -1,23 +1,23 @@
-// Package bridge shows any live backend (backend.Backend: Suna, pynchy,
-// maria) in the terminal UI: it is the tui.Backend, tui.Capable and
-// tui.EventStreamer of a backend.Backend.
+// Package bridge shows a live backend (backend.Backend: maria, Suna,
+// pynchy) in the terminal UI: it is the tui.Backend and tui.Capable of a
+// backend.Backend, so the UI receives decoded, ordered events from every
+// system and knows of each only what its capabilities say.
 //
 //   - A session's updates (Follow) become the UI's decoded events; a
 //     Reset becomes tui.ResetEvent, so the UI starts the timeline over.
+//     States pass through; Synced says live.
 //   - The session list is the backend's own watch where it has one
-//     (backend.SessionWatcher), else Sessions polled every PollEvery.
+//     (StateWatcher, with its connection's state: maria's daemon stream;
+//     backend.SessionWatcher), else Sessions polled every PollEvery.
 //   - Capabilities map one to one: no cancel key where the backend cannot
 //     cancel (pynchy), no composer without Send, no new-task key without
-//     Create. The backend's name shows in the status bars.
-//
-// maria keeps its own path (*client.Client reads the raw daemon streams);
-// the bridge works for it too, and its tests use it as a reference.
+//     Create, no web search toggle without WebSearch. The backend's name
+//     shows in the status bars, except maria's: it is perch's own daemon,
+//     shown as it always was.
 package bridge
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -40,9 +40,8 @@ type Bridge struct {
 }
 
 var (
-	_ tui.Backend       = (*Bridge)(nil)
-	_ tui.Capable       = (*Bridge)(nil)
-	_ tui.EventStreamer = (*Bridge)(nil)
+	_ tui.Backend = (*Bridge)(nil)
+	_ tui.Capable = (*Bridge)(nil)
 )
 
 // New returns the UI's view of b.
@@ -52,6 +51,9 @@ func New(b backend.Backend) *Bridge { return &Bridge{b: b, pollEvery: PollEvery}
 func (br *Bridge) Capabilities() tui.Capabilities {
 	c := br.b.Capabilities()
 	out := tui.Capabilities{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch, Backend: br.b.Name()}
+	if out.Backend == backend.Maria {
+		out.Backend = ""
+	}
 	if !c.Send {
 		out.Note = br.b.Name() + " at " + br.b.URL() + " takes no follow-ups from perch — read-only"
 	}
@@ -88,13 +90,9 @@ func (br *Bridge) Cancel(ctx context.Context, taskID string) ([]events.QueuedMes
 	return br.b.Cancel(ctx, taskID)
 }
 
-// StreamTask implements tui.Backend; the UI uses StreamTaskEvents.
-func (br *Bridge) StreamTask(context.Context, string, func(events.Frame), func(client.ConnState)) error {
-	return errors.New("bridge: the task stream comes decoded (StreamTaskEvents)")
-}
-
-// StreamTaskEvents implements tui.EventStreamer with Follow.
+// StreamTaskEvents implements tui.Backend with Follow.
 func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error {
+	live := false
 	return br.b.Follow(ctx, taskID, func(u backend.Update) {
 		if u.Reset {
 			onEvent(tui.ResetEvent())
@@ -104,26 +102,35 @@ func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent f
 		}
 		switch {
 		case u.State != nil:
+			live = u.State.Phase == client.PhaseLive
 			onState(*u.State)
-		case u.Synced:
+		case u.Synced && !live:
 			// Everything the server had is in: the session is followed
 			// live, whatever the last connection did (Suna's run stream
 			// closes when the run ends, and the thread is then followed
 			// through its REST routes until the next run).
+			live = true
 			onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
 		}
 	})
 }
 
-// StreamDaemon implements tui.Backend: the session list, as the frames
-// the UI reads from maria's daemon stream (daemon.tasks.synchronized, the
-// whole list each time).
-func (br *Bridge) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(client.ConnState)) error {
-	send := func(ts []events.Task) {
-		f, err := tasksFrame(ts)
-		if err == nil {
-			onFrame(f)
+// StateWatcher is a backend.SessionWatcher that also reports the state
+// of the connection it watches through (maria's daemon stream), which the
+// task list's status bar shows.
+type StateWatcher interface {
+	WatchSessionsState(ctx context.Context, on func([]events.Task), onState func(backend.ConnState)) error
+}
+
+// WatchTasks implements tui.Backend: the backend's own watch of its
+// sessions where it has one, else Sessions polled every pollEvery.
+func (br *Bridge) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(client.ConnState)) error {
+	if w, ok := br.b.(StateWatcher); ok {
+		err := w.WatchSessionsState(ctx, onTasks, onState)
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
+		return err
 	}
 	if w, ok := br.b.(backend.SessionWatcher); ok {
 		onState(client.ConnState{Phase: client.PhaseConnecting, Since: time.Now()})
@@ -133,14 +140,14 @@ func (br *Bridge) StreamDaemon(ctx context.Context, onFrame func(events.Frame), 
 				first = false
 				onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
 			}
-			send(ts)
+			onTasks(ts)
 		})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return err
 	}
-	return br.poll(ctx, send, onState)
+	return br.poll(ctx, onTasks, onState)
 }
 
 // poll asks for the session list every pollEvery and hands it on when it
@@ -177,55 +184,14 @@ func (br *Bridge) poll(ctx context.Context, send func([]events.Task), onState fu
 				live, attempt = true, 0
 				onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
 			}
+			if ts == nil {
+				ts = []events.Task{}
+			}
 			if last == nil || !reflect.DeepEqual(last, ts) {
 				last = ts
-				if last == nil {
-					last = []events.Task{}
-				}
 				send(ts)
 			}
 		}
 		t.Reset(every)
 	}
-}
-
-// wireTask is a task as maria's daemon sends it (docs/protocol.md), the
-// shape events.ParseTasks reads.
-type wireTask struct {
-	ID        string  `json:"id"`
-	Name      *string `json:"name"`
-	Cwd       string  `json:"cwd,omitempty"`
-	Status    string  `json:"status,omitempty"`
-	Created   int64   `json:"created,omitempty"`
-	Updated   int64   `json:"updated,omitempty"`
-	WebSearch bool    `json:"web_search,omitempty"`
-	Model     string  `json:"model,omitempty"`
-}
-
-// tasksFrame encodes a session list as a daemon.tasks.synchronized frame.
-// Queued messages stay out: the attached session's queue comes with its
-// events.
-func tasksFrame(ts []events.Task) (events.Frame, error) {
-	ws := make([]wireTask, 0, len(ts))
-	for _, t := range ts {
-		if t.ID == "" {
-			continue
-		}
-		name := t.Name
-		w := wireTask{ID: t.ID, Name: &name, Cwd: t.Cwd, Status: t.Status, WebSearch: t.WebSearch, Model: t.Model}
-		if !t.Created.IsZero() {
-			w.Created = t.Created.UnixMilli()
-		}
-		if !t.Updated.IsZero() {
-			w.Updated = t.Updated.UnixMilli()
-		}
-		ws = append(ws, w)
-	}
-	data, err := json.Marshal(struct {
-		Tasks []wireTask `json:"tasks"`
-	}{ws})
-	if err != nil {
-		return events.Frame{}, err
-	}
-	return events.Frame{Name: "daemon.tasks.synchronized", Data: data}, nil
 }

@@ -93,8 +93,8 @@ func TestCapabilities(t *testing.T) {
 			tui.Capabilities{Send: true, Cancel: true, Create: true, Backend: "suna"}},
 		{"pynchy", backend.Capabilities{Send: true, PipesFollowUps: true},
 			tui.Capabilities{Send: true, Backend: "pynchy"}},
-		{"maria", backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true},
-			tui.Capabilities{Send: true, Cancel: true, Create: true, Backend: "maria"}},
+		{"maria", backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true},
+			tui.Capabilities{Send: true, Cancel: true, Create: true, WebSearch: true}}, // perch's own daemon: no label
 		{"viewer", backend.Capabilities{},
 			tui.Capabilities{Backend: "viewer", Note: "viewer at http://127.0.0.1:1/v1 takes no follow-ups from perch — read-only"}},
 	} {
@@ -190,8 +190,8 @@ func TestSendCreateCancel(t *testing.T) {
 }
 
 // TestSessionListPolled: a backend that cannot watch its sessions is
-// polled; each change reaches the UI as a task list frame the UI decodes,
-// an unchanged list does not, and a failure shows as reconnecting.
+// polled; each change reaches the UI as the whole list, an unchanged list
+// does not, and a failure shows as reconnecting.
 func TestSessionListPolled(t *testing.T) {
 	at := time.UnixMilli(1774598400000)
 	one := []events.Task{{ID: "t1", Name: "first", Status: events.StatusIdle, Created: at, Updated: at}}
@@ -207,15 +207,10 @@ func TestSessionListPolled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- br.StreamDaemon(ctx, func(f events.Frame) {
-			ev := events.Decode(f)
+		done <- br.WatchTasks(ctx, func(ts []events.Task) {
 			mu.Lock()
 			defer mu.Unlock()
-			if ev.Kind != events.KindTasksSynced {
-				t.Errorf("frame decoded as %v: %s", ev.Kind, f.Data)
-				return
-			}
-			lists = append(lists, ev.Tasks)
+			lists = append(lists, ts)
 		}, func(s client.ConnState) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -235,7 +230,7 @@ func TestSessionListPolled(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // more polls: the unchanged list must not come again
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("StreamDaemon returned %v", err)
+		t.Fatalf("WatchTasks returned %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
