@@ -5,8 +5,8 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// Local names for the client types the Backend speaks. They are aliases, so
-// *client.Client satisfies Backend as it is.
+// Local names for the client types the Backend speaks (aliases: the
+// bridge and the file sources use the client's types).
 type (
 	connState         = client.ConnState
 	createTaskRequest = client.CreateTaskRequest

@@ -263,3 +263,55 @@ func TestAttachShowsTheFinalReply(t *testing.T) {
 	srv, info := longDaemon(t, 300)
 	attachUntil(t, srv.URL, info, fakedaemon.LongSessionMarker)
 }
+
+// TestReplayOverTheBackendInFewBatches: a 10,000-event replay that comes
+// through maria's backend (decoded on its stream's goroutine, over real
+// loopback) reaches the UI in a few large batches, as the raw frames did
+// through the UI's own pipeline: far fewer than one per frame.
+func TestReplayOverTheBackendInFewBatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10,000-event replay")
+	}
+	srv, info := longDaemon(t, 10_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	h := newStreamHub(ctx, newMariaUI(t, srv.URL))
+	defer h.wait()
+	defer cancel()
+	var s sink
+	h.start(s.send)
+	start := time.Now()
+	h.WatchTask(1, info.TaskID)
+	seen := func() bool {
+		msgs, _ := s.snapshot()
+		for _, m := range msgs {
+			for i := range m.Events {
+				if strings.Contains(m.Events[i].Text, fakedaemon.LongSessionMarker) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !seen() {
+		if time.Now().After(deadline) {
+			t.Fatal("the final reply never came")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	msgs, _ := s.snapshot()
+	batches, n := 0, 0
+	for _, m := range msgs {
+		if m.Src == srcTask && len(m.Events) > 0 {
+			batches++
+			n += len(m.Events)
+		}
+	}
+	t.Logf("%d events in %d batches over %v", n, batches, elapsed)
+	// Doubling holds give about log2(d/50ms)+d/400ms batches; a burst
+	// broken up by every pause of the decoder would give one per frame.
+	if limit := 8 + int(elapsed/(100*time.Millisecond)); batches > limit {
+		t.Fatalf("%d batches in %v (limit %d): the replay was not held together", batches, elapsed, limit)
+	}
+}
