@@ -31,14 +31,20 @@ const frameInterval = 16 * time.Millisecond
 // its bytes are in.
 //
 // Within a burst (once a batch has gathered burstEvents events, until the
-// stream was quiet) the quiet window is burstQuiet instead: the stream's
-// goroutine decodes as it goes, and on a busy machine it is descheduled for
-// milliseconds at a time, which is not the end of the replay. The last
-// event of a replay then waits burstQuiet; a live delta still batchQuiet.
+// stream has added nothing for stallMax) the quiet window is longer: the
+// stream's goroutine decodes as it goes, and on a busy machine it is
+// descheduled for milliseconds at a time, which is not the end of the
+// replay. The window is 1.5 times the burst's longest recent pause (gaps
+// between events from stallMin to stallMax, slowly forgotten as events
+// follow), at least burstQuiet and at most burstQuietMax: the last event
+// of a replay waits that long, a live delta batchQuiet.
 const (
 	batchQuiet     = 3 * time.Millisecond
 	burstQuiet     = 20 * time.Millisecond
+	burstQuietMax  = 100 * time.Millisecond
 	burstEvents    = 64
+	stallMin       = time.Millisecond
+	stallMax       = 250 * time.Millisecond
 	batchFirstHold = 50 * time.Millisecond
 	batchMaxHold   = 400 * time.Millisecond
 )
@@ -89,6 +95,8 @@ type batcher struct {
 	ended bool
 	err   error
 	last  time.Time // when the stream last added something
+	// stall is the longest recent pause between events (see burstQuiet).
+	stall time.Duration
 
 	// mem (nil unless the UI owns its process) bounds the Go memory while
 	// a replay comes in (see memlimit): read estimates the stream's bytes
@@ -117,11 +125,24 @@ func (b *batcher) onEvent(ev events.Event) {
 		b.read.Add(eventBytes(&ev))
 		b.mem.Update()
 	}
+	now := time.Now()
 	b.mu.Lock()
 	b.evs = append(b.evs, ev)
-	b.last = time.Now()
+	// The longest recent pause, half forgotten after some 700 events.
+	b.stall -= b.stall / 1024
+	if gap := now.Sub(b.last); gap >= stallMin && gap < stallMax {
+		b.stall = max(b.stall, gap)
+	}
+	b.last = now
 	b.mu.Unlock()
 	poke(b.kick)
+}
+
+// burstWindow is the quiet window within a burst.
+func (b *batcher) burstWindow() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return min(max(burstQuiet, b.stall*3/2), burstQuietMax)
 }
 
 // onTasks is the task list's callback: the latest list replaces any not
@@ -212,11 +233,32 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		}
 	}
 	hold := batchFirstHold
+	// burst: a burst is coming in (see burstEvents); it is over once the
+	// stream has added nothing for stallMax.
 	burst := false
+	over := func() {
+		hold, burst = batchFirstHold, false
+		b.mu.Lock()
+		b.stall = 0
+		b.mu.Unlock()
+		if b.mem != nil {
+			b.mem.Relax() // the replay is in: garbage may grow again
+		}
+	}
+	idle := time.NewTimer(stallMax)
+	defer idle.Stop()
 	for {
+		var idleC <-chan time.Time
+		if burst {
+			idle.Reset(stallMax)
+			idleC = idle.C
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-idleC:
+			over()
+			continue
 		case <-b.kick:
 		}
 		// Hold the batch while a burst goes on (see batchQuiet).
@@ -232,12 +274,11 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			now := time.Now()
 			quiet := batchQuiet - now.Sub(last)
 			if burst {
-				quiet = burstQuiet - now.Sub(last)
+				quiet = b.burstWindow() - now.Sub(last)
 			}
 			if quiet <= 0 {
-				hold, burst = batchFirstHold, false // the burst is over
-				if b.mem != nil {
-					b.mem.Relax() // the replay is in: garbage may grow again
+				if !burst {
+					over()
 				}
 				break
 			}

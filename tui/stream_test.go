@@ -435,3 +435,28 @@ func TestBatcherBoundsMemoryWhileAReplayComesIn(t *testing.T) {
 		t.Fatalf("estimated %d bytes of a %d-byte stream", read, total)
 	}
 }
+
+// A burst's longer quiet window is remembered while the burst goes on and
+// forgotten once the stream has been idle for stallMax: a pause of the
+// decoder raises the window, and the next lone event is a live delta
+// again (batchQuiet).
+func TestBatcherBurstWindowFollowsPauses(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	evs := decodeAll(wireFrames(400))
+	bt := newBatcher()
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	for _, ev := range evs[:200] {
+		bt.onEvent(ev)
+	}
+	time.Sleep(40 * time.Millisecond) // the decoder descheduled
+	for _, ev := range evs[200:] {
+		bt.onEvent(ev)
+	}
+	if w := bt.burstWindow(); w < 30*time.Millisecond || w > burstQuietMax {
+		t.Fatalf("window %v after a 40 ms pause: want about 1.5 times it", w)
+	}
+	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
+	waitFor(t, func() bool { return bt.burstWindow() == burstQuiet }) // idle: the burst is over
+}
