@@ -431,6 +431,7 @@ func TestBatcherBoundsMemoryWhileAReplayComesIn(t *testing.T) {
 	waitFor(t, func() bool { return memlimit.Current() == outer })
 	// The estimate from the decoded events stays near the stream's bytes,
 	// and below them (the bound errs on collecting more often).
+	t.Logf("estimated %d of %d bytes (%.2f)", bt.read.Load(), total, float64(bt.read.Load())/float64(total))
 	if read := bt.read.Load(); read > total || read < total/2 {
 		t.Fatalf("estimated %d bytes of a %d-byte stream", read, total)
 	}
