@@ -1,6 +1,4 @@
-//go:build !perch_notui
-
-package main
+package app
 
 import (
 	"context"
@@ -15,8 +13,8 @@ import (
 )
 
 // terminalUI is the terminal UI handed to the commands: package cli does not
-// import tui, so that a perch built with -tags perch_notui links none of the
-// UI's libraries (see cli.UI).
+// import tui, so that the perch program links none of the UI's libraries
+// (see cli.UI); perch-ui links this package.
 type terminalUI struct{}
 
 func (terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
