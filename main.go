@@ -13,6 +13,9 @@ import (
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/uiexec"
+	// Hands bare perch, attach and demo over to perch-ui before the
+	// rest of perch's packages are initialised.
+	_ "github.com/perch-tui/perch/internal/uiexec/early"
 )
 
 func main() {

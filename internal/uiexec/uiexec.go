@@ -61,8 +61,12 @@ var ErrNotFound = errors.New(Program + " not found")
 // and how to install it.
 func (f Finder) Find() (string, error) {
 	if from := f.Getenv(EnvHandedOver); from != "" {
-		return "", fmt.Errorf("the terminal UI is in %s, but %s, started in its place, has no UI either "+
-			"(it is the perch command line, not %s): %s", Program, from, Program, Install)
+		self, err := f.Executable()
+		if err != nil {
+			self = "the program started"
+		}
+		return "", fmt.Errorf("%s handed the terminal UI over to %s, which has no UI either "+
+			"(it is perch's command line, not %s; is %s wrong?): %s", from, self, Program, EnvProgram, Install)
 	}
 	if p := f.Getenv(EnvProgram); p != "" {
 		if !strings.ContainsRune(p, filepath.Separator) {
