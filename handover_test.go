@@ -164,8 +164,13 @@ func TestHandOverToPerchUI(t *testing.T) {
 				t.Errorf("perch %v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 			}
 		}
-		// A usage mistake is perch's own, before any hand-over.
-		if r := run(t, perch, nil, "attach"); r.code != 2 || strings.Contains(r.stdout, "pid=") {
+		// A usage mistake of a command that may print is perch's own.
+		if r := run(t, perch, nil, "replay"); r.code != 2 || strings.Contains(r.stdout, "pid=") {
+			t.Errorf("perch replay: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		// attach and demo go to perch-ui early, mistakes and all: it is
+		// the same command line, and says the same.
+		if r := run(t, perch, nil, "attach"); r.code != 7 || !strings.Contains(r.stdout, "args=attach ") {
 			t.Errorf("perch attach: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
