@@ -1,4 +1,8 @@
-// Command perch is a terminal client for live maria agent sessions.
+// Command perch is a terminal client for live agent sessions: this is its
+// command line. The terminal UI is a second program, perch-ui
+// (cmd/perch-ui), which perch becomes when a command opens the UI, so
+// that the scriptable commands start without the UI's libraries
+// (docs/architecture.md, "Two programs").
 package main
 
 import (
@@ -8,13 +12,20 @@ import (
 	"syscall"
 
 	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/internal/uiexec"
+	// Hands bare perch, attach and demo over to perch-ui before the
+	// rest of perch's packages are initialised.
+	_ "github.com/perch-tui/perch/internal/uiexec/early"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	args := os.Args[1:]
 	env := cli.OSEnv()
-	env.UI = newUI()
-	code := cli.Main(ctx, env, os.Args[1:])
+	// The whole invocation goes to perch-ui, unchanged: it parses the
+	// arguments again and runs the command with its UI.
+	env.StartUI = func() error { return uiexec.Start(args) }
+	code := cli.Main(ctx, env, args)
 	stop()
 	os.Exit(code)
 }

@@ -32,17 +32,30 @@ var uiLibraries = []string{
 	"github.com/microcosm-cc/bluemonday",
 }
 
-func TestCLIOnlyBuildLinksNoUILibrary(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-tags", "perch_notui", ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, p := range strings.Fields(string(out)) {
-		for _, lib := range uiLibraries {
-			if p == lib || strings.HasPrefix(p, lib+"/") {
-				t.Errorf("perch built with -tags perch_notui links %s: package cli (or what it imports) must reach the UI only through Env.UI", p)
+// TestPerchLinksNoUILibrary: the perch program reaches the UI only by
+// handing over to perch-ui, so it links none of the UI's libraries, while
+// perch-ui links them all (which also proves the check can fail).
+func TestPerchLinksNoUILibrary(t *testing.T) {
+	links := func(pkg string) map[string]bool {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		found := map[string]bool{}
+		for _, p := range strings.Fields(string(out)) {
+			for _, lib := range uiLibraries {
+				if p == lib || strings.HasPrefix(p, lib+"/") {
+					found[lib] = true
+				}
 			}
 		}
+		return found
+	}
+	for lib := range links(".") {
+		t.Errorf("perch links %s: package cli (or what it imports) must reach the UI only through Env.UI, which only perch-ui sets", lib)
+	}
+	if ui := links("./cmd/perch-ui"); len(ui) != len(uiLibraries) {
+		t.Errorf("perch-ui links %d of the %d UI libraries (%v): is uiLibraries out of date?", len(ui), len(uiLibraries), ui)
 	}
 }
 
@@ -52,20 +65,21 @@ func TestPackageInitStaysCheap(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
-		name, tags string
-		maxMS      float64 // least sum of the runs
-		maxBytes   int64
-		maxAllocs  int64
+		name, pkg string
+		maxMS     float64 // least sum of the runs
+		maxBytes  int64
+		maxAllocs int64
 	}{
-		// Today: about 40 ms on a quiet machine (chroma's lexers and
-		// styles 25), 6.1 MB in 76k allocations.
-		{"default", "", 400, 9 << 20, 110_000},
-		// Today: about 8 ms, 0.17 MB in 1.1k allocations.
-		{"perch_notui", "perch_notui", 100, 1 << 20, 5_000},
+		// Today: about 8 ms on a quiet machine, 0.17 MB in 1.1k
+		// allocations.
+		{"perch", ".", 100, 1 << 20, 5_000},
+		// Today: about 40 ms (chroma's lexers and styles 25), 6.1 MB in
+		// 76k allocations.
+		{"perch-ui", "./cmd/perch-ui", 400, 9 << 20, 110_000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			bin := filepath.Join(dir, "perch-"+c.name)
-			build := exec.Command("go", "build", "-tags", c.tags, "-o", bin, ".")
+			bin := filepath.Join(dir, c.name)
+			build := exec.Command("go", "build", "-o", bin, c.pkg)
 			if out, err := build.CombinedOutput(); err != nil {
 				t.Fatalf("go build: %v\n%s", err, out)
 			}
@@ -77,7 +91,7 @@ func TestPackageInitStaysCheap(t *testing.T) {
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				if err := cmd.Run(); err != nil {
-					t.Fatalf("perch --version: %v\n%s", err, stderr.String())
+					t.Fatalf("%s --version: %v\n%s", c.name, err, stderr.String())
 				}
 				pkgs := parseInitTrace(stderr.String())
 				if len(pkgs) < 20 {

@@ -39,9 +39,15 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
-	// UI is the terminal UI (set by main); nil in a perch built without
-	// it, where the UI commands fail with a clear line.
+	// UI is the terminal UI (set by perch-ui's main); nil in the perch
+	// program, which has none.
 	UI UI
+	// StartUI, when UI is nil, hands the whole invocation over to the
+	// program that has the UI (perch's main: perch-ui, exec'd in its
+	// place). A command calls it where it would open the UI, after its
+	// arguments are checked and before it does anything else; it returns
+	// only when it cannot, with an error that says why.
+	StartUI func() error
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

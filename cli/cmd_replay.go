@@ -41,15 +41,20 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
 	path := pos[0]
 	opts := ingest.Options{Chat: *chat, Session: *session}
+	toUI := env.IsTerminal && !formatSet
+	var ui UI
+	if toUI {
+		// Before the file is read: the perch program hands over to
+		// perch-ui here, which must find the file unread (a pipe).
+		if ui, err = env.ui(); err != nil {
+			return err
+		}
+	}
 	s, k, err := importer.Choose(path, *from)
 	if err != nil {
 		return importErr(err)
 	}
-	if env.IsTerminal && !formatSet {
-		ui, err := env.ui()
-		if err != nil {
-			return err
-		}
+	if toUI {
 		b := &fileBackend{sample: s, kind: k, opts: opts, task: fileTask(path, k.Name)}
 		// Read the file once before the UI starts, so that a file that
 		// cannot be read fails here with a clear line (exit 1 or 2), not

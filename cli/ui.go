@@ -13,13 +13,14 @@ import (
 
 // UI is perch's terminal UI as the commands see it.
 //
-// Package cli does not import the UI: main hands one in through Env.UI.
-// Go runs the package initialisation of every package linked into a
-// binary, whether or not a command uses it, and the UI's libraries
-// (glamour, chroma's lexers and styles, goldmark, bubbletea, lipgloss)
-// spend some 40 ms of processor time there. The default perch links them
-// anyway; a perch built with `-tags perch_notui` links none of them and
-// starts a scriptable command in a fraction of that (docs/performance.md).
+// Package cli does not import the UI: perch-ui's main hands one in through
+// Env.UI. Go runs the package initialisation of every package linked into
+// a binary, whether or not a command uses it, and the UI's libraries
+// (glamour, chroma's lexers and styles, goldmark, bluemonday, bubbletea,
+// lipgloss) spend some 40 ms of processor time there. So perch is two
+// programs: perch, which links none of them, and perch-ui, which links
+// them and becomes perch's process whenever a command opens the UI
+// (Env.StartUI; docs/performance.md, "Startup").
 type UI interface {
 	// Live shows the daemon behind cl: the task list, or o.TaskID.
 	Live(ctx context.Context, cl *client.Client, o UIOptions) error
@@ -59,14 +60,20 @@ type ReadOnlySource interface {
 	Note() string
 }
 
-// errNoUI is what the UI commands say in a perch built without the UI.
-var errNoUI = errors.New("this perch was built without the terminal UI (-tags perch_notui); " +
-	"use the scriptable commands (perch --help), or a perch built without that tag")
+// errNoUI is what the UI commands say when there is neither a UI nor a
+// way to start one (tests).
+var errNoUI = errors.New("this perch has no terminal UI: use the scriptable commands (perch --help), or perch-ui")
 
-// ui returns env's UI, or errNoUI.
+// ui returns env's UI. Without one it hands the process over to the
+// program that has it (Env.StartUI), which on success never returns.
 func (env Env) ui() (UI, error) {
-	if env.UI == nil {
-		return nil, errNoUI
+	if env.UI != nil {
+		return env.UI, nil
 	}
-	return env.UI, nil
+	if env.StartUI != nil {
+		if err := env.StartUI(); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errNoUI
 }

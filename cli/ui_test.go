@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,26 +47,60 @@ func (u *recordingUI) ReadOnly(_ context.Context, src ReadOnlySource, o UIOption
 	return nil
 }
 
-// TestUICommandsWithoutUI: a perch built without the UI says so, exit 1,
-// before it touches the network.
+// TestUICommandsWithoutUI: a perch without the UI hands each UI command
+// over (Env.StartUI) once its arguments are checked and before it touches
+// the network or reads a file; what StartUI says when it cannot is the
+// command's error, exit 1. Without StartUI either, the commands say there
+// is no UI.
 func TestUICommandsWithoutUI(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.sse")
 	if err := os.WriteFile(file, []byte(spoofedRecording), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unreachable := "http://127.0.0.1:1/v1" // nothing listens: the UI check comes first
-	for _, args := range [][]string{
+	unreachable := "http://127.0.0.1:1/v1" // nothing listens: the hand-over comes first
+	uiCommands := [][]string{
 		{"--url", unreachable},
 		{"attach", "3f2b", "--url", unreachable},
 		{"demo"},
+		{"demo", "--backend", "suna"},
 		{"replay", file},
-	} {
+		{"replay", filepath.Join(t.TempDir(), "missing.sse")}, // perch-ui reads the file, not perch
+	}
+	for _, args := range uiCommands {
 		r := runEnv(context.Background(), t, func(e *Env) { e.IsTerminal = true }, "", args...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "built without the terminal UI") {
-			t.Errorf("perch %v: exit %d, stderr %q", args, r.code, r.stderr)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "this perch has no terminal UI") {
+			t.Errorf("perch %v without StartUI: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
-	// Printing a replay needs no UI.
+	errMissing := errors.New("perch-ui not found (looked here)")
+	for _, args := range uiCommands {
+		calls := 0
+		r := runEnv(context.Background(), t, func(e *Env) {
+			e.IsTerminal = true
+			e.StartUI = func() error { calls++; return errMissing }
+		}, "", args...)
+		if calls != 1 || r.code != ExitFailure || strings.TrimSpace(r.stderr) != "perch: "+errMissing.Error() {
+			t.Errorf("perch %v: StartUI called %d times, exit %d, stderr %q", args, calls, r.code, r.stderr)
+		}
+	}
+	// Usage mistakes, help and printing a replay stay in perch.
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"attach"}, ExitUsage},
+		{[]string{"demo", "--theme", "purple"}, ExitUsage},
+		{[]string{"attach", "--help"}, ExitOK},
+		{[]string{"replay", file, "--format", "jsonl"}, ExitOK},
+	} {
+		r := runEnv(context.Background(), t, func(e *Env) {
+			e.IsTerminal = true
+			e.StartUI = func() error { t.Errorf("perch %v handed over", c.args); return errMissing }
+		}, "", c.args...)
+		if r.code != c.code {
+			t.Errorf("perch %v: exit %d, want %d (%q)", c.args, r.code, c.code, r.stderr)
+		}
+	}
 	r := runEnv(context.Background(), t, nil, "", "replay", file, "--format", "jsonl")
 	if r.code != 0 || !strings.Contains(r.stdout, "It says hi.") {
 		t.Errorf("replay --format jsonl without a UI: exit %d, %q %q", r.code, r.stdout, r.stderr)

@@ -50,7 +50,10 @@ func TestMain(m *testing.M) {
 	perch = filepath.Join(dir, "perch")
 	// Never the user's own state directory, whatever a test forgets.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	build := exec.Command("go", "build", "-o", perch, "..")
+	// Both programs in one directory, as installed: the tests run perch,
+	// which execs perch-ui (found next to it) for every command that
+	// opens the UI, so that hand-over is what they drive.
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "..", "../cmd/perch-ui")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: build failed:", err)

@@ -1,6 +1,4 @@
-//go:build !perch_notui
-
-package main
+package app
 
 import (
 	"context"

@@ -1,6 +1,4 @@
-//go:build !perch_notui
-
-package main
+package app
 
 import (
 	"context"
@@ -16,8 +14,8 @@ import (
 )
 
 // terminalUI is the terminal UI handed to the commands: package cli does not
-// import tui, so that a perch built with -tags perch_notui links none of the
-// UI's libraries (see cli.UI).
+// import tui, so that the perch program links none of the UI's libraries
+// (see cli.UI); perch-ui links this package.
 type terminalUI struct{}
 
 // Live shows maria's daemon behind cl through the bridge, as any backend.

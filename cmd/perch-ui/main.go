@@ -1,0 +1,29 @@
+// Command perch-ui is perch with its terminal UI: every command of perch,
+// and the UI they open. The perch program, which leaves the UI's libraries
+// out so that its scriptable commands start fast, replaces itself with
+// this one whenever a command opens the UI (docs/architecture.md, "Two
+// programs"); it can also be run directly.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/internal/uiexec"
+	"github.com/perch-tui/perch/tui/app"
+)
+
+func main() {
+	// Set by perch when it handed over; nothing started from here must
+	// see it.
+	os.Unsetenv(uiexec.EnvHandedOver)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := cli.OSEnv()
+	env.UI = app.New()
+	code := cli.Main(ctx, env, os.Args[1:])
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,102 @@
+// Package early hands perch over to perch-ui during package
+// initialisation, before the rest of perch's packages are initialised,
+// when the command line certainly opens the UI: bare perch (with only its
+// own flags), attach and demo. Imported for that effect by perch's main
+// only (never by perch-ui, which would hand over to itself).
+//
+// It depends on the standard library and package uiexec alone, and its
+// import path sorts before the modules perch links (golang.org/x,
+// modernc.org, r3labs), so Go initialises it early: a UI launch then pays
+// perch's runtime start, not its package initialisation, before perch-ui's.
+// Anything it is unsure of (help, an unknown flag, another command) and a
+// missing perch-ui are left to the command line, which decides again,
+// and says what is wrong.
+package early
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perch-tui/perch/internal/uiexec"
+)
+
+func init() {
+	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
+		return // a test binary of package main
+	}
+	if !OpensUI(os.Args[1:]) {
+		return
+	}
+	path, err := uiexec.OS().Find()
+	if err != nil {
+		return // the command line says so, after its own checks
+	}
+	self, err := os.Executable()
+	if err != nil {
+		self = os.Args[0]
+	}
+	// On success this never returns; on failure the command line tries
+	// again and reports.
+	_ = uiexec.Exec(path, os.Args[1:], uiexec.Env(os.Environ(), self))
+}
+
+// valueFlags are the flags of bare perch and their values: the connection
+// flags of every command, and --theme and --model.
+var valueFlags = map[string]bool{"url": true, "header": true, "backend": true, "token": true, "theme": true, "model": true}
+
+// connFlags may also come before a command's name.
+var connFlags = map[string]bool{"url": true, "header": true, "backend": true, "token": true}
+
+// OpensUI says whether perch invoked with args surely opens the terminal
+// UI: no command, or attach or demo, and no request for help. false means
+// "let the command line decide".
+func OpensUI(args []string) bool {
+	for _, a := range args {
+		switch strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0] {
+		case "h", "help", "version":
+			if strings.HasPrefix(a, "-") {
+				return false
+			}
+		}
+	}
+	// Connection flags may come before the command (perch --url U attach X).
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		name, hasValue := flagName(args[i])
+		if !connFlags[name] {
+			break
+		}
+		i++
+		if !hasValue {
+			if i == len(args) {
+				return false // a flag without its value: a usage error
+			}
+			i++
+		}
+	}
+	if i < len(args) && !strings.HasPrefix(args[i], "-") {
+		return args[i] == "attach" || args[i] == "demo"
+	}
+	// Bare perch: every argument is one of its flags.
+	for i < len(args) {
+		name, hasValue := flagName(args[i])
+		if !strings.HasPrefix(args[i], "-") || !valueFlags[name] {
+			return false
+		}
+		i++
+		if !hasValue {
+			if i == len(args) {
+				return false // a flag without its value: a usage error
+			}
+			i++
+		}
+	}
+	return true
+}
+
+// flagName is a flag argument's name ("--url=x" → "url", true).
+func flagName(arg string) (name string, hasValue bool) {
+	name, _, hasValue = strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return name, hasValue
+}
