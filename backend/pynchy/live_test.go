@@ -637,3 +637,77 @@ func TestLiveCleared(t *testing.T) {
 	}
 	golden(t, "failed.jsonl", settled(t, fs, f, chat, 2))
 }
+
+// TestLiveFollowUpMidTool: a follow-up sent while the agent is inside a
+// tool (after its tool_use, before its tool_result) shows queued until the
+// agent's trace shows it read, the tool's result still attaches to its
+// call, and the export equals the import of the chat's history.
+func TestLiveFollowUpMidTool(t *testing.T) {
+	noLeaks(t)
+	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
+	b := openBackend(t, fs.url)
+	f := follow(t, b, chat)
+	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	// Rows: You, system init, thinking, tool_use: the agent stops inside
+	// its tool.
+	fs.srv.HoldAtRows(chat, 4)
+	if err := fs.srv.Say(chat, "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	toolRunning := func(f *follower) bool {
+		for _, it := range f.tl.Items() {
+			if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, "the tool call", func() bool { return fs.srv.Rows(chat) == 4 && f.get(toolRunning) })
+	res, err := b.Send(context.Background(), chat, backend.Message{Text: "also the tests, please"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Queued {
+		t.Errorf("Send to an agent inside a tool: %+v, want Queued", res)
+	}
+	eventually(t, "the follow-up queued", func() bool {
+		return f.get(func(f *follower) bool {
+			q := f.tl.Queue()
+			return len(q) == 1 && q[0].Text == "also the tests, please"
+		})
+	})
+	if !f.get(toolRunning) {
+		t.Errorf("the follow-up ended the tool call: it should still run")
+	}
+	fs.srv.Release()
+	got := settled(t, fs, f, chat, 2)
+	golden(t, "midtool.jsonl", got)
+	get(f, func(f *follower) bool {
+		if q := f.tl.Queue(); len(q) != 0 {
+			t.Errorf("still queued after the run: %+v", q)
+		}
+		if !slices.Equal(f.queued, []string{"also the tests, please"}) {
+			t.Errorf("queued %q, want the follow-up once", f.queued)
+		}
+		var tools []*events.Item
+		for _, it := range f.tl.Items() {
+			if it.Kind == events.ItemTool {
+				tools = append(tools, it)
+			}
+		}
+		if len(tools) != 1 || tools[0].Tool.Result == nil || tools[0].Tool.Result.Text != "README.md\nmain.go\n" ||
+			tools[0].Tool.Status != events.ToolOK {
+			t.Errorf("want one tool item with its result, got %d: %+v", len(tools), tools)
+		}
+		if f.resets != 0 {
+			t.Errorf("%d resets, want none", f.resets)
+		}
+		return true
+	})
+	if n := strings.Count(string(got), `"text":"also the tests, please"`); n != 1 {
+		t.Errorf("the follow-up shows %d times, want once:\n%s", n, got)
+	}
+	if !strings.Contains(string(got), `You also said: \"also the tests, please\"`) {
+		t.Errorf("the reply does not answer the follow-up:\n%s", got)
+	}
+}
