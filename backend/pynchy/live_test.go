@@ -391,7 +391,20 @@ func TestLivePipedFollowUp(t *testing.T) {
 	eventually(t, "the run to start", func() bool {
 		return f.get(func(f *follower) bool { return f.tl.Status() == events.RunGenerating })
 	})
-	res, err := b.Send(context.Background(), chat, backend.Message{Text: "also the tests, please"})
+	sendFollowUp(t, b, f)
+	fs.srv.Release()
+	got := settled(t, fs, f, chat, 2)
+	golden(t, "piped.jsonl", got)
+	checkAnswered(t, f, got)
+}
+
+const followUp = "also the tests, please"
+
+// sendFollowUp sends followUp to the working agent of chat and waits for
+// it to show queued.
+func sendFollowUp(t *testing.T, b backend.Backend, f *follower) {
+	t.Helper()
+	res, err := b.Send(context.Background(), chat, backend.Message{Text: followUp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,19 +414,22 @@ func TestLivePipedFollowUp(t *testing.T) {
 	eventually(t, "the follow-up queued", func() bool {
 		return f.get(func(f *follower) bool {
 			q := f.tl.Queue()
-			return len(q) == 1 && q[0].Text == "also the tests, please"
+			return len(q) == 1 && q[0].Text == followUp
 		})
 	})
-	fs.srv.Release()
-	got := settled(t, fs, f, chat, 2)
-	golden(t, "piped.jsonl", got)
+}
+
+// checkAnswered checks a run's export for followUp: no longer queued,
+// shown once, and answered by the reply.
+func checkAnswered(t *testing.T, f *follower, got []byte) {
+	t.Helper()
 	if q := f.get(func(f *follower) bool { return len(f.tl.Queue()) == 0 }); !q {
 		t.Errorf("the follow-up is still queued after the run")
 	}
-	if n := strings.Count(string(got), `"text":"also the tests, please"`); n != 1 {
+	if n := strings.Count(string(got), `"text":"`+followUp+`"`); n != 1 {
 		t.Errorf("the follow-up shows %d times, want once:\n%s", n, got)
 	}
-	if !strings.Contains(string(got), `You also said: \"also the tests, please\"`) {
+	if !strings.Contains(string(got), `You also said: \"`+followUp+`\"`) {
 		t.Errorf("the reply does not answer the follow-up:\n%s", got)
 	}
 }
@@ -663,19 +679,7 @@ func TestLiveFollowUpMidTool(t *testing.T) {
 		return false
 	}
 	eventually(t, "the tool call", func() bool { return fs.srv.Rows(chat) == 4 && f.get(toolRunning) })
-	res, err := b.Send(context.Background(), chat, backend.Message{Text: "also the tests, please"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Queued {
-		t.Errorf("Send to an agent inside a tool: %+v, want Queued", res)
-	}
-	eventually(t, "the follow-up queued", func() bool {
-		return f.get(func(f *follower) bool {
-			q := f.tl.Queue()
-			return len(q) == 1 && q[0].Text == "also the tests, please"
-		})
-	})
+	sendFollowUp(t, b, f)
 	if !f.get(toolRunning) {
 		t.Errorf("the follow-up ended the tool call: it should still run")
 	}
@@ -683,10 +687,7 @@ func TestLiveFollowUpMidTool(t *testing.T) {
 	got := settled(t, fs, f, chat, 2)
 	golden(t, "midtool.jsonl", got)
 	get(f, func(f *follower) bool {
-		if q := f.tl.Queue(); len(q) != 0 {
-			t.Errorf("still queued after the run: %+v", q)
-		}
-		if !slices.Equal(f.queued, []string{"also the tests, please"}) {
+		if !slices.Equal(f.queued, []string{followUp}) {
 			t.Errorf("queued %q, want the follow-up once", f.queued)
 		}
 		var tools []*events.Item
@@ -704,10 +705,5 @@ func TestLiveFollowUpMidTool(t *testing.T) {
 		}
 		return true
 	})
-	if n := strings.Count(string(got), `"text":"also the tests, please"`); n != 1 {
-		t.Errorf("the follow-up shows %d times, want once:\n%s", n, got)
-	}
-	if !strings.Contains(string(got), `You also said: \"also the tests, please\"`) {
-		t.Errorf("the reply does not answer the follow-up:\n%s", got)
-	}
+	checkAnswered(t, f, got)
 }
