@@ -128,6 +128,7 @@ type follower struct {
 	synced  int
 	updates int
 	queued  []string // texts seen in the queue, in order
+	states  []backend.ConnState
 	err     error
 	done    chan struct{}
 	cancel  context.CancelFunc
@@ -155,6 +156,9 @@ func follow(t *testing.T, b backend.Backend, jid string) *follower {
 			}
 			if u.Synced {
 				f.synced++
+			}
+			if u.State != nil {
+				f.states = append(f.states, *u.State)
 			}
 		})
 		f.mu.Lock()
@@ -491,6 +495,12 @@ func TestLiveUnknownChat(t *testing.T) {
 	_, err = b.Send(context.Background(), "tg:nope", backend.Message{Text: "hi"})
 	if err == nil || outbox.OutcomeOf(err) != outbox.OutcomeOf(outbox.Permanent(errors.New("x"))) {
 		t.Errorf("Send to an unknown chat: %v, want a permanent error", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `refused the message for chat "tg:nope"`) || !strings.Contains(err.Error(), fs.url+"/api/send") {
+		t.Errorf("Send to an unknown chat: %v, want it to name the chat and the URL", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "--url") {
+		t.Errorf("Send to an unknown chat: %v blames the URL, but the server said what is wrong", err)
 	}
 }
 
