@@ -60,9 +60,7 @@ func TestServerNotRunning(t *testing.T) {
 // again, and fills the gap from the history: the run shows once, ended.
 func TestLiveServerGoneAndBack(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	fs, _, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	fs.stop()
 	eventually(t, "a reconnecting state", func() bool {
 		return f.get(func(f *follower) bool {

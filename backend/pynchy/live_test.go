@@ -187,6 +187,30 @@ func (f *follower) export(t *testing.T) []byte {
 
 func (f *follower) get(fn func(*follower) bool) bool { return get(f, fn) }
 
+// waitHistory waits for the chat's history to be delivered.
+func (f *follower) waitHistory(t *testing.T) {
+	t.Helper()
+	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+}
+
+// waitStream waits for the stream to be followed: the history, then the
+// reload on connect.
+func (f *follower) waitStream(t *testing.T) {
+	t.Helper()
+	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+}
+
+// followFake starts a fake pynchy and follows its chat until the stream
+// is followed.
+func followFake(t *testing.T, opts fake.Options) (*fakeServer, backend.Backend, *follower) {
+	t.Helper()
+	fs := startFake(t, opts)
+	b := openBackend(t, fs.url)
+	f := follow(t, b, chat)
+	f.waitStream(t)
+	return fs, b, f
+}
+
 func get[T any](f *follower, fn func(*follower) T) T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -287,7 +311,7 @@ func TestLiveFinishedChat(t *testing.T) {
 	}
 	eventually(t, "the run to end", func() bool { return !fs.srv.Active(chat) })
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	got := settled(t, fs, f, chat, 1)
 	golden(t, "finished.jsonl", got)
 	f.stop()
@@ -310,7 +334,7 @@ func TestLiveJoinedMidRun(t *testing.T) {
 	}
 	eventually(t, "the run's thinking", func() bool { return fs.srv.Rows(chat) >= 3 })
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	// The history ends inside the run: perch shows it working (an export
 	// that waits for the run must not stop here).
 	if st := get(f, func(f *follower) events.RunStatus { return f.tl.Status() }); st != events.RunGenerating {
@@ -328,7 +352,7 @@ func TestLiveFailedRun(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "this one will fail"); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +374,7 @@ func TestLiveCutStream(t *testing.T) {
 		t.Run(strconv.Itoa(every), func(t *testing.T) {
 			fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond, DropEvery: every})
 			f := follow(t, openBackend(t, fs.url), chat)
-			eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+			f.waitHistory(t)
 			if err := fs.srv.Say(chat, "list the files"); err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +392,7 @@ func TestLiveRestart(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
@@ -384,10 +408,7 @@ func TestLiveRestart(t *testing.T) {
 // until the agent's trace shows it read it, and is answered in the run.
 func TestLivePipedFollowUp(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	b := openBackend(t, fs.url)
-	f := follow(t, b, chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) }) // the history, then the reload on connect
+	fs, b, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	fs.srv.Hold()
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
@@ -444,7 +465,7 @@ func TestLiveNaN(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "nan numbers"); err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +484,7 @@ func TestLiveSeveralChats(t *testing.T) {
 	b := openBackend(t, fs.url)
 	f1, f2 := follow(t, b, "tg:1"), follow(t, b, "slack:C2")
 	for _, f := range []*follower{f1, f2} {
-		eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+		f.waitHistory(t)
 	}
 	if err := fs.srv.Say("tg:1", "list the files"); err != nil {
 		t.Fatal(err)
@@ -644,9 +665,7 @@ func TestWatchSessions(t *testing.T) {
 // does the transcript.
 func TestLiveCleared(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	fs, _, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
@@ -670,10 +689,7 @@ func TestLiveCleared(t *testing.T) {
 // call, and the export equals the import of the chat's history.
 func TestLiveFollowUpMidTool(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	b := openBackend(t, fs.url)
-	f := follow(t, b, chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	fs, b, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	// Rows: You, system init, thinking, tool_use: the agent stops inside
 	// its tool.
 	fs.srv.HoldAtRows(chat, 4)
