@@ -523,14 +523,11 @@ func sourceLabel(source string) string {
 }
 
 // endRun: the agent's reply or a host message ends the run that the rows
-// showed. A call still waiting then never gets its result: the next run's
-// results are not paired with it.
-func (d *Decoder) endRun() {
-	if d.inRun && !d.active {
-		d.calls = nil
-	}
-	d.inRun = false
-}
+// showed, so a person's message after it starts the next exchange (and the
+// calls still waiting are dropped then: the next run's results are not
+// theirs). A trace after it shows the run going on (the agent may write to
+// the chat while it works), and a result still finds its call.
+func (d *Decoder) endRun() { d.inRun = false }
 
 // textSegment is the turn that thinking or text goes to: the open one,
 // unless it already asked for tools (then the model has moved on).

@@ -332,7 +332,7 @@ func TestLiveJoinedMidRun(t *testing.T) {
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the run's thinking", func() bool { return fs.srv.Rows(chat) >= 3 })
+	eventually(t, "the run's thinking", func() bool { return fs.srv.Held() && fs.srv.Rows(chat) >= 3 })
 	f := follow(t, openBackend(t, fs.url), chat)
 	f.waitHistory(t)
 	// The history ends inside the run: perch shows it working (an export
@@ -704,7 +704,7 @@ func TestLiveFollowUpMidTool(t *testing.T) {
 		}
 		return false
 	}
-	eventually(t, "the tool call", func() bool { return fs.srv.Rows(chat) == 4 && f.get(toolRunning) })
+	eventually(t, "the tool call", func() bool { return fs.srv.Held() && fs.srv.Rows(chat) == 4 && f.get(toolRunning) })
 	sendFollowUp(t, b, f)
 	if !f.get(toolRunning) {
 		t.Errorf("the follow-up ended the tool call: it should still run")

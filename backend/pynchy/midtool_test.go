@@ -28,6 +28,7 @@ func TestFollowUpBetweenToolCallAndResult(t *testing.T) {
 		hNext   = `{"sender_name": "You", "content": "next", "timestamp": "2026-01-01T00:00:09Z", "is_from_me": false}`
 		hUse2   = `{"sender_name": "tool_use", "content": "{\"tool_name\": \"Read\", \"tool_input\": {\"path\": \"a\"}}", "timestamp": "2026-01-01T00:00:10Z", "is_from_me": true}`
 		hRes2   = `{"sender_name": "tool_result", "content": "{\"tool_use_id\": \"toolu_02\", \"content\": \"A\", \"is_error\": false}", "timestamp": "2026-01-01T00:00:11Z", "is_from_me": true}`
+		hReply2 = `{"sender_name": "pynchy", "content": "Done.", "timestamp": "2026-01-01T00:00:09Z", "is_from_me": true}`
 		hHost   = `{"sender_name": "host", "content": "⚠️ Agent error occurred", "timestamp": "2026-01-01T00:00:05Z", "is_from_me": true}`
 
 		sOn     = `{"type": "agent_activity", "chat_jid": "c", "active": true}`
@@ -88,6 +89,16 @@ func TestFollowUpBetweenToolCallAndResult(t *testing.T) {
 			items: []string{"user:list the files", "assistant:", "tool:tool-2", "assistant:Two files.",
 				"user:next", "assistant:", "tool:tool-5"},
 			tools: []tool{{"tool-2", "unknown", ""}, {"tool-5", "ok", "A"}},
+		},
+		{
+			// The agent wrote to the chat from inside its tool (pynchy's
+			// send_message): the run goes on, and the result finds its call.
+			name:    "history, the agent speaks mid-tool",
+			unit:    "message",
+			records: []string{hUser, hUse, hReply, hResult, hThink2, hMeta, hReply2},
+			items: []string{"user:list the files", "assistant:", "tool:tool-2", "assistant:Two files.",
+				"assistant:Done."},
+			tools: []tool{{"tool-2", "ok", "README.md\n"}},
 		},
 		{
 			name:    "stream, follow-up mid-tool",
