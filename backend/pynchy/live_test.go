@@ -128,6 +128,7 @@ type follower struct {
 	synced  int
 	updates int
 	queued  []string // texts seen in the queue, in order
+	log     []string // queue, result and run-state events, in order: "queued", "unqueued", "result", "idle", "generating"
 	states  []backend.ConnState
 	err     error
 	done    chan struct{}
@@ -150,8 +151,16 @@ func follow(t *testing.T, b backend.Backend, jid string) *follower {
 			}
 			for _, ev := range u.Events {
 				f.tl.Apply(ev)
-				if ev.Kind == events.KindMessageQueued {
+				switch ev.Kind {
+				case events.KindMessageQueued:
 					f.queued = append(f.queued, ev.Text)
+					f.log = append(f.log, "queued")
+				case events.KindMessageUnqueued:
+					f.log = append(f.log, "unqueued")
+				case events.KindRunState:
+					f.log = append(f.log, ev.RunStatus)
+				case events.KindPostToolCall:
+					f.log = append(f.log, "result")
 				}
 			}
 			if u.Synced {
@@ -713,6 +722,11 @@ func TestLiveFollowUpMidTool(t *testing.T) {
 	got := settled(t, fs, f, chat, 2)
 	golden(t, "midtool.jsonl", got)
 	get(f, func(f *follower) bool {
+		// Unqueued by the agent's user_input trace, which the fake sends
+		// before the tool's result: not by the run's end.
+		if i := slices.Index(f.log, "unqueued"); i < 0 || !slices.Contains(f.log[i:], "result") {
+			t.Errorf("events %q: want the follow-up unqueued when the agent read it, before the tool's result", f.log)
+		}
 		if !slices.Equal(f.queued, []string{followUp}) {
 			t.Errorf("queued %q, want the follow-up once", f.queued)
 		}
