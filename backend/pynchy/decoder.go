@@ -27,11 +27,11 @@ type Decoder struct {
 
 	out    []events.Event
 	active bool // agent_activity said the agent works
-	// inRun: the rows show a run under way (a trace came, and no reply or
-	// host message ended it yet). The history keeps no activity, so a
-	// person's message that pynchy piped into a working agent, e.g.
-	// between a tool call and its result, is told apart from the next
-	// exchange this way, in the history as on the stream.
+	// inRun: the rows show a run under way (a trace came, and no
+	// result_meta, reply or host message ended it yet). The history keeps
+	// no activity, so a person's message that pynchy piped into a working
+	// agent, e.g. between a tool call and its result, is told apart from
+	// the next exchange this way, in the history as on the stream.
 	inRun bool
 
 	seg   *segment
@@ -446,11 +446,10 @@ func (d *Decoder) cleared(pos int) {
 // trace handles one agent trace: from the stream (fields spread flat in
 // o) or from a history row (its decoded content).
 func (d *Decoder) trace(pos int, typ string, o normalize.Object, raw []byte) {
-	if typ != "result_meta" {
-		// Only a working agent writes traces. result_meta is left out: it
-		// ends a run, and may come after the reply (the same timestamp).
-		d.inRun = true
-	}
+	// Only a working agent writes traces; result_meta is the SDK's report
+	// that the run is over (its reply, if any, comes with the same
+	// timestamp, before or after it).
+	d.inRun = typ != "result_meta"
 	switch typ {
 	case "thinking":
 		t := normalize.StrField(o, "thinking")

@@ -1,6 +1,7 @@
 package pynchy
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -132,5 +133,38 @@ func TestFollowUpBetweenToolCallAndResult(t *testing.T) {
 				t.Errorf("tools\n %+v\nwant\n %+v", tools, tc.tools)
 			}
 		})
+	}
+}
+
+// TestRunWithoutReplyEndsAtResultMeta: a run that ends with its
+// result_meta and no reply is over: the next person's message starts the
+// next exchange, the run's usage goes to its own turn, and its call is not
+// paired with the next run's result.
+func TestRunWithoutReplyEndsAtResultMeta(t *testing.T) {
+	t.Parallel()
+	tl := timeline(decodeAll(NewDecoder("", "message"),
+		`{"sender_name": "You", "content": "list the files", "timestamp": "2026-01-01T00:00:01Z", "is_from_me": false}`,
+		`{"sender_name": "tool_use", "content": "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"ls\"}}", "timestamp": "2026-01-01T00:00:02Z", "is_from_me": true}`,
+		`{"sender_name": "result_meta", "content": "{\"subtype\": \"success\", \"is_error\": false, \"usage\": {\"input_tokens\": 3, \"output_tokens\": 4}}", "timestamp": "2026-01-01T00:00:03Z", "is_from_me": true}`,
+		`{"sender_name": "You", "content": "next", "timestamp": "2026-01-01T00:00:04Z", "is_from_me": false}`,
+		`{"sender_name": "tool_use", "content": "{\"tool_name\": \"Read\", \"tool_input\": {\"path\": \"a\"}}", "timestamp": "2026-01-01T00:00:05Z", "is_from_me": true}`,
+		`{"sender_name": "tool_result", "content": "{\"tool_use_id\": \"toolu_02\", \"content\": \"A\", \"is_error\": false}", "timestamp": "2026-01-01T00:00:06Z", "is_from_me": true}`,
+		`{"sender_name": "pynchy", "content": "Read it.", "timestamp": "2026-01-01T00:00:07Z", "is_from_me": true}`,
+	))
+	var got []string
+	for _, it := range tl.Items() {
+		s := it.Kind.String() + ":" + it.ID
+		if it.Usage != nil {
+			s += fmt.Sprintf(":usage %d/%d", it.Usage.InputTokens, it.Usage.OutputTokens)
+		}
+		if it.Tool != nil {
+			s += ":" + it.Tool.Status.String()
+		}
+		got = append(got, s)
+	}
+	want := []string{"user:user-1", "assistant:turn-2:usage 3/4", "tool:tool-2:unknown", "user:user-4",
+		"assistant:turn-5", "tool:tool-5:ok", "assistant:turn-7"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("items\n %q\nwant\n %q", got, want)
 	}
 }
