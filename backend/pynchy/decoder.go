@@ -670,7 +670,12 @@ func (d *Decoder) system(o normalize.Object) {
 	sub := normalize.StrField(o, "subtype")
 	switch sub {
 	case "init":
-		return // every query starts with one: nothing to show
+		// Every query starts with one: nothing to show. A call still
+		// waiting belongs to an earlier query and gets no result now (a
+		// run that ended with no row to say so, in a history, which keeps
+		// no activity).
+		d.calls = nil
+		return
 	case "compact_boundary":
 		d.notice(events.LevelInfo, events.NoticeContext, "Context compacted.", time.Time{})
 	case "":

@@ -102,6 +102,17 @@ func TestFollowUpBetweenToolCallAndResult(t *testing.T) {
 			tools: []tool{{"tool-2", "ok", "README.md\n"}},
 		},
 		{
+			// A run that stopped with no row to say so (no result_meta,
+			// reply or host message): the next query's init ends its
+			// waiting call.
+			name:    "history, a run cut short, then the next query",
+			unit:    "message",
+			records: []string{hUser, hUse, hNext, hInit, hUse2, hRes2},
+			items: []string{"user:list the files", "assistant:", "tool:tool-2", "user:next",
+				"assistant:", "tool:tool-5"},
+			tools: []tool{{"tool-2", "unknown", ""}, {"tool-5", "ok", "A"}},
+		},
+		{
 			name:    "stream, follow-up mid-tool",
 			unit:    "frame",
 			records: []string{sOn, sUse, sFollow, sRead, sResult, sReply, sOff},
