@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // Text is never cut here: a tool output, a message or an argument string
@@ -171,16 +173,16 @@ func decodeAuth(f Frame) Event {
 // copy, where json.RawMessage copies: a PostToolCall at HEAD carries its
 // output twice (result and text), and both would be copied before either is
 // read. A rawJSON is only valid while the frame's data is: what an Event
-// keeps is always copied out of it (unquote, compact, json.Unmarshal).
+// keeps is always copied out of it (jsonx.Unquote, compact, json.Unmarshal).
 type rawJSON []byte
 
 func (r *rawJSON) UnmarshalJSON(b []byte) error { *r = b; return nil }
 
 // wireEvent covers both the HEAD envelope {"id","created","desc":{…}} and
 // the flat docs shape {"id","msg",…} in one Unmarshal, so the event's bytes
-// are scanned once. Every field stays raw (and is read once, see unquote) so
-// that a wrong type in one field only spoils that field; the outer id shadows
-// the embedded one.
+// are scanned once. Every field stays raw (and is read once, see
+// jsonx.Unquote) so that a wrong type in one field only spoils that field;
+// the outer id shadows the embedded one.
 type wireEvent struct {
 	ID      rawJSON   `json:"id"`
 	Created rawJSON   `json:"created"`
@@ -243,7 +245,7 @@ func decodeMaria(f Frame) Event {
 	if ev.ID == "" {
 		ev.Fingerprint = fingerprint(f)
 	}
-	msg, _ := unquote(d.Msg)
+	msg, _ := jsonx.Unquote(d.Msg)
 	if msg == "" {
 		return invalid(f, "event variant (msg) is not a string")
 	}
@@ -455,7 +457,7 @@ func normalizeArgs(raw []byte) (args json.RawMessage, text, errText string, doub
 	if raw[0] != '"' {
 		return compact(raw), string(raw), "", false
 	}
-	s, ok := unquote(raw)
+	s, ok := jsonx.Unquote(raw)
 	if !ok {
 		err := json.Unmarshal(raw, new(string)) // only to say why
 		if err == nil {
@@ -578,7 +580,7 @@ func jsonInt(raw []byte) int64 {
 	s := string(raw)
 	if raw[0] == '"' {
 		var ok bool
-		if s, ok = unquote(raw); !ok {
+		if s, ok = jsonx.Unquote(raw); !ok {
 			return 0
 		}
 	}
@@ -600,7 +602,7 @@ func jsonNumber(raw []byte) json.Number {
 
 // str reads a JSON string, or "" for anything else.
 func str(raw []byte) string {
-	s, _ := unquote(raw)
+	s, _ := jsonx.Unquote(raw)
 	return s
 }
 

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // parseResult builds a ToolResult from a PostToolCall. It reports whether
@@ -184,7 +186,7 @@ func optString(raw []byte) (string, bool) {
 	if len(raw) == 0 || isNull(raw) {
 		return "", true
 	}
-	return unquote(raw)
+	return jsonx.Unquote(raw)
 }
 
 // within returns s as a slice of text when text holds it, so that a large

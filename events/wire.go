@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // wireTask is the JSON of a daemon Task (docs/protocol.md §8.5).
@@ -137,7 +139,7 @@ func ContentText(raw []byte) string {
 	}
 	switch raw[0] {
 	case '"':
-		s, _ := unquote(raw)
+		s, _ := jsonx.Unquote(raw)
 		return s
 	case '[':
 		var parts []rawJSON
@@ -166,7 +168,7 @@ func ContentText(raw []byte) string {
 				continue
 			}
 			if p[0] == '"' {
-				s, _ := unquote(p)
+				s, _ := jsonx.Unquote(p)
 				add(s)
 				continue
 			}
@@ -179,7 +181,7 @@ func ContentText(raw []byte) string {
 			}
 			text, isText := "", false
 			if len(part.Text) > 0 && !isNull(part.Text) {
-				if text, isText = unquote(part.Text); !isText {
+				if text, isText = jsonx.Unquote(part.Text); !isText {
 					continue // a text that is not a string spoils the part
 				}
 			}
@@ -207,7 +209,7 @@ func idString(raw []byte) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		s, _ := unquote(raw)
+		s, _ := jsonx.Unquote(raw)
 		return s
 	}
 	var n json.Number

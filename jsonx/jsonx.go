@@ -399,15 +399,72 @@ func AppendUnquote(dst, raw []byte) ([]byte, bool) {
 	if i >= len(raw) || raw[i] != '"' {
 		return dst, false
 	}
-	end, ok := scanString(raw, i)
+	end, n, ok := scanSized(raw, i)
 	if !ok || skipSpace(raw, end) != len(raw) {
 		return dst, false
 	}
-	body := raw[i+1 : end-1]
-	if cap(dst)-len(dst) < len(body) {
-		dst = append(make([]byte, 0, len(dst)+len(body)), dst...) // one allocation
+	if cap(dst)-len(dst) < n {
+		dst = append(make([]byte, 0, len(dst)+n), dst...) // one allocation
 	}
-	return appendBody(dst, body), true
+	return appendBody(dst, raw[i+1:end-1]), true
+}
+
+// exactFrom is the length from which a string is measured while it is
+// checked, so that the one allocation of its value is of the exact size: a
+// tool output of tens of megabytes escapes to a third more or so (control
+// bytes as \u00XX), and a buffer sized for the escaped text would hold
+// that much more for as long as the value lives. Below it the slack is
+// small and the count not worth its cost.
+const exactFrom = 64 << 10
+
+// scanSized is scanString that also returns the room the value needs: the
+// escaped body's length, or, for a string that may be exactFrom long, the
+// value's exact length (what appendBody appends).
+func scanSized(raw []byte, i int) (end, n int, ok bool) {
+	if len(raw)-i < exactFrom {
+		end, ok = scanString(raw, i)
+		return end, end - i - 2, ok
+	}
+	return scanCount(raw, i)
+}
+
+// scanCount is scanString that also measures the value: the body's length,
+// less what each escape saves, plus two bytes for each byte of invalid
+// UTF-8 (it becomes U+FFFD).
+func scanCount(raw []byte, i int) (end, n int, ok bool) {
+	saved := 0
+	for j := i + 1; ; {
+		j = special(raw, j)
+		if j >= len(raw) || raw[j] < 0x20 {
+			return 0, 0, false
+		}
+		if raw[j] == '"' {
+			body := raw[i+1 : j]
+			n = len(body) - saved
+			if !utf8.Valid(body) {
+				n += fixedLen(body) - len(body)
+			}
+			return j + 1, n, true
+		}
+		// A backslash.
+		if j+1 >= len(raw) {
+			return 0, 0, false
+		}
+		switch raw[j+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			saved++
+			j += 2
+		case 'u':
+			if hex4(raw[j+2:]) < 0 {
+				return 0, 0, false
+			}
+			r, next := escapedRune(raw, j)
+			saved += next - j - utf8.RuneLen(r)
+			j = next
+		default:
+			return 0, 0, false
+		}
+	}
 }
 
 // fixUTF8 appends s with each invalid byte replaced by U+FFFD.
@@ -422,6 +479,20 @@ func fixUTF8(b, s []byte) []byte {
 		s = s[size:]
 	}
 	return b
+}
+
+// fixedLen is the length fixUTF8 appends for s.
+func fixedLen(s []byte) (n int) {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			n += utf8.RuneLen(utf8.RuneError)
+		} else {
+			n += size
+		}
+		s = s[size:]
+	}
+	return n
 }
 
 // unquoteAt checks and decodes the string at raw[i] ('"') in one pass, and
@@ -442,11 +513,11 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 	}
 	// Check the string and find its end first, so that the value is
 	// allocated once and appendBody meets only valid escapes.
-	end, ok = scanString(raw, i)
+	end, n, ok := scanSized(raw, i)
 	if !ok {
 		return "", 0, false
 	}
-	buf := appendBody(make([]byte, 0, end-start), raw[start:end-1])
+	buf := appendBody(make([]byte, 0, n), raw[start:end-1])
 	// buf is not used again: the string can share it.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
 }
@@ -463,10 +534,7 @@ func appendBody(buf, body []byte) []byte {
 		if c := body[k]; c >= utf8.RuneSelf {
 			// A run of bytes outside ASCII: copied as is when it is valid
 			// UTF-8.
-			r := k + 1
-			for r < len(body) && body[r] >= utf8.RuneSelf {
-				r++
-			}
+			r := highRun(body, k)
 			if utf8.Valid(body[k:r]) {
 				buf = append(buf, body[k:r]...)
 			} else {
@@ -489,25 +557,41 @@ func appendBody(buf, body []byte) []byte {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r := hex4(body[k+2:])
-			j = k + 6
-			if utf16.IsSurrogate(r) {
-				if len(body)-j >= 6 && body[j] == '\\' && body[j+1] == 'u' {
-					if r2 := hex4(body[j+2:]); r2 >= 0 {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							buf = utf8.AppendRune(buf, dec)
-							j += 6
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
+			var r rune
+			r, j = escapedRune(body, k)
 			buf = utf8.AppendRune(buf, r)
 		default: // '"', '\\', '/'
 			buf = append(buf, e)
 		}
 	}
+}
+
+// highRun is the end of the run of bytes outside ASCII that starts at k.
+func highRun(body []byte, k int) int {
+	r := k + 1
+	for r < len(body) && body[r] >= utf8.RuneSelf {
+		r++
+	}
+	return r
+}
+
+// escapedRune reads the checked \u escape at body[k] (with the low half
+// that follows a high surrogate) and returns its rune, U+FFFD for an
+// unpaired surrogate, and the index after it.
+func escapedRune(body []byte, k int) (rune, int) {
+	r := hex4(body[k+2:])
+	j := k + 6
+	if utf16.IsSurrogate(r) {
+		if len(body)-j >= 6 && body[j] == '\\' && body[j+1] == 'u' {
+			if r2 := hex4(body[j+2:]); r2 >= 0 {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					return dec, j + 6
+				}
+			}
+		}
+		r = utf8.RuneError
+	}
+	return r, j
 }
 
 // specialOrHigh is special that also stops at bytes outside ASCII.

@@ -32,6 +32,14 @@ func check(t *testing.T, raw []byte) {
 	if b, ok := AppendUnquote([]byte("x"), raw); string(b) != "x"+gotS || ok != okS {
 		t.Fatalf("AppendUnquote(%q) = %q, %v; Unquote %q, %v", raw, b, ok, gotS, okS)
 	}
+	if i := skipSpace(raw, 0); first == '"' {
+		// The measure that sizes large strings, on every string.
+		wantEnd, wantOK := scanString(raw, i)
+		end, n, ok := scanCount(raw, i)
+		if ok != wantOK || ok && (end != wantEnd || okS && n != len(gotS)) {
+			t.Fatalf("scanCount(%q) = %d, %d, %v; scanString %d, %v; value %d bytes", raw, end, n, ok, wantEnd, wantOK, len(gotS))
+		}
+	}
 
 	var wantM map[string]json.RawMessage
 	errM := json.Unmarshal(raw, &wantM)
@@ -147,5 +155,90 @@ func BenchmarkObject(b *testing.B) {
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
 		Object(raw)
+	}
+}
+
+// Strings whose body is exactFrom bytes or more are measured first, then
+// built to size: the same results, whatever the escapes, and no room
+// allocated beyond the value.
+func TestUnquoteLarge(t *testing.T) {
+	for _, body := range []string{
+		`plain`, `a\"b`, `\/\b\f\n\r\t`, `\u00e9\u4e2d`, `\ud83d\ude00`, `\ud83d`, `\ude00\ud83d`, `\u0001x`,
+		"a\xffb", "\xe4\xb8", `ünïcode – ok`, `\u0000x`, `\x`, `a"b`, "a\nb", `\ud83d\u0041`, "\xe4\xb8x\xe4\xb8\xad",
+	} {
+		raw := []byte(`"` + strings.Repeat(body, exactFrom/len(body)+1) + `"`)
+		check(t, raw)
+		var want string
+		if json.Unmarshal(raw, &want) != nil {
+			continue
+		}
+		if got, _ := AppendUnquote(nil, raw); cap(got) != len(want) {
+			t.Errorf("%q repeated: AppendUnquote allocated %d bytes for %d", body, cap(got), len(want))
+		}
+		if _, n, ok := scanCount(raw, 0); !ok || n != len(want) {
+			t.Errorf("%q repeated: scanCount %d, %v, want %d", body, n, ok, len(want))
+		}
+	}
+}
+
+// TestUnquoteAllocates: one allocation, of the value's size, for a large
+// string with many escapes (a buffer sized for the escaped text would be a
+// third larger here).
+func TestUnquoteAllocates(t *testing.T) {
+	raw := escapedText(1 << 20)
+	var want string
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	allocs := testing.AllocsPerRun(5, func() { got, _ = Unquote(raw) })
+	if allocs != 1 || got != want {
+		t.Fatalf("Unquote: %.0f allocations, equal %v", allocs, got == want)
+	}
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Unquote(raw)
+		}
+	})
+	// The heap rounds a large allocation up to whole pages.
+	if per := res.AllocedBytesPerOp(); per > int64(len(want))+16<<10 {
+		t.Errorf("Unquote allocated %d bytes for a %d-byte value (%d escaped)", per, len(want), len(raw))
+	}
+}
+
+// escapedText is a JSON string of about n bytes of tool output: ASCII,
+// tabs, quotes, colour codes, non-ASCII letters and emoji.
+func escapedText(n int) []byte {
+	parts := []string{"ok  \tgithub.com/example/pkg\t0.123s\n", "\x1b[31mFAIL\x1b[0m \"quoted\"\n", "naïve — ünïcode 中文 😀\n", "\x01\x02 raw control\r\n"}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(parts[i%len(parts)])
+	}
+	raw, _ := json.Marshal(b.String())
+	return raw
+}
+
+// BenchmarkUnquoteSizes: from a short plain string to a large escaped
+// one; B/op over the value's length is the room allocated per byte.
+func BenchmarkUnquoteSizes(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{
+		{"plain64", []byte(`"` + strings.Repeat("plain text ", 6) + `"`)},
+		{"escaped6k", escapedText(6 << 10)},
+		{"escaped256k", escapedText(256 << 10)},
+		{"escaped8m", escapedText(8 << 20)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := Unquote(c.raw); !ok {
+					b.Fatal("not a string")
+				}
+			}
+		})
 	}
 }

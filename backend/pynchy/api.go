@@ -106,6 +106,7 @@ type httpError struct {
 	method, url string
 	status      int
 	msg         string
+	pynchy      bool // the answer is pynchy's own {"error": …}
 }
 
 func (e *httpError) Error() string {
@@ -116,21 +117,40 @@ func (e *httpError) Error() string {
 	if e.msg != "" {
 		s += ": " + e.msg
 	}
+	if h := statusHint(e.status, e.pynchy); h != "" {
+		s += " (" + h + ")"
+	}
 	return s
+}
+
+// statusHint says what to check after an error answer. pynchy's own
+// answers say what is wrong themselves (an unknown chat is a 404 too).
+func statusHint(status int, pynchy bool) string {
+	switch {
+	case pynchy && status < 500:
+		return ""
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return "pynchy itself asks for no token: a proxy in front of it does; give it with --token"
+	case status == http.StatusNotFound:
+		return "is --url the base URL of a pynchy server, like http://localhost:8484?"
+	case status >= 500:
+		return "the server, or a proxy in front of it, failed: see its log, and try again"
+	}
+	return ""
 }
 
 // serverMessage reads what an error answer says: pynchy answers
 // {"error": "…"}, aiohttp plain text.
-func serverMessage(body []byte) string {
+func serverMessage(body []byte) (msg string, pynchy bool) {
 	body = bytes.TrimSpace(body)
 	if m := field(ingest.Repair(body), "error"); m != "" {
-		body = []byte(m)
+		body, pynchy = []byte(m), true
 	}
 	s := sanitize.Line(string(body))
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:200]) + "…"
 	}
-	return s
+	return s, pynchy
 }
 
 // do sends a request and reads the whole answer (bounded).
@@ -170,7 +190,8 @@ func (l *Live) do(ctx context.Context, method, path string, q url.Values, body [
 		return nil, fmt.Errorf("pynchy: the answer to %s %s is larger than %d MB", method, u, maxResponse>>20)
 	}
 	if resp.StatusCode/100 != 2 {
-		return data, &httpError{method: method, url: u, status: resp.StatusCode, msg: serverMessage(data)}
+		msg, pynchy := serverMessage(data)
+		return data, &httpError{method: method, url: u, status: resp.StatusCode, msg: msg, pynchy: pynchy}
 	}
 	return data, nil
 }
@@ -278,7 +299,7 @@ func (l *Live) history(ctx context.Context, jid string) ([]json.RawMessage, erro
 	}
 	t := bytes.TrimSpace(data)
 	if len(t) == 0 || t[0] != '[' {
-		return nil, fmt.Errorf("pynchy: the history of chat %q (GET %s/api/messages) is not a list", jid, l.base)
+		return nil, fmt.Errorf("pynchy: the history of chat %q (GET %s/api/messages) is not a list; is --url a pynchy server, and not a proxy's page?", jid, l.base)
 	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(ingest.Repair(t), &rows); err != nil {

@@ -27,6 +27,12 @@ type Decoder struct {
 
 	out    []events.Event
 	active bool // agent_activity said the agent works
+	// inRun: the rows show a run under way (a trace came, and no
+	// result_meta, reply or host message ended it yet). The history keeps
+	// no activity, so a person's message that pynchy piped into a working
+	// agent, e.g. between a tool call and its result, is told apart from
+	// the next exchange this way, in the history as on the stream.
+	inRun bool
 
 	seg   *segment
 	calls []pendingCall // tool_use traces waiting for a tool_result, oldest first
@@ -273,8 +279,10 @@ func (d *Decoder) message(pos int, o normalize.Object) {
 
 func (d *Decoder) user(pos int, content string, created time.Time) {
 	d.closeSegment(false)
-	if !d.active {
-		// Outside a run a person's message starts the next exchange.
+	if !d.active && !d.inRun {
+		// Outside a run a person's message starts the next exchange. Inside
+		// one it is piped into the run, and the calls waiting for their
+		// results keep waiting.
 		d.settle()
 		d.last = nil
 		d.calls = nil
@@ -310,6 +318,7 @@ func (d *Decoder) consume(content string) bool {
 }
 
 func (d *Decoder) host(content string, created time.Time) {
+	d.endRun()
 	if s := d.seg; s != nil {
 		// The reply that this host message carries streamed as a text
 		// trace still wrapped in <host>: the notice replaces it.
@@ -374,6 +383,7 @@ func (d *Decoder) reply(pos int, sender, content string, created time.Time) {
 	body, brain := splitBrain(body)
 	thoughts := joinParts(append(internal, brain...)...)
 
+	d.endRun()
 	ev := events.Event{Kind: events.KindAssistantMessage, Created: created, Text: body}
 	traceThinking := ""
 	switch s := d.seg; {
@@ -415,7 +425,7 @@ func (d *Decoder) activity(pos int, o normalize.Object, raw []byte) {
 	d.closeSegment(false)
 	d.settle()
 	d.calls, d.last = nil, nil
-	d.active = active
+	d.active, d.inRun = active, false
 	status := events.StatusIdle
 	if active {
 		status = events.StatusGenerating
@@ -429,12 +439,17 @@ func (d *Decoder) cleared(pos int) {
 	d.closeSegment(false)
 	d.settle()
 	d.calls, d.last, d.users, d.bang = nil, nil, nil, ""
+	d.inRun = false
 	d.notice(events.LevelInfo, events.NoticeHost, "Chat cleared: the agent starts afresh, and pynchy's history now begins here.", time.Time{})
 }
 
 // trace handles one agent trace: from the stream (fields spread flat in
 // o) or from a history row (its decoded content).
 func (d *Decoder) trace(pos int, typ string, o normalize.Object, raw []byte) {
+	// Only a working agent writes traces; result_meta is the SDK's report
+	// that the run is over (its reply, if any, comes with the same
+	// timestamp, before or after it).
+	d.inRun = typ != "result_meta"
 	switch typ {
 	case "thinking":
 		t := normalize.StrField(o, "thinking")
@@ -505,6 +520,13 @@ func sourceLabel(source string) string {
 	}
 	return source
 }
+
+// endRun: the agent's reply or a host message ends the run that the rows
+// showed, so a person's message after it starts the next exchange (and the
+// calls still waiting are dropped then: the next run's results are not
+// theirs). A trace after it shows the run going on (the agent may write to
+// the chat while it works), and a result still finds its call.
+func (d *Decoder) endRun() { d.inRun = false }
 
 // textSegment is the turn that thinking or text goes to: the open one,
 // unless it already asked for tools (then the model has moved on).
@@ -648,7 +670,12 @@ func (d *Decoder) system(o normalize.Object) {
 	sub := normalize.StrField(o, "subtype")
 	switch sub {
 	case "init":
-		return // every query starts with one: nothing to show
+		// Every query starts with one: nothing to show. A call still
+		// waiting belongs to an earlier query and gets no result now (a
+		// run that ended with no row to say so, in a history, which keeps
+		// no activity).
+		d.calls = nil
+		return
 	case "compact_boundary":
 		d.notice(events.LevelInfo, events.NoticeContext, "Context compacted.", time.Time{})
 	case "":

@@ -68,7 +68,7 @@ func TestLiveHostileStream(t *testing.T) {
 		t.Errorf("Sessions = %+v, %v", tasks, err)
 	}
 	f := follow(t, b, chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	f.waitStream(t)
 	ts := "2026-11-22T10:00:00.000001+00:00"
 	for _, s := range []struct{ frame, row string }{
 		{`not json at all`, ""},

@@ -128,6 +128,8 @@ type follower struct {
 	synced  int
 	updates int
 	queued  []string // texts seen in the queue, in order
+	log     []string // queue, result and run-state events, in order: "queued", "unqueued", "result", "idle", "generating"
+	states  []backend.ConnState
 	err     error
 	done    chan struct{}
 	cancel  context.CancelFunc
@@ -149,12 +151,23 @@ func follow(t *testing.T, b backend.Backend, jid string) *follower {
 			}
 			for _, ev := range u.Events {
 				f.tl.Apply(ev)
-				if ev.Kind == events.KindMessageQueued {
+				switch ev.Kind {
+				case events.KindMessageQueued:
 					f.queued = append(f.queued, ev.Text)
+					f.log = append(f.log, "queued")
+				case events.KindMessageUnqueued:
+					f.log = append(f.log, "unqueued")
+				case events.KindRunState:
+					f.log = append(f.log, ev.RunStatus)
+				case events.KindPostToolCall:
+					f.log = append(f.log, "result")
 				}
 			}
 			if u.Synced {
 				f.synced++
+			}
+			if u.State != nil {
+				f.states = append(f.states, *u.State)
 			}
 		})
 		f.mu.Lock()
@@ -182,6 +195,30 @@ func (f *follower) export(t *testing.T) []byte {
 }
 
 func (f *follower) get(fn func(*follower) bool) bool { return get(f, fn) }
+
+// waitHistory waits for the chat's history to be delivered.
+func (f *follower) waitHistory(t *testing.T) {
+	t.Helper()
+	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+}
+
+// waitStream waits for the stream to be followed: the history, then the
+// reload on connect.
+func (f *follower) waitStream(t *testing.T) {
+	t.Helper()
+	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+}
+
+// followFake starts a fake pynchy and follows its chat until the stream
+// is followed.
+func followFake(t *testing.T, opts fake.Options) (*fakeServer, backend.Backend, *follower) {
+	t.Helper()
+	fs := startFake(t, opts)
+	b := openBackend(t, fs.url)
+	f := follow(t, b, chat)
+	f.waitStream(t)
+	return fs, b, f
+}
 
 func get[T any](f *follower, fn func(*follower) T) T {
 	f.mu.Lock()
@@ -283,7 +320,7 @@ func TestLiveFinishedChat(t *testing.T) {
 	}
 	eventually(t, "the run to end", func() bool { return !fs.srv.Active(chat) })
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	got := settled(t, fs, f, chat, 1)
 	golden(t, "finished.jsonl", got)
 	f.stop()
@@ -304,9 +341,9 @@ func TestLiveJoinedMidRun(t *testing.T) {
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the run's thinking", func() bool { return fs.srv.Rows(chat) >= 3 })
+	eventually(t, "the run's thinking", func() bool { return fs.srv.Held() && fs.srv.Rows(chat) >= 3 })
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	// The history ends inside the run: perch shows it working (an export
 	// that waits for the run must not stop here).
 	if st := get(f, func(f *follower) events.RunStatus { return f.tl.Status() }); st != events.RunGenerating {
@@ -324,7 +361,7 @@ func TestLiveFailedRun(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "this one will fail"); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +383,7 @@ func TestLiveCutStream(t *testing.T) {
 		t.Run(strconv.Itoa(every), func(t *testing.T) {
 			fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond, DropEvery: every})
 			f := follow(t, openBackend(t, fs.url), chat)
-			eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+			f.waitHistory(t)
 			if err := fs.srv.Say(chat, "list the files"); err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +401,7 @@ func TestLiveRestart(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: 5 * time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
@@ -380,10 +417,7 @@ func TestLiveRestart(t *testing.T) {
 // until the agent's trace shows it read it, and is answered in the run.
 func TestLivePipedFollowUp(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	b := openBackend(t, fs.url)
-	f := follow(t, b, chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) }) // the history, then the reload on connect
+	fs, b, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	fs.srv.Hold()
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
@@ -391,7 +425,20 @@ func TestLivePipedFollowUp(t *testing.T) {
 	eventually(t, "the run to start", func() bool {
 		return f.get(func(f *follower) bool { return f.tl.Status() == events.RunGenerating })
 	})
-	res, err := b.Send(context.Background(), chat, backend.Message{Text: "also the tests, please"})
+	sendFollowUp(t, b, f)
+	fs.srv.Release()
+	got := settled(t, fs, f, chat, 2)
+	golden(t, "piped.jsonl", got)
+	checkAnswered(t, f, got)
+}
+
+const followUp = "also the tests, please"
+
+// sendFollowUp sends followUp to the working agent of chat and waits for
+// it to show queued.
+func sendFollowUp(t *testing.T, b backend.Backend, f *follower) {
+	t.Helper()
+	res, err := b.Send(context.Background(), chat, backend.Message{Text: followUp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,19 +448,22 @@ func TestLivePipedFollowUp(t *testing.T) {
 	eventually(t, "the follow-up queued", func() bool {
 		return f.get(func(f *follower) bool {
 			q := f.tl.Queue()
-			return len(q) == 1 && q[0].Text == "also the tests, please"
+			return len(q) == 1 && q[0].Text == followUp
 		})
 	})
-	fs.srv.Release()
-	got := settled(t, fs, f, chat, 2)
-	golden(t, "piped.jsonl", got)
+}
+
+// checkAnswered checks a run's export for followUp: no longer queued,
+// shown once, and answered by the reply.
+func checkAnswered(t *testing.T, f *follower, got []byte) {
+	t.Helper()
 	if q := f.get(func(f *follower) bool { return len(f.tl.Queue()) == 0 }); !q {
 		t.Errorf("the follow-up is still queued after the run")
 	}
-	if n := strings.Count(string(got), `"text":"also the tests, please"`); n != 1 {
+	if n := strings.Count(string(got), `"text":"`+followUp+`"`); n != 1 {
 		t.Errorf("the follow-up shows %d times, want once:\n%s", n, got)
 	}
-	if !strings.Contains(string(got), `You also said: \"also the tests, please\"`) {
+	if !strings.Contains(string(got), `You also said: \"`+followUp+`\"`) {
 		t.Errorf("the reply does not answer the follow-up:\n%s", got)
 	}
 }
@@ -424,7 +474,7 @@ func TestLiveNaN(t *testing.T) {
 	noLeaks(t)
 	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
 	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+	f.waitHistory(t)
 	if err := fs.srv.Say(chat, "nan numbers"); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +493,7 @@ func TestLiveSeveralChats(t *testing.T) {
 	b := openBackend(t, fs.url)
 	f1, f2 := follow(t, b, "tg:1"), follow(t, b, "slack:C2")
 	for _, f := range []*follower{f1, f2} {
-		eventually(t, "the history", func() bool { return f.get(func(f *follower) bool { return f.synced > 0 }) })
+		f.waitHistory(t)
 	}
 	if err := fs.srv.Say("tg:1", "list the files"); err != nil {
 		t.Fatal(err)
@@ -475,6 +525,12 @@ func TestLiveUnknownChat(t *testing.T) {
 	_, err = b.Send(context.Background(), "tg:nope", backend.Message{Text: "hi"})
 	if err == nil || outbox.OutcomeOf(err) != outbox.OutcomeOf(outbox.Permanent(errors.New("x"))) {
 		t.Errorf("Send to an unknown chat: %v, want a permanent error", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), `refused the message for chat "tg:nope"`) || !strings.Contains(err.Error(), fs.url+"/api/send") {
+		t.Errorf("Send to an unknown chat: %v, want it to name the chat and the URL", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "--url") {
+		t.Errorf("Send to an unknown chat: %v blames the URL, but the server said what is wrong", err)
 	}
 }
 
@@ -618,9 +674,7 @@ func TestWatchSessions(t *testing.T) {
 // does the transcript.
 func TestLiveCleared(t *testing.T) {
 	noLeaks(t)
-	fs := startFake(t, fake.Options{StepDelay: time.Millisecond})
-	f := follow(t, openBackend(t, fs.url), chat)
-	eventually(t, "the stream", func() bool { return f.get(func(f *follower) bool { return f.synced >= 2 }) })
+	fs, _, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
 	if err := fs.srv.Say(chat, "list the files"); err != nil {
 		t.Fatal(err)
 	}
@@ -636,4 +690,60 @@ func TestLiveCleared(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "failed.jsonl", settled(t, fs, f, chat, 2))
+}
+
+// TestLiveFollowUpMidTool: a follow-up sent while the agent is inside a
+// tool (after its tool_use, before its tool_result) shows queued until the
+// agent's trace shows it read, the tool's result still attaches to its
+// call, and the export equals the import of the chat's history.
+func TestLiveFollowUpMidTool(t *testing.T) {
+	noLeaks(t)
+	fs, b, f := followFake(t, fake.Options{StepDelay: time.Millisecond})
+	// Rows: You, system init, thinking, tool_use: the agent stops inside
+	// its tool.
+	fs.srv.HoldAtRows(chat, 4)
+	if err := fs.srv.Say(chat, "list the files"); err != nil {
+		t.Fatal(err)
+	}
+	toolRunning := func(f *follower) bool {
+		for _, it := range f.tl.Items() {
+			if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, "the tool call", func() bool { return fs.srv.Held() && fs.srv.Rows(chat) == 4 && f.get(toolRunning) })
+	sendFollowUp(t, b, f)
+	if !f.get(toolRunning) {
+		t.Errorf("the follow-up ended the tool call: it should still run")
+	}
+	fs.srv.Release()
+	got := settled(t, fs, f, chat, 2)
+	golden(t, "midtool.jsonl", got)
+	get(f, func(f *follower) bool {
+		// Unqueued by the agent's user_input trace, which the fake sends
+		// before the tool's result: not by the run's end.
+		if i := slices.Index(f.log, "unqueued"); i < 0 || !slices.Contains(f.log[i:], "result") {
+			t.Errorf("events %q: want the follow-up unqueued when the agent read it, before the tool's result", f.log)
+		}
+		if !slices.Equal(f.queued, []string{followUp}) {
+			t.Errorf("queued %q, want the follow-up once", f.queued)
+		}
+		var tools []*events.Item
+		for _, it := range f.tl.Items() {
+			if it.Kind == events.ItemTool {
+				tools = append(tools, it)
+			}
+		}
+		if len(tools) != 1 || tools[0].Tool.Result == nil || tools[0].Tool.Result.Text != "README.md\nmain.go\n" ||
+			tools[0].Tool.Status != events.ToolOK {
+			t.Errorf("want one tool item with its result, got %d: %+v", len(tools), tools)
+		}
+		if f.resets != 0 {
+			t.Errorf("%d resets, want none", f.resets)
+		}
+		return true
+	})
+	checkAnswered(t, f, got)
 }

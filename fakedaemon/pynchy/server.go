@@ -163,6 +163,20 @@ func (s *Server) holdLocked() {
 	}
 }
 
+// Held reports whether agents are held (by Hold, or by HoldAtRows once
+// it took effect): a test that releases them must first see that they
+// are, or a hold that takes effect after its Release stops them for good.
+func (s *Server) Held() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.gate:
+		return false
+	default:
+		return true
+	}
+}
+
 // Release lets held agents go on.
 func (s *Server) Release() {
 	s.mu.Lock()
