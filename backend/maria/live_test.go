@@ -302,8 +302,8 @@ func TestQuietEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := NewQuietEnd(0)
-			if q.Quiet() != Settle {
-				t.Fatalf("quiet %v", q.Quiet())
+			if w, strict := q.Quiet(); w != Settle || strict {
+				t.Fatalf("quiet %v %v", w, strict)
 			}
 			for i, s := range tc.steps {
 				got := false
@@ -311,9 +311,9 @@ func TestQuietEnd(t *testing.T) {
 				case "connect":
 					q.Connected()
 				case "news":
-					q.Decoded(news)
+					q.Decoded(events.KindUserMessage, news)
 				case "snap":
-					q.Decoded(snap)
+					q.Decoded(events.KindQueueSnapshot, snap)
 				case "clean":
 					got = q.Closed(true)
 				case "broken":
@@ -554,11 +554,11 @@ type wakingEnd struct {
 }
 
 func (w *wakingEnd) Wake() <-chan struct{} { return w.wake }
-func (w *wakingEnd) Quiet() time.Duration {
+func (w *wakingEnd) Quiet() (time.Duration, bool) {
 	if w.short.Load() {
-		return 50 * time.Millisecond
+		return 50 * time.Millisecond, false
 	}
-	return time.Hour
+	return time.Hour, false
 }
 
 // TestFollowReplayEndWakes: a replaceable rule decides the window; a wake
