@@ -1,9 +1,9 @@
 package events
 
 import (
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // unquote reads raw as exactly one JSON string (JSON white space around it
@@ -42,72 +42,88 @@ func unquote(raw []byte) (s string, ok bool) {
 	}
 	size := len(body) + 2*utf8.UTFMax
 	if len(body) >= 64<<10 {
-		if size, ok = unescape(body, nil); !ok {
+		m := sink{count: true}
+		if !unescape(body, &m) {
 			return "", false
 		}
+		size = m.n
 	}
-	var b strings.Builder
-	b.Grow(size)
-	if _, ok := unescape(body, &b); !ok {
+	out := sink{buf: make([]byte, 0, size)}
+	if !unescape(body, &out) {
 		return "", false
 	}
-	return b.String(), true
+	// out.buf is not used again: the string can share it.
+	return unsafe.String(unsafe.SliceData(out.buf), len(out.buf)), true
 }
 
-// unescape walks the body of a JSON string, writing its value to b unless b
-// is nil, and returns the value's length; ok is false for an invalid body.
-func unescape(body []byte, b *strings.Builder) (n int, ok bool) {
-	write := func(p []byte) {
-		n += len(p)
-		if b != nil {
-			b.Write(p)
-		}
+// sink takes a string's value as unescape finds it: it appends to buf, or
+// with count only adds up its length in n. It lives in its caller's frame:
+// a tool output with an escape on every line makes millions of small
+// writes, and a strings.Builder's writes each store its slice in the heap
+// (a write barrier while the collector runs).
+type sink struct {
+	buf   []byte
+	n     int
+	count bool
+}
+
+func (s *sink) write(p []byte) {
+	s.n += len(p)
+	if !s.count {
+		s.buf = append(s.buf, p...)
 	}
-	writeByte := func(c byte) {
-		n++
-		if b != nil {
-			b.WriteByte(c)
-		}
+}
+
+func (s *sink) writeByte(c byte) {
+	s.n++
+	if !s.count {
+		s.buf = append(s.buf, c)
 	}
-	writeRune := func(r rune) {
-		n += utf8.RuneLen(r)
-		if b != nil {
-			b.WriteRune(r)
-		}
+}
+
+func (s *sink) writeRune(r rune) {
+	s.n += utf8.RuneLen(r)
+	if !s.count {
+		s.buf = utf8.AppendRune(s.buf, r)
 	}
+}
+
+// unescape walks the body of a JSON string into b; it reports false for an
+// invalid body.
+func unescape(body []byte, b *sink) bool {
 	for i := 0; i < len(body); {
 		c := body[i]
 		switch {
 		case c == '"' || c < 0x20:
-			return 0, false
+			return false
 		case c == '\\':
 			if i+1 >= len(body) {
-				return 0, false
+				return false
 			}
 			switch e := body[i+1]; e {
 			case '"', '\\', '/':
-				writeByte(e)
+				b.writeByte(e)
 			case 'b':
-				writeByte('\b')
+				b.writeByte('\b')
 			case 'f':
-				writeByte('\f')
+				b.writeByte('\f')
 			case 'n':
-				writeByte('\n')
+				b.writeByte('\n')
 			case 'r':
-				writeByte('\r')
+				b.writeByte('\r')
 			case 't':
-				writeByte('\t')
+				b.writeByte('\t')
 			case 'u':
 				r := hex4(body[i+2:])
 				if r < 0 {
-					return 0, false
+					return false
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
 					if len(body)-i >= 6 && body[i] == '\\' && body[i+1] == 'u' {
 						if r2 := hex4(body[i+2:]); r2 >= 0 {
 							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-								writeRune(dec)
+								b.writeRune(dec)
 								i += 6
 								continue
 							}
@@ -115,10 +131,10 @@ func unescape(body []byte, b *strings.Builder) (n int, ok bool) {
 					}
 					r = utf8.RuneError
 				}
-				writeRune(r)
+				b.writeRune(r)
 				continue
 			default:
-				return 0, false
+				return false
 			}
 			i += 2
 		case c < utf8.RuneSelf:
@@ -131,19 +147,19 @@ func unescape(body []byte, b *strings.Builder) (n int, ok bool) {
 				}
 				j++
 			}
-			write(body[i:j])
+			b.write(body[i:j])
 			i = j
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			if r == utf8.RuneError && size == 1 {
-				writeRune(utf8.RuneError)
+				b.writeRune(utf8.RuneError)
 			} else {
-				write(body[i : i+size])
+				b.write(body[i : i+size])
 			}
 			i += size
 		}
 	}
-	return n, true
+	return true
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
