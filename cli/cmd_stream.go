@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
@@ -234,7 +235,7 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		}
 		return recordRefusal(b, pos[0])
 	}
-	b, task, err := c.streamTarget(ctx, env, pos[0])
+	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
@@ -254,7 +255,7 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		}
 		return bw.Flush()
 	}}
-	_, err = followLive(ctx, env, b, task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
+	_, err = followLive(ctx, env, mariab.New(cl), task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil // Ctrl-C is how a recording ends
 	}
