@@ -332,8 +332,8 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		}
 	}
 	// inNow is the replay's end: Synced, or with UntilIdle the daemon's
-	// word first (collect's rule before: a run's end in the stream is
-	// not enough while the daemon says generating).
+	// word first (a run's end in the stream is not enough while the
+	// daemon says generating).
 	inNow := func(u *backend.Update) {
 		if !o.UntilIdle {
 			synced = true
