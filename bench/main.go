@@ -197,7 +197,7 @@ func contains(list []string, s string) bool {
 }
 
 func (h *harness) needsTmux() bool {
-	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line"} {
+	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line", "suna"} {
 		if h.measure[m] {
 			return true
 		}
