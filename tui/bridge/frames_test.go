@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/suna"
@@ -52,6 +53,7 @@ func TestSunaRunDrawnOncePerFrame(t *testing.T) {
 	if testing.Short() {
 		frames = 2000
 	}
+	defer settle(goleak.IgnoreCurrent())
 	s := fakesuna.New(fakesuna.Options{FrameDelay: -1, Hold: true})
 	defer s.Close()
 	srv := httptest.NewServer(s.Handler())
