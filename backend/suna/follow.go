@@ -164,6 +164,25 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 	}); err != nil {
 		return err
 	}
+	evs, err := f.decodeRows(ctx, messages, cur, reset)
+	if err != nil {
+		return err
+	}
+	st := events.StatusIdle
+	if cur.running() {
+		st = events.StatusGenerating
+		f.d.running = true
+	}
+	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
+	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
+	f.started = true
+	return nil
+}
+
+// decodeRows decodes the history's rows as the importer decodes a history
+// file, into f's decoder (a new one when reset), leaving out rows already
+// sent and, while cur runs, its rows but the user's (see load).
+func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, cur *wireRun, reset bool) ([]events.Event, error) {
 	var since time.Time
 	if cur.running() {
 		since, _ = parseTime(cur.StartedAt)
@@ -199,17 +218,9 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 		return nil
 	}
 	if _, err := readHistory(ctx, each, true, false, f.d, send); err != nil {
-		return err
+		return nil, err
 	}
-	st := events.StatusIdle
-	if cur.running() {
-		st = events.StatusGenerating
-		f.d.running = true
-	}
-	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
-	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
-	f.started = true
-	return nil
+	return evs, nil
 }
 
 // follow reads a running run's stream until its status says it ended
