@@ -27,7 +27,8 @@ type Decoder struct {
 	Deltas bool
 
 	n       int                 // records decoded (for positions)
-	events  map[string]struct{} // _event_id values seen
+	events  map[string]struct{} // _event_id values seen, but those in ids
+	ids     []redisID           // _event_id values seen that are Redis entry ids, ascending
 	rows    map[string]struct{} // message ids of rows seen
 	turn    *openTurn
 	held    []events.Event
@@ -164,11 +165,8 @@ func (d *Decoder) record(pos string, data []byte) {
 		d.bad(pos, data, why)
 		return
 	}
-	if id := normalize.StrField(r, "_event_id"); id != "" {
-		if _, dup := d.events[id]; dup {
-			return // a reconnect's replay of what was already read
-		}
-		d.events[id] = struct{}{}
+	if id := normalize.StrField(r, "_event_id"); id != "" && !d.seenID(id) {
+		return // a reconnect's replay of what was already read
 	}
 	typ := normalize.StrField(r, "type")
 	if isRow(r) {
