@@ -62,6 +62,8 @@ type harness struct {
 	notes []string
 
 	keyFloor []time.Duration // cat echoing keys
+
+	lastCPU time.Duration // processor time of the last runTimed command
 }
 
 // row is one line of the table.

@@ -80,7 +80,7 @@ func startSunaRun(frames int, timeout time.Duration) (*sunaRun, error) {
 // frame), in the same round.
 func (h *harness) benchSuna() error {
 	scope := fmt.Sprintf("suna %d frames", h.sunaFrames)
-	var curls, exports, tuis, tuiCPUs []time.Duration
+	var curls, exports, tuis, tuiCPUs, exportCPUs, curlCPUs []time.Duration
 	var rss, tuiHWM int64
 	var frames int
 	var streamBytes int64
@@ -91,11 +91,13 @@ func (h *harness) benchSuna() error {
 			return err
 		}
 		e, m, err := h.sunaExport(r)
+		ecpu := h.lastCPU
 		if err == nil {
 			var c time.Duration
 			var cw countWriter
 			if c, _, err = h.runTimed(h.loadTimeout, &cw, "curl", "-sN", r.base+"/agent-run/"+r.rid+"/stream"); err == nil {
 				curls, exports, rss = append(curls, c), append(exports, e), max(rss, m)
+				exportCPUs, curlCPUs = append(exportCPUs, ecpu), append(curlCPUs, h.lastCPU)
 				frames, streamBytes = r.srv.Frames(r.rid), cw.n
 			}
 		}
@@ -124,6 +126,8 @@ func (h *harness) benchSuna() error {
 	h.add(row{scope: scope, name: "curl -sN, the run's whole stream", value: fmtDur(c), goal: "baseline"})
 	h.add(row{scope: scope, name: "export --backend suna --until-idle wall", value: fmtDur(e), base: fmtDur(c) + " curl",
 		cmp: fmtRatio(e, c), goal: "≤ 2× curl", verdict: verdict(e <= 2*c)})
+	h.add(row{scope: scope, name: "export processor time", value: fmtDur(median(exportCPUs)),
+		base: fmtDur(median(curlCPUs)) + " curl", cmp: fmtRatio(median(exportCPUs), median(curlCPUs))})
 	h.add(row{scope: scope, name: "export peak RSS", value: fmtMB(rss), base: fmtMB(streamBytes) + " stream"})
 	if len(tuis) > 0 {
 		t := median(tuis)
