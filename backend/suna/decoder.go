@@ -26,14 +26,16 @@ type Decoder struct {
 	// open wait until it is emitted so that the turn comes first.
 	Deltas bool
 
-	n       int                 // records decoded (for positions)
-	events  map[string]struct{} // _event_id values seen, but those in ids
-	ids     []redisID           // _event_id values seen that are Redis entry ids, ascending
-	rows    map[string]struct{} // message ids of rows seen
-	turn    *openTurn
-	held    []events.Event
-	out     []events.Event
-	turnSeq int
+	n      int                 // records decoded (for positions)
+	events map[string]struct{} // _event_id values seen, but those in ids
+	ids    []redisID           // _event_id values seen that are Redis entry ids, ascending
+
+	lastCall, lastTool lastStr             // the fast path's last tool output's call id and tool name
+	rows               map[string]struct{} // message ids of rows seen
+	turn               *openTurn
+	held               []events.Event
+	out                []events.Event
+	turnSeq            int
 
 	turns     map[string]*turnInfo // emitted assistant turns by id
 	lastTurn  string               // the last assistant turn since the last user turn

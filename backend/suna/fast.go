@@ -90,11 +90,11 @@ func (d *Decoder) fastChunk(data []byte) bool {
 	}) {
 		return false
 	}
-	stream := normalize.Str(status)
+	stream := name(status)
 	if stream != "chunk" && stream != "reasoning_chunk" && stream != "tool_call_chunk" {
 		return false
 	}
-	kind := normalize.Str(typ)
+	kind := name(typ)
 
 	// The content, as readContent reads it.
 	var c struct {
@@ -137,7 +137,7 @@ func (d *Decoder) fastChunk(data []byte) bool {
 			if !readObj(o) {
 				return false // maybe NaN to repair: the general path's
 			}
-			c.obj = shaped(kind, normalize.Str(c.role), c.messageField)
+			c.obj = shaped(kind, name(c.role), c.messageField)
 		}
 		if !c.obj {
 			c.plain, c.hasPlain = normalize.Str(cont), true
@@ -179,7 +179,7 @@ func (d *Decoder) fastChunk(data []byte) bool {
 // fastBare takes two bare events, as bare does: a ping and tool output as
 // it is produced (one frame per few lines of it).
 func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte) bool {
-	kind := normalize.Str(typ)
+	kind := name(typ)
 	if kind != "ping" && kind != "tool_output_stream" {
 		return false
 	}
@@ -194,10 +194,57 @@ func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte)
 	if out == "" {
 		return true // is_final's empty chunk; the result row follows
 	}
-	id, name := normalize.Str(callID), normalize.Str(toolName)
+	id, tname := d.lastCall.str(callID), d.lastTool.str(toolName)
 	d.emit(events.Event{Kind: events.KindToolOutputDelta, Text: out,
-		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: name}, Name: name}})
+		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: tname}, Name: tname}})
 	return true
+}
+
+// name is normalize.Str for the names the fast path reads — record
+// types, stream statuses, roles: one written plainly, as Suna writes them,
+// is a constant, not a new string per frame.
+func name(raw []byte) string {
+	if len(raw) > 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		switch string(raw[1 : len(raw)-1]) { // no escapes in any of these
+		case "chunk":
+			return "chunk"
+		case "reasoning_chunk":
+			return "reasoning_chunk"
+		case "tool_call_chunk":
+			return "tool_call_chunk"
+		case "assistant":
+			return "assistant"
+		case "reasoning":
+			return "reasoning"
+		case "user":
+			return "user"
+		case "tool":
+			return "tool"
+		case "status":
+			return "status"
+		case "ping":
+			return "ping"
+		case "tool_output_stream":
+			return "tool_output_stream"
+		}
+	}
+	return normalize.Str(raw)
+}
+
+// lastStr keeps the last JSON string value read for one field, and its
+// text: a tool's output streams in many frames that name the same call.
+type lastStr struct {
+	raw []byte
+	s   string
+}
+
+// str is normalize.Str(raw), the same string as last time when raw is.
+func (l *lastStr) str(raw []byte) string {
+	if l.raw != nil && bytes.Equal(raw, l.raw) {
+		return l.s
+	}
+	l.raw, l.s = append(l.raw[:0], raw...), normalize.Str(raw)
+	return l.s
 }
 
 // seen records a frame's _event_id (its JSON value); false when it was
