@@ -5,7 +5,8 @@
 // same stream, curl fetching the task list, a shell printing a line, cat
 // echoing keys. The suna scenario serves the fake Suna API's 20,000-frame
 // run in this process and compares perch export --backend suna
-// --until-idle with curl reading the run's stream.
+// --until-idle, and perch attach in tmux until the run's final reply is on
+// the screen, with curl reading the run's stream.
 //
 //	go run ./bench                      # N = 1,000 and 10,000, everything
 //	go run ./bench -n 1000 -runs 5 -measure export,tui
@@ -63,6 +64,8 @@ type harness struct {
 	notes []string
 
 	keyFloor []time.Duration // cat echoing keys
+
+	lastCPU time.Duration // processor time of the last runTimed command
 }
 
 // row is one line of the table.
@@ -198,7 +201,7 @@ func contains(list []string, s string) bool {
 }
 
 func (h *harness) needsTmux() bool {
-	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line"} {
+	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line", "suna"} {
 		if h.measure[m] {
 			return true
 		}

@@ -126,7 +126,8 @@ func (h *harness) curlStream(d *daemon) (time.Duration, error) {
 	return el, nil
 }
 
-// run runs a command to the end and returns its wall time and peak RSS.
+// run runs a command to the end and returns its wall time and peak RSS;
+// h.lastCPU is then its processor time (user + system).
 func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string, args ...string) (time.Duration, int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -147,6 +148,7 @@ func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string,
 	if err != nil {
 		return el, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
 	}
+	h.lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss * 1024

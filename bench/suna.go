@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
@@ -72,13 +73,15 @@ func startSunaRun(frames int, timeout time.Duration) (*sunaRun, error) {
 // export --backend suna --until-idle joins the run while it is running
 // (the run ends as soon as perch has opened its stream), so it reads the
 // whole stream, waits for the run's end and reads the history once more,
-// as a user's export would. The baseline is curl -sN reading the same
-// run's stream, whole, once the run is over (the server closes it after
-// the last frame), in the same round.
+// as a user's export would. perch attach joins a fresh run the same way,
+// in a 120×40 tmux window, and is timed until the run's final reply is on
+// the screen. The baseline is curl -sN reading the same run's stream,
+// whole, once the run is over (the server closes it after the last
+// frame), in the same round.
 func (h *harness) benchSuna() error {
 	scope := fmt.Sprintf("suna %d frames", h.sunaFrames)
-	var curls, exports []time.Duration
-	var rss int64
+	var curls, exports, tuis, tuiCPUs, exportCPUs, curlCPUs []time.Duration
+	var rss, tuiHWM int64
 	var frames int
 	var streamBytes int64
 	for i := range h.runs {
@@ -88,11 +91,13 @@ func (h *harness) benchSuna() error {
 			return err
 		}
 		e, m, err := h.sunaExport(r)
+		ecpu := h.lastCPU
 		if err == nil {
 			var c time.Duration
 			var cw countWriter
 			if c, _, err = h.runTimed(h.loadTimeout, &cw, "curl", "-sN", r.base+"/agent-run/"+r.rid+"/stream"); err == nil {
 				curls, exports, rss = append(curls, c), append(exports, e), max(rss, m)
+				exportCPUs, curlCPUs = append(exportCPUs, ecpu), append(curlCPUs, h.lastCPU)
 				frames, streamBytes = r.srv.Frames(r.rid), cw.n
 			}
 		}
@@ -100,14 +105,86 @@ func (h *harness) benchSuna() error {
 		if err != nil {
 			return err
 		}
+		if h.tm == nil {
+			continue
+		}
+		if r, err = startSunaRun(h.sunaFrames, h.loadTimeout); err != nil {
+			return err
+		}
+		t, cpu, hwm, err := h.sunaAttach(r)
+		r.stop()
+		if err != nil {
+			return err
+		}
+		tuis, tuiHWM = append(tuis, t), max(tuiHWM, hwm)
+		if cpu > 0 {
+			tuiCPUs = append(tuiCPUs, cpu)
+		}
 	}
 	c, e := median(curls), median(exports)
 	h.add(row{scope: scope, name: "stream size", value: fmtMB(streamBytes), base: fmt.Sprintf("%d frames", frames)})
 	h.add(row{scope: scope, name: "curl -sN, the run's whole stream", value: fmtDur(c), goal: "baseline"})
 	h.add(row{scope: scope, name: "export --backend suna --until-idle wall", value: fmtDur(e), base: fmtDur(c) + " curl",
 		cmp: fmtRatio(e, c), goal: "≤ 2× curl", verdict: verdict(e <= 2*c)})
+	h.add(row{scope: scope, name: "export processor time", value: fmtDur(median(exportCPUs)),
+		base: fmtDur(median(curlCPUs)) + " curl", cmp: fmtRatio(median(exportCPUs), median(curlCPUs))})
 	h.add(row{scope: scope, name: "export peak RSS", value: fmtMB(rss), base: fmtMB(streamBytes) + " stream"})
+	if len(tuis) > 0 {
+		t := median(tuis)
+		h.add(row{scope: scope, name: "TUI attach → final reply visible", value: fmtDur(t), base: fmtDur(c) + " curl",
+			cmp: fmtRatio(t, c), goal: "≤ 3× curl", verdict: verdict(t <= 3*c)})
+		if len(tuiCPUs) > 0 {
+			h.add(row{scope: scope, name: "TUI processor time to final reply", value: fmtDur(median(tuiCPUs)), base: "user + system, all threads"})
+		}
+		h.add(row{scope: scope, name: "TUI peak RSS (VmHWM)", value: fmtMB(tuiHWM), base: fmtMB(streamBytes) + " stream"})
+	}
 	return nil
+}
+
+// sunaAttach times perch attach of the held run's thread in tmux until the
+// final reply is on the screen; the run is released once perch has opened
+// its stream. It also returns the processor time perch had used by then
+// and its peak RSS.
+func (h *harness) sunaAttach(r *sunaRun) (time.Duration, time.Duration, int64, error) {
+	stopWatch, released := r.releaseOnStream()
+	defer func() { close(stopWatch); <-released }()
+	start := time.Now()
+	s, err := h.tm.newSession(h.width, h.height, nil, h.perch, "attach", r.tid, "--backend", "suna", "--url", r.base)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer s.kill()
+	// The reply's last words, as the markdown renderer shows them (bold
+	// drops its asterisks).
+	_, at, err := s.waitScreen(h.loadTimeout, 5*time.Millisecond, func(scr string) bool {
+		return strings.Contains(scr, "summarized above. The end.")
+	})
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("perch attach: waiting for the final reply: %w", err)
+	}
+	cpu, _ := cpuTime(s.pid)
+	hwm, _ := vmHWM(s.pid)
+	return at.Sub(start), cpu, hwm, nil
+}
+
+// releaseOnStream releases the held run as soon as a client opens its
+// stream (until stop is closed); released is closed when the watch ends.
+func (r *sunaRun) releaseOnStream() (stop chan struct{}, released chan struct{}) {
+	const stream = "GET /agent-run/{id}/stream"
+	before := r.srv.Requests(stream)
+	stop, released = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(released)
+		for r.srv.Requests(stream) == before {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		r.srv.Release()
+	}()
+	return stop, released
 }
 
 // sunaExport times perch export --until-idle of the held run: the run is
@@ -120,21 +197,7 @@ func (h *harness) sunaExport(r *sunaRun) (time.Duration, int64, error) {
 		return 0, 0, err
 	}
 	defer f.Close()
-	const stream = "GET /agent-run/{id}/stream"
-	before := r.srv.Requests(stream)
-	released := make(chan struct{})
-	stopWatch := make(chan struct{})
-	go func() {
-		defer close(released)
-		for r.srv.Requests(stream) == before {
-			select {
-			case <-stopWatch:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-		r.srv.Release()
-	}()
+	stopWatch, released := r.releaseOnStream()
 	el, rss, err := h.runTimed(h.loadTimeout, f, h.perch, "export", r.tid, "--backend", "suna", "--url", r.base,
 		"--until-idle", "--format", "jsonl")
 	close(stopWatch)

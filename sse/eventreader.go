@@ -30,18 +30,21 @@ import (
 // With a stream's side (see streamSide), events do not go through r3labs
 // at all: r3labs would copy each into its scanner's buffer (which it keeps
 // for the connection, as large as the largest event), split its lines
-// again and copy its data once more. The reader parses each event as
-// r3labs would, queues the frame on the side (a large one's data left
-// where it was read), and hands r3labs a small stub event that names it
-// instead. It also tells the side whether an event is partly received and
+// again and copy its data once more, and hand each to the subscriber's
+// goroutine over a channel. The reader parses each event as r3labs would,
+// queues the frames on the side — the small events of a read together, as
+// one run, their data copied into one slice; a large one alone, its data
+// left where it was read — and hands r3labs a small stub event that names
+// the run instead. It also tells the side whether an event is partly received and
 // how many are read but not yet delivered.
 type eventReader struct {
 	src  io.ReadCloser
 	max  int         // largest event accepted, including its framing
 	side *streamSide // nil: no side-lining, no progress reports
 
-	stub []byte // a stub event being handed out
-	mid  bool   // buf[r] is inside an event already partly handed out
+	stub   []byte        // a stub event being handed out
+	parsed []parsedEvent // sidelineRun's scratch
+	mid    bool          // buf[r] is inside an event already partly handed out
 
 	buf    []byte // buf[r:] is not yet handed out
 	r      int
@@ -93,7 +96,11 @@ func (e *eventReader) Read(p []byte) (int, error) {
 		}
 		end := e.bounds[e.head]
 		if e.side != nil && !e.mid {
-			e.sideline(end)
+			if end-e.r >= sideAbove {
+				e.sideline(end)
+			} else {
+				e.sidelineRun()
+			}
 			continue
 		}
 		n := copy(p, e.buf[e.r:end])
@@ -106,24 +113,19 @@ func (e *eventReader) Read(p []byte) (int, error) {
 	}
 }
 
-// sideline takes the complete event buf[r:end] out of the byte stream: its
-// frame goes to the side and a stub takes its place (nothing, if r3labs
-// would not dispatch it). A small event's data is copied out of the
-// buffer, once; a large one's, when it is one line, is left where it lies,
-// and the reader moves what follows to a new buffer.
+// sideline takes the large complete event buf[r:end] out of the byte
+// stream: its frame goes to the side and a stub takes its place (nothing,
+// if r3labs would not dispatch it). Its data, when it is one line, is left
+// where it lies, and the reader moves what follows to a new buffer.
 func (e *eventReader) sideline(end int) {
 	f, id, single, ok := parseEvent(e.buf[e.r:end])
-	big := end-e.r >= sideAbove
 	if ok {
-		if single && !big {
-			f.Data = bytes.Clone(f.Data)
-		}
-		e.stub = e.side.put(f, id)
+		e.stub = e.side.put([]events.Frame{f}, id)
 	} else {
 		e.side.delivered(1) // nothing to deliver
 	}
 	e.head++
-	if !single || !big {
+	if !single {
 		e.r = end
 		return
 	}
@@ -134,6 +136,64 @@ func (e *eventReader) sideline(end int) {
 		e.bounds[i] -= end
 	}
 	e.buf, e.r = nb, 0
+}
+
+// sidelineRun takes the small complete events pending in buf, up to the
+// next large one, out of the byte stream as one batch behind one stub. A
+// run of small events (a streamed answer, a few words per event) then
+// costs r3labs one event, not one each: its scanner, its event and its
+// channel hand-off to the subscriber's goroutine are paid per read rather
+// than per event. The events' data are copied out of the buffer into one
+// new slice, which the frames share.
+func (e *eventReader) sidelineRun() {
+	e.parsed = e.parsed[:0]
+	size := 0
+	var id []byte // the last id in the run, for r3labs' Last-Event-ID
+	r := e.r
+	for e.head < len(e.bounds) {
+		end := e.bounds[e.head]
+		if end-r >= sideAbove {
+			break
+		}
+		f, fid, single, ok := parseEvent(e.buf[r:end])
+		e.head++
+		r = end
+		if !ok {
+			e.side.delivered(1) // nothing to deliver
+			continue
+		}
+		if len(fid) > 0 {
+			id = fid
+		}
+		if single {
+			size += len(f.Data)
+		}
+		e.parsed = append(e.parsed, parsedEvent{f, single})
+	}
+	e.r = r
+	if len(e.parsed) == 0 {
+		return
+	}
+	slab := make([]byte, 0, size)
+	frames := make([]events.Frame, len(e.parsed))
+	for i, p := range e.parsed {
+		f := p.f
+		if p.single {
+			at := len(slab)
+			slab = append(slab, f.Data...)
+			f.Data = slab[at:len(slab):len(slab)]
+		}
+		frames[i] = f
+	}
+	clear(e.parsed) // no reference into buf outlives the read
+	e.stub = e.side.put(frames, id)
+}
+
+// parsedEvent is a small event read by sidelineRun, before its data is
+// copied out of the buffer.
+type parsedEvent struct {
+	f      events.Frame
+	single bool // f.Data lies in the buffer
 }
 
 // lineEnd is the index of the first CR or LF in b, or -1.
@@ -153,9 +213,10 @@ func lineEnd(b []byte) int {
 // lines split at CR and LF, fields by prefix, one space after the colon
 // dropped, data lines joined by LF. ok is false when r3labs would not
 // dispatch it (nothing in it). single says that the data is one line, left
-// in place in b (else it is a new slice).
+// in place in b (else it is a new slice); id, too, lies in b.
 func parseEvent(b []byte) (f events.Frame, id []byte, single, ok bool) {
-	var data [][]byte
+	var one [2][]byte // most events have one data line
+	data := one[:0]
 	var name, retry []byte
 	field := func(line []byte, h string) ([]byte, bool) {
 		if !bytes.HasPrefix(line, []byte(h)) {
@@ -203,7 +264,7 @@ func parseEvent(b []byte) (f events.Frame, id []byte, single, ok bool) {
 	if len(f.Data) == 0 {
 		f.Data, single = nil, false
 	}
-	return f, bytes.Clone(id), single, ok
+	return f, id, single, ok
 }
 
 func (e *eventReader) Close() error { return e.src.Close() }

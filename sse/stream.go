@@ -132,9 +132,9 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 const sideEvent = "perch.sidelined"
 
 // streamSide is what a stream shares with its connections' event readers:
-// the large events they pass around r3labs (see eventReader), each named by
-// a stub event that carries a token no server can guess, and the progress of
-// the bytes coming in.
+// the events they pass around r3labs (see eventReader), in runs, each run
+// named by a stub event that carries a token no server can guess, and the
+// progress of the bytes coming in.
 type streamSide struct {
 	mu     sync.Mutex
 	token  string
@@ -144,8 +144,8 @@ type streamSide struct {
 }
 
 type sidelined struct {
-	key string
-	f   events.Frame
+	key    string
+	frames []events.Frame
 }
 
 func newStreamSide(p *Progress) *streamSide {
@@ -154,13 +154,14 @@ func newStreamSide(p *Progress) *streamSide {
 	return &streamSide{token: hex.EncodeToString(r[:]) + "-", report: p}
 }
 
-// put queues a frame and returns the stub event that stands for it.
-func (s *streamSide) put(f events.Frame, id []byte) []byte {
+// put queues a run of frames and returns the stub event that stands for
+// it; id (copied) is the last event id among them.
+func (s *streamSide) put(frames []events.Frame, id []byte) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
 	key := s.token + strconv.FormatUint(s.seq, 10)
-	s.queue = append(s.queue, sidelined{key, f})
+	s.queue = append(s.queue, sidelined{key, frames})
 	stub := "event: " + sideEvent + "\ndata: " + key + "\n\n"
 	if len(id) > 0 {
 		stub = "id: " + string(id) + "\n" + stub // for r3labs' Last-Event-ID
@@ -168,23 +169,27 @@ func (s *streamSide) put(f events.Frame, id []byte) []byte {
 	return []byte(stub)
 }
 
-// take returns the frame a stub event stands for; frames queued before it
+// take returns the frames a stub event stands for; runs queued before it
 // were lost with their connection and are dropped.
-func (s *streamSide) take(e *r3.Event) (events.Frame, bool) {
+func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
 	if string(e.Event) != sideEvent {
-		return events.Frame{}, false
+		return nil, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, q := range s.queue {
 		if q.key == string(e.Data) {
+			lost := 0
+			for _, l := range s.queue[:i] {
+				lost += len(l.frames)
+			}
 			clear(s.queue[:i+1])
 			s.queue = s.queue[i+1:]
-			s.delivered(i) // lost with their connection
-			return q.f, true
+			s.delivered(lost) // lost with their connection
+			return q.frames, true
 		}
 	}
-	return events.Frame{}, false // a server's own event of that name
+	return nil, false // a server's own event of that name
 }
 
 // receiving reports what a read brought: n bytes, and whether an event is
@@ -395,9 +400,15 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 	}
 
 	handler := func(e *r3.Event) {
-		if f, ok := side.take(e); ok {
-			onFrame(f)
-			side.delivered(1)
+		if fs, ok := side.take(e); ok {
+			for i, f := range fs {
+				if ctx.Err() != nil {
+					side.delivered(len(fs) - i) // stopped: not delivered
+					return
+				}
+				onFrame(f)
+				side.delivered(1)
+			}
 			return
 		}
 		onFrame(events.Frame{Name: string(e.Event), Data: e.Data})

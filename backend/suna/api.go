@@ -147,6 +147,10 @@ func (a *api) do(ctx context.Context, method, u string, body []byte, contentType
 	if v == nil {
 		return nil
 	}
+	if p, ok := v.(*[]byte); ok {
+		*p = data // the caller reads it
+		return nil
+	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s %s: the answer is not the JSON a Suna API sends (is --url the API base?): %w", method, u, err)
 	}

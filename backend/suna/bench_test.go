@@ -195,3 +195,40 @@ func BenchmarkDecodeBenchRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(data)), "frames")
 }
+
+// BenchmarkLoadBenchHistory reads the finished 20,000-frame run's history
+// (fetched once) as Follow's load does at the run's end: its rows, then
+// the importer's decoding of them, applied to a timeline.
+//
+//	go test ./backend/suna -run '^$' -bench LoadBenchHistory -benchmem
+func BenchmarkLoadBenchHistory(b *testing.B) {
+	f := newFake(b, fake.Options{FrameDelay: -1})
+	tid, rid, err := f.srv.Start("", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for f.srv.RunStatus(rid) == "running" {
+		time.Sleep(50 * time.Millisecond)
+	}
+	resp, err := httpClient(b).Get(f.base + "/threads/" + tid + "/messages?optimized=false&order=asc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	for range b.N {
+		tl := events.NewTimeline()
+		if err := suna.LoadHistoryBody(body, func(evs []events.Event) {
+			for _, ev := range evs {
+				tl.Apply(ev)
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,13 +26,16 @@ type Decoder struct {
 	// open wait until it is emitted so that the turn comes first.
 	Deltas bool
 
-	n       int                 // records decoded (for positions)
-	events  map[string]struct{} // _event_id values seen
-	rows    map[string]struct{} // message ids of rows seen
-	turn    *openTurn
-	held    []events.Event
-	out     []events.Event
-	turnSeq int
+	n      int                 // records decoded (for positions)
+	events map[string]struct{} // _event_id values seen, but those in ids
+	ids    []redisID           // _event_id values seen that are Redis entry ids, ascending
+
+	lastCall, lastTool lastStr             // the fast path's last tool output's call id and tool name
+	rows               map[string]struct{} // message ids of rows seen
+	turn               *openTurn
+	held               []events.Event
+	out                []events.Event
+	turnSeq            int
 
 	turns     map[string]*turnInfo // emitted assistant turns by id
 	lastTurn  string               // the last assistant turn since the last user turn
@@ -164,11 +167,8 @@ func (d *Decoder) record(pos string, data []byte) {
 		d.bad(pos, data, why)
 		return
 	}
-	if id := normalize.StrField(r, "_event_id"); id != "" {
-		if _, dup := d.events[id]; dup {
-			return // a reconnect's replay of what was already read
-		}
-		d.events[id] = struct{}{}
+	if id := normalize.StrField(r, "_event_id"); id != "" && !d.seenID(id) {
+		return // a reconnect's replay of what was already read
 	}
 	typ := normalize.StrField(r, "type")
 	if isRow(r) {

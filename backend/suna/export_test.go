@@ -1,9 +1,11 @@
 package suna
 
 import (
+	"context"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
 )
 
 // OpenTuned opens the live backend with short timings for tests.
@@ -13,3 +15,16 @@ func OpenTuned(cfg backend.Config, poll, retry time.Duration) (*Live, error) {
 
 var EventID = eventID
 var IsPing = isPing
+
+// LoadHistoryBody decodes a history answer as Follow's load does after a
+// run (a fresh decoder, every row), handing send the events.
+func LoadHistoryBody(body []byte, send func([]events.Event)) error {
+	rows, err := historyRows(body)
+	if err != nil {
+		return err
+	}
+	f := &follower{}
+	evs, err := f.decodeRows(context.Background(), rows, nil, true)
+	send(evs)
+	return err
+}

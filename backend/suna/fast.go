@@ -2,6 +2,8 @@ package suna
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/jsonx"
@@ -88,11 +90,11 @@ func (d *Decoder) fastChunk(data []byte) bool {
 	}) {
 		return false
 	}
-	stream := normalize.Str(status)
+	stream := name(status)
 	if stream != "chunk" && stream != "reasoning_chunk" && stream != "tool_call_chunk" {
 		return false
 	}
-	kind := normalize.Str(typ)
+	kind := name(typ)
 
 	// The content, as readContent reads it.
 	var c struct {
@@ -135,7 +137,7 @@ func (d *Decoder) fastChunk(data []byte) bool {
 			if !readObj(o) {
 				return false // maybe NaN to repair: the general path's
 			}
-			c.obj = shaped(kind, normalize.Str(c.role), c.messageField)
+			c.obj = shaped(kind, name(c.role), c.messageField)
 		}
 		if !c.obj {
 			c.plain, c.hasPlain = normalize.Str(cont), true
@@ -177,7 +179,7 @@ func (d *Decoder) fastChunk(data []byte) bool {
 // fastBare takes two bare events, as bare does: a ping and tool output as
 // it is produced (one frame per few lines of it).
 func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte) bool {
-	kind := normalize.Str(typ)
+	kind := name(typ)
 	if kind != "ping" && kind != "tool_output_stream" {
 		return false
 	}
@@ -192,20 +194,136 @@ func (d *Decoder) fastBare(eventID, typ, output, callID, toolName, model []byte)
 	if out == "" {
 		return true // is_final's empty chunk; the result row follows
 	}
-	id, name := normalize.Str(callID), normalize.Str(toolName)
+	id, tname := d.lastCall.str(callID), d.lastTool.str(toolName)
 	d.emit(events.Event{Kind: events.KindToolOutputDelta, Text: out,
-		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: name}, Name: name}})
+		Tool: &events.ToolEvent{Call: events.ToolCall{ID: id, Name: tname}, Name: tname}})
 	return true
 }
 
-// seen records a frame's _event_id; false when it was seen already (a
-// reconnect's replay of what was already read).
-func (d *Decoder) seen(eventID []byte) bool {
-	if id := normalize.Str(eventID); id != "" {
-		if _, dup := d.events[id]; dup {
-			return false
+// name is normalize.Str for the names the fast path reads — record
+// types, stream statuses, roles: one written plainly, as Suna writes them,
+// is a constant, not a new string per frame.
+func name(raw []byte) string {
+	if len(raw) > 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		switch string(raw[1 : len(raw)-1]) { // no escapes in any of these
+		case "chunk":
+			return "chunk"
+		case "reasoning_chunk":
+			return "reasoning_chunk"
+		case "tool_call_chunk":
+			return "tool_call_chunk"
+		case "assistant":
+			return "assistant"
+		case "reasoning":
+			return "reasoning"
+		case "user":
+			return "user"
+		case "tool":
+			return "tool"
+		case "status":
+			return "status"
+		case "ping":
+			return "ping"
+		case "tool_output_stream":
+			return "tool_output_stream"
 		}
-		d.events[id] = struct{}{}
 	}
+	return normalize.Str(raw)
+}
+
+// lastStr keeps the last JSON string value read for one field, and its
+// text: a tool's output streams in many frames that name the same call.
+type lastStr struct {
+	raw []byte
+	s   string
+}
+
+// str is normalize.Str(raw), the same string as last time when raw is.
+func (l *lastStr) str(raw []byte) string {
+	if l.raw != nil && bytes.Equal(raw, l.raw) {
+		return l.s
+	}
+	l.raw, l.s = append(l.raw[:0], raw...), normalize.Str(raw)
+	return l.s
+}
+
+// seen records a frame's _event_id (its JSON value); false when it was
+// seen already (a reconnect's replay of what was already read).
+func (d *Decoder) seen(eventID []byte) bool {
+	if len(eventID) > 2 && eventID[0] == '"' && eventID[len(eventID)-1] == '"' {
+		if id, ok := parseRedisID(eventID[1 : len(eventID)-1]); ok {
+			return d.seenRedis(id)
+		}
+	}
+	if id := normalize.Str(eventID); id != "" {
+		return d.seenID(id)
+	}
+	return true
+}
+
+// seenID is seen for an id already unquoted.
+func (d *Decoder) seenID(id string) bool {
+	if r, ok := parseRedisID([]byte(id)); ok {
+		return d.seenRedis(r)
+	}
+	if _, dup := d.events[id]; dup {
+		return false
+	}
+	d.events[id] = struct{}{}
+	return true
+}
+
+// redisID is a Redis stream entry id, "<ms>-<seq>". A stream's ids only
+// grow, so the ids a decoder has seen are kept as a sorted list of number
+// pairs that grows at its end — no string and no map entry per frame —
+// and looked up by binary search when one is not past the last.
+type redisID struct{ ms, seq uint64 }
+
+func (a redisID) cmp(b redisID) int {
+	switch {
+	case a.ms != b.ms:
+		return cmp.Compare(a.ms, b.ms)
+	default:
+		return cmp.Compare(a.seq, b.seq)
+	}
+}
+
+// parseRedisID reads an id written the one way Redis writes it (decimal,
+// no sign, no leading zero): then two ids are equal as numbers exactly
+// when they are equal as text. Anything else is not taken.
+func parseRedisID(b []byte) (redisID, bool) {
+	i := bytes.IndexByte(b, '-')
+	if i < 0 {
+		return redisID{}, false
+	}
+	ms, ok1 := canonicalUint(b[:i])
+	seq, ok2 := canonicalUint(b[i+1:])
+	return redisID{ms, seq}, ok1 && ok2
+}
+
+func canonicalUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 || (b[0] == '0' && len(b) > 1) {
+		return 0, false // 19 digits always fit in a uint64
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
+func (d *Decoder) seenRedis(id redisID) bool {
+	if n := len(d.ids); n == 0 || d.ids[n-1].cmp(id) < 0 {
+		d.ids = append(d.ids, id)
+		return true
+	}
+	i, found := slices.BinarySearchFunc(d.ids, id, redisID.cmp)
+	if found {
+		return false
+	}
+	d.ids = slices.Insert(d.ids, i, id)
 	return true
 }

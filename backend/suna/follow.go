@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 	"github.com/perch-tui/perch/sse"
 )
@@ -40,9 +42,53 @@ type follower struct {
 
 // histRowHead is the part of a history row the seam needs.
 type histRowHead struct {
-	MessageID string `json:"message_id"`
-	Type      string `json:"type"`
-	CreatedAt string `json:"created_at"`
+	MessageID string
+	Type      string
+	CreatedAt string
+}
+
+// rowHead reads a history row's head (a member that is not a string is
+// left empty, as json.Unmarshal into histRowHead leaves it).
+func rowHead(raw []byte) histRowHead {
+	var h histRowHead
+	jsonx.Members(raw, func(k string, v []byte) {
+		var dst *string
+		switch k {
+		case "message_id":
+			dst = &h.MessageID
+		case "type":
+			dst = &h.Type
+		case "created_at":
+			dst = &h.CreatedAt
+		default:
+			return
+		}
+		if len(v) > 0 && v[0] == '"' {
+			*dst, _ = jsonx.Unquote(v)
+		}
+	})
+	return h
+}
+
+// historyRows splits the history route's answer, {"messages": [...]},
+// into its rows (sharing data's memory), as json.Unmarshal into a
+// []json.RawMessage field does: no messages member, or null, is no rows.
+// It reads the body once with jsonx, not twice (encoding/json checks a
+// body whole before it decodes it), then each row's head.
+func historyRows(data []byte) ([]json.RawMessage, error) {
+	m, ok := jsonx.Object(data)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	raw, found := m["messages"]
+	if !found || string(raw) == "null" {
+		return nil, nil
+	}
+	rows, ok := jsonx.List(raw)
+	if !ok {
+		return nil, errors.New(`"messages" is not a list`)
+	}
+	return rows, nil
 }
 
 func (f *follower) run(ctx context.Context) error {
@@ -102,13 +148,41 @@ func (f *follower) run(ctx context.Context) error {
 // are sent. While cur runs, its rows other than the user's are left to
 // its stream's catch-up (the seam: nothing twice).
 func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
-	var body struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
+	var messages []json.RawMessage
 	u := f.l.api.endpoint("threads", f.id, "messages") + "?optimized=false&order=asc"
-	if err := f.retry(ctx, func() error { return f.l.api.get(ctx, u, &body) }); err != nil {
+	if err := f.retry(ctx, func() error {
+		var data []byte
+		if err := f.l.api.get(ctx, u, &data); err != nil {
+			return err
+		}
+		var err error
+		messages, err = historyRows(data)
+		if err != nil {
+			return fmt.Errorf("GET %s: the answer is not the JSON a Suna API sends (is --url the API base?): %w", u, err)
+		}
+		return nil
+	}); err != nil {
 		return err
 	}
+	evs, err := f.decodeRows(ctx, messages, cur, reset)
+	if err != nil {
+		return err
+	}
+	st := events.StatusIdle
+	if cur.running() {
+		st = events.StatusGenerating
+		f.d.running = true
+	}
+	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
+	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
+	f.started = true
+	return nil
+}
+
+// decodeRows decodes the history's rows as the importer decodes a history
+// file, into f's decoder (a new one when reset), leaving out rows already
+// sent and, while cur runs, its rows but the user's (see load).
+func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, cur *wireRun, reset bool) ([]events.Event, error) {
 	var since time.Time
 	if cur.running() {
 		since, _ = parseTime(cur.StartedAt)
@@ -117,10 +191,9 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 		f.d, f.seen = NewDecoder(), map[string]bool{}
 	}
 	f.d.Deltas = false // whole rows, decoded as the importer does
-	rows := make([]json.RawMessage, 0, len(body.Messages))
-	for _, raw := range body.Messages {
-		var h histRowHead
-		_ = json.Unmarshal(raw, &h)
+	rows := make([]json.RawMessage, 0, len(messages))
+	for _, raw := range messages {
+		h := rowHead(raw)
 		if h.MessageID != "" && f.seen[h.MessageID] {
 			continue
 		}
@@ -145,17 +218,9 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 		return nil
 	}
 	if _, err := readHistory(ctx, each, true, false, f.d, send); err != nil {
-		return err
+		return nil, err
 	}
-	st := events.StatusIdle
-	if cur.running() {
-		st = events.StatusGenerating
-		f.d.running = true
-	}
-	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
-	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
-	f.started = true
-	return nil
+	return evs, nil
 }
 
 // follow reads a running run's stream until its status says it ended

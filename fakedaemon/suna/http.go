@@ -2,7 +2,6 @@ package suna
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -69,7 +68,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, queryToken b
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := appendJSON(nil, v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

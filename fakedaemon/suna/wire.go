@@ -1,7 +1,6 @@
 package suna
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/perch-tui/perch/fakedaemon/pyjson"
@@ -38,24 +37,55 @@ func (o obj) get(k string) any {
 }
 
 // MarshalJSON writes the REST form: ordinary JSON, UTF-8 kept.
-func (o obj) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+func (o obj) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
+
+// appendJSON writes o after b. Nested objects (and lists of them) are
+// written in place: through json.Marshal each level's output would be
+// checked and copied again by the level above, which made a long
+// thread's history (a megabyte of rows) take the fake longer to serve
+// than perch takes to read it.
+func (o obj) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
 	for i, p := range o {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		k, _ := json.Marshal(p.k)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(p.v)
-		if err != nil {
+		b = append(b, k...)
+		b = append(b, ':')
+		var err error
+		if b, err = appendJSON(b, p.v); err != nil {
 			return nil, err
 		}
-		b.Write(v)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case obj:
+		return x.appendJSON(b)
+	case []obj:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = e.appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
 }
 
 func (o obj) Len() int                   { return len(o) }
