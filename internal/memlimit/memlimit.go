@@ -45,7 +45,7 @@ type Bound struct {
 	bytes  func() int64
 	next   int64 // bytes read at the next update; 0: not applied
 	before int64 // the limit to restore
-	base   int64 // the Go memory in use before the stream
+	base   int64 // the Go memory in use before the stream, besides the heap's objects and free pages
 	live   []metrics.Sample
 	gc     gcSetting
 	tight  bool // Relax set the GC percent (keepPercent)
@@ -59,9 +59,15 @@ func Start(bytes func() int64, before int64) *Bound {
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
 	}}
 	metrics.Read(b.live)
-	b.base = int64(value(b.live[1]) - value(b.live[2]))
+	// The heap's objects and free pages are left out: the live heap is
+	// added at each update, and garbage and free pages are what the limit
+	// makes room for (counting them again put the limit 3–4 MB higher for
+	// nothing).
+	b.base = max(int64(value(b.live[1])-value(b.live[2])-value(b.live[3])-value(b.live[4])), 0)
 	b.live = b.live[:1]
 	b.Update()
 	return b
