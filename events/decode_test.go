@@ -305,12 +305,17 @@ func TestHeadTextDetails(t *testing.T) {
 		t.Errorf("read: %+v", r.File)
 	}
 	r = post("list_files", `"{\"path\": \".\"}"`, "Directory: .\nTotal: 3 items (1 files, 2 directories)\n\n📄 README.md\n📁 src\n📁 .git [hidden]")
-	if r.Listing == nil || len(r.Listing.Entries) != 3 || !r.Listing.Entries[2].Hidden || r.Listing.Entries[2].Name != ".git" {
-		t.Errorf("list: %+v", r.Listing)
+	// A listing and a search are read from the text when asked for: the
+	// timeline keeps the text only.
+	if l := r.FileListing(); r.Listing != nil || l == nil || len(l.Entries) != 3 || !l.Entries[2].Hidden || l.Entries[2].Name != ".git" {
+		t.Errorf("list: kept %+v, read %+v", r.Listing, l)
+	}
+	if w := WithDetails(r, "list_files", ToolCall{}); w != r {
+		t.Errorf("WithDetails copied a result whose listing is read from its text")
 	}
 	r = post("search_files", `"{\"regex\": \"foo\"}"`, "Search completed. Found 2 matches.\n\nsrc/a.go:12\n11: x\n12: foo\n\nsrc/b.go:3\n3: foo\n")
-	if r.Search == nil || r.Search.Total != 2 || len(r.Search.Hits) != 2 || r.Search.Hits[0].Context != "11: x\n12: foo" {
-		t.Errorf("search: %+v", r.Search)
+	if s := r.SearchResult(); r.Search != nil || s == nil || s.Total != 2 || len(s.Hits) != 2 || s.Hits[0].Context != "11: x\n12: foo" {
+		t.Errorf("search: kept %+v, read %+v", r.Search, s)
 	}
 	r = post("todo", `"{\"action\": \"create\", \"content\": \"A\\nB\"}"`, "✅ Operation completed: Created 2 new todo items\n\n📝 Newly created todos:\n  🟡 ⏳ [a1b2c3d4] Write tests\n  🔴 🔄 [e5f6a7b8] Fix bug\n\n📊 Current summary: Total 2 items | Pending 1 | In Progress 1 | Completed 0")
 	if len(r.Todos) != 2 || r.Todos[0] != (Todo{ID: "a1b2c3d4", Content: "Write tests", Status: "pending", Priority: "medium"}) || r.Todos[1].Status != "in_progress" {

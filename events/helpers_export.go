@@ -28,10 +28,10 @@ func NewToolCall(id, name string, rawArgs json.RawMessage) ToolCall {
 // WithDetails returns r with the per-tool details (command, listing, file,
 // search, write, patch, todos) parsed from maria's tool-output text when r
 // has none yet: the one parser of those formats, for views that get a
-// result built elsewhere. r itself is not changed.
+// result built elsewhere. r itself is not changed. A listing and a search
+// are read from the text when asked for (FileListing, SearchResult).
 func WithDetails(r *ToolResult, name string, call ToolCall) *ToolResult {
-	if r == nil || r.Command != nil || r.Listing != nil || r.File != nil || r.Search != nil ||
-		r.Write != nil || r.Patch != nil || r.Todos != nil {
+	if r == nil || r.hasDetails() {
 		return r
 	}
 	cp := *r

@@ -242,10 +242,54 @@ func splitCtor(raw []byte) (string, []byte) {
 	return "", raw
 }
 
+// detailsKind names the details a ToolResult reads from its Text on demand.
+type detailsKind uint8
+
+const (
+	detailsNone detailsKind = iota
+	detailsListing
+	detailsSearch
+)
+
+// listHeader starts list_files' HEAD text.
+const listHeader = "Directory: "
+
+// hasDetails: r has per-tool details, kept or to be read from its text.
+func (r *ToolResult) hasDetails() bool {
+	return r.Command != nil || r.Listing != nil || r.File != nil || r.Search != nil || r.Write != nil ||
+		r.Patch != nil || r.Todos != nil || r.fromText != detailsNone
+}
+
+// FileListing is list_files' listing: Listing when the result came with
+// it, else read from the HEAD text (a new value at each call: callers that
+// draw it keep what they drew, not the listing). nil when there is none.
+func (r *ToolResult) FileListing() *FileListing {
+	if r == nil {
+		return nil
+	}
+	if r.Listing != nil || r.fromText != detailsListing {
+		return r.Listing
+	}
+	return parseListText(r.Text)
+}
+
+// SearchResult is search_files' hits: Search when the result came with
+// them, else read from the HEAD text (a new value at each call, like
+// FileListing). nil when there are none.
+func (r *ToolResult) SearchResult() *SearchResult {
+	if r == nil {
+		return nil
+	}
+	if r.Search != nil || r.fromText != detailsSearch {
+		return r.Search
+	}
+	return parseSearchText(r.Text)
+}
+
 // fillDetails parses the HEAD text of a successful tool call into the
 // per-tool details, unless a legacy structure already gave them.
 func fillDetails(r *ToolResult, name string, call ToolCall) {
-	if r.Command != nil || r.Listing != nil || r.File != nil || r.Search != nil || r.Write != nil || r.Patch != nil || r.Todos != nil {
+	if r.hasDetails() {
 		return
 	}
 	text := r.Text
@@ -255,9 +299,12 @@ func fillDetails(r *ToolResult, name string, call ToolCall) {
 	case "read_file":
 		r.File = parseReadText(text)
 	case "list_files":
-		r.Listing = parseListText(text)
+		// Read when drawn (FileListing): only a text that is a listing.
+		if strings.HasPrefix(text, listHeader) {
+			r.fromText = detailsListing
+		}
 	case "search_files":
-		r.Search = parseSearchText(text)
+		r.fromText = detailsSearch // read when drawn (SearchResult)
 	case "write_to_file", "replace_in_file":
 		for _, p := range []string{"Content written to file at path: ", "Changes applied to ", "New file created and content written to "} {
 			if strings.HasPrefix(text, p) {
@@ -440,11 +487,11 @@ var listIcons = [...]struct{ icon, kind string }{
 
 // parseListText reads list_files' "Directory: p\nTotal: …\n\n<icon> name".
 func parseListText(text string) *FileListing {
-	if !strings.HasPrefix(text, "Directory: ") {
+	if !strings.HasPrefix(text, listHeader) {
 		return nil
 	}
 	lines := strings.Split(text, "\n")
-	l := &FileListing{Path: strings.TrimPrefix(lines[0], "Directory: ")}
+	l := &FileListing{Path: strings.TrimPrefix(lines[0], listHeader)}
 	n := 0
 	for _, line := range lines[1:] {
 		for _, ic := range listIcons {

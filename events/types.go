@@ -249,15 +249,20 @@ type ToolResult struct {
 	// streaming is set while output deltas build Text, in outBuf.
 	streaming bool
 	outBuf    *strings.Builder
+	// fromText names the details (Listing or Search) to be read from Text
+	// when asked for (FileListing, SearchHits) instead of kept: a listing's
+	// entries and a search's hits cost 24–40 bytes each on top of the text
+	// they point into, and only the few items on screen are ever drawn.
+	fromText detailsKind
 
 	// Details parsed from either the legacy structure or the HEAD text, for
 	// the per-tool renderers. At most one is set. Large strings in them are
 	// slices of Text when Text holds them (HEAD stdout, legacy stdout that
 	// the text repeats), not copies.
 	Command *CommandResult
-	Listing *FileListing
+	Listing *FileListing // see FileListing: nil when read from Text on demand
 	File    *FileContent
-	Search  *SearchResult
+	Search  *SearchResult // see SearchHits: nil when read from Text on demand
 	Write   *WriteResult
 	Patch   *PatchResult
 	Todos   []Todo // todo tool: the full list after the call, when known

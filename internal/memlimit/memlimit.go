@@ -11,11 +11,19 @@
 // than its stream only makes the collector run more often (every Floor of
 // garbage), never without end.
 //
-// The limit is process-wide: only a program that owns its process (perch's
-// export, perch's TUI) may use it.
+// Once the stream has gone quiet (Relax), the limit is lifted and the
+// collector's GC percent is lowered so that its room is about a quarter of
+// the live heap (never less than Floor), instead of Go's default of all of
+// it: a process that stays up after the replay (the TUI) would otherwise
+// grow to twice the timeline with the garbage of drawing it. A GOGC set in
+// the environment is left alone.
+//
+// The limit and the GC percent are process-wide: only a program that owns
+// its process (perch's export, perch's TUI) may use them.
 package memlimit
 
 import (
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -25,6 +33,9 @@ const (
 	Slack = 5 << 20 // room above the bytes read
 	Floor = 8 << 20 // the least room for garbage above the live heap
 	Step  = 1 << 20 // the limit moves every this many bytes
+
+	// MinPercent is the least GC percent Relax leaves (see keepPercent).
+	MinPercent = 25
 )
 
 // Bound is one stream's limit. Its methods may be called from several
@@ -34,21 +45,29 @@ type Bound struct {
 	bytes  func() int64
 	next   int64 // bytes read at the next update; 0: not applied
 	before int64 // the limit to restore
-	base   int64 // the Go memory in use before the stream
+	base   int64 // the Go memory in use before the stream, besides the heap's objects and free pages
 	live   []metrics.Sample
+	gc     gcSetting
+	tight  bool // Relax set the GC percent (keepPercent)
 }
 
 // Start applies a limit that follows bytes (the stream's bytes read so
 // far). before is the limit to come back to (Relax): the process's own,
 // as debug.SetMemoryLimit(-1) reports it before any Bound was started.
 func Start(bytes func() int64, before int64) *Bound {
-	b := &Bound{bytes: bytes, before: before, live: []metrics.Sample{
+	b := &Bound{bytes: bytes, before: before, gc: processGC(os.Getenv), live: []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
 	}}
 	metrics.Read(b.live)
-	b.base = int64(value(b.live[1]) - value(b.live[2]))
+	// The heap's objects and free pages are left out: the live heap is
+	// added at each update, and garbage and free pages are what the limit
+	// makes room for (counting them again put the limit 3–4 MB higher for
+	// nothing).
+	b.base = max(int64(value(b.live[1])-value(b.live[2])-value(b.live[3])-value(b.live[4])), 0)
 	b.live = b.live[:1]
 	b.Update()
 	return b
@@ -74,18 +93,59 @@ func (b *Bound) Update() {
 		return
 	}
 	b.next = n + Step
+	if b.tight {
+		// The stream's limit governs again: the collector's usual room
+		// would only add collections while the replay's garbage is counted.
+		debug.SetGCPercent(b.gc.percent)
+		b.tight = false
+	}
 	metrics.Read(b.live)
 	live := int64(value(b.live[0]))
 	limit := max(n+Slack, b.base+live+Floor)
 	debug.SetMemoryLimit(min(limit, b.before))
 }
 
-// Relax puts the previous limit back until the next Update.
+// Relax puts the previous limit back until the next Update, and leaves
+// the collector a room in proportion to the live heap (see keepPercent):
+// with Go's default, what the replay built could grow to twice its size
+// with the garbage of drawing it (scrolling through the 10k session took
+// the TUI from 70 to 89 MB).
 func (b *Bound) Relax() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.next != 0 {
 		b.next = 0
 		debug.SetMemoryLimit(b.before)
+		if b.gc.own {
+			metrics.Read(b.live)
+			debug.SetGCPercent(keepPercent(int64(value(b.live[0])), b.gc.percent))
+			b.tight = true
+		}
 	}
+}
+
+// keepPercent is the GC percent that leaves live bytes of heap a room of
+// Floor, at least MinPercent of it and at most the process's own percent:
+// a big timeline keeps its garbage near a quarter of it, a small one gets
+// the room it always had.
+func keepPercent(live int64, own int) int {
+	p := MinPercent
+	if live > 0 {
+		p = max(p, int(Floor*100/live))
+	}
+	return min(p, own)
+}
+
+// gcSetting is the process's own GC percent, and whether a bound may set
+// it: not when the person running perch chose one (GOGC).
+type gcSetting struct {
+	percent int
+	own     bool
+}
+
+func processGC(getenv func(string) string) gcSetting {
+	if getenv("GOGC") != "" {
+		return gcSetting{}
+	}
+	return gcSetting{percent: 100, own: true}
 }

@@ -2,6 +2,7 @@ package memlimit
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"testing"
@@ -10,8 +11,8 @@ import (
 // The limit follows the bytes read, is never below the live heap plus the
 // floor, moves only every Step, and Relax puts the process's back.
 func TestBoundFollowsTheStream(t *testing.T) {
-	orig := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(orig)
+	orig, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(orig); debug.SetGCPercent(origGC) }()
 	var n atomic.Int64
 	b := Start(n.Load, math.MaxInt64)
 	floor := Current()
@@ -41,8 +42,8 @@ func TestBoundFollowsTheStream(t *testing.T) {
 
 // A process limit lower than the bound's is kept.
 func TestBoundKeepsALowerLimit(t *testing.T) {
-	orig := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(orig)
+	orig, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(orig); debug.SetGCPercent(origGC) }()
 	var n atomic.Int64
 	n.Store(1 << 40)
 	b := Start(n.Load, 50<<20)
@@ -52,5 +53,77 @@ func TestBoundKeepsALowerLimit(t *testing.T) {
 	b.Relax()
 	if got := Current(); got != 50<<20 {
 		t.Fatalf("after Relax %d, want 50 MiB", got)
+	}
+}
+
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// Relax leaves the collector a room in proportion to the live heap, and
+// the next Update (the stream goes on) gives the process's own back.
+func TestRelaxKeepsTheRoomInProportion(t *testing.T) {
+	t.Setenv("GOGC", "")
+	origLimit, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(origLimit); debug.SetGCPercent(origGC) }()
+	debug.SetGCPercent(100)
+	// A live heap of 64 MiB: a quarter of it is more than Floor.
+	keep := make([]byte, 64<<20)
+	runtime.GC()
+	var n atomic.Int64
+	b := Start(n.Load, math.MaxInt64)
+	b.Relax()
+	if got := gcPercent(); got != MinPercent {
+		t.Errorf("GC percent after Relax with 64 MiB live = %d, want %d", got, MinPercent)
+	}
+	if got := Current(); got != math.MaxInt64 {
+		t.Errorf("after Relax the limit is %d, want none", got)
+	}
+	n.Store(1 << 20)
+	b.Update()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("GC percent while the stream goes on = %d, want the process's 100", got)
+	}
+	b.Relax()
+	runtime.KeepAlive(keep)
+}
+
+// A GOGC chosen by whoever runs the process is never changed.
+func TestRelaxLeavesAChosenGOGC(t *testing.T) {
+	t.Setenv("GOGC", "300")
+	origLimit, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(origLimit); debug.SetGCPercent(origGC) }()
+	debug.SetGCPercent(300)
+	var n atomic.Int64
+	b := Start(n.Load, math.MaxInt64)
+	b.Relax()
+	if got := gcPercent(); got != 300 {
+		t.Errorf("GC percent after Relax = %d, want GOGC's 300", got)
+	}
+}
+
+func TestKeepPercent(t *testing.T) {
+	for _, c := range []struct {
+		live      int64
+		own, want int
+	}{
+		{0, 100, MinPercent},         // nothing measured yet
+		{4 << 20, 100, 100},          // small: Floor is twice the heap, capped at the process's own
+		{16 << 20, 100, 50},          // Floor is half of it
+		{32 << 20, 100, MinPercent},  // a quarter
+		{400 << 20, 100, MinPercent}, // big: never below MinPercent
+		{16 << 20, 40, 40},           // never above the process's own
+	} {
+		if got := keepPercent(c.live, c.own); got != c.want {
+			t.Errorf("keepPercent(%d MiB, %d) = %d, want %d", c.live>>20, c.own, got, c.want)
+		}
+	}
+	if g := processGC(func(string) string { return "" }); !g.own || g.percent != 100 {
+		t.Errorf("no GOGC: %+v, want Go's default 100, owned", g)
+	}
+	if g := processGC(func(k string) string { return map[string]string{"GOGC": "off"}[k] }); g.own {
+		t.Errorf("GOGC=off: %+v, want it left alone", g)
 	}
 }

@@ -13,9 +13,9 @@ import (
 // into the same shape; its emoji markers are replaced because their width
 // differs between terminals.
 func listFilesBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	fl := t.Result.Listing
+	fl := t.Result.FileListing()
 	if fl == nil {
-		fl = events.WithDetails(t.Result, "list_files", t.Call).Listing
+		fl = events.WithDetails(t.Result, "list_files", t.Call).FileListing()
 	}
 	if fl == nil {
 		return genericBody(r, t, w)

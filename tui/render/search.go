@@ -12,7 +12,7 @@ import (
 // "path:line" header over its numbered context, the matching line
 // emphasised.
 func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	sr := t.Result.Search
+	sr := t.Result.SearchResult()
 	if sr == nil {
 		// HEAD text is already "path:line\n<n>: context" rows; colour
 		// them line by line.
