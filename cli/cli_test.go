@@ -278,7 +278,10 @@ func TestCommands(t *testing.T) {
 	}
 	// record then replay offline
 	rec := filepath.Join(t.TempDir(), "s.sse")
-	must(t, run(t, "", "record", id, "-o", rec, "--until-idle", "--url", base))
+	r = must(t, run(t, "", "record", id, "-o", rec, "--until-idle", "--url", base))
+	if n := strings.Count(r.stderr, "answers as"); n > 1 || !strings.Contains(r.stderr, "perch: recorded ") {
+		t.Fatalf("record's stderr (the URL probed %d times):\n%s", n, r.stderr)
+	}
 	r = must(t, run(t, "", "replay", rec, "--format", "jsonl"))
 	live := must(t, run(t, "", "export", id, "--format", "jsonl", "--url", base)).stdout
 	if r.stdout != live {

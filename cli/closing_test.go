@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 )
 
@@ -174,9 +175,17 @@ func TestExportWaitsOutASlowEvent(t *testing.T) {
 	}
 }
 
-// exportWith runs collect (with the given quiet windows) and the jsonl
-// export, and says how long collect took.
-func exportWith(t *testing.T, base, id string, o collectOpts) (string, time.Duration) {
+// exportOpts are the windows and the mode of exportWith.
+type exportOpts struct {
+	untilIdle bool
+	// settle and quick replace maria's quiet windows (0: the defaults).
+	settle, quick time.Duration
+}
+
+// exportWith runs export's path (followLive over maria's Follow, with the
+// given quiet windows) and the jsonl export, and says how long the
+// following took.
+func exportWith(t *testing.T, base, id string, o exportOpts) (string, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -190,12 +199,13 @@ func exportWith(t *testing.T, base, id string, o collectOpts) (string, time.Dura
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.quiet = true
+	b := mariab.New(cl)
+	b.ReplayEnd = mariab.Evidence(o.settle, o.quick)
 	start := time.Now()
-	tl, err := collect(ctx, env, cl, task, o)
+	tl, err := followLive(ctx, env, b, task, liveOpts{untilIdle: o.untilIdle, quiet: true})
 	took := time.Since(start)
 	if err != nil {
-		t.Fatalf("collect: %v (stderr %s)", err, errb.String())
+		t.Fatalf("export: %v (stderr %s)", err, errb.String())
 	}
 	var out bytes.Buffer
 	if err := writeExport(&out, tl, "jsonl", "", false); err != nil {
@@ -218,7 +228,7 @@ func TestExportEndsSoonOnEvidence(t *testing.T) {
 	idle := func() string { return "idle" }
 
 	s := &taskServer{id: id, log: log, status: idle}
-	got, took := exportWith(t, s.start(t), id, collectOpts{settle: time.Minute})
+	got, took := exportWith(t, s.start(t), id, exportOpts{settle: time.Minute})
 	if got != want {
 		t.Fatalf("export differs:\n%s\nvs\n%s", got, want)
 	}
@@ -230,7 +240,7 @@ func TestExportEndsSoonOnEvidence(t *testing.T) {
 	// one, so the long window applies.
 	const long = 1500 * time.Millisecond
 	gen := &taskServer{id: id, log: log, status: func() string { return "generating" }}
-	if _, took := exportWith(t, gen.start(t), id, collectOpts{settle: long}); took < long {
+	if _, took := exportWith(t, gen.start(t), id, exportOpts{settle: long}); took < long {
 		t.Errorf("export of a generating task ended after %v, before the long window (%v)", took, long)
 	}
 
@@ -240,7 +250,7 @@ func TestExportEndsSoonOnEvidence(t *testing.T) {
 		t.Fatal("stream A does not end with PostConversation")
 	}
 	mid := &taskServer{id: id, log: log[:cut], status: idle}
-	if _, took := exportWith(t, mid.start(t), id, collectOpts{settle: long}); took < long {
+	if _, took := exportWith(t, mid.start(t), id, exportOpts{settle: long}); took < long {
 		t.Errorf("export of a replay that stops mid-run ended after %v, before the long window (%v)", took, long)
 	}
 }
@@ -276,7 +286,7 @@ func TestExportWaitsOutPauses(t *testing.T) {
 	slices.Sort(at)
 	at = slices.Compact(at)
 	s := &taskServer{id: id, log: log, pauses: at, pauseFor: 300 * time.Millisecond, status: func() string { return "idle" }}
-	got, _ := exportWith(t, s.start(t), id, collectOpts{settle: time.Minute, quick: 20 * time.Millisecond})
+	got, _ := exportWith(t, s.start(t), id, exportOpts{settle: time.Minute, quick: 20 * time.Millisecond})
 	if got != want {
 		t.Fatalf("export ended early (pauses at %v):\n%s\nvs\n%s", at, got, want)
 	}
@@ -294,7 +304,7 @@ func TestExportWaitsOutPauses(t *testing.T) {
 	}
 	s = &taskServer{id: id, log: extra, pauses: []int{len(log) + 60}, pauseFor: 300 * time.Millisecond, status: func() string { return "idle" }}
 	// (The frame does not end a run: the long window follows it.)
-	if got, _ := exportWith(t, s.start(t), id, collectOpts{settle: time.Second, quick: 20 * time.Millisecond}); got != want {
+	if got, _ := exportWith(t, s.start(t), id, exportOpts{settle: time.Second, quick: 20 * time.Millisecond}); got != want {
 		t.Fatalf("export ended inside a frame after the run's end:\n%s\nvs\n%s", got, want)
 	}
 }
@@ -390,13 +400,13 @@ func TestUntilIdleAsksCalmly(t *testing.T) {
 	var s *taskServer
 	s = &taskServer{id: id, log: log, status: func() string {
 		if s.taskGets.Load() <= 2 || time.Now().UnixNano() >= flip.Load() {
-			return "idle" // the first answers (the test's, collect's at the start), and the end
+			return "idle" // the first answers (the test's, the rule's at the start), and the end
 		}
 		return "generating"
 	}}
 	base := s.start(t)
 	flip.Store(time.Now().Add(1500 * time.Millisecond).UnixNano())
-	got, _ := exportWith(t, base, id, collectOpts{untilIdle: true, settle: 300 * time.Millisecond})
+	got, _ := exportWith(t, base, id, exportOpts{untilIdle: true, settle: 300 * time.Millisecond})
 	if time.Now().UnixNano() < flip.Load() {
 		t.Errorf("--until-idle ended while the daemon said generating")
 	}

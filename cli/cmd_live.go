@@ -8,28 +8,45 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/all"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 )
 
-// This file is export, tail and record for any live backend: the session
-// comes from backend.Backend.Follow as ordered, decoded updates, applied
-// to an events.Timeline. maria still takes its own path (collect, which
-// reads the raw frames and decides the end of its replay); viaBackend is
-// the one switch that moves it here once that path's end-of-replay rule
-// lives in maria's Follow alone.
+// This file is export, tail and record for every live backend, maria
+// included: the session comes from the backend's Follow as ordered,
+// decoded updates, applied to an events.Timeline. maria's Follow says
+// when its replay is in (backend/maria's EvidenceEnd); what stays maria's
+// own here is how its task is found (the daemon's list, as perch always
+// resolved it), the words on stderr and record, which writes maria's raw
+// frames.
 
-// viaBackend says whether a stream command follows b through
-// backend.Backend (every backend but maria, for now).
-func viaBackend(b backend.Backend) bool { return b.Name() != backend.Maria }
+// streamTarget returns the backend a stream command (export, tail,
+// record) follows and the session, resolved from idOrPrefix.
+func (c *conn) streamTarget(ctx context.Context, env Env, idOrPrefix string) (backend.Backend, events.Task, error) {
+	b, err := c.streamBackend(ctx, env)
+	if err != nil {
+		return nil, events.Task{}, err
+	}
+	if b != nil {
+		task, err := b.Session(ctx, idOrPrefix)
+		return b, task, err
+	}
+	cl, task, err := c.task(ctx, env, idOrPrefix)
+	if err != nil {
+		return nil, events.Task{}, err
+	}
+	return mariab.New(cl), task, nil
+}
 
-// streamBackend returns the live backend a stream command (export, tail,
-// record) follows through backend.Backend, or nil for maria's own path.
-// Without a URL and without a backend other than maria nothing is asked:
-// maria's daemon is found as it always was. Otherwise the backend is
-// opened as tasks and send open it (probing the URL when --backend is
-// not given); a URL that no probe recognises is left to maria's path.
+// streamBackend returns the live backend a stream command follows, or nil
+// for maria, whose client is built from the flags as it always was
+// (daemon.json discovery, --header) and whose task is resolved from the
+// daemon's list. Without a URL and without a backend other than maria
+// nothing is asked. Otherwise the backend is opened as tasks and send open
+// it (probing the URL when --backend is not given); a URL that no probe
+// recognises is left to maria.
 func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, error) {
 	name, _, err := c.settings(env)
 	if err != nil {
@@ -44,34 +61,50 @@ func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, err
 	b, err := c.open(ctx, env)
 	var none *all.NoBackendError
 	if name == "" && errors.As(err, &none) {
-		// No system answered the probes: maria's path, as before there
-		// were other backends (a proxy or server that serves a task's
-		// stream but not maria's daemon stream still works, and errors
-		// are maria's own).
+		// No system answered the probes: maria, as before there were
+		// other backends (a proxy or server that serves a task's stream
+		// but not maria's daemon stream still works, and errors are
+		// maria's own).
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !viaBackend(b) {
+	if b.Name() == backend.Maria {
 		return nil, nil
 	}
 	return b, nil
 }
 
-// liveOpts says when followLive stops.
+// liveOpts says when followLive stops and what it hands on.
 type liveOpts struct {
 	// untilIdle: stop at a Synced update that leaves the run over (not
 	// generating); else, unless follow, at the first Synced update.
 	untilIdle bool
-	// follow: keep going until ctx ends (tail).
+	// follow: keep going until ctx ends (tail, record).
 	follow bool
 	// quiet: no connection chatter on stderr (export), unless the
 	// connection keeps failing.
 	quiet bool
-	// onUpdate sees the timeline after each update's events are applied;
+	// bound: keep the process's memory near the stream's bytes (export,
+	// when it owns the process; maria, whose raw frames pass through).
+	bound bool
+	// frames: each step of maria's stream carries its wire frame, even
+	// one that brought nothing new (record).
+	frames bool
+	// onUpdate sees each step after its events are applied.
+	onUpdate func(liveStep) error
+}
+
+// liveStep is one update as followLive applied it.
+type liveStep struct {
 	// old is the timeline a Reset replaced (nil when there was none).
-	onUpdate func(old, tl *events.Timeline, u backend.Update) error
+	old, tl *events.Timeline
+	u       backend.Update
+	// frame is the wire frame of the update (liveOpts.frames).
+	frame *events.Frame
+	// changed: applying the update's events changed the timeline.
+	changed bool
 }
 
 // followLive follows a session through b into a timeline: a Reset starts
@@ -81,37 +114,29 @@ type liveOpts struct {
 func followLive(ctx context.Context, env Env, b backend.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
-	// announced: a lost connection was reported, so its return is too. A
-	// clean close is not reported: Suna ends each run's stream that way.
-	announced := false
+	mb, maria := b.(*mariab.Backend)
+	noun := "session"
+	var chat chatter = &liveChatter{env: env, quiet: o.quiet}
+	if maria {
+		noun = "task"
+		chat = &mariaChatter{env: env, quiet: o.quiet}
+	}
 	// handle applies one update; it reports whether the command is done.
-	handle := func(u backend.Update) (bool, error) {
+	handle := func(u backend.Update, frame *events.Frame) (bool, error) {
 		var old *events.Timeline
 		if u.Reset {
 			old, tl = tl, events.NewTimeline()
 			tl.SetTask(task)
 		}
+		changed := false
 		for _, ev := range u.Events {
-			tl.Apply(ev)
+			changed = tl.Apply(ev) || changed
 		}
 		if u.State != nil {
-			s := *u.State
-			switch s.Phase {
-			case client.PhaseLive:
-				if announced {
-					fmt.Fprintln(env.Stderr, "perch: reconnected")
-				}
-				announced = false
-			case client.PhaseReconnecting, client.PhaseFailed:
-				clean := errors.Is(s.Err, client.ErrStreamClosed) && s.Attempt <= 1
-				if (!o.quiet && !clean) || s.Attempt > 3 {
-					fmt.Fprintf(env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
-					announced = true
-				}
-			}
+			chat.state(*u.State)
 		}
 		if o.onUpdate != nil {
-			if err := o.onUpdate(old, tl, u); err != nil {
+			if err := o.onUpdate(liveStep{old: old, tl: tl, u: u, frame: frame, changed: changed}); err != nil {
 				return true, err
 			}
 		}
@@ -120,12 +145,13 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 		}
 		if !o.untilIdle {
 			if tl.Status() == events.RunGenerating {
-				fmt.Fprintln(env.Stderr, "perch: the session is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
+				fmt.Fprintf(env.Stderr, "perch: the %s is still generating; this is the transcript so far (use --until-idle to wait for the run to end)\n", noun)
 			}
 			return true, nil
 		}
 		// The backend sends Synced once it read the whole session again
-		// after a run's end (Suna's history, pynchy's reload).
+		// after a run's end (Suna's history, pynchy's reload), or maria's
+		// daemon said the task is not generating.
 		return tl.Status() != events.RunGenerating, nil
 	}
 	// Updates are handled on Follow's goroutine, as they come: a hand-off
@@ -138,15 +164,22 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 		fin  bool  // handle said done: ignore what Follow still sends
 		herr error // handle's error
 	)
-	ferr := b.Follow(sctx, task.ID, func(u backend.Update) {
+	on := func(u backend.Update, frame *events.Frame) {
 		if fin {
 			return
 		}
-		if f, err := handle(u); f || err != nil {
+		if f, err := handle(u, frame); f || err != nil {
 			fin, herr = true, err
 			stop()
 		}
-	})
+	}
+	var ferr error
+	if maria {
+		fo := mariab.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
+		ferr = mb.FollowWith(sctx, task.ID, fo, func(s mariab.Step) { on(s.Update, s.Frame) })
+	} else {
+		ferr = b.Follow(sctx, task.ID, func(u backend.Update) { on(u, nil) })
+	}
 	switch {
 	case fin:
 		return tl, herr
@@ -158,40 +191,139 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	return tl, ferr
 }
 
-// exportLive is perch export through a live backend.
-func exportLive(ctx context.Context, env Env, b backend.Backend, idOrPrefix, format string, full, untilIdle bool) error {
-	task, err := b.Session(ctx, idOrPrefix)
-	if err != nil {
-		return err
-	}
-	tl, err := followLive(ctx, env, b, task, liveOpts{untilIdle: untilIdle, quiet: true})
-	if err != nil {
-		return err
-	}
-	return writeExport(env.Stdout, tl, format, task.Name, full)
+// chatter reports a stream's connection changes on stderr.
+type chatter interface{ state(client.ConnState) }
+
+// liveChatter is what every backend but maria says: a lost connection and
+// its return. A clean close is not reported: Suna ends each run's stream
+// that way.
+type liveChatter struct {
+	env   Env
+	quiet bool
+	// announced: a lost connection was reported, so its return is too.
+	announced bool
 }
 
-// tailLive is perch tail through a live backend: the same rendering as
-// maria's tail. After a Reset (the backend read the session again) the
-// items already printed are taken as printed by their position, so a
-// reset prints only what is new, and a tool printed while running is
-// printed again once the new timeline has it finished.
-func tailLive(ctx context.Context, env Env, b backend.Backend, idOrPrefix string, jsonl bool) error {
-	task, err := b.Session(ctx, idOrPrefix)
+func (c *liveChatter) state(s client.ConnState) {
+	switch s.Phase {
+	case client.PhaseLive:
+		if c.announced {
+			fmt.Fprintln(c.env.Stderr, "perch: reconnected")
+		}
+		c.announced = false
+	case client.PhaseReconnecting, client.PhaseFailed:
+		clean := errors.Is(s.Err, client.ErrStreamClosed) && s.Attempt <= 1
+		if (!c.quiet && !clean) || s.Attempt > 3 {
+			fmt.Fprintf(c.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
+			c.announced = true
+		}
+	}
+}
+
+// mariaChatter is what perch has always said of maria's task stream.
+// maria never closes a stream; a server (or proxy) that closes it cleanly
+// after each replay is said once and then followed by reconnecting,
+// quietly.
+type mariaChatter struct {
+	env                          Env
+	quiet                        bool
+	lastLive, cleanClose, polled bool
+}
+
+func (c *mariaChatter) state(s client.ConnState) {
+	switch s.Phase {
+	case client.PhaseLive:
+		if !c.lastLive && s.Attempt > 0 && !c.quiet && !(c.polled && c.cleanClose) {
+			fmt.Fprintln(c.env.Stderr, "perch: reconnected")
+		}
+		c.lastLive = true
+	case client.PhaseReconnecting:
+		clean := errors.Is(s.Err, client.ErrStreamClosed)
+		news := !(clean && c.polled) // a polled server's close is none
+		if clean && c.cleanClose && !c.polled {
+			c.polled, news = true, false
+			if !c.quiet {
+				fmt.Fprintln(c.env.Stderr, "perch: the daemon closes the stream after each replay; following it by reconnecting")
+			}
+		}
+		if news && (!c.quiet || s.Attempt > 3) {
+			fmt.Fprintf(c.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
+		}
+		c.cleanClose = clean
+		if !clean {
+			c.polled = false
+		}
+		c.lastLive = false
+	}
+}
+
+// runExport is perch export.
+func runExport(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "export")
+	var c conn
+	c.register(fs)
+	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
+	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
+	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
+	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	out := bufio.NewWriter(env.Stdout)
-	p := newPrinter(out, jsonl)
-	p.holdOpen = true
-	if !jsonl {
-		fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — Ctrl-C to stop\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status)
+	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
+		return err
 	}
-	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, onUpdate: func(old, tl *events.Timeline, u backend.Update) error {
-		if old != nil {
-			p.restart(old, tl)
+	b, task, err := c.streamTarget(ctx, env, pos[0])
+	if err != nil {
+		return err
+	}
+	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
+	// without the bound, 66 MB with it, for the same processor time.
+	tl, err := followLive(ctx, env, b, task, liveOpts{untilIdle: *untilIdle, quiet: true, bound: env.OwnsProcess})
+	if err != nil {
+		return err
+	}
+	return writeExport(env.Stdout, tl, *format, task.Name, *full)
+}
+
+// runTail is perch tail: the items as they come, with the same rendering
+// for every backend. After a Reset (the backend read the session again)
+// the items already printed are taken as printed by their position, so a
+// reset prints only what is new, and a tool printed while running is
+// printed again once the new timeline has it finished.
+func runTail(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "tail")
+	var c conn
+	c.register(fs)
+	jsonl := fs.Bool("jsonl", false, "print normalized JSON lines (a tool line repeats, same id, when it finishes)")
+	pos, err := parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	b, task, err := c.streamTarget(ctx, env, pos[0])
+	if err != nil {
+		return err
+	}
+	_, maria := b.(*mariab.Backend)
+	out := bufio.NewWriter(env.Stdout)
+	p := newPrinter(out, *jsonl)
+	p.holdOpen = true
+	if !*jsonl {
+		if maria {
+			fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
+		} else {
+			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — Ctrl-C to stop\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status)
 		}
-		p.update(tl)
+	}
+	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, onUpdate: func(s liveStep) error {
+		if s.old != nil {
+			p.restart(s.old, s.tl)
+		}
+		// maria's updates that carry no event (states, Synced) print
+		// nothing: the first state line follows the first event, as it
+		// always did.
+		if !maria || len(s.u.Events) > 0 {
+			p.update(s.tl)
+		}
 		if err := out.Flush(); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}

@@ -2,271 +2,20 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
-	"time"
 
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/memlimit"
-	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/transcript"
 )
-
-// settle is how long a stream must stay quiet before its replay counts as
-// complete when nothing else says it is (maria sends no end-of-replay
-// marker). Quiet means no frame, no byte and no event half received: a
-// large event may take longer than this to arrive. A server (or proxy) that
-// closes the stream after each replay gives another sign: a clean close,
-// then a replay that brings nothing new.
-const settle = 600 * time.Millisecond
-
-// settleQuick is the quiet window when the evidence is strong: the daemon
-// says the task is idle or stopped (asked while the stream starts), and the
-// last frame received ends a run. maria writes a replay from memory in one
-// loop, so a replay that reached the run's end and then fell silent, with
-// no byte arriving and no event half received or still on its way to the
-// timeline, is complete; a later run would begin after the daemon said
-// idle and would be live, not replay. settleConfirm is a second look after
-// the window, so that bytes the kernel already holds (the process may have
-// been descheduled for the whole window) are read before export ends.
-const (
-	settleQuick   = 40 * time.Millisecond
-	settleConfirm = 10 * time.Millisecond
-)
-
-// streamMsg carries frames and connection states in their order; a
-// frame comes decoded (events.Decode is pure, so the decode pool's workers
-// decode several frames at once while the follower applies earlier ones).
-type streamMsg struct {
-	frame *events.Frame
-	ev    events.Event
-	state *client.ConnState
-}
-
-// Bounds of what watch holds read but not yet applied.
-const (
-	watchDepth = 64
-	watchBytes = 1 << 20
-)
-
-// watch runs the task stream in a goroutine; messages arrive in order from
-// the pool's Results (closed once the stream ended and everything was
-// taken), and the stream's final error on errc. Cancel ctx to stop.
-// prog (may be nil) follows the bytes coming in.
-func watch(ctx context.Context, cl *client.Client, taskID string, prog *client.Progress) (*ordered.Pool[streamMsg, streamMsg], <-chan error) {
-	pool := ordered.New(ordered.Workers(), watchDepth, watchBytes, func(m streamMsg) streamMsg {
-		if m.frame != nil {
-			m.ev = events.Decode(*m.frame)
-		}
-		return m
-	})
-	errc := make(chan error, 1)
-	go func() {
-		err := cl.StreamTaskProgress(ctx, taskID,
-			func(f events.Frame) { pool.Put(streamMsg{frame: &f}, len(f.Data), ctx.Done()) },
-			func(s client.ConnState) { pool.Put(streamMsg{state: &s}, 0, ctx.Done()) },
-			prog)
-		pool.Close()
-		errc <- err
-	}()
-	return pool, errc
-}
-
-// follower applies a task stream to a timeline and reports connection
-// changes on stderr.
-type follower struct {
-	env      Env
-	tl       *events.Timeline
-	dec      *events.MariaDecoder // nil until the first frame
-	lastLive bool
-	quiet    bool // no connection chatter (export)
-	// onNew sees each frame the timeline has not seen before (a reconnect
-	// replays the whole log). A queue snapshot, which has no id, is new
-	// when it comes after something new on its connection (see held).
-	onNew func(events.Frame) error
-	err   error // the first onNew error
-
-	// runEnd: the last frame of this connection ends a run
-	// (PostConversation, Cancelled, Failed), new or replayed.
-	runEnd bool
-
-	seenAny bool           // some event was new, on any connection
-	connNew bool           // this connection brought something new
-	held    []events.Frame // snapshots of this connection waiting for a verdict
-	// cleanClose: the last connection ended with a clean close. replayed:
-	// it did so after a whole replay that followed a clean close and
-	// brought nothing new, so the log was all there. polling: the server
-	// closes cleanly after each replay (so that is no news).
-	cleanClose, replayed, polling bool
-}
-
-// handle applies one stream message; it returns the decoded event (nil for
-// states) so callers can react.
-func (f *follower) handle(m streamMsg) *events.Event {
-	if m.state != nil {
-		s := *m.state
-		switch s.Phase {
-		case client.PhaseLive:
-			// Each connection replays the log from the start.
-			f.decoder().Reconnected()
-			if !f.lastLive && s.Attempt > 0 && !f.quiet && !(f.polling && f.cleanClose) {
-				fmt.Fprintln(f.env.Stderr, "perch: reconnected")
-			}
-			f.lastLive = true
-			f.connNew, f.held = !f.seenAny, nil
-			f.runEnd = false
-		case client.PhaseReconnecting:
-			clean := errors.Is(s.Err, client.ErrStreamClosed)
-			f.replayed = clean && f.cleanClose && !f.connNew && f.lastLive
-			news := !(clean && f.polling) // a polled server's close is none
-			if clean && f.cleanClose && !f.polling {
-				f.polling, news = true, false
-				if !f.quiet {
-					fmt.Fprintln(f.env.Stderr, "perch: the daemon closes the stream after each replay; following it by reconnecting")
-				}
-			}
-			if news && (!f.quiet || s.Attempt > 3) {
-				fmt.Fprintf(f.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
-			}
-			f.cleanClose = clean
-			if !clean {
-				f.polling = false
-			}
-			f.lastLive = false
-			f.held = nil
-		}
-		return nil
-	}
-	big := len(m.frame.Data) >= bigFrame
-	// maria's decoder drops what a reconnect's replay repeats: an event
-	// that comes out of it is new (a queue snapshot, a state, always does).
-	switch m.ev.Kind {
-	case events.KindPostConversation, events.KindCancelled, events.KindFailed:
-		f.runEnd = true
-	default:
-		f.runEnd = false
-	}
-	evs := f.decoder().Accept(m.ev)
-	changed := false
-	for _, ev := range evs {
-		changed = f.tl.Apply(ev) || changed
-	}
-	var ev *events.Event
-	if len(evs) > 0 {
-		ev = &evs[0]
-	}
-	switch {
-	case ev != nil && ev.Kind == events.KindQueueSnapshot:
-		// A state, replayed with the log: new only after something new.
-		if f.connNew {
-			f.record(*m.frame)
-		} else if f.onNew != nil {
-			f.held = append(f.held, *m.frame)
-		}
-	case ev != nil && (ev.ID != "" || changed):
-		f.seenAny, f.connNew = true, true
-		for _, h := range f.held {
-			f.record(h)
-		}
-		f.held = nil
-		f.record(*m.frame)
-	default:
-		f.held = nil // the replay of what was seen before
-	}
-	if big {
-		m.frame.Data = nil // decoded and recorded: the frame is done with
-		runtime.GC()       // see bigFrame
-	}
-	return ev
-}
-
-func (f *follower) decoder() *events.MariaDecoder {
-	if f.dec == nil {
-		f.dec = events.NewMariaDecoder()
-	}
-	return f.dec
-}
-
-func (f *follower) record(fr events.Frame) {
-	if f.onNew != nil && f.err == nil {
-		f.err = f.onNew(fr)
-	}
-}
-
-// bigFrame is the size from which the CLI collects garbage once a frame is
-// decoded. The frame of a huge tool output is that much garbage then, and
-// the GC's pacing (next collection at twice the live heap) lets garbage pile
-// up to the size of everything kept so far: with a few such outputs, an
-// export would take twice the memory it needs. Byte buffers hold no
-// pointers, so the collection costs next to nothing.
-const bigFrame = 8 << 20
-
-func runTail(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "tail")
-	var c conn
-	c.register(fs)
-	jsonl := fs.Bool("jsonl", false, "print normalized JSON lines (a tool line repeats, same id, when it finishes)")
-	pos, err := parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
-		if err != nil {
-			return err
-		}
-		return tailLive(ctx, env, b, pos[0], *jsonl)
-	}
-	cl, task, err := c.task(ctx, env, pos[0])
-	if err != nil {
-		return err
-	}
-	tl := events.NewTimeline()
-	tl.SetTask(task)
-	out := bufio.NewWriter(env.Stdout)
-	p := newPrinter(out, *jsonl)
-	if !*jsonl {
-		fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
-	}
-	f := &follower{env: env, tl: tl}
-	wctx, stop := context.WithCancel(ctx)
-	pool, errc := watch(wctx, cl, task.ID, nil)
-	// A write error returns with the stream still running: stop it, so
-	// that the pool's workers end.
-	defer func() { stop(); pool.Wait() }()
-	ch := pool.Results()
-	for {
-		select {
-		case t, ok := <-ch:
-			if !ok {
-				ch = nil // the stream ended: its error follows on errc
-				continue
-			}
-			if ev := f.handle(t.Wait()); ev != nil {
-				p.update(tl)
-			}
-			if pool.Pending() == 0 {
-				if err := out.Flush(); err != nil {
-					return fmt.Errorf("write: %w", err)
-				}
-			}
-		case err := <-errc:
-			out.Flush()
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-	}
-}
 
 // printer prints a timeline's items as they appear, and tool items again
 // when they finish.
@@ -449,37 +198,6 @@ func headTail(s string, head, tail int) string {
 	return strings.Join(append(out, lines[len(lines)-tail:]...), "\n")
 }
 
-func runExport(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "export")
-	var c conn
-	c.register(fs)
-	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
-	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
-	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
-	pos, err := parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
-		return err
-	}
-	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
-		if err != nil {
-			return err
-		}
-		return exportLive(ctx, env, b, pos[0], *format, *full, *untilIdle)
-	}
-	cl, task, err := c.task(ctx, env, pos[0])
-	if err != nil {
-		return err
-	}
-	tl, err := collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, quiet: true, bounded: env.OwnsProcess})
-	if err != nil {
-		return err
-	}
-	return writeExport(env.Stdout, tl, *format, task.Name, *full)
-}
-
 // writeExport writes a transcript; json and jsonl are always whole, md cuts
 // long tool outputs unless full.
 func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bool) error {
@@ -495,157 +213,9 @@ func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bo
 	return transcript.WriteMarkdown(w, tl, title)
 }
 
-// collectOpts says when collect stops.
-type collectOpts struct {
-	// untilIdle waits for the run to end, not only for the replay.
-	untilIdle bool
-	// follow keeps going until interrupted unless untilIdle (record).
-	follow bool
-	quiet  bool
-	onNew  func(events.Frame) error
-	// settle and quick replace the quiet windows (tests); zero: settle
-	// and settleQuick.
-	settle, quick time.Duration
-	// bounded keeps the process's memory near what the stream brought
-	// (see memlimit): export holds the whole timeline. It sets a
-	// process-wide limit: only for a command that owns the process.
-	bounded bool
-}
-
-// collect follows the task stream until the replay is in, with untilIdle
-// until the run has ended too, or with follow until ctx ends. The replay is
-// in when the stream stayed quiet while connected, for settle, or for
-// settleQuick when the evidence is strong (see settleQuick), or when,
-// after a clean close, a whole replay brought nothing new.
-func collect(ctx context.Context, env Env, cl *client.Client, task events.Task, o collectOpts) (*events.Timeline, error) {
-	long, quick := cmp.Or(o.settle, settle), cmp.Or(o.quick, settleQuick)
-	tl := events.NewTimeline()
-	tl.SetTask(task)
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	prog := &client.Progress{}
-	pool, errc := watch(sctx, cl, task.ID, prog)
-	defer func() { stop(); pool.Wait() }()
-	ch := pool.Results()
-	// The daemon's view of the task, asked while the stream starts: the
-	// task resolved before may be a moment older than the connection.
-	statusc := make(chan string, 1)
-	go func() {
-		if t, err := cl.Task(sctx, task.ID); err == nil {
-			statusc <- t.Status
-		}
-	}()
-	daemonQuiet := false // the daemon says idle or stopped
-	f := &follower{env: env, tl: tl, quiet: o.quiet, onNew: o.onNew}
-	waits := !o.follow || o.untilIdle // for the replay to be in
-	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
-	// without the bound, 66 MB with it, for the same processor time.
-	var mem *memlimit.Bound
-	if o.bounded {
-		mem = memlimit.Start(prog.Bytes, memlimit.Current())
-		defer mem.Relax()
-	}
-	// done says whether collect is done once the replay is in.
-	done := func() bool {
-		if !o.untilIdle {
-			if tl.Status() == events.RunGenerating {
-				fmt.Fprintln(env.Stderr, "perch: the task is still generating; this is the transcript so far (use --until-idle to wait for the run to end)")
-			}
-			return true
-		}
-		if tl.Status() != events.RunGenerating {
-			// The stream may lag behind a run that just started: the
-			// daemon's own view decides. If it can't be asked right now,
-			// keep following.
-			fresh, err := cl.Task(ctx, task.ID)
-			if err == nil && fresh.Status != events.StatusGenerating {
-				return true
-			}
-			// The evidence for a quick end is gone (or unknown): back to
-			// the long window, which also paces these questions.
-			daemonQuiet = false
-		}
-		return false
-	}
-	// window is the quiet time the evidence asks for now.
-	window := func() time.Duration {
-		if daemonQuiet && f.runEnd && tl.Status() != events.RunGenerating {
-			return quick
-		}
-		return long
-	}
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	confirming := false // the quick window passed once; a second look is due
-	for {
-		select {
-		case t, ok := <-ch:
-			if !ok {
-				ch = nil // the stream ended: its error follows on errc
-				continue
-			}
-			m := t.Wait()
-			f.handle(m)
-			if f.err != nil {
-				return tl, f.err
-			}
-			if mem != nil {
-				mem.Update()
-			}
-			confirming = false
-			// Quiet time only counts while connected: a reconnect backoff
-			// is not the end of the replay.
-			if m.state != nil && m.state.Phase != client.PhaseLive {
-				timer.Stop()
-				if waits && m.state.Phase == client.PhaseReconnecting && f.replayed && done() {
-					return tl, nil
-				}
-			} else if f.lastLive && waits {
-				timer.Reset(window())
-			}
-		case st := <-statusc:
-			daemonQuiet = st == events.StatusIdle || st == events.StatusStopped
-			if f.lastLive && waits && !confirming {
-				timer.Reset(window())
-			}
-		case <-timer.C:
-			if w := window(); w < long {
-				// Strong evidence: quiet means no byte for w, no event
-				// half read or on its way, twice.
-				if !prog.Settled(w) || pool.Pending() > 0 {
-					confirming = false
-					timer.Reset(w)
-					continue
-				}
-				if !confirming {
-					confirming = true
-					timer.Reset(settleConfirm)
-					continue
-				}
-				confirming = false
-				if !done() {
-					timer.Reset(window())
-					continue
-				}
-				return tl, nil
-			}
-			if prog.Busy(long) || !done() {
-				timer.Reset(long)
-				continue
-			}
-			return tl, nil
-		case err := <-errc:
-			if ctx.Err() != nil {
-				return tl, ctx.Err()
-			}
-			if err == nil {
-				err = fmt.Errorf("the event stream of task %s ended", shortID(task.ID))
-			}
-			return tl, err
-		}
-	}
-}
-
+// runRecord is perch record: maria's raw task stream, each frame once
+// (what a reconnect replays is not written again), in the SSE form perch
+// replay reads back.
 func runRecord(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "record")
 	var c conn
@@ -679,14 +249,13 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		w = file
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	n := 0
-	_, err = collect(ctx, env, cl, task, collectOpts{untilIdle: *untilIdle, follow: true, onNew: func(f events.Frame) error {
-		n++
+	r := &recorder{write: func(f events.Frame) error {
 		if err := writeFrame(bw, f); err != nil {
 			return fmt.Errorf("record %s: %w", *out, err)
 		}
 		return bw.Flush()
-	}})
+	}}
+	_, err = followLive(ctx, env, mariab.New(cl), task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil // Ctrl-C is how a recording ends
 	}
@@ -694,9 +263,66 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		err = fmt.Errorf("record %s: %w", *out, ferr)
 	}
 	if err == nil {
-		fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", n)
+		fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", r.n)
 	}
 	return err
+}
+
+// recorder writes each frame of a task stream that brought something new.
+// maria's decoder drops what a reconnect's replay repeats, so a frame whose
+// event comes out of it is new; but a queue snapshot, a state replayed with
+// the log, always comes out: it is written when it follows something new
+// on its connection, and held until then.
+type recorder struct {
+	write   func(events.Frame) error
+	n       int
+	seenAny bool           // some event was new, on any connection
+	connNew bool           // this connection brought something new
+	held    []events.Frame // snapshots of this connection waiting for a verdict
+}
+
+func (r *recorder) step(s liveStep) error {
+	if st := s.u.State; st != nil {
+		switch st.Phase {
+		case client.PhaseLive:
+			// Each connection replays the log from the start.
+			r.connNew, r.held = !r.seenAny, nil
+		case client.PhaseReconnecting:
+			r.held = nil
+		}
+		return nil
+	}
+	if s.frame == nil {
+		return nil // Synced
+	}
+	var ev *events.Event
+	if len(s.u.Events) > 0 {
+		ev = &s.u.Events[0]
+	}
+	switch {
+	case ev != nil && ev.Kind == events.KindQueueSnapshot:
+		if r.connNew {
+			return r.record(*s.frame)
+		}
+		r.held = append(r.held, *s.frame)
+	case ev != nil && (ev.ID != "" || s.changed):
+		r.seenAny, r.connNew = true, true
+		for _, h := range r.held {
+			if err := r.record(h); err != nil {
+				return err
+			}
+		}
+		r.held = nil
+		return r.record(*s.frame)
+	default:
+		r.held = nil // the replay of what was seen before
+	}
+	return nil
+}
+
+func (r *recorder) record(f events.Frame) error {
+	r.n++
+	return r.write(f)
 }
 
 // writeFrame writes a frame in SSE form; data lines are split on newlines

@@ -398,8 +398,10 @@ func decodeMessageAdded(ev *Event, d *wireDesc) string {
 }
 
 func parseToolCalls(raw []byte) []ToolCall {
-	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
+	// jsonx.List splits as json.Unmarshal into a []json.RawMessage does,
+	// except for null, which leaves that list nil.
+	list, ok := jsonx.List(raw)
+	if !ok && !isNull(raw) {
 		return nil
 	}
 	out := make([]ToolCall, 0, len(list))
@@ -415,35 +417,86 @@ func parseToolCalls(raw []byte) []ToolCall {
 
 // parseToolCall accepts the OpenAI shape {"id","function":{"name","arguments"}},
 // a flat {"id","name","arguments"} and Anthropic's {"id","name","input"}.
+//
+// It reads raw as json.Unmarshal into a struct of those fields would
+// (FuzzParseToolCall holds it to that), in one pass of jsonx and without
+// reflection: keys match case-insensitively, the last of duplicate keys
+// wins, null leaves a string as it was, a second function object merges
+// into the first, and a value of the wrong type spoils the whole call.
 func parseToolCall(raw []byte) ToolCall {
-	var w struct {
-		ID       json.RawMessage `json:"id"`
-		Name     string          `json:"name"`
-		Args     json.RawMessage `json:"arguments"`
-		Input    json.RawMessage `json:"input"`
-		Function *struct {
-			Name string          `json:"name"`
-			Args json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	}
-	if json.Unmarshal(raw, &w) != nil {
-		return ToolCall{}
-	}
-	c := ToolCall{ID: idString(w.ID), Name: w.Name}
-	args := w.Args
-	if w.Function != nil {
-		if w.Function.Name != "" {
-			c.Name = w.Function.Name
+	var (
+		id, args, input []byte
+		name            string
+		fn              *toolFunction
+		bad             bool
+	)
+	ok := jsonx.Members(raw, func(key string, v []byte) {
+		switch {
+		case strings.EqualFold(key, "id"):
+			id = v
+		case strings.EqualFold(key, "name"):
+			bad = !setString(&name, v) || bad
+		case strings.EqualFold(key, "arguments"):
+			args = v
+		case strings.EqualFold(key, "input"):
+			input = v
+		case strings.EqualFold(key, "function"):
+			switch {
+			case isNull(v):
+				fn = nil
+			case v[0] != '{':
+				bad = true
+			default:
+				if fn == nil {
+					fn = &toolFunction{}
+				}
+				jsonx.Members(v, func(key string, v []byte) {
+					switch {
+					case strings.EqualFold(key, "name"):
+						bad = !setString(&fn.name, v) || bad
+					case strings.EqualFold(key, "arguments"):
+						fn.args = v
+					}
+				})
+			}
 		}
-		if w.Function.Args != nil {
-			args = w.Function.Args
+	})
+	if !ok || bad {
+		return ToolCall{} // not an object (null gives the same), or a type error
+	}
+	c := ToolCall{ID: idString(id), Name: name}
+	if fn != nil {
+		if fn.name != "" {
+			c.Name = fn.name
+		}
+		if fn.args != nil {
+			args = fn.args
 		}
 	}
 	if args == nil {
-		args = w.Input
+		args = input
 	}
 	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = normalizeArgs(args)
 	return c
+}
+
+// toolFunction is the function object of an OpenAI tool call.
+type toolFunction struct {
+	name string
+	args []byte
+}
+
+// setString sets *s from a JSON value as json.Unmarshal into a string
+// field does: null changes nothing, another type is an error (false).
+func setString(s *string, v []byte) bool {
+	if isNull(v) {
+		return true
+	}
+	u, ok := jsonx.Unquote(v)
+	if ok {
+		*s = u
+	}
+	return ok
 }
 
 // normalizeArgs turns tool-call arguments (a JSON string, an object, a

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/perch-tui/perch/jsonx"
@@ -50,6 +51,11 @@ func (w *wireEvent) split(data []byte) bool {
 	})
 }
 
+// setDesc reads a desc value. split calls it with a value that jsonx has
+// checked already (Members checks the whole event before it hands out a
+// member), so an object is split without a second check: its strings —
+// a tool's whole output, twice in some dialects — are skipped with
+// bytes.IndexByte instead of read again byte by byte.
 func (w *wireEvent) setDesc(v []byte) {
 	if len(v) == 4 && string(v) == "null" {
 		w.Desc = nil
@@ -61,7 +67,7 @@ func (w *wireEvent) setDesc(v []byte) {
 	if v[0] != '{' {
 		return // a type error: the desc stays, empty or as it was
 	}
-	jsonx.Members(v, func(key string, v []byte) {
+	checkedMembers(v, func(key string, v []byte) {
 		p := w.Desc.field(key)
 		if p == nil {
 			p = w.Desc.foldField(key)
@@ -70,6 +76,110 @@ func (w *wireEvent) setDesc(v []byte) {
 			*p = v
 		}
 	})
+}
+
+// checkedMembers calls fn with each member of raw, one JSON object known
+// to be valid (and nothing else), in order, as jsonx.Members would. Values
+// share raw's memory.
+func checkedMembers(raw []byte, fn func(key string, value []byte)) {
+	i := checkedSpace(raw, 1)
+	for i < len(raw) && raw[i] == '"' {
+		kend := checkedString(raw, i)
+		body := raw[i+1 : kend-1]
+		var key string
+		if plainKey(body) {
+			key = string(body)
+		} else {
+			key, _ = jsonx.Unquote(raw[i:kend]) // escapes, or UTF-8 to check
+		}
+		i = checkedSpace(raw, checkedSpace(raw, kend)+1) // past the colon
+		vend := checkedValue(raw, i)
+		fn(key, raw[i:vend:vend])
+		i = checkedSpace(raw, vend)
+		if i >= len(raw) || raw[i] != ',' {
+			return
+		}
+		i = checkedSpace(raw, i+1)
+	}
+}
+
+// plainKey: printable ASCII without a backslash, a key that is its body.
+func plainKey(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkedString returns the index after the valid string at raw[i].
+func checkedString(raw []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(raw[j:], '"')
+		if k < 0 {
+			return len(raw)
+		}
+		j += k
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for p := j - 1; p > i && raw[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// checkedValue returns the index after the valid value at raw[i].
+func checkedValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return checkedString(raw, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); {
+			switch raw[j] {
+			case '"':
+				j = checkedString(raw, j)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+			j++
+		}
+		return len(raw)
+	}
+	j := i // a number or a literal
+	for j < len(raw) {
+		switch raw[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+func checkedSpace(raw []byte, i int) int {
+	for i < len(raw) {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // wireKeys are wireDesc's JSON names, in the order of fieldAt.

@@ -302,8 +302,8 @@ func TestQuietEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := NewQuietEnd(0)
-			if q.Quiet() != Settle {
-				t.Fatalf("quiet %v", q.Quiet())
+			if w, strict := q.Quiet(); w != Settle || strict {
+				t.Fatalf("quiet %v %v", w, strict)
 			}
 			for i, s := range tc.steps {
 				got := false
@@ -311,9 +311,9 @@ func TestQuietEnd(t *testing.T) {
 				case "connect":
 					q.Connected()
 				case "news":
-					q.Decoded(news)
+					q.Decoded(events.KindUserMessage, news)
 				case "snap":
-					q.Decoded(snap)
+					q.Decoded(events.KindQueueSnapshot, snap)
 				case "clean":
 					got = q.Closed(true)
 				case "broken":
@@ -554,11 +554,11 @@ type wakingEnd struct {
 }
 
 func (w *wakingEnd) Wake() <-chan struct{} { return w.wake }
-func (w *wakingEnd) Quiet() time.Duration {
+func (w *wakingEnd) Quiet() (time.Duration, bool) {
 	if w.short.Load() {
-		return 50 * time.Millisecond
+		return 50 * time.Millisecond, false
 	}
-	return time.Hour
+	return time.Hour, false
 }
 
 // TestFollowReplayEndWakes: a replaceable rule decides the window; a wake
@@ -592,5 +592,184 @@ func TestFollowReplayEndWakes(t *testing.T) {
 	want, _ := os.ReadFile("../../transcript/testdata/stream_a.head.jsonl")
 	if got := jsonl(t, f.tl); got != string(want) {
 		t.Fatalf("timeline differs:\n%s", got)
+	}
+}
+
+// TestEvidenceEnd: the default rule, step by step: the short, strict
+// window only while the daemon says idle or stopped, the connection's last
+// frame ends a run and the delivered run is over.
+func TestEvidenceEnd(t *testing.T) {
+	ev := func(k events.Kind) []events.Event { return []events.Event{{Kind: k, ID: "x"}} }
+	long := func(e *EvidenceEnd) bool { w, s := e.Quiet(); return w == Settle && !s }
+	quick := func(e *EvidenceEnd) bool { w, s := e.Quiet(); return w == SettleQuick && s }
+	for _, tc := range []struct {
+		name string
+		do   func(e *EvidenceEnd)
+		want func(*EvidenceEnd) bool
+	}{
+		{"nothing known", func(e *EvidenceEnd) {}, long},
+		{"idle, the run's end last", func(e *EvidenceEnd) {
+			e.Status(events.StatusIdle)
+			e.Decoded(events.KindPreConversation, ev(events.KindPreConversation))
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+		}, quick},
+		{"stopped, a failed run last", func(e *EvidenceEnd) {
+			e.Status(events.StatusStopped)
+			e.Decoded(events.KindFailed, ev(events.KindFailed))
+		}, quick},
+		{"the status unknown", func(e *EvidenceEnd) {
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+		}, long},
+		{"generating", func(e *EvidenceEnd) {
+			e.Status(events.StatusGenerating)
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+		}, long},
+		{"the status could not be asked again", func(e *EvidenceEnd) {
+			e.Status(events.StatusIdle)
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+			e.Status("")
+		}, long},
+		{"a frame after the run's end", func(e *EvidenceEnd) {
+			e.Status(events.StatusIdle)
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+			e.Decoded(events.KindQueueSnapshot, ev(events.KindQueueSnapshot))
+		}, long},
+		{"an old run's end replayed after a delivered run start", func(e *EvidenceEnd) {
+			e.Status(events.StatusIdle)
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+			e.Decoded(events.KindPreConversation, ev(events.KindPreConversation))
+			e.Connected()
+			e.Decoded(events.KindPostConversation, nil) // the replay: dropped
+		}, long},
+		{"a new connection", func(e *EvidenceEnd) {
+			e.Status(events.StatusIdle)
+			e.Decoded(events.KindPostConversation, ev(events.KindPostConversation))
+			e.Connected()
+		}, long},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEvidenceEnd(context.Background(), nil, "t1", 0, 0)
+			e.Connected()
+			tc.do(e)
+			if !tc.want(e) {
+				w, s := e.Quiet()
+				t.Fatalf("quiet %v strict %v", w, s)
+			}
+			e.Stop()
+		})
+	}
+}
+
+// statusServer serves a recorded log as task t1 of a maria-like daemon
+// that keeps the stream open; status gives the task's status at each GET.
+func statusServer(t *testing.T, log []byte, status func() string) (string, *atomic.Int32) {
+	t.Helper()
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/task/t1":
+			gets.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"task":{"id":"t1","cwd":"/tmp","status":"`+status()+`","created":1774598400000,"updated":1774598400000,"queued_messages":[]}}`)
+		case "/v1/task/t1/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write(log)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1", &gets
+}
+
+// TestFollowEvidenceAndUntilIdle: on an idle task whose replay ends a run,
+// Synced comes after the short window (the long one is a minute here);
+// with UntilIdle, Synced waits for the daemon to stop saying generating,
+// asking it at the long window's pace.
+func TestFollowEvidenceAndUntilIdle(t *testing.T) {
+	log, err := os.ReadFile(corpus + "stream_a.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile("../../transcript/testdata/stream_a.head.jsonl")
+	base, _ := statusServer(t, log, func() string { return events.StatusIdle })
+	b := open(t, base)
+	b.ReplayEnd = Evidence(time.Minute, 0)
+	start := time.Now()
+	f := follow(t, b, "t1", untilSynced)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("synced after %v: the long window, despite strong evidence", d)
+	}
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("timeline differs:\n%s", got)
+	}
+
+	var flip atomic.Int64
+	flip.Store(time.Now().Add(time.Hour).UnixNano())
+	base, gets := statusServer(t, log, func() string {
+		if time.Now().UnixNano() < flip.Load() {
+			return events.StatusGenerating
+		}
+		return events.StatusIdle
+	})
+	b = open(t, base)
+	b.ReplayEnd = Evidence(200*time.Millisecond, 0)
+	flip.Store(time.Now().Add(1500 * time.Millisecond).UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	tl := events.NewTimeline()
+	err = b.FollowWith(ctx, "t1", FollowOptions{UntilIdle: true}, func(s Step) {
+		for _, ev := range s.Events {
+			tl.Apply(ev)
+		}
+		if s.Synced {
+			if time.Now().UnixNano() < flip.Load() {
+				t.Error("Synced while the daemon said generating")
+			}
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || ctx.Err() != context.Canceled {
+		t.Fatalf("FollowWith: %v", err)
+	}
+	if got := jsonl(t, tl); got != string(want) {
+		t.Fatalf("timeline differs:\n%s", got)
+	}
+	if n := gets.Load(); n < 3 || n > 15 {
+		t.Errorf("the daemon was asked %d times in 1.5 s (200 ms window)", n)
+	}
+}
+
+// TestFollowFrames: with Frames, every frame of the replay comes as a Step
+// that carries it, those the decoder drops (a reconnect's replay) too.
+func TestFollowFrames(t *testing.T) {
+	log, err := os.ReadFile(corpus + "stream_b.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(log, []byte("\n\n"))
+	base, _ := statusServer(t, log, func() string { return events.StatusIdle })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	frames, news := 0, 0
+	err = open(t, base).FollowWith(ctx, "t1", FollowOptions{Frames: true}, func(s Step) {
+		if s.Frame != nil {
+			frames++
+			if len(s.Frame.Data) == 0 {
+				t.Error("a step's frame has no data")
+			}
+		}
+		news += len(s.Events)
+		if s.Synced {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	if frames != n || news == 0 || news > frames {
+		t.Fatalf("%d frame steps (%d new events) for %d frames", frames, news, n)
 	}
 }
