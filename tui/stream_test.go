@@ -467,7 +467,7 @@ func TestBatcherBurstWindowFollowsPauses(t *testing.T) {
 // in a burst too. The timing rule would hold it for the burst's window:
 // here 1.5 times an 80 ms pause of the decoder, capped at burstQuietMax,
 // or until the hold (doubled to 100 ms by the burst's first batch) ends.
-// With the hint it waits batchQuiet.
+// With the hint it waits burstSettle.
 func TestBatcherHandsTheLastHintedStepOverAtOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	evs := decodeAll(wireFrames(301))
