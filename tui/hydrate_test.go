@@ -129,6 +129,19 @@ func (b mariaUI) StreamTaskEvents(ctx context.Context, id string, onEvent func(e
 		}
 	})
 }
+
+// StreamTaskSteps makes mariaUI a HintedStreamer, as the bridge is.
+func (b mariaUI) StreamTaskSteps(ctx context.Context, id string, onStep func([]events.Event, backend.Backlog), onState func(connState)) error {
+	return b.Follow(ctx, id, func(u backend.Update) {
+		if len(u.Events) > 0 || u.Backlog != backend.BacklogUnknown {
+			onStep(u.Events, u.Backlog)
+		}
+		if u.State != nil {
+			onState(*u.State)
+		}
+	})
+}
+
 func (b mariaUI) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
 	return b.WatchSessionsState(ctx, onTasks, onState)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
@@ -460,4 +461,77 @@ func TestBatcherBurstWindowFollowsPauses(t *testing.T) {
 	}
 	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
 	waitFor(t, func() bool { return bt.burstWindow() == burstQuiet }) // idle: the burst is over
+}
+
+// A hinted stream's last step (nothing more on its way) goes out at once,
+// in a burst too. The timing rule would hold it for the burst's window:
+// here 1.5 times an 80 ms pause of the decoder, capped at burstQuietMax,
+// or until the hold (doubled to 100 ms by the burst's first batch) ends.
+// With the hint it waits burstSettle.
+func TestBatcherHandsTheLastHintedStepOverAtOnce(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	evs := decodeAll(wireFrames(301))
+	for _, tc := range []struct {
+		name   string
+		hint   backend.Backlog // of every step but the last
+		last   backend.Backlog
+		within time.Duration // the last event's batch, after its step
+		after  time.Duration
+	}{
+		{"nothing more", backend.BacklogMore, backend.BacklogNone, 40 * time.Millisecond, 0},
+		// The control: the same stream without hints keeps the guess.
+		{"no hint", backend.BacklogUnknown, backend.BacklogUnknown, 5 * time.Second, burstQuiet},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bt := newBatcher()
+			var s sink
+			stop := runFlusher(t, bt, &s)
+			defer stop()
+			for _, ev := range evs[:200] {
+				bt.onStep([]events.Event{ev}, tc.hint)
+			}
+			// The decoder descheduled: the burst's first batch goes out
+			// (at its hold), and the pause raises the burst's window.
+			time.Sleep(60 * time.Millisecond)
+			waitFor(t, func() bool { n, _ := delivered(&s); return n == 200 })
+			time.Sleep(frameInterval + 4*time.Millisecond)
+			for _, ev := range evs[200:300] {
+				bt.onStep([]events.Event{ev}, tc.hint)
+			}
+			sent := time.Now()
+			bt.onStep(evs[300:], tc.last)
+			waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
+			_, at := s.snapshot()
+			took := at[len(at)-1].Sub(sent)
+			t.Logf("the last event went out %v after its step", took)
+			if took > tc.within || took < tc.after {
+				t.Fatalf("the last event went out %v after its step: want within [%v, %v]", took, tc.after, tc.within)
+			}
+		})
+	}
+}
+
+// While a hinted stream says more is on its way, a pause does not cut the
+// batch (the timing rule would, after burstQuiet): it is held until the
+// hold ends.
+func TestBatcherHoldsWhileMoreIsOnItsWay(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	evs := decodeAll(wireFrames(400))
+	bt := newBatcher()
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	for _, ev := range evs[:100] {
+		bt.onStep([]events.Event{ev}, backend.BacklogMore)
+	}
+	time.Sleep(burstQuiet + 10*time.Millisecond) // shorter than batchFirstHold
+	for _, ev := range evs[100:] {
+		bt.onStep([]events.Event{ev}, backend.BacklogMore)
+	}
+	bt.onStep(nil, backend.BacklogNone)
+	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
+	msgs, _ := s.snapshot()
+	if n := len(msgs[0].Events); n <= 100 {
+		t.Fatalf("the first batch has %d events: the pause cut it although more was on its way", n)
+	}
 }

@@ -252,6 +252,15 @@ const (
 // Byte buffers hold no pointers, so the collection costs next to nothing.
 const bigFrame = 8 << 20
 
+// An update that said more was on its way is followed, once nothing is,
+// by one that says so (backend.Update's Backlog): looked at after
+// backlogRecheck, then at doubling intervals up to backlogRecheckMax while
+// an event is still partly read.
+const (
+	backlogRecheck    = 2 * time.Millisecond
+	backlogRecheckMax = 64 * time.Millisecond
+)
+
 // Follow implements backend.Backend: FollowWith without options.
 func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.Update)) error {
 	return b.FollowWith(ctx, sessionID, FollowOptions{}, func(s Step) { on(s.Update) })
@@ -352,12 +361,28 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			u.Synced = true
 		}
 	}
+	// backlog: a frame queued for (or in) the pool, or read by the stream
+	// and not yet handed over, or partly read. The stream counts a frame
+	// as read until just after the pool took it, so the last frame may
+	// still count itself: a More is looked at again (recheck) until it
+	// turns into a None of its own.
+	backlog := func() bool { return pool.Pending() > 0 || !prog.Settled(0) }
+	more, recheckIn := false, backlogRecheck
+	recheck := time.NewTimer(time.Hour)
+	recheck.Stop()
+	defer recheck.Stop()
 	handle := func(it streamItem) {
 		if it.state == nil {
 			evs := dec.Accept(it.ev)
 			rule.Decoded(it.ev.Kind, evs)
 			if len(evs) > 0 || o.Frames {
-				deliver(Step{Update: backend.Update{Events: evs}, Frame: it.frame})
+				bl := backend.BacklogNone
+				if more = backlog(); more {
+					bl = backend.BacklogMore
+					recheckIn = backlogRecheck
+					recheck.Reset(recheckIn)
+				}
+				deliver(Step{Update: backend.Update{Events: evs, Backlog: bl}, Frame: it.frame})
 			}
 			if mem != nil {
 				mem.Update()
@@ -430,6 +455,17 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			arm(window())
 		case <-wake:
 			arm(window())
+		case <-recheck.C:
+			if !more {
+				continue
+			}
+			if backlog() {
+				recheckIn = min(2*recheckIn, backlogRecheckMax)
+				recheck.Reset(recheckIn)
+				continue
+			}
+			more = false
+			deliver(Step{Update: backend.Update{Backlog: backend.BacklogNone}})
 		case err := <-errc:
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -773,3 +773,65 @@ func TestFollowFrames(t *testing.T) {
 		t.Fatalf("%d frame steps (%d new events) for %d frames", frames, news, n)
 	}
 }
+
+// TestFollowSaysWhatIsOnItsWay: Backlog. While an event is partly read
+// (the server pauses inside it) Follow says more is on its way, and says
+// nothing of the kind is before that event is in; once everything the
+// server sent is delivered, an update says nothing more is (on the last
+// events or on its own), soon, and not before the last event.
+func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
+	log, err := os.ReadFile(corpus + "stream_c.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(log, []byte("PostToolCall")) // inside an event
+	var mu sync.Mutex
+	var rest time.Time // when the rest was written
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.Write(log[:cut])
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		mu.Lock()
+		rest = time.Now()
+		mu.Unlock()
+		w.Write(log[cut:])
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	b := open(t, srv.URL+"/v1")
+	var last backend.Backlog // of the last update before the rest was written
+	var wrote time.Time
+	f := follow(t, b, "t1", func(u backend.Update, _ *followed) bool {
+		if u.Backlog == backend.BacklogUnknown {
+			if len(u.Events) > 0 {
+				t.Error("an update with events says nothing of what follows")
+			}
+			return false
+		}
+		mu.Lock()
+		wrote = rest
+		mu.Unlock()
+		if wrote.IsZero() {
+			last = u.Backlog
+			return false
+		}
+		return u.Backlog == backend.BacklogNone
+	})
+	if took := time.Since(wrote); took > 5*time.Second {
+		t.Errorf("nothing more was said %v after the last bytes", took)
+	}
+	if last != backend.BacklogMore {
+		t.Errorf("while an event was partly read, the last update said %d, want BacklogMore", last)
+	}
+	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("nothing more on its way before the last event was in:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -5,7 +5,9 @@
 //
 //   - A session's updates (Follow) become the UI's decoded events; a
 //     Reset becomes tui.ResetEvent, so the UI starts the timeline over.
-//     States pass through; Synced says live.
+//     States pass through; Synced says live. Each update's Backlog goes
+//     with its events (tui.HintedStreamer), so the UI holds a replay's
+//     batch while more is on its way and draws the last one at once.
 //   - The session list is the backend's own watch where it has one
 //     (StateWatcher, with its connection's state: maria's daemon stream;
 //     backend.SessionWatcher), else Sessions polled every PollEvery.
@@ -40,8 +42,9 @@ type Bridge struct {
 }
 
 var (
-	_ tui.Backend = (*Bridge)(nil)
-	_ tui.Capable = (*Bridge)(nil)
+	_ tui.Backend        = (*Bridge)(nil)
+	_ tui.Capable        = (*Bridge)(nil)
+	_ tui.HintedStreamer = (*Bridge)(nil)
 )
 
 // New returns the UI's view of b.
@@ -92,13 +95,26 @@ func (br *Bridge) Cancel(ctx context.Context, taskID string) ([]events.QueuedMes
 
 // StreamTaskEvents implements tui.Backend with Follow.
 func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error {
+	return br.StreamTaskSteps(ctx, taskID, func(evs []events.Event, _ backend.Backlog) {
+		for _, ev := range evs {
+			onEvent(ev)
+		}
+	}, onState)
+}
+
+// StreamTaskSteps implements tui.HintedStreamer with Follow: each update
+// with events or a Backlog is one step, with the update's Backlog
+// (BacklogUnknown from a backend that does not tell, which leaves the UI
+// its timing rule).
+func (br *Bridge) StreamTaskSteps(ctx context.Context, taskID string, onStep func([]events.Event, backend.Backlog), onState func(client.ConnState)) error {
 	live := false
 	return br.b.Follow(ctx, taskID, func(u backend.Update) {
+		evs := u.Events
 		if u.Reset {
-			onEvent(tui.ResetEvent())
+			evs = append([]events.Event{tui.ResetEvent()}, evs...)
 		}
-		for _, ev := range u.Events {
-			onEvent(ev)
+		if len(evs) > 0 || u.Backlog != backend.BacklogUnknown {
+			onStep(evs, u.Backlog)
 		}
 		switch {
 		case u.State != nil:

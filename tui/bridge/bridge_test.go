@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -158,6 +159,64 @@ func TestStreamTaskEvents(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("StreamTaskEvents returned %v, want context.Canceled", err)
 	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestStreamTaskSteps: each update's events go to the UI as one step
+// with the update's Backlog (a Reset first as tui.ResetEvent), and an
+// update without events makes no step.
+func TestStreamTaskSteps(t *testing.T) {
+	ev := func(id string) events.Event { return events.Event{Kind: events.KindUserMessage, ID: id, Text: id} }
+	b := &scripted{name: "maria", updates: []backend.Update{
+		{Events: []events.Event{ev("a")}, Backlog: backend.BacklogMore},
+		{Events: []events.Event{ev("b")}, Backlog: backend.BacklogNone},
+		{Synced: true},
+		{Reset: true, Events: []events.Event{ev("a")}},
+	}}
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- New(b).StreamTaskSteps(ctx, "t1", func(evs []events.Event, bl backend.Backlog) {
+			mu.Lock()
+			defer mu.Unlock()
+			step := fmt.Sprintf("backlog %d:", bl)
+			for i := range evs {
+				if tui.IsResetEvent(&evs[i]) {
+					step += " RESET"
+					continue
+				}
+				step += " " + evs[i].ID
+			}
+			got = append(got, step)
+		}, func(client.ConnState) {})
+	}()
+	want := []string{
+		fmt.Sprintf("backlog %d: a", backend.BacklogMore),
+		fmt.Sprintf("backlog %d: b", backend.BacklogNone),
+		fmt.Sprintf("backlog %d: RESET a", backend.BacklogUnknown),
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("StreamTaskSteps returned %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
