@@ -19,7 +19,7 @@ import "strconv"
 //
 // Call Reconnected when a new connection starts replaying the log.
 type MariaDecoder struct {
-	seen       idSet // envelope ids
+	seen       idSet    // envelope ids
 	anon       []uint64 // fingerprints of id-less events, in order
 	anonPos    int
 	foreign    []uint64 // fingerprints of foreign frames, in order
