@@ -19,7 +19,7 @@ import "strconv"
 //
 // Call Reconnected when a new connection starts replaying the log.
 type MariaDecoder struct {
-	seen       map[string]struct{}
+	seen       idSet    // envelope ids
 	anon       []uint64 // fingerprints of id-less events, in order
 	anonPos    int
 	foreign    []uint64 // fingerprints of foreign frames, in order
@@ -35,7 +35,7 @@ type report struct {
 }
 
 // NewMariaDecoder returns a decoder for one task stream.
-func NewMariaDecoder() *MariaDecoder { return &MariaDecoder{seen: make(map[string]struct{})} }
+func NewMariaDecoder() *MariaDecoder { return &MariaDecoder{} }
 
 // Reconnected tells the decoder that a new connection replays the log from
 // its start.
@@ -70,11 +70,7 @@ func (d *MariaDecoder) firstSighting(ev Event) bool {
 		return true // state snapshots: idempotent, the latest applies
 	}
 	if ev.ID != "" {
-		if _, dup := d.seen[ev.ID]; dup {
-			return false
-		}
-		d.seen[ev.ID] = struct{}{}
-		return true
+		return d.seen.add(ev.ID)
 	}
 	if ev.Fingerprint == 0 {
 		return true

@@ -112,4 +112,4 @@ func (p *pipe) feed(f Frame) bool {
 func (p *pipe) Reconnected() { p.d.Reconnected() }
 
 // Seen reports whether the decoder already passed an event id on.
-func (p *pipe) Seen(id string) bool { _, ok := p.d.seen[id]; return ok }
+func (p *pipe) Seen(id string) bool { return p.d.seen.has(id) }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // check compares every function with encoding/json on raw.
@@ -35,9 +36,15 @@ func check(t *testing.T, raw []byte) {
 	if i := skipSpace(raw, 0); first == '"' {
 		// The measure that sizes large strings, on every string.
 		wantEnd, wantOK := scanString(raw, i)
-		end, n, ok := scanCount(raw, i)
+		end, n, ok := scanCount(raw, i, true)
 		if ok != wantOK || ok && (end != wantEnd || okS && n != len(gotS)) {
 			t.Fatalf("scanCount(%q) = %d, %d, %v; scanString %d, %v; value %d bytes", raw, end, n, ok, wantEnd, wantOK, len(gotS))
+		}
+		// Without the UTF-8 pass (strings under exactFrom): exact for
+		// valid UTF-8, short by two bytes a bad byte otherwise.
+		end, n, ok = scanCount(raw, i, false)
+		if ok != wantOK || ok && (end != wantEnd || okS && utf8.Valid(raw) && n != len(gotS) || okS && n > len(gotS)) {
+			t.Fatalf("scanCount(%q, no fix) = %d, %d, %v; scanString %d, %v; value %d bytes", raw, end, n, ok, wantEnd, wantOK, len(gotS))
 		}
 	}
 
@@ -175,8 +182,31 @@ func TestUnquoteLarge(t *testing.T) {
 		if got, _ := AppendUnquote(nil, raw); cap(got) != len(want) {
 			t.Errorf("%q repeated: AppendUnquote allocated %d bytes for %d", body, cap(got), len(want))
 		}
-		if _, n, ok := scanCount(raw, 0); !ok || n != len(want) {
+		if _, n, ok := scanCount(raw, 0, true); !ok || n != len(want) {
 			t.Errorf("%q repeated: scanCount %d, %v, want %d", body, n, ok, len(want))
+		}
+	}
+}
+
+// TestUnquoteSmallExact: a string under exactFrom with escapes is built in
+// a buffer of its value's size too, not of its escaped text's.
+func TestUnquoteSmallExact(t *testing.T) {
+	for _, n := range []int{100, 6 << 10, exactFrom / 2} {
+		raw := escapedText(n)
+		var want string
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) >= exactFrom || len(want) >= len(raw)-2 {
+			t.Fatalf("%d: test text is %d bytes escaped, %d unescaped", n, len(raw), len(want))
+		}
+		if got, _ := AppendUnquote(nil, raw); cap(got) != len(want) || string(got) != want {
+			t.Errorf("%d: AppendUnquote allocated %d bytes for %d (%d escaped)", n, cap(got), len(want), len(raw))
+		}
+		// Invalid UTF-8 makes the value larger than measured: still right.
+		bad := append([]byte("\"\xff"), raw[1:]...)
+		if got, ok := Unquote(bad); !ok || got != "\ufffd"+want {
+			t.Errorf("%d: with a bad byte: %v", n, ok)
 		}
 	}
 }
