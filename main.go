@@ -19,6 +19,7 @@ import (
 )
 
 func main() {
+	stopProfile := startProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	args := os.Args[1:]
 	env := cli.OSEnv()
@@ -27,5 +28,6 @@ func main() {
 	env.StartUI = func() error { return uiexec.Start(args) }
 	code := cli.Main(ctx, env, args)
 	stop()
+	stopProfile()
 	os.Exit(code)
 }

@@ -114,6 +114,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		st := newTransport(ld.DialContext)
 		st.ResponseHeaderTimeout = streamHeaderWait
 		st.DisableKeepAlives = true
+		// A replay arrives as one chunk per event (about 5 KB): with
+		// net/http's 4 KB read buffer every chunk cost two reads from
+		// the socket. 256 KB lets one read take many chunks.
+		st.ReadBufferSize = streamReadBuffer
 		base = st
 	} else {
 		base = c.hc.Transport
@@ -130,6 +134,10 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	return c, nil
 }
+
+// streamReadBuffer is the stream transport's read buffer (net/http's
+// default is 4 KB).
+const streamReadBuffer = 256 << 10
 
 func newTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	// Proxy from the environment, like any Go tool; TLS verification stays

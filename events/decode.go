@@ -525,20 +525,28 @@ func normalizeArgs(raw []byte) (args json.RawMessage, text, errText string, doub
 	// Up to two extra levels of string encoding are undone.
 	cur := []byte(s)
 	for level := 0; level < 3; level++ {
-		var v rawJSON // a slice of cur; compact copies what is kept
-		if err := json.Unmarshal(cur, &v); err != nil {
+		// A valid value is cur without the JSON white space around it,
+		// what json.Unmarshal into a rawJSON hands over (a valid value
+		// neither starts nor ends with other space); encoding/json is
+		// asked only to say what is wrong with an invalid one.
+		if !jsonx.Valid(cur) {
 			if level == 0 {
+				var v rawJSON
+				err := json.Unmarshal(cur, &v)
+				if err == nil {
+					err = errors.New("not valid JSON")
+				}
 				return nil, text, shortErr(err), false
 			}
 			// A string that holds a string that isn't JSON: that's the value.
 			return compact(prev(cur)), text, "", true
 		}
-		v = bytes.TrimSpace(v)
+		v := bytes.TrimSpace(cur) // a slice of cur; compact copies what is kept
 		if v[0] != '"' || level == 2 {
 			return compact(v), text, "", level > 0
 		}
-		var inner string
-		if json.Unmarshal(v, &inner) != nil {
+		inner, ok := jsonx.Unquote(v) // as json.Unmarshal into a string
+		if !ok {
 			return compact(v), text, "", level > 0
 		}
 		cur = []byte(inner)
@@ -552,12 +560,13 @@ func prev(s []byte) json.RawMessage {
 	return b
 }
 
+// compact is raw without the white space outside its strings, as
+// json.Compact writes it, or a copy of raw when it is not valid JSON.
 func compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return append(json.RawMessage(nil), raw...)
+	if b, ok := jsonx.AppendCompact(make([]byte, 0, len(raw)), raw); ok {
+		return b
 	}
-	return b.Bytes()
+	return append(json.RawMessage(nil), raw...)
 }
 
 // parseUsage accepts an OpenAI usage object, maria's internal or Anthropic
@@ -568,8 +577,8 @@ func parseUsage(raw []byte) *Usage {
 		return nil
 	}
 	if raw[0] == '[' {
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
+		list, ok := jsonx.List(raw) // as json.Unmarshal into []json.RawMessage
+		if !ok || len(list) == 0 {
 			return nil
 		}
 		var sum Usage
@@ -588,8 +597,10 @@ func parseUsage(raw []byte) *Usage {
 		}
 		return &sum
 	}
-	var w map[string]json.RawMessage
-	if json.Unmarshal(raw, &w) != nil {
+	// jsonx.Object splits as json.Unmarshal into a map does, without
+	// reflection (a usage record comes with every reply).
+	w, ok := jsonx.Object(raw)
+	if !ok {
 		return nil
 	}
 	u := &Usage{
@@ -599,8 +610,9 @@ func parseUsage(raw []byte) *Usage {
 		CachedTokens: firstInt(w, "cache_read_tokens", "cache_read_input_tokens", "cachedTokens", "cacheReadTokens"),
 	}
 	if det, ok := w["prompt_tokens_details"]; ok {
-		var d map[string]json.RawMessage
-		if json.Unmarshal(det, &d) == nil {
+		// null (which json.Unmarshal took as an empty map) counts nothing
+		// either way.
+		if d, ok := jsonx.Object(det); ok {
 			if c := firstInt(d, "cached_tokens"); c > u.CachedTokens {
 				u.CachedTokens = c
 			}

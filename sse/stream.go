@@ -456,6 +456,9 @@ func defaultTransport() *http.Transport {
 		ResponseHeaderTimeout: streamHeaderWait,
 		DisableKeepAlives:     true,
 		ForceAttemptHTTP2:     true,
+		// A replay comes as one small chunk per event: net/http's 4 KB
+		// read buffer costs two reads from the socket per chunk.
+		ReadBufferSize: 256 << 10,
 	}
 }
 
