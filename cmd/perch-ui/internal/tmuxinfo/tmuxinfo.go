@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,25 @@ func init() {
 	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
 		return // a test binary: leave its environment alone
 	}
+	if !mayBeTerminal(os.Stdout) && !ttyForced(os.Getenv("TTY_FORCE")) {
+		return // lipgloss will not ask tmux: nor do we
+	}
 	early = start(os.LookupEnv, os.Environ, os.Unsetenv, os.Setenv, runTmuxInfo)
+}
+
+// mayBeTerminal is true for a character device (a terminal, or /dev/null,
+// which costs only a needless question): the standard library has no
+// isatty, and a package that does would be initialised later.
+func mayBeTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// ttyForced reads TTY_FORCE as lipgloss's detection does (a boolean
+// that makes any output count as a terminal).
+func ttyForced(v string) bool {
+	b, _ := strconv.ParseBool(v)
+	return b
 }
 
 // Early returns the query started at initialisation, or nil when perch-ui

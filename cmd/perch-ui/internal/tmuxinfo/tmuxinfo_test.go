@@ -2,6 +2,7 @@ package tmuxinfo
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -116,3 +117,34 @@ func TestTrueColorGivesUpOnASlowTmux(t *testing.T) {
 // The package is initialised before lipgloss in perch-ui, or hiding TMUX
 // would come too late: checked on the program itself in package main's
 // test (TestTmuxInfoInitialisesBeforeLipgloss).
+
+func TestOnlyATerminalOrTTYForceIsWorthAsking(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if mayBeTerminal(f) {
+		t.Error("a regular file taken for a terminal")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if mayBeTerminal(w) {
+		t.Error("a pipe taken for a terminal")
+	}
+	if null, err := os.Open(os.DevNull); err == nil {
+		defer null.Close()
+		if !mayBeTerminal(null) {
+			t.Error("a character device not taken for a possible terminal")
+		}
+	}
+	for v, want := range map[string]bool{"": false, "0": false, "1": true, "true": true, "yes": false} {
+		if got := ttyForced(v); got != want {
+			t.Errorf("ttyForced(%q) = %v", v, got)
+		}
+	}
+}
