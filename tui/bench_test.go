@@ -106,6 +106,23 @@ func BenchmarkKeypress(b *testing.B) {
 				_ = hs.m.View()
 			}
 		})
+		b.Run(fmt.Sprintf("page/items=%d", n), func(b *testing.B) {
+			hs := loaded(b, n, 120, 40)
+			hs.key("esc") // transcript focus
+			hs.key("pgup")
+			hs.key("pgup")
+			up, down := keyMsg("pgup"), keyMsg("pgdown")
+			i := 0
+			for b.Loop() {
+				k := up
+				if i%2 == 1 {
+					k = down
+				}
+				i++
+				hs.m.Update(k)
+				_ = hs.m.View()
+			}
+		})
 		b.Run(fmt.Sprintf("type/items=%d", n), func(b *testing.B) {
 			hs := loaded(b, n, 120, 40)
 			ch, bs := keyMsg("x"), keyMsg("backspace")

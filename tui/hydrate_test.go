@@ -209,13 +209,27 @@ func BenchmarkAttach(b *testing.B) {
 	}
 }
 
-// BenchmarkKeyToScreen types into the composer of the real program attached
-// to a 10,000-event session (keys written to its input as a terminal
-// would, a pause of two frames between them so each key is a lone one) and
-// times each key until the program writes the frame that shows it: input
+// BenchmarkKeyToScreen types into the composer (type), or pages the
+// transcript up and down (page), of the real program attached to a
+// 10,000-event session (keys written to its input as a terminal would, a
+// pause of two frames between them so each key is a lone one) and times
+// each key until the program writes the frame that shows it: input
 // parsing, Update, View, the wait for the renderer's flush and the flush
-// itself. p50-ms and p99-ms are the latencies; ns/op includes the pauses.
+// itself. p50-ms and p99-ms are the latencies, cpu-ms the process's
+// processor time per key (the pauses' few idle ticks included); ns/op
+// includes the pauses.
 func BenchmarkKeyToScreen(b *testing.B) {
+	b.Run("type", func(b *testing.B) {
+		benchKeyToScreen(b, nil, [][]byte{[]byte("x"), {0x7f}}) // backspace: the composer stays short
+	})
+	b.Run("page", func(b *testing.B) {
+		// esc moves the focus to the transcript; two PageUps leave room
+		// below, so that each PageUp and PageDown moves the view.
+		benchKeyToScreen(b, [][]byte{{0x1b}, []byte("\x1b[5~"), []byte("\x1b[5~")}, [][]byte{[]byte("\x1b[5~"), []byte("\x1b[6~")})
+	})
+}
+
+func benchKeyToScreen(b *testing.B, setup, keySeq [][]byte) {
 	srv, info := longDaemon(b, 10_000)
 	cl := newMariaUI(b, srv.URL)
 	in, keys := io.Pipe()
@@ -241,18 +255,33 @@ func BenchmarkKeyToScreen(b *testing.B) {
 			quiet = true
 		}
 	}
+	for _, key := range setup {
+		if _, err := keys.Write(key); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-out.writes:
+		case <-time.After(10 * time.Second):
+			b.Fatalf("setup key %q did not reach the screen within 10 s", key)
+		}
+		for quiet := false; !quiet; {
+			select {
+			case <-out.writes:
+			case <-time.After(100 * time.Millisecond):
+				quiet = true
+			}
+		}
+	}
 	var lat []time.Duration
 	i := 0
+	cpu0 := processCPU()
 	for b.Loop() {
 		time.Sleep(2 * frameInterval)
 		select {
 		case <-out.writes:
 		default:
 		}
-		key := []byte("x")
-		if i%2 == 1 {
-			key = []byte{0x7f} // backspace: the composer stays short
-		}
+		key := keySeq[i%len(keySeq)]
 		i++
 		start := time.Now()
 		if _, err := keys.Write(key); err != nil {
@@ -265,7 +294,9 @@ func BenchmarkKeyToScreen(b *testing.B) {
 			b.Fatal("a key did not reach the screen within 10 s")
 		}
 	}
+	cpu := processCPU() - cpu0
 	slices.Sort(lat)
+	b.ReportMetric(float64(cpu)/1e6/float64(len(lat)), "cpu-ms")
 	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100])/1e6, "p99-ms")
 }

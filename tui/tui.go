@@ -19,6 +19,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -102,6 +103,13 @@ type Config struct {
 	// default).
 	Model string
 
+	// ColorProfile returns the terminal's colour profile. It is called
+	// once, just before Bubble Tea starts, so that a detection begun at
+	// the process's start (cmd/perch-ui asks tmux on a goroutine) has the
+	// whole start to finish. Nil uses the profile lipgloss detected for
+	// stdout when it was initialised. opts given to Run still win.
+	ColorProfile func() colorprofile.Profile
+
 	// BoundMemory says that the UI owns its process: while a task's replay
 	// comes in, it may set the process's soft memory limit so that the
 	// replay's garbage does not double the peak (see internal/memlimit).
@@ -132,14 +140,14 @@ func (c *Config) defaults() {
 // Run shows the UI until the user quits or ctx ends. Stream goroutines are
 // stopped and waited for before it returns.
 //
-// The colour profile is the one lipgloss detected for stdout when its
-// package was initialised, from the same stdout and environment Bubble Tea
-// would look at. Detecting it again costs a second `tmux info` run inside
-// tmux (colorprofile asks tmux whether it passes 24-bit colour), some 10
-// to 20 ms before the first frame. opts may still set another profile.
+// The colour profile is cfg.ColorProfile's, or the one lipgloss detected
+// for stdout when its package was initialised, from the same stdout and
+// environment Bubble Tea would look at. Bubble Tea is never left to detect
+// it again: that costs a second `tmux info` run inside tmux (colorprofile
+// asks tmux whether it passes 24-bit colour), some 10 to 60 ms before the
+// first frame. opts may still set another profile.
 func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
-	opts = append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)
-	m, err := run(ctx, b, cfg, opts...)
+	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{withColorProfile(&cfg)}, opts...)...)
 	if m != nil {
 		w := cfg.Unsent
 		if w == nil {
@@ -148,6 +156,19 @@ func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 		m.writeExitReport(w)
 	}
 	return err
+}
+
+// withColorProfile defers the profile's question to the moment Bubble
+// Tea's options are applied (tea.NewProgram in run), after the task list's
+// request and the model have been started.
+func withColorProfile(cfg *Config) tea.ProgramOption {
+	return func(p *tea.Program) {
+		profile := lipgloss.Writer.Profile
+		if cfg.ColorProfile != nil {
+			profile = cfg.ColorProfile()
+		}
+		tea.WithColorProfile(profile)(p)
+	}
 }
 
 // run is Run returning the final model, for end-to-end tests.

@@ -12,17 +12,27 @@ import (
 	"syscall"
 
 	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
 	"github.com/perch-tui/perch/internal/uiexec"
 	"github.com/perch-tui/perch/tui/app"
 )
 
 func main() {
+	// TMUX was hidden from lipgloss's initialisation while tmux is asked
+	// about colour on the side (internal/tmuxinfo); it is back before
+	// anything reads the environment.
+	tmux := tmuxinfo.Early()
+	tmux.Restore()
 	// Set by perch when it handed over; nothing started from here must
 	// see it.
 	os.Unsetenv(uiexec.EnvHandedOver)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := cli.OSEnv()
-	env.UI = app.New()
+	var o app.Options
+	if tmux != nil {
+		o.TmuxTrueColor = tmux.TrueColor
+	}
+	env.UI = app.New(o)
 	code := cli.Main(ctx, env, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -5,7 +5,20 @@
 // (docs/architecture.md, "Two programs").
 package app
 
-import "github.com/perch-tui/perch/cli"
+import (
+	"time"
+
+	"github.com/perch-tui/perch/cli"
+)
+
+// Options are what perch-ui found out about the terminal before main.
+type Options struct {
+	// TmuxTrueColor waits up to timeout for tmux's answer to whether it
+	// passes 24-bit colour, when perch-ui asked it at start and hid TMUX
+	// from lipgloss's own detection (cmd/perch-ui/internal/tmuxinfo).
+	// Nil: lipgloss's detection was complete.
+	TmuxTrueColor func(timeout time.Duration) (trueColor, answered bool)
+}
 
 // New returns the terminal UI the commands open (cli.Env.UI).
-func New() cli.UI { return newUI() }
+func New(o Options) cli.UI { return newUI(o) }

@@ -3,6 +3,11 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
@@ -16,26 +21,31 @@ import (
 // terminalUI is the terminal UI handed to the commands: package cli does not
 // import tui, so that the perch program links none of the UI's libraries
 // (see cli.UI); perch-ui links this package.
-type terminalUI struct{}
+type terminalUI struct{ o Options }
 
 // Live shows maria's daemon behind cl through the bridge, as any backend.
-func (terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
-	return tui.Run(ctx, bridge.New(maria.New(cl)), config(o))
+func (u terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
+	return tui.Run(ctx, bridge.New(maria.New(cl)), u.config(o))
 }
 
 // Backend shows a live backend through the bridge; its outbox is o's (the
 // same files perch send and queue use).
-func (terminalUI) Backend(ctx context.Context, b backend.Backend, o cli.UIOptions) error {
-	return tui.Run(ctx, bridge.New(b), config(o))
+func (u terminalUI) Backend(ctx context.Context, b backend.Backend, o cli.UIOptions) error {
+	return tui.Run(ctx, bridge.New(b), u.config(o))
 }
 
-func (terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UIOptions) error {
-	return tui.Run(ctx, readOnly{src}, config(o))
+func (u terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UIOptions) error {
+	return tui.Run(ctx, readOnly{src}, u.config(o))
 }
 
-func config(o cli.UIOptions) tui.Config {
+func (u terminalUI) config(o cli.UIOptions) tui.Config {
 	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent,
 		BoundMemory: true} // only perch's own process runs the UI
+	if u.o.TmuxTrueColor != nil {
+		c.ColorProfile = func() colorprofile.Profile {
+			return withTmux(lipgloss.Writer.Profile, term.IsTerminal(os.Stdout.Fd()), os.Getenv, u.o.TmuxTrueColor)
+		}
+	}
 	if o.OutboxStore != nil {
 		c.Outbox = &tui.Outbox{Store: o.OutboxStore, Backend: o.OutboxBackend}
 	}
@@ -75,4 +85,4 @@ var (
 	_ tui.Capable = readOnly{}
 )
 
-func newUI() cli.UI { return terminalUI{} }
+func newUI(o Options) cli.UI { return terminalUI{o} }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"testing"
@@ -43,14 +45,21 @@ func TestReadOnlyRefusesChanges(t *testing.T) {
 }
 
 func TestConfigCarriesTheOptions(t *testing.T) {
-	c := config(cliOptions(nil))
+	c := terminalUI{}.config(cliOptions(nil))
 	if c.Outbox != nil || c.TaskID != "t1" || c.Theme != "light" || c.Model != "m" {
 		t.Errorf("config without an outbox: %+v", c)
 	}
 	store := outbox.NewMemStore()
-	c = config(cliOptions(store))
+	c = terminalUI{}.config(cliOptions(store))
 	if c.Outbox == nil || c.Outbox.Store != store {
 		t.Errorf("config with an outbox: %+v", c)
+	}
+	if c.ColorProfile != nil {
+		t.Error("config without a tmux query has a ColorProfile: lipgloss's own detection is complete")
+	}
+	c = terminalUI{Options{TmuxTrueColor: func(time.Duration) (bool, bool) { return true, true }}}.config(cliOptions(nil))
+	if c.ColorProfile == nil {
+		t.Error("config with a tmux query has no ColorProfile")
 	}
 }
 
