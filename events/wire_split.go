@@ -82,7 +82,7 @@ func (w *wireEvent) setDesc(v []byte) {
 // to be valid (and nothing else), in order, as jsonx.Members would. Values
 // share raw's memory.
 func checkedMembers(raw []byte, fn func(key string, value []byte)) {
-	i := checkedSpace(raw, 1)
+	i := jsonx.SkipSpace(raw, 1)
 	for i < len(raw) && raw[i] == '"' {
 		kend := checkedString(raw, i)
 		body := raw[i+1 : kend-1]
@@ -92,14 +92,14 @@ func checkedMembers(raw []byte, fn func(key string, value []byte)) {
 		} else {
 			key, _ = jsonx.Unquote(raw[i:kend]) // escapes, or UTF-8 to check
 		}
-		i = checkedSpace(raw, checkedSpace(raw, kend)+1) // past the colon
+		i = jsonx.SkipSpace(raw, jsonx.SkipSpace(raw, kend)+1) // past the colon
 		vend := checkedValue(raw, i)
 		fn(key, raw[i:vend:vend])
-		i = checkedSpace(raw, vend)
+		i = jsonx.SkipSpace(raw, vend)
 		if i >= len(raw) || raw[i] != ',' {
 			return
 		}
-		i = checkedSpace(raw, i+1)
+		i = jsonx.SkipSpace(raw, i+1)
 	}
 }
 
@@ -168,18 +168,6 @@ func checkedValue(raw []byte, i int) int {
 		j++
 	}
 	return j
-}
-
-func checkedSpace(raw []byte, i int) int {
-	for i < len(raw) {
-		switch raw[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // wireKeys are wireDesc's JSON names, in the order of fieldAt.

@@ -307,6 +307,11 @@ func digits(raw []byte, i int) int {
 	return i
 }
 
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space (len(raw) when there is none), for callers that walk
+// JSON this package has checked.
+func SkipSpace(raw []byte, i int) int { return skipSpace(raw, i) }
+
 func skipSpace(raw []byte, i int) int {
 	for i < len(raw) {
 		switch raw[i] {
