@@ -331,8 +331,8 @@ func TestLocalhostWinnerRemembered(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &recorder{}
 	done := make(chan error, 1)
-	go func() { done <- c.StreamDaemon(ctx, rec.frame, rec.state) }()
-	waitFor(t, "a daemon event", 5*time.Second, func() bool { fs, _ := rec.snapshot(); return len(fs) >= 1 })
+	go func() { done <- c.StreamDaemon(ctx, rec.Frame, rec.State) }()
+	waitFor(t, "a daemon event", 5*time.Second, func() bool { fs, _ := rec.Snapshot(); return len(fs) >= 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("StreamDaemon returned %v", err)

@@ -8,14 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/internal/ssetest"
 	"go.uber.org/goleak"
-
-	"github.com/perch-tui/perch/events"
 )
 
 // The reconnecting subscription itself is tested in package sse; these
@@ -27,53 +25,14 @@ func fastTiming() Option {
 	return withStreamTiming(streamTiming{initial: 10 * time.Millisecond, max: 40 * time.Millisecond, cleanDelay: 20 * time.Millisecond})
 }
 
-// recorder collects what a stream reports; the stream calls it from its
-// own goroutine, the test polls it.
-type recorder struct {
-	mu     sync.Mutex
-	frames []events.Frame
-	states []ConnState
-}
+// The shared stream-test helpers, under this package's names.
+type recorder = ssetest.Recorder[ConnState]
 
-func (r *recorder) frame(f events.Frame) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.frames = append(r.frames, f)
-}
-
-func (r *recorder) state(s ConnState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.states = append(r.states, s)
-}
-
-func (r *recorder) snapshot() ([]events.Frame, []ConnState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Frame(nil), r.frames...), append([]ConnState(nil), r.states...)
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func sseHeaders(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-}
-
-func writeEvent(w http.ResponseWriter, name, data string) {
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
-	w.(http.Flusher).Flush()
-}
+var (
+	waitFor    = ssetest.WaitFor
+	sseHeaders = ssetest.Headers
+	writeEvent = ssetest.WriteEvent
+)
 
 // TestStreamEndpointsAndHeaders: StreamTask and StreamDaemon follow their
 // routes with the client's headers on every connection, and resubscribe
@@ -111,11 +70,11 @@ func TestStreamEndpointsAndHeaders(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	task, daemon := &recorder{}, &recorder{}
 	done := make(chan error, 2)
-	go func() { done <- c.StreamTask(ctx, idC, task.frame, task.state) }()
-	go func() { done <- c.StreamDaemon(ctx, daemon.frame, daemon.state) }()
+	go func() { done <- c.StreamTask(ctx, idC, task.Frame, task.State) }()
+	go func() { done <- c.StreamDaemon(ctx, daemon.Frame, daemon.State) }()
 	waitFor(t, "both streams' frames", 5*time.Second, func() bool {
-		tf, _ := task.snapshot()
-		df, _ := daemon.snapshot()
+		tf, _ := task.Snapshot()
+		df, _ := daemon.Snapshot()
 		return len(tf) >= 2 && len(df) >= 1
 	})
 	cancel()
@@ -124,11 +83,11 @@ func TestStreamEndpointsAndHeaders(t *testing.T) {
 			t.Errorf("stream returned %v", err)
 		}
 	}
-	tf, ts := task.snapshot()
+	tf, ts := task.Snapshot()
 	if string(tf[0].Data) != `{"conn":1}` || string(tf[1].Data) != `{"conn":2}` {
 		t.Errorf("task frames = %+v", tf)
 	}
-	if df, _ := daemon.snapshot(); df[0].Name != "daemon.tasks.synchronized" {
+	if df, _ := daemon.Snapshot(); df[0].Name != "daemon.tasks.synchronized" {
 		t.Errorf("daemon frames = %+v", df)
 	}
 	if n := bad.Load(); n != 0 {
@@ -174,14 +133,14 @@ func TestStreamRefusalIsAPIError(t *testing.T) {
 			defer srv.Close()
 			c, _ := New(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
 			rec := &recorder{}
-			err := c.StreamTask(context.Background(), idC, rec.frame, rec.state)
+			err := c.StreamTask(context.Background(), idC, rec.Frame, rec.State)
 			var ae *APIError
 			if !errors.As(err, &ae) || ae.Status != tc.status || ae.Code != tc.code || ae.Message != tc.msg ||
 				ae.Method != http.MethodGet || ae.URL != srv.URL+"/v1/task/"+idC+"/events" {
 				t.Errorf("err = %#v", err)
 			}
 			noSecret(t, err)
-			_, states := rec.snapshot()
+			_, states := rec.Snapshot()
 			last := states[len(states)-1]
 			var sae *APIError
 			if last.Phase != PhaseFailed || !errors.As(last.Err, &sae) || last.Err.Error() != err.Error() {
@@ -207,8 +166,8 @@ func TestStreamTaskProgress(t *testing.T) {
 	rec := &recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.frame, rec.state, p) }()
-	waitFor(t, "the first frame", 5*time.Second, func() bool { fs, _ := rec.snapshot(); return len(fs) == 1 })
+	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.Frame, rec.State, p) }()
+	waitFor(t, "the first frame", 5*time.Second, func() bool { fs, _ := rec.Snapshot(); return len(fs) == 1 })
 	waitFor(t, "half an event to show as busy", 5*time.Second, func() bool { return p.Busy(0) })
 	cancel()
 	<-done
@@ -234,14 +193,14 @@ func TestStreamTLS(t *testing.T) {
 		rec := &recorder{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- c.StreamTask(ctx, idC, rec.frame, rec.state) }()
+		go func() { done <- c.StreamTask(ctx, idC, rec.Frame, rec.State) }()
 		waitFor(t, "a frame or a reconnect", 5*time.Second, func() bool {
-			fs, ss := rec.snapshot()
+			fs, ss := rec.Snapshot()
 			return len(fs) == 1 || len(ss) > 0 && ss[len(ss)-1].Phase == PhaseReconnecting
 		})
 		cancel()
 		<-done
-		fs, ss := rec.snapshot()
+		fs, ss := rec.Snapshot()
 		if trusted && len(fs) != 1 {
 			t.Errorf("no frame over trusted TLS: %v", ss)
 		}

@@ -61,12 +61,12 @@ func TestURLPerAttempt(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				done <- Subscribe(ctx, c, func(f events.Frame) {
-					rec.frame(f)
+					rec.Frame(f)
 					// The id of the frame, as a caller would parse it from the data.
 					lastID.Store(strings.TrimPrefix(string(f.Data), "conn ") + "0")
-				}, rec.state)
+				}, rec.State)
 			}()
-			waitFor(t, "the second connection's frame", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 2 })
+			waitFor(t, "the second connection's frame", 5*time.Second, func() bool { return len(rec.Data()) >= 2 })
 			cancel()
 			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Errorf("Subscribe returned %v", err)
@@ -108,7 +108,7 @@ func TestHeaderPerAttemptToHostOnly(t *testing.T) {
 	c := withHeaders(testConfig(first.URL + "/stream"))
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
-	waitFor(t, "three connections", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 3 })
+	waitFor(t, "three connections", 5*time.Second, func() bool { return len(rec.Data()) >= 3 })
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("Subscribe returned %v", err)
 	}
@@ -194,7 +194,7 @@ func TestTokenRedacted(t *testing.T) {
 		}))
 		defer srv.Close()
 		rec := &recorder{}
-		err := Subscribe(context.Background(), testConfig(srv.URL+"/agent-run/r1/stream"+q), rec.frame, rec.state)
+		err := Subscribe(context.Background(), testConfig(srv.URL+"/agent-run/r1/stream"+q), rec.Frame, rec.State)
 		var se *StatusError
 		if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
 			t.Fatalf("err = %v, want a 401 StatusError", err)
@@ -205,7 +205,7 @@ func TestTokenRedacted(t *testing.T) {
 		}
 		leaks(t, err.Error())
 		leaks(t, string(se.Body))
-		_, states := rec.snapshot()
+		_, states := rec.Snapshot()
 		for _, s := range states {
 			leaks(t, s.String())
 		}
@@ -238,11 +238,11 @@ func TestTokenRedacted(t *testing.T) {
 		rec := &recorder{}
 		stop, _ := startStream(t, c, rec)
 		waitFor(t, "failed reconnects", 5*time.Second, func() bool {
-			_, states := rec.snapshot()
+			_, states := rec.Snapshot()
 			return len(states) >= 3
 		})
 		stop()
-		_, states := rec.snapshot()
+		_, states := rec.Snapshot()
 		for _, s := range states {
 			leaks(t, s.String())
 			if s.Phase == PhaseReconnecting {

@@ -109,13 +109,13 @@ func TestRunsResumeWithTheLastID(t *testing.T) {
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
 	waitFor(t, "the frame after the reconnect", 30*time.Second, func() bool {
-		ds := rec.dataStrings()
+		ds := rec.Data()
 		return len(ds) > 0 && ds[len(ds)-1] == "end"
 	})
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v", err)
 	}
-	ds := rec.dataStrings()
+	ds := rec.Data()
 	if len(ds) != 301 {
 		t.Fatalf("%d frames, want 301", len(ds))
 	}

@@ -52,13 +52,13 @@ func TestStreamSidelinedEvents(t *testing.T) {
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
 	waitFor(t, "the last frame", 30*time.Second, func() bool {
-		ds := rec.dataStrings()
+		ds := rec.Data()
 		return len(ds) > 0 && ds[len(ds)-1] == "end"
 	})
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v", err)
 	}
-	frames, _ := rec.snapshot()
+	frames, _ := rec.Snapshot()
 	var want []frame
 	for i, c := range cases {
 		want = append(want, frame{"small", string(rune('a' + i))})
@@ -158,14 +158,14 @@ func TestProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	c.Progress = p
-	go func() { done <- Subscribe(ctx, c, rec.frame, rec.state) }()
-	waitFor(t, "the first frame", 10*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
+	go func() { done <- Subscribe(ctx, c, rec.Frame, rec.State) }()
+	waitFor(t, "the first frame", 10*time.Second, func() bool { return len(rec.Data()) == 1 })
 	time.Sleep(100 * time.Millisecond)
 	if !p.Busy(10 * time.Millisecond) {
 		t.Error("half an event received, but not busy")
 	}
 	close(release)
-	waitFor(t, "the second frame", 10*time.Second, func() bool { return len(rec.dataStrings()) == 2 })
+	waitFor(t, "the second frame", 10*time.Second, func() bool { return len(rec.Data()) == 2 })
 	if !p.Busy(time.Minute) {
 		t.Error("bytes just came in, but not busy")
 	}

@@ -10,14 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/internal/ssetest"
 	"go.uber.org/goleak"
-
-	"github.com/perch-tui/perch/events"
 )
 
 const (
@@ -51,52 +49,14 @@ func noSecret(t *testing.T, err error) {
 	}
 }
 
-// recorder collects what a stream reports; the stream calls it from its
-// own goroutine, the test polls it.
-type recorder struct {
-	mu     sync.Mutex
-	frames []events.Frame
-	states []ConnState
-}
+// The shared stream-test helpers, under this package's names.
+type recorder = ssetest.Recorder[ConnState]
 
-func (r *recorder) frame(f events.Frame) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.frames = append(r.frames, f)
-}
-
-func (r *recorder) state(s ConnState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.states = append(r.states, s)
-}
-
-func (r *recorder) snapshot() ([]events.Frame, []ConnState) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Frame(nil), r.frames...), append([]ConnState(nil), r.states...)
-}
-
-func (r *recorder) dataStrings() []string {
-	fs, _ := r.snapshot()
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = string(f.Data)
-	}
-	return out
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+var (
+	waitFor    = ssetest.WaitFor
+	sseHeaders = ssetest.Headers
+	writeEvent = ssetest.WriteEvent
+)
 
 // startStream runs Subscribe in a goroutine; the returned func cancels it
 // and returns its error.
@@ -104,7 +64,7 @@ func startStream(t *testing.T, c Config, rec *recorder) (stop func() error, done
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan error, 1)
-	go func() { ch <- Subscribe(ctx, c, rec.frame, rec.state) }()
+	go func() { ch <- Subscribe(ctx, c, rec.Frame, rec.State) }()
 	return func() error {
 		cancel()
 		select {
@@ -115,17 +75,6 @@ func startStream(t *testing.T, c Config, rec *recorder) (stop func() error, done
 			return nil
 		}
 	}, ch
-}
-
-func sseHeaders(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-}
-
-func writeEvent(w http.ResponseWriter, name, data string) {
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
-	w.(http.Flusher).Flush()
 }
 
 func hasPhase(states []ConnState, p Phase) bool {
@@ -161,14 +110,14 @@ func TestStreamCleanCloseResumes(t *testing.T) {
 	c := withHeaders(testConfig(taskURL(srv.URL)))
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
-	waitFor(t, "three connections' frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 12 })
+	waitFor(t, "three connections' frames", 5*time.Second, func() bool { return len(rec.Data()) >= 12 })
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v, want context.Canceled", err)
 	}
 	if v := badHeader.Load(); v != nil {
 		t.Errorf("a request lacked the path or headers: %v", v)
 	}
-	frames, states := rec.snapshot()
+	frames, states := rec.Snapshot()
 	if len(frames) != 12 {
 		t.Errorf("%d frames, want 12", len(frames))
 	}
@@ -224,15 +173,15 @@ func TestStreamTruncatedEventNeverDelivered(t *testing.T) {
 			c := testConfig(taskURL(srv.URL))
 			rec := &recorder{}
 			stop, _ := startStream(t, c, rec)
-			waitFor(t, "the second connection's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 3 })
+			waitFor(t, "the second connection's frames", 5*time.Second, func() bool { return len(rec.Data()) >= 3 })
 			if err := stop(); !errors.Is(err, context.Canceled) {
 				t.Errorf("stream returned %v", err)
 			}
-			got := strings.Join(rec.dataStrings(), " ")
+			got := strings.Join(rec.Data(), " ")
 			if got != `{"whole":1} {"whole":1} {"whole":2}` {
 				t.Errorf("frames = %s", got)
 			}
-			_, states := rec.snapshot()
+			_, states := rec.Snapshot()
 			var re *ConnState
 			for i := range states {
 				if states[i].Phase == PhaseReconnecting {
@@ -281,14 +230,14 @@ func TestStreamLargeEvents(t *testing.T) {
 	start := time.Now()
 	stop, _ := startStream(t, c, rec)
 	waitFor(t, "all four frames", 60*time.Second, func() bool {
-		fs, _ := rec.snapshot()
+		fs, _ := rec.Snapshot()
 		return len(fs) >= 4
 	})
 	elapsed := time.Since(start)
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v", err)
 	}
-	frames, states := rec.snapshot()
+	frames, states := rec.Snapshot()
 	if len(frames) != 4 || string(frames[0].Data) != `{"before":1}` || string(frames[3].Data) != `{"after":1}` {
 		t.Fatalf("%d frames", len(frames))
 	}
@@ -348,7 +297,7 @@ func TestStreamStatusCodes(t *testing.T) {
 				if n := conns.Load(); n != 1 {
 					t.Errorf("%d requests, want 1 (no retry)", n)
 				}
-				_, states := rec.snapshot()
+				_, states := rec.Snapshot()
 				last := states[len(states)-1]
 				if last.Phase != PhaseFailed || last.Err == nil || last.Err.Error() != err.Error() || hasPhase(states, PhaseReconnecting) || hasPhase(states, PhaseLive) {
 					t.Errorf("states = %v", states)
@@ -359,7 +308,7 @@ func TestStreamStatusCodes(t *testing.T) {
 			if err := stop(); !errors.Is(err, context.Canceled) {
 				t.Errorf("stream returned %v", err)
 			}
-			_, states := rec.snapshot()
+			_, states := rec.Snapshot()
 			attempts := 0
 			for _, s := range states {
 				switch s.Phase {
@@ -416,11 +365,11 @@ func TestStreamServerComesBack(t *testing.T) {
 	c := withHeaders(testConfig(taskURL("http://" + addr)))
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
-	waitFor(t, "first server's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 2 })
+	waitFor(t, "first server's frames", 5*time.Second, func() bool { return len(rec.Data()) >= 2 })
 
 	s1.Close() // the daemon goes away
 	waitFor(t, "failed reconnects", 5*time.Second, func() bool {
-		_, states := rec.snapshot()
+		_, states := rec.Snapshot()
 		last := states[len(states)-1]
 		return last.Phase == PhaseReconnecting && last.Attempt >= 3
 	})
@@ -430,20 +379,20 @@ func TestStreamServerComesBack(t *testing.T) {
 		return err == nil
 	})
 	defer s2.Close()
-	waitFor(t, "second server's frames", 5*time.Second, func() bool { return len(rec.dataStrings()) >= 4 })
+	waitFor(t, "second server's frames", 5*time.Second, func() bool { return len(rec.Data()) >= 4 })
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v", err)
 	}
 	s2.Close()
 
-	got := strings.Join(rec.dataStrings(), " ")
+	got := strings.Join(rec.Data(), " ")
 	if got != `{"gen":1,"i":0} {"gen":1,"i":1} {"gen":2,"i":0} {"gen":2,"i":1}` {
 		t.Errorf("frames = %s", got)
 	}
 	if n := headersOK.Load(); n != 2 {
 		t.Errorf("headers arrived on %d of 2 connections", n)
 	}
-	_, states := rec.snapshot()
+	_, states := rec.Snapshot()
 	sawRefused := false
 	for _, s := range states {
 		if s.Phase == PhaseReconnecting && s.Err != nil {
@@ -487,7 +436,7 @@ func TestStreamCancelIsPrompt(t *testing.T) {
 			rec := &recorder{}
 			stop, _ := startStream(t, c, rec)
 			waitFor(t, "the stream to settle", 5*time.Second, func() bool {
-				_, states := rec.snapshot()
+				_, states := rec.Snapshot()
 				return len(states) >= 2
 			})
 			time.Sleep(20 * time.Millisecond)
@@ -499,9 +448,9 @@ func TestStreamCancelIsPrompt(t *testing.T) {
 				t.Errorf("cancel took %v", d)
 			}
 			// No callback after return.
-			_, before := rec.snapshot()
+			_, before := rec.Snapshot()
 			time.Sleep(20 * time.Millisecond)
-			if _, after := rec.snapshot(); len(after) != len(before) {
+			if _, after := rec.Snapshot(); len(after) != len(before) {
 				t.Errorf("state reported after the stream returned")
 			}
 		})
@@ -522,12 +471,12 @@ func TestSubscribeCancelledContextAndBadURL(t *testing.T) {
 	}
 	for _, u := range []string{"ftp://h/x?token=" + secret, "/relative?token=" + secret, "http://h/%zz?token=" + secret} {
 		rec := &recorder{}
-		err := Subscribe(context.Background(), testConfig(u), rec.frame, rec.state)
+		err := Subscribe(context.Background(), testConfig(u), rec.Frame, rec.State)
 		if err == nil || !strings.Contains(err.Error(), "token=REDACTED") {
 			t.Errorf("Subscribe(%q) = %v, want an error naming the redacted URL", u, err)
 		}
 		noSecret(t, err)
-		_, states := rec.snapshot()
+		_, states := rec.Snapshot()
 		if len(states) != 1 || states[0].Phase != PhaseFailed {
 			t.Errorf("states = %v, want one failed", states)
 		}
@@ -550,7 +499,7 @@ func TestStreamTLS(t *testing.T) {
 	c.Client = srv.Client()
 	rec := &recorder{}
 	stop, _ := startStream(t, c, rec)
-	waitFor(t, "a frame over TLS", 5*time.Second, func() bool { return len(rec.dataStrings()) == 1 })
+	waitFor(t, "a frame over TLS", 5*time.Second, func() bool { return len(rec.Data()) == 1 })
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("stream returned %v", err)
 	}
@@ -559,11 +508,11 @@ func TestStreamTLS(t *testing.T) {
 	rec = &recorder{}
 	stop, _ = startStream(t, c, rec)
 	waitFor(t, "a reconnect state", 5*time.Second, func() bool {
-		_, states := rec.snapshot()
+		_, states := rec.Snapshot()
 		return hasPhase(states, PhaseReconnecting)
 	})
 	stop()
-	frames, states := rec.snapshot()
+	frames, states := rec.Snapshot()
 	if len(frames) != 0 {
 		t.Errorf("frames delivered over an untrusted connection: %v", frames)
 	}
