@@ -89,40 +89,27 @@ func BenchmarkLoad(b *testing.B) {
 
 func BenchmarkKeypress(b *testing.B) {
 	for _, n := range []int{100, 10_000} {
-		b.Run(fmt.Sprintf("scroll/items=%d", n), func(b *testing.B) {
-			hs := loaded(b, n, 120, 40)
-			hs.key("esc") // transcript focus
-			hs.key("pgup")
-			hs.key("pgup")
-			up, down := keyMsg("k"), keyMsg("j")
-			i := 0
-			for b.Loop() {
-				k := up
-				if i%2 == 1 {
-					k = down
+		// Alternating keys in the transcript: a line at a time, then a
+		// page at a time.
+		for _, keys := range []struct{ name, up, down string }{{"scroll", "k", "j"}, {"page", "pgup", "pgdown"}} {
+			b.Run(fmt.Sprintf("%s/items=%d", keys.name, n), func(b *testing.B) {
+				hs := loaded(b, n, 120, 40)
+				hs.key("esc") // transcript focus
+				hs.key("pgup")
+				hs.key("pgup")
+				up, down := keyMsg(keys.up), keyMsg(keys.down)
+				i := 0
+				for b.Loop() {
+					k := up
+					if i%2 == 1 {
+						k = down
+					}
+					i++
+					hs.m.Update(k)
+					_ = hs.m.View()
 				}
-				i++
-				hs.m.Update(k)
-				_ = hs.m.View()
-			}
-		})
-		b.Run(fmt.Sprintf("page/items=%d", n), func(b *testing.B) {
-			hs := loaded(b, n, 120, 40)
-			hs.key("esc") // transcript focus
-			hs.key("pgup")
-			hs.key("pgup")
-			up, down := keyMsg("pgup"), keyMsg("pgdown")
-			i := 0
-			for b.Loop() {
-				k := up
-				if i%2 == 1 {
-					k = down
-				}
-				i++
-				hs.m.Update(k)
-				_ = hs.m.View()
-			}
-		})
+			})
+		}
 		b.Run(fmt.Sprintf("type/items=%d", n), func(b *testing.B) {
 			hs := loaded(b, n, 120, 40)
 			ch, bs := keyMsg("x"), keyMsg("backspace")
