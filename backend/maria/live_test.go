@@ -237,6 +237,21 @@ func TestFollowServerClosesAfterReplay(t *testing.T) {
 // TestFollowWaitsOutASlowEvent: an event that takes longer than the quiet
 // window to arrive does not end the replay early.
 func TestFollowWaitsOutASlowEvent(t *testing.T) {
+	srv := pausedInsideAnEvent(t, 1500*time.Millisecond, func() {})
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
+	f := follow(t, b, "t1", untilSynced)
+	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
+	if got := jsonl(t, f.tl); got != string(want) {
+		t.Fatalf("synced before the slow event was in:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// pausedInsideAnEvent serves the stream_c recording, pausing for pause
+// inside one of its events; beforeRest runs just before the rest is
+// written. The server stays open until the client goes.
+func pausedInsideAnEvent(t *testing.T, pause time.Duration, beforeRest func()) *httptest.Server {
+	t.Helper()
 	log, err := os.ReadFile(corpus + "stream_c.head.sse")
 	if err != nil {
 		t.Fatal(err)
@@ -248,22 +263,17 @@ func TestFollowWaitsOutASlowEvent(t *testing.T) {
 		w.Write(log[:cut])
 		w.(http.Flusher).Flush()
 		select {
-		case <-time.After(1500 * time.Millisecond):
+		case <-time.After(pause):
 		case <-r.Context().Done():
 			return
 		}
+		beforeRest()
 		w.Write(log[cut:])
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
-	b := open(t, srv.URL+"/v1")
-	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
-	f := follow(t, b, "t1", untilSynced)
-	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
-	if got := jsonl(t, f.tl); got != string(want) {
-		t.Fatalf("synced before the slow event was in:\n%s\nwant\n%s", got, want)
-	}
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // TestFollowUnknownTask: a 404 ends Follow with the daemon's error, after
@@ -780,31 +790,13 @@ func TestFollowFrames(t *testing.T) {
 // server sent is delivered, an update says nothing more is (on the last
 // events or on its own), soon, and not before the last event.
 func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
-	log, err := os.ReadFile(corpus + "stream_c.head.sse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := bytes.Index(log, []byte("PostToolCall")) // inside an event
 	var mu sync.Mutex
 	var rest time.Time // when the rest was written
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.Write(log[:cut])
-		w.(http.Flusher).Flush()
-		select {
-		case <-time.After(500 * time.Millisecond):
-		case <-r.Context().Done():
-			return
-		}
+	srv := pausedInsideAnEvent(t, 500*time.Millisecond, func() {
 		mu.Lock()
 		rest = time.Now()
 		mu.Unlock()
-		w.Write(log[cut:])
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
+	})
 	b := open(t, srv.URL+"/v1")
 	var last backend.Backlog // of the last update before the rest was written
 	var wrote time.Time
