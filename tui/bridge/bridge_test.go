@@ -145,16 +145,7 @@ func TestStreamTaskEvents(t *testing.T) {
 	}()
 	want := []string{"a", "b", "state:" + client.PhaseLive.String(), "state:" + client.PhaseReconnecting.String(),
 		"RESET", "a", "b", "c", "state:" + client.PhaseLive.String(), "d"}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= len(want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitLen(&mu, &got, len(want))
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("StreamTaskEvents returned %v, want context.Canceled", err)
@@ -201,16 +192,7 @@ func TestStreamTaskSteps(t *testing.T) {
 		fmt.Sprintf("backlog %d: b", backend.BacklogNone),
 		fmt.Sprintf("backlog %d: RESET a", backend.BacklogUnknown),
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n >= len(want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitLen(&mu, &got, len(want))
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("StreamTaskSteps returned %v, want context.Canceled", err)
@@ -373,5 +355,20 @@ func TestAgainstFakeSuna(t *testing.T) {
 	}
 	if users != 1 {
 		t.Fatalf("%d user items, want 1 (no duplicates across the run's end and the history reload)", users)
+	}
+}
+
+// waitLen waits, up to 10 s, until *got (guarded by mu) holds n entries;
+// the caller then compares what it holds.
+func waitLen(mu *sync.Mutex, got *[]string, n int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		have := len(*got)
+		mu.Unlock()
+		if have >= n || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
