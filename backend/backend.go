@@ -176,6 +176,16 @@ type Backend interface {
 	Create(ctx context.Context, r CreateRequest) (events.Task, error)
 }
 
+// SettledFollower is implemented by backends that can follow a session
+// for a reader who needs it only once its run is over (perch export
+// --until-idle). FollowSettled sends what Follow sends except the running
+// run's live events: the backend reads the run again whole when it ends
+// (Suna's history, a Reset), so decoding its stream frame by frame would
+// be thrown away. The stream is still read, for the run's end.
+type SettledFollower interface {
+	FollowSettled(ctx context.Context, sessionID string, on func(Update)) error
+}
+
 // SessionWatcher is implemented by backends that can tell when the list
 // of sessions changes (maria's daemon stream, pynchy's global stream);
 // the others are polled by the task list.

@@ -96,6 +96,10 @@ type liveOpts struct {
 	onUpdate func(liveStep) error
 }
 
+// settledOnly: only the session as it stands once the run is over is
+// used (export --until-idle), not the steps that lead there.
+func (o liveOpts) settledOnly() bool { return o.untilIdle && !o.follow && o.onUpdate == nil }
+
 // liveStep is one update as followLive applied it.
 type liveStep struct {
 	// old is the timeline a Reset replaced (nil when there was none).
@@ -177,6 +181,8 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	if maria {
 		fo := mariab.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
 		ferr = mb.FollowWith(sctx, task.ID, fo, func(s mariab.Step) { on(s.Update, s.Frame) })
+	} else if sf, ok := b.(backend.SettledFollower); ok && o.settledOnly() {
+		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	} else {
 		ferr = b.Follow(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	}

@@ -28,3 +28,6 @@ func LoadHistoryBody(body []byte, send func([]events.Event)) error {
 	send(evs)
 	return err
 }
+
+// MayEnd is mayEnd, for its table test.
+var MayEnd = mayEnd

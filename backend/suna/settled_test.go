@@ -1,0 +1,134 @@
+package suna_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/suna"
+	fake "github.com/perch-tui/perch/fakedaemon/suna"
+)
+
+// settled follows through FollowSettled, so that the watcher of the live
+// tests reads it as it reads Follow.
+type settled struct{ *suna.Live }
+
+func (s settled) Follow(ctx context.Context, id string, on func(backend.Update)) error {
+	return s.FollowSettled(ctx, id, on)
+}
+
+// FollowSettled sends the history, nothing of the running run, then the
+// run whole once it ended: the same final timeline as Follow (its
+// goldens, and the import of the history), for a run joined mid-way, a
+// stream cut every few frames, a server restarted mid-run, a stream that
+// never reports the end, a stopped and a failed run. With the quiet-stream
+// poll set to a minute, a run whose stream reports its end must be found
+// over by that frame (mayEnd), not by the poll.
+func TestFollowSettled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		opts   fake.Options
+		prompt string
+		poll   time.Duration
+		during func(f *fakeAPI, l *suna.Live, tid string)
+		golden string
+	}{
+		{name: "joined mid-run", golden: "midrun", poll: time.Minute},
+		{name: "cut every 3 frames", opts: fake.Options{DropEvery: 3}, golden: "midrun", poll: time.Minute},
+		{name: "server restart", opts: fake.Options{FrameDelay: 3 * time.Millisecond}, golden: "midrun", poll: time.Minute,
+			during: func(f *fakeAPI, _ *suna.Live, _ string) { f.restart() }},
+		// The end is not on the stream: the quiet-stream poll finds it.
+		{name: "cached running", opts: fake.Options{CachedRunning: true, DropEvery: 5}, golden: "midrun", poll: 100 * time.Millisecond},
+		{name: "stopped", prompt: "Tell me a long story, slow please", golden: "stopped", poll: 100 * time.Millisecond,
+			during: func(_ *fakeAPI, l *suna.Live, tid string) {
+				if _, err := l.Cancel(context.Background(), tid); err != nil {
+					t.Error(err)
+				}
+			}},
+		{name: "failed", prompt: "please fail now", golden: "failed", poll: time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts := tc.opts
+			opts.Hold = true
+			f := newFake(t, opts)
+			prompt := tc.prompt
+			if prompt == "" {
+				prompt = "What is in my workspace?"
+			}
+			tid, rid := startRun(t, f, "", prompt)
+			// Some frames in (a short script is held before its last).
+			for n := -1; f.srv.Frames(rid) < 10 && f.srv.Frames(rid) != n; {
+				n = f.srv.Frames(rid)
+				time.Sleep(50 * time.Millisecond)
+			}
+			l, err := suna.OpenTuned(backend.Config{URL: f.base, Client: httpClient(t)}, tc.poll, 10*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := follow(t, settled{l}, tid)
+			w.waitFor(t, "the history", func(w *watcher) bool { return w.synced >= 1 })
+			if f.srv.RunStatus(rid) == "running" {
+				// The run's stream is open and read, but none of it is sent.
+				deadline := time.Now().Add(30 * time.Second)
+				for f.srv.Requests("GET /agent-run/{id}/stream") == 0 {
+					if time.Now().After(deadline) {
+						t.Fatal("the run's stream was never opened")
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				if tc.during != nil {
+					tc.during(f, l, tid)
+				}
+				w.mu.Lock()
+				updates := w.updates
+				w.mu.Unlock()
+				f.srv.Release()
+				w.waitFor(t, "the run's end", idleAfterRuns(1))
+				w.mu.Lock()
+				// The first load, maybe connection states, then the
+				// reset: never a step of the stream.
+				if w.resets != 1 || w.synced != 2 {
+					t.Errorf("resets %d, synced %d; want the first load and one reset", w.resets, w.synced)
+				}
+				if extra := w.updates - updates; extra > 1+len(w.states) {
+					t.Errorf("%d updates after the stream opened (%d states); want only the reset", extra, len(w.states))
+				}
+				w.mu.Unlock()
+			} else {
+				f.srv.Release()
+				w.waitFor(t, "the run's end", idleAfterRuns(0))
+			}
+			finalCheck(t, f, w, "", tid, tc.golden)
+		})
+	}
+}
+
+func TestMayEnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		frame string
+		want  bool
+	}{
+		{`{"type":"status","status":"completed","message":"done"}`, true},
+		{`{"type":"status","status":"agent_not_running"}`, true},
+		{`{"type":"status","status":"stopped"}`, true},
+		{`{"type":"status","status":"failed","message":"boom"}`, true},
+		{`{"type":"status","status":"error"}`, true},
+		{`{"type":"error","error":"rate limit exceeded"}`, true},
+		{`{"type":"status","content":"{\"status_type\":\"error\",\"message\":\"x\"}","metadata":"{}"}`, true},
+		{`{"type":"status","status":"initializing","message":"starting"}`, false},
+		{`{"type":"status","content":"{\"status_type\":\"tool_started\"}","metadata":"{}"}`, false},
+		{`{"type":"assistant","content":"{\"role\":\"assistant\",\"content\":\"the status is error\"}","metadata":"{\"stream_status\":\"chunk\"}"}`, false},
+		{`{"type":"assistant","content":"{\"content\":\"\\\"status\\\": \\\"completed\\\"\"}"}`, false},
+		{`{"type":"ping"}`, false},
+		{`not json "status" at all`, false},
+		{``, false},
+	} {
+		if got := suna.MayEnd([]byte(tc.frame)); got != tc.want {
+			t.Errorf("mayEnd(%s) = %v, want %v", tc.frame, got, tc.want)
+		}
+	}
+}
