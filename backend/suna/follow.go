@@ -422,13 +422,27 @@ func eventID(data []byte) string {
 
 // mayEnd says whether a frame may report the run's end as the decoder
 // reads it (a status frame that completes, stops or fails the run, an
-// error, or a status row of an error), without decoding the frame: most
-// frames are chunks of text, whose JSON-in-a-string holds neither key
-// quoted plainly. A frame it picks only makes the follower ask the run's
-// status; a run whose end it misses is found by the status asked when the
-// stream goes quiet.
+// error, or a status row of an error), without decoding the frame. It
+// reads the type the frame names first: inside a JSON string every quote
+// is escaped, so the first "type" is a key, the record's own in Suna's
+// frames (their content and metadata are JSON inside strings); only
+// status and error frames, a few per run, are read further. A frame it
+// picks only makes the follower ask the run's status; a run whose end it
+// misses is found by the status asked when the stream goes quiet.
 func mayEnd(data []byte) bool {
-	if !bytes.Contains(data, []byte(`"status"`)) && !bytes.Contains(data, []byte(`"error"`)) {
+	i := bytes.Index(data, typeKey)
+	if i < 0 {
+		return false
+	}
+	j := jsonx.SkipSpace(data, i+len(typeKey))
+	if j >= len(data) || data[j] != ':' {
+		return false
+	}
+	rest := data[jsonx.SkipSpace(data, j+1):]
+	switch {
+	case bytes.HasPrefix(rest, []byte(`"error"`)):
+		return true
+	case !bytes.HasPrefix(rest, []byte(`"status"`)):
 		return false
 	}
 	o := normalize.AsObjectShared(ingest.Repair(bytes.TrimSpace(data)))
@@ -444,6 +458,8 @@ func mayEnd(data []byte) bool {
 	}
 	return false
 }
+
+var typeKey = []byte(`"type"`)
 
 // isPing: a keep-alive frame.
 func isPing(data []byte) bool {

@@ -124,6 +124,9 @@ func TestMayEnd(t *testing.T) {
 		{`{"type":"assistant","content":"{\"role\":\"assistant\",\"content\":\"the status is error\"}","metadata":"{\"stream_status\":\"chunk\"}"}`, false},
 		{`{"type":"assistant","content":"{\"content\":\"\\\"status\\\": \\\"completed\\\"\"}"}`, false},
 		{`{"type":"ping"}`, false},
+		{`{"message_id": null, "type" : "status", "content": "{\"status_type\": \"error\"}"}`, true},
+		{`{"content": "{\"type\": \"error\"}", "type": "assistant"}`, false},
+		{`{"type": 3, "status": "completed"}`, false},
 		{`not json "status" at all`, false},
 		{``, false},
 	} {
