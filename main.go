@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/perch-tui/perch/cli"
+	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
 	// Hands bare perch, attach and demo over to perch-ui before the
 	// rest of perch's packages are initialised.
@@ -19,7 +20,7 @@ import (
 )
 
 func main() {
-	stopProfile := startProfile()
+	stopProfile := prof.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	args := os.Args[1:]
 	env := cli.OSEnv()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
+	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
 	"github.com/perch-tui/perch/tui/app"
 )
@@ -26,6 +27,7 @@ func main() {
 	// Set by perch when it handed over; nothing started from here must
 	// see it.
 	os.Unsetenv(uiexec.EnvHandedOver)
+	stopProfile := prof.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := cli.OSEnv()
 	var o app.Options
@@ -35,5 +37,6 @@ func main() {
 	env.UI = app.New(o)
 	code := cli.Main(ctx, env, os.Args[1:])
 	stop()
+	stopProfile()
 	os.Exit(code)
 }

@@ -1,16 +1,17 @@
 //go:build perchprof
 
-package main
+package prof
 
 import (
 	"os"
 	"runtime/pprof"
 )
 
-// With the perchprof build tag, PERCH_CPUPROFILE=FILE writes a CPU
-// profile of the whole invocation (docs/performance.md, "Export
-// performance"). Ordinary builds carry no profiler.
-func startProfile() (stop func()) {
+// Start: with the perchprof build tag, PERCH_CPUPROFILE=FILE writes a CPU
+// profile of the whole invocation of perch or perch-ui, until stop
+// (docs/performance.md, "Export performance"). Ordinary builds carry no
+// profiler.
+func Start() (stop func()) {
 	path := os.Getenv("PERCH_CPUPROFILE")
 	if path == "" {
 		return func() {}
