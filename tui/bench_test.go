@@ -62,7 +62,7 @@ func decodeAll(frames []events.Frame) []events.Event {
 // frame drawn.
 func loaded(b testing.TB, n, w, h int) *harness {
 	hs := newHarness(b, w, h, Config{TaskID: "task-1"})
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: decodeAll(wireFrames(n))})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(wireFrames(n)))})
 	hs.m.View()
 	return hs
 }
@@ -81,7 +81,7 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("decode+apply+first-frame-10k", func(b *testing.B) {
 		for b.Loop() {
 			hs := newHarness(b, 120, 40, Config{TaskID: "task-1"})
-			hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: decodeAll(frames)})
+			hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(frames))})
 			_ = hs.m.View()
 		}
 	})
@@ -179,7 +179,7 @@ func TestLazyTranscript(t *testing.T) {
 	hs := newHarness(t, 120, 40, Config{TaskID: "task-1"})
 	cr := &countingRenderer{itemRenderer: hs.m.rend, items: map[*events.Item]int{}}
 	hs.m.rend = cr
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: decodeAll(wireFrames(10_000))})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(wireFrames(10_000)))})
 	hs.m.View()
 	if n := hs.m.tl.Len(); n < 7000 {
 		t.Fatalf("only %d items: decoder or timeline changed?", n)

@@ -32,17 +32,17 @@ func TestAttachAndReplay(t *testing.T) {
 		t.Fatalf("attach must start the task stream: %+v", hs.ctl.watches)
 	}
 	live := connState{Phase: client.PhaseLive, Since: fixedNow}
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: []events.Event{
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: chunksOf([]events.Event{
 		user("u1", "why does the parser fail?"),
 		assistant("a1", "Because the tokenizer drops the last byte."),
-	}})
+	})})
 	hs.contains("why does the parser fail?")
 	hs.contains("tokenizer drops the last byte")
 	hs.contains("● live")
 	// (Replays are dropped before they reach the model: the stream's
 	// decoder does it, see TestBatcherCoalescesToOnePerFrame.)
 	// A batch from an earlier attach is ignored.
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen - 1, Events: []events.Event{user("x", "stale")}})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen - 1, Events: chunksOf([]events.Event{user("x", "stale")})})
 	hs.lacks("stale")
 	checkFrame(t, hs.m)
 }

@@ -55,7 +55,7 @@ func goldenTaskWith(t *testing.T, w, h int, ob *Outbox) *harness {
 			{ID: "3", Content: "add a regression test", Status: "pending", Priority: "medium"},
 		}},
 	}
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: evs})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: chunksOf(evs)})
 	return hs
 }
 

@@ -233,7 +233,7 @@ func (h *harness) typ(s string) {
 // events delivers a task-stream batch of the current attach.
 func (h *harness) events(evs ...events.Event) {
 	h.t.Helper()
-	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, Events: evs})
+	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, Events: chunksOf(evs)})
 }
 
 // taskList delivers the watched task list.

@@ -328,8 +328,8 @@ func TestReplayOverTheBackendInFewBatches(t *testing.T) {
 	seen := func() bool {
 		msgs, _ := s.snapshot()
 		for _, m := range msgs {
-			for i := range m.Events {
-				if strings.Contains(m.Events[i].Text, fakedaemon.LongSessionMarker) {
+			for ev := range m.Events.All() {
+				if strings.Contains(ev.Text, fakedaemon.LongSessionMarker) {
 					return true
 				}
 			}
@@ -349,7 +349,7 @@ func TestReplayOverTheBackendInFewBatches(t *testing.T) {
 	for _, m := range msgs {
 		if m.Src == srcTask && len(m.Events) > 0 {
 			batches++
-			n += len(m.Events)
+			n += m.Events.Len()
 		}
 	}
 	t.Logf("%d events in %d batches over %v", n, batches, elapsed)

@@ -100,8 +100,8 @@ func replayLag(b *testing.B, be Backend, su *stampUI, taskID string) (time.Durat
 			if m.Src == srcTask && len(m.Events) > 0 {
 				batches++
 			}
-			for j := range m.Events {
-				if strings.Contains(m.Events[j].Text, fakedaemon.LongSessionMarker) {
+			for ev := range m.Events.All() {
+				if strings.Contains(ev.Text, fakedaemon.LongSessionMarker) {
 					su.mu.Lock()
 					defer su.mu.Unlock()
 					return at[i].Sub(su.at), batches

@@ -129,12 +129,12 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.State != nil {
 		m.conn, m.connSeen = *msg.State, true
 	}
-	for i := range msg.Events {
-		if IsResetEvent(&msg.Events[i]) {
+	for ev := range msg.Events.All() {
+		if IsResetEvent(ev) {
 			m.restartTimeline()
 			continue
 		}
-		m.tl.Apply(msg.Events[i])
+		m.tl.Apply(*ev)
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err

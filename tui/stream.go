@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,7 +94,7 @@ const (
 type streamBatchMsg struct {
 	Src    streamSource
 	Gen    uint64
-	Events []events.Event
+	Events eventChunks
 	// Tasks is the latest task list (srcDaemon), nil when it did not
 	// change.
 	Tasks []events.Task
@@ -101,6 +102,66 @@ type streamBatchMsg struct {
 	// Ended is set once, when the stream function returned; Err is why.
 	Ended bool
 	Err   error
+}
+
+// eventChunks are events in order, in chunks: a replay's tens of
+// thousands of events are gathered without growing one slice (each
+// regrowth copied the batch whole into fresh memory, and page faults on
+// that memory cost a third of perch-ui's processor time attaching to a
+// 20,000-frame Suna run).
+type eventChunks [][]events.Event
+
+// chunksOf is evs as one chunk.
+func chunksOf(evs []events.Event) eventChunks {
+	if len(evs) == 0 {
+		return nil
+	}
+	return eventChunks{evs}
+}
+
+// Len is the number of events.
+func (c eventChunks) Len() int {
+	n := 0
+	for _, ch := range c {
+		n += len(ch)
+	}
+	return n
+}
+
+// All yields the events in order.
+func (c eventChunks) All() iter.Seq[*events.Event] {
+	return func(yield func(*events.Event) bool) {
+		for _, ch := range c {
+			for i := range ch {
+				if !yield(&ch[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// chunkMax bounds a chunk (about 400 KB of events); chunks start small,
+// as a live stream hands over a few events per frame, and double.
+const chunkMin, chunkMax = 16, 1024
+
+// add appends a copy of evs (the caller may reuse its slice).
+func (c *eventChunks) add(evs []events.Event) {
+	for len(evs) > 0 {
+		n := len(*c)
+		if n == 0 || len((*c)[n-1]) == cap((*c)[n-1]) {
+			size := chunkMin
+			if n > 0 {
+				size = min(2*cap((*c)[n-1]), chunkMax)
+			}
+			*c = append(*c, make([]events.Event, 0, max(size, min(len(evs), chunkMax))))
+			n++
+		}
+		last := (*c)[n-1]
+		k := min(len(evs), cap(last)-len(last))
+		(*c)[n-1] = append(last, evs[:k]...)
+		evs = evs[k:]
+	}
 }
 
 // streamControl is how the model asks for streams without doing IO itself:
@@ -118,8 +179,9 @@ type streamControl interface {
 // stream's goroutine (the backend's decoder) never waits for a frame.
 type batcher struct {
 	mu sync.Mutex
-	// Handed over, not yet handed to the UI.
-	evs   []events.Event
+	// Handed over, not yet handed to the UI; nevs counts evs.
+	evs   eventChunks
+	nevs  int
 	tasks []events.Task
 	state *connState
 	ended bool
@@ -182,7 +244,8 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 	}
 	now := time.Now()
 	b.mu.Lock()
-	b.evs = append(b.evs, evs...)
+	b.evs.add(evs)
+	b.nevs += len(evs)
 	// The longest recent pause, half forgotten after some 700 events.
 	b.stall -= b.stall / 1024
 	if gap := now.Sub(b.last); gap >= stallMin && gap < stallMax {
@@ -264,7 +327,7 @@ func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	msg := streamBatchMsg{Events: b.evs, Tasks: b.tasks, State: b.state, Ended: b.ended, Err: b.err}
-	b.evs, b.tasks, b.state = nil, nil, nil
+	b.evs, b.nevs, b.tasks, b.state = nil, 0, nil, nil
 	return msg
 }
 
@@ -337,7 +400,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		held := time.Now()
 		for {
 			b.mu.Lock()
-			last, ended, n, backlog := b.last, b.ended, len(b.evs), b.backlog
+			last, ended, n, backlog := b.last, b.ended, b.nevs, b.backlog
 			b.mu.Unlock()
 			if ended {
 				break

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,12 +69,14 @@ func TestBatcherCoalescesToOnePerFrame(t *testing.T) {
 		if m.Gen != 7 {
 			t.Fatalf("batch %d has gen %d src %d", i, m.Gen, m.Src)
 		}
-		for j, ev := range m.Events {
+		j := 0
+		for ev := range m.Events.All() {
 			if want := evs[total+j].ID; ev.ID != want {
 				t.Fatalf("event %d out of order: %q, want %q", total+j, ev.ID, want)
 			}
+			j++
 		}
-		total += len(m.Events)
+		total += m.Events.Len()
 	}
 	if total != len(evs) {
 		t.Fatalf("delivered %d events, want %d", total, len(evs))
@@ -270,8 +273,8 @@ func runFlusher(t *testing.T, bt *batcher, s *sink) func() {
 func delivered(s *sink) (n int, batches int) {
 	msgs, _ := s.snapshot()
 	for _, m := range msgs {
-		if len(m.Events) > 0 {
-			n += len(m.Events)
+		if m.Events.Len() > 0 {
+			n += m.Events.Len()
 			batches++
 		}
 	}
@@ -531,7 +534,48 @@ func TestBatcherHoldsWhileMoreIsOnItsWay(t *testing.T) {
 	bt.onStep(nil, backend.BacklogNone)
 	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
 	msgs, _ := s.snapshot()
-	if n := len(msgs[0].Events); n <= 100 {
+	if n := msgs[0].Events.Len(); n <= 100 {
 		t.Fatalf("the first batch has %d events: the pause cut it although more was on its way", n)
+	}
+}
+
+// eventChunks keeps the events in order, copies them (the caller may
+// reuse its slice), starts small and never grows a chunk past chunkMax.
+func TestEventChunks(t *testing.T) {
+	t.Parallel()
+	var c eventChunks
+	buf := make([]events.Event, 0, 3000)
+	want := 0
+	for _, n := range []int{1, 2, 0, 5, 40, 3000, 7, 1500} {
+		buf = buf[:0]
+		for i := range n {
+			buf = append(buf, events.Event{ID: strconv.Itoa(want + i)})
+		}
+		c.add(buf)
+		want += n
+		for i := range buf {
+			buf[i].ID = "reused" // the caller's slice, reused
+		}
+	}
+	if c.Len() != want {
+		t.Fatalf("Len %d, want %d", c.Len(), want)
+	}
+	i := 0
+	for ev := range c.All() {
+		if ev.ID != strconv.Itoa(i) {
+			t.Fatalf("event %d is %q", i, ev.ID)
+		}
+		i++
+	}
+	if cap(c[0]) != chunkMin {
+		t.Errorf("first chunk holds %d events, want %d", cap(c[0]), chunkMin)
+	}
+	for k, ch := range c {
+		if cap(ch) > chunkMax {
+			t.Errorf("chunk %d holds %d events, more than %d", k, cap(ch), chunkMax)
+		}
+	}
+	if chunksOf(nil) != nil || chunksOf([]events.Event{{ID: "x"}}).Len() != 1 {
+		t.Error("chunksOf")
 	}
 }
