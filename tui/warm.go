@@ -20,6 +20,12 @@ func warmUp() {
 	go ansi.StringWidthWc("─")
 }
 
+// Prepare starts, on another goroutine, the one-time work the first frame
+// needs (see warmUp), for a caller that knows the UI will be shown and
+// still has to wait for something first (perch probing a server). Run
+// starts it anyway; a second start finds it done or under way.
+func Prepare() { warmUp() }
+
 // tasksPrefetch is the task list asked for as soon as the UI starts, so
 // that the request runs while Bubble Tea sets up the terminal (raw mode,
 // screen buffers, input reader) instead of after it: the first list the
@@ -42,6 +48,31 @@ func prefetchTasks(ctx context.Context, b Backend) *tasksPrefetch {
 		p.tasks, p.err = b.Tasks(ctx)
 	}()
 	return p
+}
+
+// knownTasks is a prefetch that is already complete: the list the caller
+// read before the UI started (Config.Tasks).
+func knownTasks(ts []events.Task) *tasksPrefetch {
+	p := &tasksPrefetch{done: make(chan struct{}), tasks: ts}
+	close(p.done)
+	return p
+}
+
+// ready is take without the wait: ok only when the list is in and was not
+// taken yet.
+func (p *tasksPrefetch) ready() (tasks []events.Task, err error, ok bool) {
+	if p == nil {
+		return nil, nil, false
+	}
+	select {
+	case <-p.done:
+	default:
+		return nil, nil, false
+	}
+	if !p.taken.CompareAndSwap(false, true) {
+		return nil, nil, false
+	}
+	return p.tasks, p.err, true
 }
 
 // take returns the prefetched list, waiting for it, the first time it is
