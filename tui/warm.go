@@ -10,10 +10,12 @@ import (
 )
 
 // warmUp does, on another goroutine, the one-time work the first frame
-// would otherwise wait for while Bubble Tea sets up the terminal and the
-// task list is fetched. The renderer measures cells with go-runewidth,
-// whose first lookup above U+02FF builds its 2 MB width tables (10 to
-// 40 ms, mostly page faults); every frame has such runes (─, ▌, ●).
+// would otherwise wait for, while perch probes the server (Prepare) or
+// Bubble Tea sets up the terminal and the task list is fetched. The
+// renderer measures cells with go-runewidth, whose first lookup above
+// U+02FF builds its 2 MB width tables (about 8 ms of processor time on
+// a quiet core, mostly page faults; 10 to 40 ms of wall time on a busy
+// one); every frame has such runes (─, ▌, ●).
 // The build is guarded by a sync.Once, so a frame that comes first simply
 // waits for it as it would have anyway.
 func warmUp() {
@@ -28,8 +30,9 @@ func Prepare() { warmUp() }
 
 // tasksPrefetch is the task list asked for as soon as the UI starts, so
 // that the request runs while Bubble Tea sets up the terminal (raw mode,
-// screen buffers, input reader) instead of after it: the first list the
-// UI loads is this one. Later loads (refreshes) ask the backend again.
+// screen buffers, input reader) instead of after it, or the list the
+// caller already read (knownTasks): the first list the UI loads is this
+// one. Later loads (refreshes) ask the backend again.
 type tasksPrefetch struct {
 	done  chan struct{}
 	tasks []events.Task
