@@ -55,7 +55,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "export --backend suna --until-idle wall"} {
+	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "perch-ui's own part", "export --backend suna --until-idle wall"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -411,7 +411,18 @@ func (h *harness) benchStartup() error {
 	if h.tm == nil {
 		return nil
 	}
-	var floors, launches, direct []time.Duration
+	// perch-ui --version prints one line once its package initialisation
+	// and runtime start are done: launched the same way, it splits the
+	// launch into what comes before main and perch-ui's own work after it.
+	var version string
+	if h.ui != "" {
+		var out bytes.Buffer
+		if _, _, err := h.runTimed(30*time.Second, &out, h.ui, "--version"); err != nil {
+			return fmt.Errorf("perch-ui --version: %w", err)
+		}
+		version = strings.TrimSpace(out.String())
+	}
+	var floors, launches, direct, inits []time.Duration
 	for range h.startupRuns {
 		f, err := h.launch([]string{"sh", "-c", "echo ready; exec sleep 600"}, "ready")
 		if err != nil {
@@ -428,6 +439,15 @@ func (h *harness) benchStartup() error {
 				return fmt.Errorf("TUI launch of perch-ui: %w", err)
 			}
 			direct = append(direct, u)
+			if version != "" {
+				// Through sh, as the floor, which stays: tmux may drop
+				// the output of a program that exits at once.
+				v, err := h.launch([]string{"sh", "-c", quote(h.ui) + " --version; exec sleep 600"}, version)
+				if err != nil {
+					return fmt.Errorf("perch-ui --version: %w", err)
+				}
+				inits = append(inits, v)
+			}
 		}
 	}
 	f, l := median(floors), median(launches)
@@ -438,6 +458,12 @@ func (h *harness) benchStartup() error {
 		u := median(direct)
 		h.add(row{scope: "startup", name: "perch-ui launched directly → task list", value: fmtDur(u), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(u - f)})
 		h.add(row{scope: "startup", name: "the exec (perch → perch-ui), medians", value: fmtDiff(l - u)})
+	}
+	if len(inits) > 0 {
+		// Before main: the exec, the runtime, every package's init.
+		v, u := median(inits), median(direct)
+		h.add(row{scope: "startup", name: "perch-ui --version → printed (start before main)", value: fmtDur(v), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(v - f)})
+		h.add(row{scope: "startup", name: "perch-ui's own part (task list − --version), medians", value: fmtDiff(u - v)})
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/backend/all"
 	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
 )
 
 // urlExample is each backend's usual base URL, for messages.
@@ -134,13 +135,17 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 	if env.registry != nil {
 		reg = env.registry()
 	}
+	// Read after reg.Open, which waits for every probe it started.
+	var probed []events.Task
 	for i := range reg.Entries {
 		if reg.Entries[i].Name != backend.Maria {
 			continue
 		}
 		reg.Entries[i].Probe = func(ctx context.Context, cfg backend.Config) error {
 			cfg.Client = nil
-			return mariab.ProbeWith(ctx, cfg, mariaOpts...)
+			ts, err := mariab.ProbeTasks(ctx, cfg, mariaOpts...)
+			probed = ts
+			return err
 		}
 		reg.Entries[i].Open = func(cfg backend.Config) (backend.Backend, error) {
 			cfg.Client = nil
@@ -164,6 +169,9 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 	}
 	if name == "" {
 		fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", all.RedactURL(b.URL()), b.Name())
+		if b.Name() == backend.Maria {
+			c.probedTasks = probed
+		}
 	}
 	return b, nil
 }

@@ -256,6 +256,10 @@ type conn struct {
 	// mariaOnly: a maria daemon whatever the environment says (the demo's
 	// own fake daemon).
 	mariaOnly bool
+	// probedTasks is the task list maria's probe read while open asked
+	// which system answers at the URL (nil: no probe, another system, or
+	// a list that did not decode): the UI shows it instead of asking again.
+	probedTasks []events.Task
 }
 
 type headerList []string

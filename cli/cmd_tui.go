@@ -85,6 +85,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	}
 	o := liveOptions(env, cl, *theme)
 	o.Model = *model
+	o.Tasks = c.probedTasks
 	return ui.Live(ctx, cl, o)
 }
 
@@ -122,6 +123,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	}
 	o := liveOptions(env, cl, *theme)
 	o.TaskID = task.ID
+	o.Tasks = c.probedTasks
 	return ui.Live(ctx, cl, o)
 }
 

@@ -32,6 +32,15 @@ type UI interface {
 	ReadOnly(ctx context.Context, src ReadOnlySource, o UIOptions) error
 }
 
+// Preparer is implemented by a UI with one-time work to start before it is
+// shown (tables its first frame needs): env.ui calls Prepare as soon as a
+// command knows that it opens the UI, so that the work runs while the
+// command probes the server or resolves the task, which mostly wait for
+// the network.
+type Preparer interface {
+	Prepare()
+}
+
 // UIOptions is how a command opens the UI.
 type UIOptions struct {
 	TaskID string // attach at start; "" opens the task list
@@ -46,6 +55,10 @@ type UIOptions struct {
 	// a nil store keeps messages in memory.
 	OutboxStore   outbox.Store
 	OutboxBackend outbox.Backend
+	// Tasks is the task list as perch just read it (maria's probe carries
+	// the whole list), shown at once instead of being asked for again; nil
+	// when perch has none.
+	Tasks []events.Task
 }
 
 // ReadOnlySource is a task that can be read, never written: the UI offers
@@ -68,6 +81,9 @@ var errNoUI = errors.New("this perch has no terminal UI: use the scriptable comm
 // program that has it (Env.StartUI), which on success never returns.
 func (env Env) ui() (UI, error) {
 	if env.UI != nil {
+		if p, ok := env.UI.(Preparer); ok {
+			p.Prepare()
+		}
 		return env.UI, nil
 	}
 	if env.StartUI != nil {

@@ -24,6 +24,15 @@ type recordingUI struct {
 	src   []ReadOnlySource
 	// backends: what Backend was handed.
 	backends []backend.Backend
+	// prepared counts Prepare calls; calls notes them as "prepare".
+	prepared int
+}
+
+func (u *recordingUI) Prepare() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.prepared++
+	u.calls = append(u.calls, "prepare")
 }
 
 func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
@@ -107,7 +116,10 @@ func TestUICommandsWithoutUI(t *testing.T) {
 	}
 }
 
-// TestUICommandsOpenTheUI: each UI command hands the UI what it needs.
+// TestUICommandsOpenTheUI: each UI command hands the UI what it needs, and
+// lets it prepare before anything else (the probe). The task list maria's
+// probe read is handed over, so the UI need not ask for it again; without
+// a probe (--backend maria) there is none.
 func TestUICommandsOpenTheUI(t *testing.T) {
 	d, url := fake(t, "head", 50)
 	id, err := d.SeedDemo()
@@ -126,13 +138,22 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 		{"--url", url, "--theme", "light", "--model", "m1"},
 		{"attach", id[:8], "--url", url},
 		{"replay", file, "--theme", "dark"},
+		{"--url", url, "--backend", "maria"},
 	} {
 		must(t, runEnv(ctx, t, with, "", args...))
 	}
-	if strings.Join(ui.calls, ",") != "live,live,readonly" {
+	if strings.Join(ui.calls, ",") != "prepare,live,prepare,live,prepare,readonly,prepare,live" {
 		t.Fatalf("calls %v", ui.calls)
 	}
 	root, attach, replay := ui.opts[0], ui.opts[1], ui.opts[2]
+	for i, o := range []UIOptions{root, attach} {
+		if len(o.Tasks) != 1 || o.Tasks[0].ID != id {
+			t.Errorf("command %d: the probed task list %+v, want the one task %s", i, o.Tasks, id)
+		}
+	}
+	if named := ui.opts[3]; named.Tasks != nil || replay.Tasks != nil {
+		t.Errorf("a task list without a probe: --backend maria %v, replay %v", named.Tasks, replay.Tasks)
+	}
 	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.OutboxStore == nil || root.OutboxBackend == nil {
 		t.Errorf("root options %+v", root)
 	}
@@ -185,7 +206,7 @@ func TestUICommandsThroughABackend(t *testing.T) {
 	} {
 		must(t, stubRun(t, with, args...))
 	}
-	if strings.Join(ui.calls, ",") != "backend,backend" {
+	if strings.Join(ui.calls, ",") != "prepare,backend,prepare,backend" {
 		t.Fatalf("calls %v", ui.calls)
 	}
 	root, attach := ui.opts[0], ui.opts[1]

@@ -64,6 +64,7 @@ type Model struct {
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
 	quitting  bool
+	painted   paintLevel // how far the first screen has been drawn; see firstPaint
 
 	// The task list (live from the backend's WatchTasks).
 	list       taskList
@@ -150,9 +151,17 @@ func (m *Model) applyTheme() {
 }
 
 // Init loads the task list, asks the terminal for its background (unless the
-// theme is fixed) and attaches when started on a task.
+// theme is fixed) and attaches when started on a task. A list that is
+// already in (Config.Tasks, or a prefetch that answered while Bubble Tea set
+// up the terminal) is taken at once, so that the first frame at the
+// terminal's size shows it; Init runs just before the first View.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadTasksCmd()}
+	var cmds []tea.Cmd
+	if ts, err, ok := m.cfg.tasks.ready(); ok {
+		m.handleTasksLoaded(tasksLoadedMsg{tasks: ts, err: err})
+	} else {
+		cmds = append(cmds, m.loadTasksCmd())
+	}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -255,7 +264,38 @@ func (m *Model) View() tea.View {
 		lines, v.Cursor = m.taskView()
 	}
 	v.Content = strings.Join(lines, "\n")
+	if m.gate != nil && m.firstPaint() {
+		m.gate.hurry()
+	}
 	return v
+}
+
+// paintLevel is how much of the first screen a frame has.
+type paintLevel uint8
+
+const (
+	paintNone    paintLevel = iota
+	paintSized              // a frame at the terminal's size
+	paintContent            // one with the task list's answer, or the task view
+)
+
+// firstPaint reports whether this frame (at the terminal's size) is the
+// first of its level: the first at the size, then the first with the task
+// list. Those are flushed at once (renderGate.hurry) instead of at the
+// renderer's next tick: the list's answer usually comes a few
+// milliseconds after the size, within a frame interval of the last kick,
+// and would otherwise wait up to a whole frame to be seen. Everything
+// after is paced as before.
+func (m *Model) firstPaint() bool {
+	level := paintSized
+	if m.mode == modeTask || m.list.answered {
+		level = paintContent
+	}
+	if level <= m.painted {
+		return false
+	}
+	m.painted = level
+	return true
 }
 
 func (m *Model) title() string {

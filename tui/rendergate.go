@@ -71,6 +71,7 @@ type renderGate struct {
 	armed   bool // stopper is scheduled
 	closed  bool
 
+	hurried bool        // the next view kicks whenever the last kick was
 	kicked  time.Time   // the last kick
 	kickSeq uint64      // which kick the restorer restores after
 	kicking bool        // the ticker ticks every kickEvery
@@ -117,8 +118,10 @@ func (g *renderGate) viewed() {
 	}
 	now := time.Now()
 	g.last = now
+	hurried := g.hurried
+	g.hurried = false
 	switch {
-	case g.kickEvery > 0 && now.Sub(g.kicked) >= g.interval:
+	case g.kickEvery > 0 && (hurried || now.Sub(g.kicked) >= g.interval):
 		g.kick(now)
 	case !g.running:
 		g.ticker.Reset(g.interval)
@@ -132,6 +135,15 @@ func (g *renderGate) viewed() {
 			g.stopper.Reset(g.idle)
 		}
 	}
+}
+
+// hurry makes the next view kick the ticker even within a frame interval
+// of the last kick: for the few frames of the start that must not wait for
+// a tick (see Model.firstPaint). It is called from View, before viewed.
+func (g *renderGate) hurry() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.hurried = true
 }
 
 // kick makes the ticker tick every kickEvery for kickFor (g.mu held). The

@@ -174,6 +174,7 @@ func (m *Model) applyTasks(ts []events.Task) {
 
 func (m *Model) handleTasksLoaded(msg tasksLoadedMsg) {
 	if msg.err != nil {
+		m.list.answered = true
 		m.setFlash("could not list tasks: "+msg.err.Error(), true)
 		return
 	}

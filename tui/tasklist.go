@@ -22,7 +22,11 @@ type taskList struct {
 	selID  string
 	offset int // first shown row at the top of the viewport
 	synced bool
-	rows   int // rows per page, from the last frame
+	// answered: a list (GET or the stream's sync) or a failure to get one
+	// came; until then an empty list is one still loading, not one
+	// without tasks.
+	answered bool
+	rows     int // rows per page, from the last frame
 	// first/last shown rows of the last frame, for the spinner
 	visFrom, visTo int
 }
@@ -38,13 +42,14 @@ func (l *taskList) byID(id string) (events.Task, bool) {
 
 func (l *taskList) replace(ts []events.Task) {
 	l.tasks = append(l.tasks[:0:0], ts...)
-	l.synced = true
+	l.synced, l.answered = true, true
 	l.resort()
 }
 
 // load takes a GET /tasks result: a full replacement until the stream has
 // synced, then only upserts (the stream is newer).
 func (l *taskList) load(ts []events.Task) {
+	l.answered = true
 	if !l.synced {
 		l.tasks = append(l.tasks[:0:0], ts...)
 		l.resort()
@@ -258,6 +263,9 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 	l.rows = max(rowsH/per, 1)
 	if len(l.shown) == 0 {
 		msg := "no tasks yet — press n to start one"
+		if !l.answered {
+			msg = "loading tasks…"
+		}
 		if l.filter != "" {
 			msg = "no task matches “" + l.filter + "”"
 		}

@@ -110,6 +110,11 @@ type Config struct {
 	// stdout when it was initialised. opts given to Run still win.
 	ColorProfile func() colorprofile.Profile
 
+	// Tasks is the task list as the caller just read it (perch's probe of
+	// a --url reads maria's whole list): the first frame shows it, and
+	// the UI does not ask for it again at start. Nil: the UI asks.
+	Tasks []events.Task
+
 	// BoundMemory says that the UI owns its process: while a task's replay
 	// comes in, it may set the process's soft memory limit so that the
 	// replay's garbage does not double the peak (see internal/memlimit).
@@ -180,8 +185,15 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// The list's request goes first: a goroutine started later is the one
+	// an idle core picks up, and the width tables (warmUp) can wait for
+	// the request's round trip.
+	if cfg.Tasks != nil {
+		cfg.tasks = knownTasks(cfg.Tasks)
+	} else {
+		cfg.tasks = prefetchTasks(ctx, b)
+	}
 	warmUp()
-	cfg.tasks = prefetchTasks(ctx, b)
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch

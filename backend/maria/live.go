@@ -79,30 +79,43 @@ func ClientOptions(cfg backend.Config) []client.Option {
 func Probe(ctx context.Context, cfg backend.Config) error { return ProbeWith(ctx, cfg) }
 
 // ProbeWith is Probe with extra client options.
+func ProbeWith(ctx context.Context, cfg backend.Config, opts ...client.Option) error {
+	_, err := ProbeTasks(ctx, cfg, opts...)
+	return err
+}
+
+// ProbeTasks is ProbeWith returning, when cfg.URL answers as maria, the
+// task list the answer carries (nil when it does not decode), so that a
+// caller that probed need not ask for the list again.
 //
 // The probe opens the daemon stream (GET /events) and reads its first
 // frame: maria always starts it with a named event,
 // daemon.tasks.synchronized, holding {"tasks":[…]} — a name no other
 // server sends, and an answer that costs the daemon one task list. The
 // stream is closed as soon as that frame (or anything else) arrives.
-func ProbeWith(ctx context.Context, cfg backend.Config, opts ...client.Option) error {
+func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...client.Option) ([]events.Task, error) {
 	cl, err := client.New(cfg.URL, append(ClientOptions(cfg), opts...)...)
 	if err != nil {
-		return fmt.Errorf("not a maria daemon URL: %w", err)
+		return nil, fmt.Errorf("not a maria daemon URL: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var verdict error
+	var tasks []events.Task
 	decided := false
 	err = cl.StreamDaemon(ctx, func(f events.Frame) {
 		if decided {
 			return
 		}
 		decided = true
+		cancel()
 		if !isTaskSync(f) {
 			verdict = fmt.Errorf("%s/events: the first event is not maria's daemon.tasks.synchronized; not a maria daemon", cl.BaseURL())
+			return
 		}
-		cancel()
+		if ts, err := events.ParseTasks(f.Data); err == nil {
+			tasks = append(make([]events.Task, 0, len(ts)), ts...) // never nil: an empty list is a list
+		}
 	}, func(s client.ConnState) {
 		if decided || s.Phase != client.PhaseReconnecting {
 			return
@@ -114,12 +127,12 @@ func ProbeWith(ctx context.Context, cfg backend.Config, opts ...client.Option) e
 		cancel()
 	})
 	if decided {
-		return verdict
+		return tasks, verdict
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s/events: no maria event in time: %w", cl.BaseURL(), err)
+		return nil, fmt.Errorf("%s/events: no maria event in time: %w", cl.BaseURL(), err)
 	}
-	return fmt.Errorf("not a maria daemon: %w", err)
+	return nil, fmt.Errorf("not a maria daemon: %w", err)
 }
 
 // isTaskSync: the frame is daemon.tasks.synchronized with a task list.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
+	_ "github.com/perch-tui/perch/cmd/perch-ui/internal/widthtables" // see its doc
 	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
 	"github.com/perch-tui/perch/tui/app"

@@ -13,8 +13,10 @@ import (
 // TestTmuxInfoInitialisesBeforeLipgloss: internal/tmuxinfo must be
 // initialised before lipgloss (which detects the colour profile in its
 // init) and before chroma's lexers (the longest init, which tmux's answer
-// overlaps). Go initialises packages in import-path order among those
-// whose imports are done; a new import of tmuxinfo's could change that.
+// overlaps); internal/widthtables before chroma's lexers too (the width
+// tables are built beside them). Go initialises packages in import-path
+// order among those whose imports are done; a new import of either could
+// change that.
 func TestTmuxInfoInitialisesBeforeLipgloss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds perch-ui")
@@ -48,14 +50,22 @@ func TestTmuxInfoInitialisesBeforeLipgloss(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("perch-ui --version: %v", err)
 	}
-	const tmuxinfo = "github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
-	at, ok := order[tmuxinfo]
-	if !ok {
-		t.Fatalf("%s not in the init trace (%d packages)", tmuxinfo, len(order))
-	}
-	for _, later := range []string{"charm.land/lipgloss/v2", "github.com/alecthomas/chroma/v2/lexers"} {
-		if o, ok := order[later]; !ok || o < at {
-			t.Errorf("%s initialised at %d (found: %v), before tmuxinfo at %d", later, o, ok, at)
+	for _, early := range []struct {
+		pkg   string
+		later []string
+	}{
+		{"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo", []string{"charm.land/lipgloss/v2", "github.com/alecthomas/chroma/v2/lexers"}},
+		// The width tables are built beside chroma's inits (widthtables).
+		{"github.com/perch-tui/perch/cmd/perch-ui/internal/widthtables", []string{"github.com/alecthomas/chroma/v2/lexers"}},
+	} {
+		at, ok := order[early.pkg]
+		if !ok {
+			t.Fatalf("%s not in the init trace (%d packages)", early.pkg, len(order))
+		}
+		for _, later := range early.later {
+			if o, ok := order[later]; !ok || o < at {
+				t.Errorf("%s initialised at %d (found: %v), before %s at %d", later, o, ok, early.pkg, at)
+			}
 		}
 	}
 }

@@ -38,8 +38,12 @@ func (u terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.
 	return tui.Run(ctx, readOnly{src}, u.config(o))
 }
 
+// Prepare starts the UI's one-time work early (tui.Prepare).
+func (terminalUI) Prepare() { tui.Prepare() }
+
 func (u terminalUI) config(o cli.UIOptions) tui.Config {
 	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent,
+		Tasks:       o.Tasks,
 		BoundMemory: true} // only perch's own process runs the UI
 	if u.o.TmuxTrueColor != nil {
 		c.ColorProfile = func() colorprofile.Profile {
@@ -81,8 +85,9 @@ func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState
 
 // compile-time checks: the UI finds these interfaces by type assertion.
 var (
-	_ tui.Backend = readOnly{}
-	_ tui.Capable = readOnly{}
+	_ cli.Preparer = terminalUI{}
+	_ tui.Backend  = readOnly{}
+	_ tui.Capable  = readOnly{}
 )
 
 func newUI(o Options) cli.UI { return terminalUI{o} }
