@@ -278,10 +278,16 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	defer cancel()
 	prog := &client.Progress{}
 	keep := o.Frames
+	if !keep {
+		// events.Decode keeps nothing of a frame's data, so the stream
+		// may carve later frames from the memory of decoded ones.
+		prog.LendFrames()
+	}
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
 			it.ev = events.Decode(*it.frame)
 			if !keep {
+				prog.Recycle(it.frame.Data)
 				it.frame = nil // decoded: let the raw frame go
 			}
 		}
