@@ -381,6 +381,11 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		if it.state == nil {
 			evs := dec.Accept(it.ev)
 			rule.Decoded(it.ev.Kind, evs)
+			// The quiet window runs from the frame, not from the end of
+			// on: a consumer that works while the stream is quiet (export
+			// writing ahead) does not push the end back by its work. The
+			// window is looked at strictly when it ends, whenever that is.
+			arm(window())
 			if len(evs) > 0 || o.Frames {
 				bl := backend.BacklogNone
 				if more = backlog(); more {
@@ -396,7 +401,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			if it.size >= bigFrame {
 				runtime.GC() // see bigFrame
 			}
-			arm(window())
 			return
 		}
 		u := backend.Update{State: it.state}
