@@ -269,6 +269,16 @@ func (p *Progress) Settled(d time.Duration) bool {
 	return p.inflight.Load() <= 0 && !p.Busy(d)
 }
 
+// Quiet is how long no byte has been read and no event has been partly
+// received (0 while one is, or before any byte).
+func (p *Progress) Quiet() time.Duration {
+	last := p.last.Load()
+	if last == 0 || p.partial.Load() {
+		return 0
+	}
+	return max(time.Since(time.Unix(0, last)), 0)
+}
+
 // Busy reports whether an event is partly received, or bytes arrived
 // within the last d.
 func (p *Progress) Busy(d time.Duration) bool {
