@@ -682,6 +682,15 @@ func str(raw []byte) string {
 	return s
 }
 
+// checkedStr is str for a field of a wireDesc, which is always a checked
+// JSON value (split reads only an event that jsonx.Members checked whole,
+// its fallback only what encoding/json accepted): the large texts (a
+// tool's output) are read without checking them again.
+func checkedStr(raw []byte) string {
+	s, _ := jsonx.UnquoteChecked(raw)
+	return s
+}
+
 func firstString(raws ...[]byte) string {
 	for _, r := range raws {
 		if s := str(r); s != "" {
