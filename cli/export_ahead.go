@@ -24,9 +24,9 @@ import (
 // every change) are kept, and the next catch-up truncates the file at the
 // first item that changed, or was replaced by a reset, and writes on from
 // there. So the file ends byte for byte what writing the finished
-// timeline would give; only the work is earlier. A file cannot take back
-// what a pipe has already passed on, so only a regular file opened without
-// O_APPEND is written ahead.
+// timeline would give; only the work is earlier. What went into a pipe
+// cannot be taken back, so only a regular file opened without O_APPEND is
+// written ahead.
 type aheadFile struct {
 	f     *os.File
 	start int64 // where the export begins in the file
