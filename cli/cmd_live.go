@@ -284,9 +284,22 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	}
 	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
 	// without the bound, 66 MB with it, for the same processor time.
-	tl, err := followLive(ctx, env, b, task, liveOpts{untilIdle: *untilIdle, quiet: true, bound: env.OwnsProcess})
+	o := liveOpts{untilIdle: *untilIdle, quiet: true, bound: env.OwnsProcess}
+	var ahead *aheadFile
+	if *format == "jsonl" {
+		if ahead = newAheadFile(env.Stdout); ahead != nil {
+			o.onUpdate = func(s liveStep) error { ahead.step(s); return nil }
+		}
+	}
+	tl, err := followLive(ctx, env, b, task, o)
 	if err != nil {
+		if ahead != nil {
+			ahead.abandon()
+		}
 		return err
+	}
+	if ahead != nil {
+		return ahead.finish(tl)
 	}
 	return writeExport(env.Stdout, tl, *format, task.Name, *full)
 }

@@ -188,6 +188,10 @@ type wireEvent struct {
 	Created rawJSON   `json:"created"`
 	Desc    *wireDesc `json:"desc"`
 	wireDesc
+	// What split reads desc into (encoding/json fills Desc instead): see
+	// theDesc.
+	desc    wireDesc
+	hasDesc bool
 }
 
 type wireDesc struct {
@@ -220,18 +224,25 @@ func decodeMaria(f Frame) Event {
 	if data[0] != '{' {
 		return invalid(f, "event is not a JSON object")
 	}
+	// w stays in this frame, its desc too (see setDesc): they were two
+	// allocations of about 500 bytes an event, a sizeable part of a
+	// replay's garbage.
 	var w wireEvent
 	if !w.split(data) {
-		err := json.Unmarshal(data, &w)
+		// encoding/json reads what split refuses, into its own copy so
+		// that w does not escape.
+		wj := new(wireEvent)
+		err := json.Unmarshal(data, wj)
 		// A desc that is not an object is only a wrong type: the rest of
 		// the event was still decoded (and may be the docs shape).
 		var te *json.UnmarshalTypeError
 		if err != nil && !errors.As(err, &te) {
 			return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
 		}
+		w = *wj
 	}
 	ev := Event{ID: idString(w.ID), Created: msTime(jsonNumber(w.Created))}
-	d := w.Desc
+	d := w.theDesc()
 	switch {
 	case d != nil:
 		ev.Dialect = DialectHead
@@ -668,6 +679,15 @@ func jsonNumber(raw []byte) json.Number {
 // str reads a JSON string, or "" for anything else.
 func str(raw []byte) string {
 	s, _ := jsonx.Unquote(raw)
+	return s
+}
+
+// checkedStr is str for a field of a wireDesc, which is always a checked
+// JSON value (split reads only an event that jsonx.Members checked whole,
+// its fallback only what encoding/json accepted): the large texts (a
+// tool's output) are read without checking them again.
+func checkedStr(raw []byte) string {
+	s, _ := jsonx.UnquoteChecked(raw)
 	return s
 }
 

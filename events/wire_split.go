@@ -56,26 +56,37 @@ func (w *wireEvent) split(data []byte) bool {
 // member), so an object is split without a second check: its strings —
 // a tool's whole output, twice in some dialects — are skipped with
 // bytes.IndexByte instead of read again byte by byte.
+//
+// The desc is read into w.desc (hasDesc), not a Desc of its own, so that
+// a wireEvent costs no allocation: the decoder's one stays in its frame.
 func (w *wireEvent) setDesc(v []byte) {
 	if len(v) == 4 && string(v) == "null" {
-		w.Desc = nil
+		w.hasDesc = false
 		return
 	}
-	if w.Desc == nil {
-		w.Desc = &wireDesc{}
+	if !w.hasDesc {
+		w.desc, w.hasDesc = wireDesc{}, true
 	}
 	if v[0] != '{' {
 		return // a type error: the desc stays, empty or as it was
 	}
 	checkedMembers(v, func(key string, v []byte) {
-		p := w.Desc.field(key)
+		p := w.desc.field(key)
 		if p == nil {
-			p = w.Desc.foldField(key)
+			p = w.desc.foldField(key)
 		}
 		if p != nil {
 			*p = v
 		}
 	})
+}
+
+// theDesc is the desc that split or encoding/json read, nil for none.
+func (w *wireEvent) theDesc() *wireDesc {
+	if w.hasDesc {
+		return &w.desc
+	}
+	return w.Desc
 }
 
 // checkedMembers calls fn with each member of raw, one JSON object known

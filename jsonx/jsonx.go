@@ -9,6 +9,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -395,6 +396,80 @@ func Unquote(raw []byte) (s string, ok bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// UnquoteChecked is Unquote for raw that has been checked already: one
+// valid JSON value of any type (its object or document passed Members,
+// Valid or encoding/json). A string of valid UTF-8 is then read without a
+// second check: its backslashes are found with bytes.IndexByte, once to
+// measure the value and once to copy the runs between them, where Unquote
+// looks at every byte three times (to find the first escape, to check
+// and measure, to copy). Anything else is Unquote's.
+func UnquoteChecked(raw []byte) (string, bool) {
+	i, j := skipSpace(raw, 0), len(raw)
+	for j > i && (raw[j-1] == ' ' || raw[j-1] == '\t' || raw[j-1] == '\n' || raw[j-1] == '\r') {
+		j--
+	}
+	if j-i < 2 || raw[i] != '"' || raw[j-1] != '"' {
+		return Unquote(raw)
+	}
+	body := raw[i+1 : j-1]
+	k := bytes.IndexByte(body, '\\')
+	if !utf8.Valid(body) {
+		return Unquote(raw)
+	}
+	if k < 0 {
+		return string(body), true
+	}
+	// Measure: the body less what each escape saves.
+	n := len(body)
+	for p := k; ; {
+		if body[p+1] == 'u' {
+			r, next := escapedRune(body, p)
+			n -= next - p - utf8.RuneLen(r)
+			p = next
+		} else {
+			n--
+			p += 2
+		}
+		q := bytes.IndexByte(body[p:], '\\')
+		if q < 0 {
+			break
+		}
+		p += q
+	}
+	buf := make([]byte, 0, n)
+	for p := 0; ; {
+		q := bytes.IndexByte(body[p:], '\\')
+		if q < 0 {
+			buf = append(buf, body[p:]...)
+			break
+		}
+		buf = append(buf, body[p:p+q]...)
+		p += q
+		switch e := body[p+1]; e {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			var r rune
+			r, p = escapedRune(body, p)
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default: // '"', '\\', '/'
+			buf = append(buf, e)
+		}
+		p += 2
+	}
+	// buf is not used again: the string can share it.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
 }
 
 // AppendUnquote is Unquote that appends the string to dst, for a caller

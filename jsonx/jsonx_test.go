@@ -30,6 +30,12 @@ func check(t *testing.T, raw []byte) {
 	} else if okS || gotS != "" {
 		t.Fatalf("Unquote(%q) = %q, %v for a non-string", raw, gotS, okS)
 	}
+	if json.Valid(raw) {
+		// Checked input: UnquoteChecked reads it as Unquote does.
+		if s, ok := UnquoteChecked(raw); s != gotS || ok != okS {
+			t.Fatalf("UnquoteChecked(%q) = %q, %v; Unquote %q, %v", raw, s, ok, gotS, okS)
+		}
+	}
 	if b, ok := AppendUnquote([]byte("x"), raw); string(b) != "x"+gotS || ok != okS {
 		t.Fatalf("AppendUnquote(%q) = %q, %v; Unquote %q, %v", raw, b, ok, gotS, okS)
 	}
@@ -261,14 +267,19 @@ func BenchmarkUnquoteSizes(b *testing.B) {
 		{"escaped256k", escapedText(256 << 10)},
 		{"escaped8m", escapedText(8 << 20)},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(c.raw)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, ok := Unquote(c.raw); !ok {
-					b.Fatal("not a string")
+		for _, f := range []struct {
+			name    string
+			unquote func([]byte) (string, bool)
+		}{{"", Unquote}, {"/checked", UnquoteChecked}} {
+			b.Run(c.name+f.name, func(b *testing.B) {
+				b.SetBytes(int64(len(c.raw)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, ok := f.unquote(c.raw); !ok {
+						b.Fatal("not a string")
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

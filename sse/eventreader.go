@@ -144,7 +144,8 @@ func (e *eventReader) sideline(end int) {
 // costs r3labs one event, not one each: its scanner, its event and its
 // channel hand-off to the subscriber's goroutine are paid per read rather
 // than per event. The events' data are copied out of the buffer into one
-// new slice, which the frames share.
+// slice, which the frames share: a new one, or part of a slab the caller
+// hands back (see lender).
 func (e *eventReader) sidelineRun() {
 	e.parsed = e.parsed[:0]
 	size := 0
@@ -174,17 +175,7 @@ func (e *eventReader) sidelineRun() {
 	if len(e.parsed) == 0 {
 		return
 	}
-	slab := make([]byte, 0, size)
-	frames := make([]events.Frame, len(e.parsed))
-	for i, p := range e.parsed {
-		f := p.f
-		if p.single {
-			at := len(slab)
-			slab = append(slab, f.Data...)
-			f.Data = slab[at:len(slab):len(slab)]
-		}
-		frames[i] = f
-	}
+	frames := e.side.lender().carve(e.parsed, size)
 	clear(e.parsed) // no reference into buf outlives the read
 	e.stub = e.side.put(frames, id)
 }

@@ -136,6 +136,7 @@ const sideEvent = "perch.sidelined"
 // named by a stub event that carries a token no server can guess, and the
 // progress of the bytes coming in.
 type streamSide struct {
+	own    lender // when report is nil
 	mu     sync.Mutex
 	token  string
 	seq    uint64
@@ -182,6 +183,7 @@ func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
 			lost := 0
 			for _, l := range s.queue[:i] {
 				lost += len(l.frames)
+				s.recycle(l.frames)
 			}
 			clear(s.queue[:i+1])
 			s.queue = s.queue[i+1:]
@@ -190,6 +192,22 @@ func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
 		}
 	}
 	return nil, false // a server's own event of that name
+}
+
+// lender carves the small frames' data.
+func (s *streamSide) lender() *lender {
+	if s.report != nil {
+		return &s.report.lend
+	}
+	return &s.own
+}
+
+// recycle takes back the data of frames that onFrame never got.
+func (s *streamSide) recycle(fs []events.Frame) {
+	l := s.lender()
+	for _, f := range fs {
+		l.recycle(f.Data)
+	}
 }
 
 // receiving reports what a read brought: n bytes, and whether an event is
@@ -224,7 +242,20 @@ type Progress struct {
 	// (parsed, or on their way through r3labs as stubs).
 	inflight atomic.Int64
 	total    atomic.Int64 // bytes read, every connection
+	lend     lender
 }
+
+// LendFrames makes the stream lend its small frames' data to onFrame
+// instead of giving it away: the caller promises to hand each frame's data
+// back with Recycle once it no longer reads it, and to keep no part of it.
+// The stream then carves later frames from the memory handed back. A frame
+// never handed back costs only its reuse. Call it before Subscribe.
+func (p *Progress) LendFrames() { p.lend.enable() }
+
+// Recycle hands back the data of a frame onFrame was given (LendFrames);
+// data the stream did not lend is ignored. Nothing may read data after.
+// It may be called from any goroutine.
+func (p *Progress) Recycle(data []byte) { p.lend.recycle(data) }
 
 // Bytes is how many bytes of events have been read, over every
 // connection.
@@ -236,6 +267,16 @@ func (p *Progress) Bytes() int64 { return p.total.Load() }
 // caller's to account for (its queue).
 func (p *Progress) Settled(d time.Duration) bool {
 	return p.inflight.Load() <= 0 && !p.Busy(d)
+}
+
+// Quiet is how long no byte has been read and no event has been partly
+// received (0 while one is, or before any byte).
+func (p *Progress) Quiet() time.Duration {
+	last := p.last.Load()
+	if last == 0 || p.partial.Load() {
+		return 0
+	}
+	return max(time.Since(time.Unix(0, last)), 0)
 }
 
 // Busy reports whether an event is partly received, or bytes arrived
@@ -404,6 +445,7 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 			for i, f := range fs {
 				if ctx.Err() != nil {
 					side.delivered(len(fs) - i) // stopped: not delivered
+					side.recycle(fs[i:])
 					return
 				}
 				onFrame(f)

@@ -175,40 +175,87 @@ func Records(tl *events.Timeline) []Record {
 // WriteJSONL writes one compact JSON object per line. Every text is
 // written whole, byte for byte as encoding/json encodes it.
 func WriteJSONL(w io.Writer, tl *events.Timeline) error {
-	// Records without a large text are built in one buffer (fast); a
-	// record with one streams its large texts in pieces (small memory).
-	e := newStreamEncoder(w, "")
-	enc := json.NewEncoder(e.w)
-	enc.SetEscapeHTML(false)
-	var buf []byte
-	write := func(r Record) error {
-		if hasBigText(&r) {
-			var bigs []string
-			r = stashRecord(r, e.token, &bigs)
-			return e.encode(r, bigs)
+	j := NewJSONLWriter(w)
+	for _, it := range tl.Items() {
+		if err := j.Item(it); err != nil {
+			return err
 		}
-		// Byte for byte what enc writes; a record it cannot take (a value
-		// encoding/json refuses) goes to enc, to fail as it does.
-		b, ok := appendRecord(buf[:0], &r)
-		if !ok {
-			return enc.Encode(r)
-		}
-		buf = append(b, '\n')
-		_, err := e.w.Write(buf)
+	}
+	if err := j.State(tl); err != nil {
 		return err
 	}
-	for _, it := range tl.Items() {
-		if err := write(ItemRecord(it)); err != nil {
-			return fmt.Errorf("write jsonl: %w", err)
-		}
-	}
-	if err := write(StateRecord(tl)); err != nil {
-		return fmt.Errorf("write jsonl: %w", err)
-	}
-	if err := e.w.Flush(); err != nil {
+	return j.Flush()
+}
+
+// JSONLWriter writes the lines of WriteJSONL one record at a time, for a
+// caller that writes an export's items before its timeline is complete
+// (see cli's export to a file).
+type JSONLWriter struct {
+	e   *streamEncoder
+	enc *json.Encoder
+	buf []byte
+	out countWriter
+}
+
+// NewJSONLWriter writes to w, through a buffer (Flush).
+func NewJSONLWriter(w io.Writer) *JSONLWriter {
+	j := &JSONLWriter{out: countWriter{w: w}}
+	// Records without a large text are built in one buffer (fast); a
+	// record with one streams its large texts in pieces (small memory).
+	j.e = newStreamEncoder(&j.out, "")
+	j.enc = json.NewEncoder(j.e.w)
+	j.enc.SetEscapeHTML(false)
+	return j
+}
+
+// Item writes the record of one timeline item.
+func (j *JSONLWriter) Item(it *events.Item) error { return j.write(ItemRecord(it)) }
+
+// State writes the closing record.
+func (j *JSONLWriter) State(tl *events.Timeline) error { return j.write(StateRecord(tl)) }
+
+// Written is how many bytes the records written so far take, buffered
+// ones included.
+func (j *JSONLWriter) Written() int64 { return j.out.n + int64(j.e.w.Buffered()) }
+
+// Flush writes out what is buffered.
+func (j *JSONLWriter) Flush() error {
+	if err := j.e.w.Flush(); err != nil {
 		return fmt.Errorf("write jsonl: %w", err)
 	}
 	return nil
+}
+
+func (j *JSONLWriter) write(r Record) error {
+	var err error
+	if hasBigText(&r) {
+		var bigs []string
+		r = stashRecord(r, j.e.token, &bigs)
+		err = j.e.encode(r, bigs)
+	} else if b, ok := appendRecord(j.buf[:0], &r); !ok {
+		// Byte for byte what enc writes; a record it cannot take (a value
+		// encoding/json refuses) goes to enc, to fail as it does.
+		err = j.enc.Encode(r)
+	} else {
+		j.buf = append(b, '\n')
+		_, err = j.e.w.Write(j.buf)
+	}
+	if err != nil {
+		return fmt.Errorf("write jsonl: %w", err)
+	}
+	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // appendRecord appends r as json.Encoder with HTML escaping off writes it

@@ -291,10 +291,16 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	defer cancel()
 	prog := &client.Progress{}
 	keep := o.Frames
+	if !keep {
+		// events.Decode keeps nothing of a frame's data, so the stream
+		// may carve later frames from the memory of decoded ones.
+		prog.LendFrames()
+	}
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
 			it.ev = events.Decode(*it.frame)
 			if !keep {
+				prog.Recycle(it.frame.Data)
 				it.frame = nil // decoded: let the raw frame go
 			}
 		}
@@ -346,6 +352,22 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			timer.Reset(d)
 		}
 	}
+	// backlog: a frame queued for (or in) the pool, or read by the stream
+	// and not yet handed over, or partly read. The stream counts a frame
+	// as read until just after the pool took it, so the last frame may
+	// still count itself: a More is looked at again (recheck) until it
+	// turns into a None of its own.
+	backlog := func() bool { return pool.Pending() > 0 || !prog.Settled(0) }
+	// armQuiet, after a frame, looks at the quiet once it can have lasted
+	// d: with nothing else on its way (backlog), it counts from the last
+	// byte read, often a few milliseconds before the frame that byte ended
+	// was decoded and handled.
+	armQuiet := func(d time.Duration) {
+		if d > 0 && !backlog() {
+			d = max(d-prog.Quiet(), time.Millisecond)
+		}
+		arm(d)
+	}
 	window := func() time.Duration { w, _ := rule.Quiet(); return w }
 	// Nothing reaches on once ctx has ended, even what was already queued.
 	deliver := func(s Step) {
@@ -374,12 +396,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			u.Synced = true
 		}
 	}
-	// backlog: a frame queued for (or in) the pool, or read by the stream
-	// and not yet handed over, or partly read. The stream counts a frame
-	// as read until just after the pool took it, so the last frame may
-	// still count itself: a More is looked at again (recheck) until it
-	// turns into a None of its own.
-	backlog := func() bool { return pool.Pending() > 0 || !prog.Settled(0) }
 	more, recheckIn := false, backlogRecheck
 	recheck := time.NewTimer(time.Hour)
 	recheck.Stop()
@@ -388,6 +404,11 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		if it.state == nil {
 			evs := dec.Accept(it.ev)
 			rule.Decoded(it.ev.Kind, evs)
+			// The quiet window runs from the frame, not from the end of
+			// on: a consumer that works while the stream is quiet (export
+			// writing ahead) does not push the end back by its work. The
+			// window is looked at strictly when it ends, whenever that is.
+			armQuiet(window())
 			if len(evs) > 0 || o.Frames {
 				bl := backend.BacklogNone
 				if more = backlog(); more {
@@ -403,7 +424,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			if it.size >= bigFrame {
 				runtime.GC() // see bigFrame
 			}
-			arm(window())
 			return
 		}
 		u := backend.Update{State: it.state}
