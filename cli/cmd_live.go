@@ -92,13 +92,18 @@ type liveOpts struct {
 	// frames: each step of maria's stream carries its wire frame, even
 	// one that brought nothing new (record).
 	frames bool
+	// settled: what counts is the session once its run is over (export);
+	// with untilIdle, a backend may leave out the running run's steps
+	// (backend.SettledFollower).
+	settled bool
 	// onUpdate sees each step after its events are applied.
 	onUpdate func(liveStep) error
 }
 
 // settledOnly: only the session as it stands once the run is over is
-// used (export --until-idle), not the steps that lead there.
-func (o liveOpts) settledOnly() bool { return o.untilIdle && !o.follow && o.onUpdate == nil }
+// used (export --until-idle), not the steps that lead there; onUpdate, if
+// any, may see fewer steps (export's write-ahead takes a Reset back).
+func (o liveOpts) settledOnly() bool { return o.settled && o.untilIdle && !o.follow }
 
 // liveStep is one update as followLive applied it.
 type liveStep struct {
@@ -284,7 +289,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	}
 	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
 	// without the bound, 66 MB with it, for the same processor time.
-	o := liveOpts{untilIdle: *untilIdle, quiet: true, bound: env.OwnsProcess}
+	o := exportLiveOpts(*untilIdle, env.OwnsProcess)
 	var ahead *aheadFile
 	if *format == "jsonl" {
 		if ahead = newAheadFile(env.Stdout); ahead != nil {
@@ -302,6 +307,13 @@ func runExport(ctx context.Context, env Env, args []string) error {
 		return ahead.finish(tl)
 	}
 	return writeExport(env.Stdout, tl, *format, task.Name, *full)
+}
+
+// exportLiveOpts are export's rule: the session once synced (or idle, with
+// untilIdle), only its settled state counts, no chatter, memory bound when
+// export owns the process.
+func exportLiveOpts(untilIdle, ownsProcess bool) liveOpts {
+	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, bound: ownsProcess}
 }
 
 // runTail is perch tail: the items as they come, with the same rendering

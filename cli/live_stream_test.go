@@ -205,6 +205,42 @@ func TestExportSunaJoinedMidRun(t *testing.T) {
 	}
 }
 
+// Into a regular file (written ahead while the end is awaited), export
+// --until-idle of a run joined mid-way holds the import of the history
+// after what the file held before.
+func TestExportSunaJoinedMidRunIntoAFile(t *testing.T) {
+	t.Parallel()
+	s, base := sunaAPI(t, fakesuna.Options{Token: sunaSecret, Hold: true, DropEvery: 4})
+	tid, rid := sunaStart(t, s, "What is in my workspace?")
+	sunaWaitHeld(t, s, rid)
+	f := aheadTarget(t)
+	streams := s.Requests("GET /agent-run/{id}/stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res := make(chan result, 1)
+	go func() {
+		res <- runEnv(ctx, t, func(e *Env) { e.Stdout = f }, "", "export", tid, "--backend", "suna", "--url", base,
+			"--token", sunaSecret, "--format", "jsonl", "--until-idle")
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for s.Requests("GET /agent-run/{id}/stream") == streams {
+		if time.Now().After(deadline) {
+			t.Fatal("export never opened the run's stream")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.Release()
+	r := <-res
+	noSecret(t, "export", r)
+	if r.code != 0 {
+		t.Fatalf("export: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	imp := sunaImport(t, base, sunaSecret, tid)
+	if got := fileText(t, f); got != "before\n"+imp {
+		t.Errorf("file:\n%s\nwant:\nbefore\n%s", got, imp)
+	}
+}
+
 // Without --until-idle, export of a running thread is what is in so far,
 // with a note.
 func TestExportSunaRunningSoFar(t *testing.T) {
