@@ -66,6 +66,7 @@ type harness struct {
 	keyFloor []time.Duration // cat echoing keys
 
 	lastCPU time.Duration // processor time of the last runTimed command
+	lastHWM int64         // VmHWM of the last runTimed command, sampled while it ran
 }
 
 // row is one line of the table.

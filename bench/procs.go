@@ -127,7 +127,8 @@ func (h *harness) curlStream(d *daemon) (time.Duration, error) {
 }
 
 // run runs a command to the end and returns its wall time and peak RSS;
-// h.lastCPU is then its processor time (user + system).
+// h.lastCPU is then its processor time (user + system), h.lastHWM its
+// VmHWM sampled every millisecond while it ran.
 func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string, args ...string) (time.Duration, int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -139,8 +140,30 @@ func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string,
 	if err := h.start(cmd); err != nil {
 		return 0, 0, err
 	}
+	// The child's own high-water mark, sampled: the rusage one counts
+	// the bench's memory too (Go starts children with vfork, and Linux
+	// keeps the mark across exec), which dominates when the server under
+	// test runs inside the bench (Suna).
+	sampled := make(chan int64, 1)
+	stopSampling := make(chan struct{})
+	go func() {
+		var hwm int64
+		for {
+			if v, err := vmHWM(cmd.Process.Pid); err == nil {
+				hwm = max(hwm, v)
+			}
+			select {
+			case <-stopSampling:
+				sampled <- hwm
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
 	err := cmd.Wait()
 	el := time.Since(start)
+	close(stopSampling)
+	h.lastHWM = <-sampled
 	h.forget(cmd)
 	if ctx.Err() != nil {
 		return el, 0, fmt.Errorf("%s %s: no result within %v", filepath.Base(name), strings.Join(args, " "), timeout)
