@@ -446,27 +446,7 @@ func UnquoteChecked(raw []byte) (string, bool) {
 			break
 		}
 		buf = append(buf, body[p:p+q]...)
-		p += q
-		switch e := body[p+1]; e {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			var r rune
-			r, p = escapedRune(body, p)
-			buf = utf8.AppendRune(buf, r)
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, e)
-		}
-		p += 2
+		buf, p = appendEscape(buf, body, p+q)
 	}
 	// buf is not used again: the string can share it.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
@@ -624,26 +604,31 @@ func appendBody(buf, body []byte) []byte {
 			continue
 		}
 		// A backslash: the escapes were checked by scanString.
-		j = k + 2
-		switch e := body[k+1]; e {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			var r rune
-			r, j = escapedRune(body, k)
-			buf = utf8.AppendRune(buf, r)
-		default: // '"', '\\', '/'
-			buf = append(buf, e)
-		}
+		buf, j = appendEscape(buf, body, k)
 	}
+}
+
+// appendEscape appends the value of the checked escape at body[k] (a
+// backslash) and returns the index after it.
+func appendEscape(buf, body []byte, k int) ([]byte, int) {
+	switch e := body[k+1]; e {
+	case 'b':
+		buf = append(buf, '\b')
+	case 'f':
+		buf = append(buf, '\f')
+	case 'n':
+		buf = append(buf, '\n')
+	case 'r':
+		buf = append(buf, '\r')
+	case 't':
+		buf = append(buf, '\t')
+	case 'u':
+		r, next := escapedRune(body, k)
+		return utf8.AppendRune(buf, r), next
+	default: // '"', '\\', '/'
+		buf = append(buf, e)
+	}
+	return buf, k + 2
 }
 
 // highRun is the end of the run of bytes outside ASCII that starts at k.
