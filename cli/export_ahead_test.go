@@ -54,6 +54,23 @@ func aheadTarget(t *testing.T) *os.File {
 	return f
 }
 
+// finishAhead finishes a with tl and checks that f holds what it held
+// before and then what writing tl whole gives, which it returns.
+func finishAhead(t *testing.T, a *aheadFile, f *os.File, tl *events.Timeline) string {
+	t.Helper()
+	if err := a.finish(tl); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := transcript.WriteJSONL(&want, tl); err != nil {
+		t.Fatal(err)
+	}
+	if got := fileText(t, f); got != "before\n"+want.String() {
+		t.Fatalf("file:\n%s\nwant:\nbefore\n%s", got, want.String())
+	}
+	return want.String()
+}
+
 func fileText(t *testing.T, f *os.File) string {
 	t.Helper()
 	b, err := os.ReadFile(f.Name())
@@ -118,16 +135,7 @@ func TestAheadFileTakesBackChanges(t *testing.T) {
 	}
 	tl := events.NewTimeline()
 	follow(log, tl)
-	if err := a.finish(tl); err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := transcript.WriteJSONL(&want, tl); err != nil {
-		t.Fatal(err)
-	}
-	if got := fileText(t, f); got != "before\n"+want.String() {
-		t.Fatalf("file:\n%s\nwant:\nbefore\n%s", got, want.String())
-	}
+	finishAhead(t, a, f, tl)
 }
 
 // TestAheadFileRewritesAChangedItem: an item written ahead that changes
@@ -155,18 +163,9 @@ func TestAheadFileRewritesAChangedItem(t *testing.T) {
 	if !changed {
 		t.Fatal("the test saw no item change after it was written")
 	}
-	if err := a.finish(tl); err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := transcript.WriteJSONL(&want, tl); err != nil {
-		t.Fatal(err)
-	}
-	if got := fileText(t, f); got != "before\n"+want.String() {
-		t.Fatalf("file:\n%s\nwant:\nbefore\n%s", got, want.String())
-	}
-	if !strings.Contains(want.String(), "Ignored 2 frames") {
-		t.Fatalf("the notice does not count both frames:\n%s", want.String())
+	want := finishAhead(t, a, f, tl)
+	if !strings.Contains(want, "Ignored 2 frames") {
+		t.Fatalf("the notice does not count both frames:\n%s", want)
 	}
 }
 
