@@ -12,10 +12,12 @@
 // garbage), never without end.
 //
 // Once the stream has gone quiet (Relax), the limit is lifted and the
-// collector's GC percent is lowered so that its room is about a quarter of
-// the live heap (never less than Floor), instead of Go's default of all of
-// it: a process that stays up after the replay (the TUI) would otherwise
-// grow to twice the timeline with the garbage of drawing it. A GOGC set in
+// collector's GC percent is lowered so that its room is about Room above
+// the live heap (never less than a tenth of it), instead of Go's default
+// of all of it: a process that stays up after the replay (the TUI) would
+// otherwise grow to twice the timeline with the garbage of drawing it, and
+// even a quarter of it grew the TUI above the replay's own peak while
+// paging. A GOGC set in
 // the environment is left alone.
 //
 // The limit and the GC percent are process-wide: only a program that owns
@@ -34,8 +36,14 @@ const (
 	Floor = 8 << 20 // the least room for garbage above the live heap
 	Step  = 1 << 20 // the limit moves every this many bytes
 
-	// MinPercent is the least GC percent Relax leaves (see keepPercent).
-	MinPercent = 25
+	// Room is the garbage Relax leaves room for above the live heap
+	// (see keepPercent), and MinPercent the least GC percent it sets.
+	// Drawing allocates little (paging 30 screens of the 10k session made
+	// about 6 MB of garbage), so a collection every 4 MB costs a few
+	// concurrent ones of 5–10 ms while paging, and keeps the heap under
+	// the peak the replay already reached.
+	Room       = 4 << 20
+	MinPercent = 10
 )
 
 // Bound is one stream's limit. Its methods may be called from several
@@ -125,13 +133,13 @@ func (b *Bound) Relax() {
 }
 
 // keepPercent is the GC percent that leaves live bytes of heap a room of
-// Floor, at least MinPercent of it and at most the process's own percent:
-// a big timeline keeps its garbage near a quarter of it, a small one gets
+// Room, at least MinPercent of it and at most the process's own percent:
+// a big timeline keeps its garbage near a tenth of it, a small one gets
 // the room it always had.
 func keepPercent(live int64, own int) int {
 	p := MinPercent
 	if live > 0 {
-		p = max(p, int(Floor*100/live))
+		p = max(p, int(Room*100/live))
 	}
 	return min(p, own)
 }

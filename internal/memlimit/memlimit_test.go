@@ -69,7 +69,7 @@ func TestRelaxKeepsTheRoomInProportion(t *testing.T) {
 	origLimit, origGC := debug.SetMemoryLimit(-1), gcPercent()
 	defer func() { debug.SetMemoryLimit(origLimit); debug.SetGCPercent(origGC) }()
 	debug.SetGCPercent(100)
-	// A live heap of 64 MiB: a quarter of it is more than Floor.
+	// A live heap of 64 MiB: a tenth of it is more than Room.
 	keep := make([]byte, 64<<20)
 	runtime.GC()
 	var n atomic.Int64
@@ -110,11 +110,12 @@ func TestKeepPercent(t *testing.T) {
 		own, want int
 	}{
 		{0, 100, MinPercent},         // nothing measured yet
-		{4 << 20, 100, 100},          // small: Floor is twice the heap, capped at the process's own
-		{16 << 20, 100, 50},          // Floor is half of it
-		{32 << 20, 100, MinPercent},  // a quarter
+		{2 << 20, 100, 100},          // small: Room is twice the heap, capped at the process's own
+		{8 << 20, 100, 50},           // Room is half of it
+		{20 << 20, 100, 20},          // a fifth
+		{40 << 20, 100, MinPercent},  // a tenth
 		{400 << 20, 100, MinPercent}, // big: never below MinPercent
-		{16 << 20, 40, 40},           // never above the process's own
+		{8 << 20, 40, 40},            // never above the process's own
 	} {
 		if got := keepPercent(c.live, c.own); got != c.want {
 			t.Errorf("keepPercent(%d MiB, %d) = %d, want %d", c.live>>20, c.own, got, c.want)
