@@ -4,8 +4,10 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // The limit follows the bytes read, is never below the live heap plus the
@@ -126,5 +128,81 @@ func TestKeepPercent(t *testing.T) {
 	}
 	if g := processGC(func(k string) string { return map[string]string{"GOGC": "off"}[k] }); g.own {
 		t.Errorf("GOGC=off: %+v, want it left alone", g)
+	}
+}
+
+// After Hold, Relax keeps a limit at the memory the replay reached
+// instead of lifting it, the limit follows a live heap that grows (the
+// collector never runs without end), and the next Update ends the hold.
+func TestHoldKeepsTheReplaysMemoryAndFollowsTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	origLimit, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(origLimit); debug.SetGCPercent(origGC) }()
+	debug.SetGCPercent(100)
+	var n atomic.Int64
+	b := Start(n.Load, math.MaxInt64)
+	b.Hold()
+	b.Relax()
+	held := b.Held()
+	if held == 0 || held == math.MaxInt64 {
+		t.Fatalf("held limit after Relax = %d, want the memory reached", held)
+	}
+	if got := Current(); got != held {
+		t.Fatalf("limit after Relax = %d, want the held %d", got, held)
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if min := b.base + int64(value(s[0])) + Room; held < min-Step {
+		t.Errorf("held %d: less than Room above the live heap (%d)", held, min)
+	}
+
+	// 64 MiB more stays live: after a collection the limit makes room
+	// above it again.
+	keep := make([]byte, 64<<20)
+	for i := range keep {
+		keep[i] = byte(i)
+	}
+	want := b.base + 64<<20 + Room
+	if want <= held {
+		t.Fatalf("the test needs a live heap above the held limit (%d, want above %d)", want, held)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for Current() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("limit %d after 64 MiB more stayed live, want at least %d", Current(), want)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b.Held() != Current() {
+		t.Errorf("Held() = %d, limit %d", b.Held(), Current())
+	}
+
+	// The stream goes on: its own limit again, no hold.
+	n.Store(2 * Step)
+	b.Update()
+	if b.Held() != 0 {
+		t.Errorf("Held() after Update = %d, want 0", b.Held())
+	}
+	runtime.KeepAlive(keep)
+	b.Relax()
+}
+
+// The held limit never rises above the process's own.
+func TestHoldNeverAboveTheProcesssLimit(t *testing.T) {
+	origLimit := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(origLimit)
+	const own = 1 << 20 // below anything the process uses
+	var n atomic.Int64
+	b := Start(n.Load, own)
+	b.Hold()
+	b.Relax()
+	if got := Current(); got != own {
+		t.Errorf("limit after Relax = %d, want the process's own %d", got, own)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	b.Relax() // a second Relax changes nothing
+	if got := Current(); got != math.MaxInt64 {
+		t.Errorf("a second Relax set the limit to %d", got)
 	}
 }
