@@ -338,7 +338,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 	defer close(b.closed)
 	defer func() {
 		if b.mem != nil {
-			b.mem.Relax()
+			b.mem.Stop()
 		}
 	}()
 

@@ -202,6 +202,24 @@ func (b *Bound) afterGC(gen uint64) {
 	b.watch(gen)
 }
 
+// Stop ends the bound for good (its stream is over): a hold ends and the
+// process's own limit is back, as Relax puts it back during a burst. The
+// GC percent is left as Relax set it. Without Stop a held limit would
+// follow the live heap for the rest of the process, beside the bound of
+// the next stream.
+func (b *Bound) Stop() {
+	b.mu.Lock()
+	b.hold = false
+	held := b.held != 0 && b.next == 0
+	b.held = 0
+	b.gen++
+	if held {
+		debug.SetMemoryLimit(b.before)
+	}
+	b.mu.Unlock()
+	b.Relax()
+}
+
 // Held is the limit Relax keeps (Hold), 0 when none applies.
 func (b *Bound) Held() int64 {
 	b.mu.Lock()

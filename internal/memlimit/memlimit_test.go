@@ -204,3 +204,33 @@ func TestHoldNeverAboveTheProcesssLimit(t *testing.T) {
 		t.Errorf("a second Relax set the limit to %d", got)
 	}
 }
+
+// Stop ends a hold: the process's own limit is back and the collector's
+// callbacks end.
+func TestStopEndsTheHold(t *testing.T) {
+	origLimit, origGC := debug.SetMemoryLimit(-1), gcPercent()
+	defer func() { debug.SetMemoryLimit(origLimit); debug.SetGCPercent(origGC) }()
+	var n atomic.Int64
+	b := Start(n.Load, math.MaxInt64)
+	b.Hold()
+	b.Relax()
+	if b.Held() == 0 {
+		t.Fatal("no hold after Relax")
+	}
+	b.Stop()
+	if got := Current(); got != math.MaxInt64 || b.Held() != 0 {
+		t.Fatalf("after Stop: limit %d, held %d; want none", got, b.Held())
+	}
+	runtime.GC()
+	runtime.GC()
+	if got := Current(); got != math.MaxInt64 {
+		t.Errorf("a collection after Stop set the limit to %d", got)
+	}
+	// Stop during a burst puts the process's limit back as Relax does.
+	b = Start(n.Load, math.MaxInt64)
+	b.Hold()
+	b.Stop()
+	if got := Current(); got != math.MaxInt64 || b.Held() != 0 {
+		t.Errorf("Stop during a burst: limit %d, held %d; want none", got, b.Held())
+	}
+}
