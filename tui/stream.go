@@ -338,7 +338,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 	defer close(b.closed)
 	defer func() {
 		if b.mem != nil {
-			b.mem.Relax()
+			b.mem.Stop()
 		}
 	}()
 
@@ -505,6 +505,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 		// from its events); the task list is small.
 		if h.boundMemory && src == srcTask {
 			bt.mem = memlimit.Start(bt.read.Load, limit)
+			bt.mem.Hold() // the UI stays up: drawing must not grow it past the replay's peak
 		}
 		wg.Add(2)
 		go func() {
