@@ -97,33 +97,26 @@ func BenchmarkKeypress(b *testing.B) {
 				hs.key("esc") // transcript focus
 				hs.key("pgup")
 				hs.key("pgup")
-				up, down := keyMsg(keys.up), keyMsg(keys.down)
-				i := 0
-				for b.Loop() {
-					k := up
-					if i%2 == 1 {
-						k = down
-					}
-					i++
-					hs.m.Update(k)
-					_ = hs.m.View()
-				}
+				alternateKeys(b, hs, keyMsg(keys.up), keyMsg(keys.down))
 			})
 		}
 		b.Run(fmt.Sprintf("type/items=%d", n), func(b *testing.B) {
 			hs := loaded(b, n, 120, 40)
-			ch, bs := keyMsg("x"), keyMsg("backspace")
-			i := 0
-			for b.Loop() {
-				k := ch
-				if i%2 == 1 {
-					k = bs
-				}
-				i++
-				hs.m.Update(k)
-				_ = hs.m.View()
-			}
+			alternateKeys(b, hs, keyMsg("x"), keyMsg("backspace"))
 		})
+	}
+}
+
+// alternateKeys presses a and b in turn, each followed by a frame, for
+// as long as the benchmark loops.
+func alternateKeys(b *testing.B, hs *harness, a, c tea.KeyPressMsg) {
+	for i := 0; b.Loop(); i++ {
+		k := a
+		if i%2 == 1 {
+			k = c
+		}
+		hs.m.Update(k)
+		_ = hs.m.View()
 	}
 }
 
