@@ -103,6 +103,16 @@ func (d *Decoder) progress(t string) {
 	}
 }
 
+// endsRun: the statuses of {"type":"status","status":…} after which the
+// run is over (runStatus below, and the follower's mayEnd).
+func endsRun(st string) bool {
+	switch st {
+	case "completed", "agent_not_running", "stopped", "failed", "error":
+		return true
+	}
+	return false
+}
+
 // runStatus handles {"type":"status","status":…}: completed, failed,
 // stopped and error end the run (the stream closes after them); the rest
 // report progress.

@@ -450,11 +450,7 @@ func mayEnd(data []byte) bool {
 	case "error":
 		return true
 	case "status":
-		switch normalize.StrField(o, "status") {
-		case "completed", "agent_not_running", "stopped", "failed", "error":
-			return true
-		}
-		return bytes.Contains(data, []byte("error"))
+		return endsRun(normalize.StrField(o, "status")) || bytes.Contains(data, []byte("error"))
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package suna_test
 
 import (
 	"context"
+	"github.com/perch-tui/perch/events"
 	"testing"
 	"time"
 
@@ -132,6 +133,28 @@ func TestMayEnd(t *testing.T) {
 	} {
 		if got := suna.MayEnd([]byte(tc.frame)); got != tc.want {
 			t.Errorf("mayEnd(%s) = %v, want %v", tc.frame, got, tc.want)
+		}
+	}
+}
+
+// mayEnd picks every status frame after which the decoder says the run is
+// over (or failed), and no other: the two read the same statuses.
+func TestMayEndAgreesWithTheDecoder(t *testing.T) {
+	t.Parallel()
+	for _, st := range []string{"completed", "agent_not_running", "stopped", "failed", "error",
+		"initializing", "llm_streaming", "running", "queued", ""} {
+		frame := []byte(`{"type": "status", "status": "` + st + `", "message": "m"}`)
+		d := suna.NewDecoder()
+		d.Deltas = true
+		ends := false
+		for _, ev := range d.Decode(frame) {
+			if (ev.Kind == events.KindRunState && ev.RunStatus != events.StatusGenerating) ||
+				(ev.Kind == events.KindNotice && ev.Level == events.LevelError) {
+				ends = true
+			}
+		}
+		if got := suna.MayEnd(frame); got != ends {
+			t.Errorf("status %q: mayEnd %v, the decoder ends the run: %v", st, got, ends)
 		}
 	}
 }
