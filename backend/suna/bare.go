@@ -104,7 +104,8 @@ func (d *Decoder) progress(t string) {
 }
 
 // endsRun: the statuses of {"type":"status","status":…} after which the
-// run is over (runStatus below, and the follower's mayEnd).
+// run is over, as runStatus below reads them (the follower's mayEnd uses
+// it; TestMayEndAgreesWithTheDecoder holds the two together).
 func endsRun(st string) bool {
 	switch st {
 	case "completed", "agent_not_running", "stopped", "failed", "error":

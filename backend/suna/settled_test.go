@@ -2,12 +2,12 @@ package suna_test
 
 import (
 	"context"
-	"github.com/perch-tui/perch/events"
 	"testing"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
