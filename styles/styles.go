@@ -11,7 +11,6 @@ import (
 	"image/color"
 	"strings"
 
-	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
 )
 
@@ -144,9 +143,6 @@ type Styles struct {
 	Search    SearchStyles
 	Help      HelpStyles
 
-	// Markdown is the glamour configuration for assistant text (see
-	// markdown.go).
-	Markdown gansi.StyleConfig
 	// Chroma is the chroma style name for syntax highlighting of tool
 	// output; "" disables highlighting (NoColor).
 	Chroma string
@@ -548,7 +544,6 @@ func New(theme Theme) *Styles {
 		Key:     fg(p.info).Bold(true),
 		Desc:    dim,
 	}
-	st.Markdown = markdownStyles(theme)
 	st.Chroma = chromaStyle(theme)
 	return st
 }

@@ -73,22 +73,6 @@ func TestThemesDiffer(t *testing.T) {
 	}
 }
 
-func TestMarkdownLean(t *testing.T) {
-	for _, th := range []Theme{Dark, Light, NoColor} {
-		c := New(th).Markdown
-		if c.Document.Color != nil || c.Paragraph.Color != nil || c.Text.Color != nil {
-			t.Errorf("%v: document/paragraph/text colour not cleared", th)
-		}
-		if c.Document.Margin == nil || *c.Document.Margin != 0 {
-			t.Errorf("%v: margin not zeroed", th)
-		}
-	}
-	// The glamour globals must stay untouched.
-	if New(Dark).Markdown.H1.Color == nil {
-		t.Error("dark H1 lost its colour")
-	}
-}
-
 func TestSpinnerFrame(t *testing.T) {
 	seen := map[string]bool{}
 	for i := -3; i < 23; i++ {

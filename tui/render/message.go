@@ -10,6 +10,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/styles/mdstyle"
 )
 
 // Text bounds. A user turn or notice is rarely long, but a pasted log can
@@ -168,7 +169,7 @@ func (r *Renderer) markdown(text string, w int) []string {
 	if tr == nil {
 		var err error
 		tr, err = glamour.NewTermRenderer(
-			glamour.WithStyles(r.st.Markdown),
+			glamour.WithStyles(mdstyle.Config(r.st.Theme)),
 			glamour.WithWordWrap(w),
 		)
 		if err != nil {

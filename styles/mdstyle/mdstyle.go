@@ -1,11 +1,18 @@
-package styles
+// Package mdstyle is the glamour style perch renders assistant markdown
+// with, for each of perch's themes. It is apart from package styles so that
+// a program drawing only perch's chrome (the task list perch paints before
+// it hands over to perch-ui) does not link glamour, whose package
+// initialisation (chroma's lexers and styles) costs tens of milliseconds.
+package mdstyle
 
 import (
 	gansi "charm.land/glamour/v2/ansi"
 	gstyles "charm.land/glamour/v2/styles"
+
+	"github.com/perch-tui/perch/styles"
 )
 
-// markdownStyles returns the glamour style of a theme.
+// Config returns the glamour style of a theme.
 //
 // Dark and Light are copies of glamour's own with the Document, Paragraph
 // and Text foreground colours cleared: with them set, glamour wraps every
@@ -20,12 +27,12 @@ import (
 //
 // The glamour package-level configs are only read: the struct copy is
 // shallow, so fields are replaced with new pointers, never written through.
-func markdownStyles(theme Theme) gansi.StyleConfig {
+func Config(theme styles.Theme) gansi.StyleConfig {
 	var c gansi.StyleConfig
 	switch theme {
-	case Light:
+	case styles.Light:
 		c = gstyles.LightStyleConfig
-	case NoColor:
+	case styles.NoColor:
 		c = gstyles.NoTTYStyleConfig
 	default:
 		c = gstyles.DarkStyleConfig
@@ -46,16 +53,4 @@ func markdownStyles(theme Theme) gansi.StyleConfig {
 	zero := uint(0)
 	c.Document.Margin = &zero
 	return c
-}
-
-// chromaStyle names the chroma style used to highlight file contents shown
-// by tools. "" means no highlighting.
-func chromaStyle(theme Theme) string {
-	switch theme {
-	case Light:
-		return "github"
-	case NoColor:
-		return ""
-	}
-	return "github-dark"
 }
