@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // itemSource adapts the timeline and renderer to the transcript's lazy
@@ -230,14 +231,7 @@ func (m *Model) emptyTranscript(h int) []string {
 }
 
 // centre pads s on the left to centre it in w cells.
-func centre(s string, w int) string {
-	s = truncate(s, w)
-	pad := (w - lineWidth(s)) / 2
-	if pad <= 0 {
-		return s
-	}
-	return strings.Repeat(" ", pad) + s
-}
+func centre(s string, w int) string { return chrome.Centre(s, w) }
 
 // composerLines memoizes the textarea's view: it is the most expensive
 // piece of chrome, and unchanged by everything but typing and resizing.

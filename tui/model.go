@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // viewMode is the screen being shown.
@@ -50,7 +51,7 @@ type Model struct {
 
 	theme      themeKind
 	themeFixed bool // set by flag or NO_COLOR: ignore background replies
-	ch         chrome
+	ch         chrome.Chrome
 	rend       itemRenderer
 
 	w, h    int
@@ -306,15 +307,7 @@ func (m *Model) title() string {
 }
 
 // shortID is the first block of a UUID, enough to tell tasks apart.
-func shortID(id string) string {
-	if i := strings.IndexByte(id, '-'); i > 0 {
-		return id[:i]
-	}
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
+func shortID(id string) string { return chrome.ShortID(id) }
 
 // callTimeout bounds one request/response call (not streams).
 const callTimeout = 30 * time.Second

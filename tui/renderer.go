@@ -2,14 +2,15 @@ package tui
 
 import (
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 	"github.com/perch-tui/perch/tui/render"
 )
 
 // newItemRenderer is the transcript's renderer for a theme: tui/render,
 // which caches every item per (version, width, expanded) with an LRU byte
 // bound.
-func newItemRenderer(t themeKind, ch chrome) itemRenderer {
-	return richRenderer{r: render.New(ch.st, t), match: render.NewHighlighter(ch.Match)}
+func newItemRenderer(t themeKind, ch chrome.Chrome) itemRenderer {
+	return richRenderer{r: render.New(ch.St, t), match: render.NewHighlighter(ch.Match)}
 }
 
 type richRenderer struct {

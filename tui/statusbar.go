@@ -9,67 +9,31 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 	"github.com/perch-tui/perch/tui/render"
 )
 
 // segment is one piece of the status bar; the lowest priority goes first
 // when the bar does not fit.
-type segment struct {
-	text string
-	prio int // higher stays longer
-}
+type segment = chrome.Segment
 
 // layoutSegments joins segments in order with a separator, dropping the
 // least important until the line fits in w cells.
 func layoutSegments(segs []segment, sep string, w int) string {
-	live := make([]bool, len(segs))
-	total := 0
-	count := 0
-	for i, s := range segs {
-		if s.text != "" {
-			live[i] = true
-			total += lineWidth(s.text)
-			count++
-		}
-	}
-	sw := lineWidth(sep)
-	for count > 1 && total+(count-1)*sw > w {
-		drop := -1
-		for i, s := range segs {
-			if live[i] && (drop < 0 || s.prio < segs[drop].prio) {
-				drop = i
-			}
-		}
-		live[drop] = false
-		total -= lineWidth(segs[drop].text)
-		count--
-	}
-	var b strings.Builder
-	first := true
-	for i, s := range segs {
-		if !live[i] {
-			continue
-		}
-		if !first {
-			b.WriteString(sep)
-		}
-		first = false
-		b.WriteString(s.text)
-	}
-	return truncate(b.String(), w)
+	return chrome.LayoutSegments(segs, sep, w)
 }
 
 // connText describes a stream's connection, with a live countdown while
 // reconnecting.
 func (m *Model) connText(c connState, seen bool) string {
 	if !seen {
-		return m.ch.Dim.Render("◌ connecting")
+		return m.ch.Connecting()
 	}
 	switch c.Phase {
 	case client.PhaseLive:
 		return m.ch.OK.Render("● live")
 	case client.PhaseConnecting:
-		return m.ch.Dim.Render("◌ connecting")
+		return m.ch.Connecting()
 	case client.PhaseReconnecting:
 		left := c.RetryIn
 		if !c.Since.IsZero() {
@@ -127,28 +91,22 @@ func (m *Model) statusLine() string {
 	}
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{
-		{m.connText(m.conn, m.connSeen), 9},
-		{styled(m.ch.Dim, oneLine(m.caps.Backend)), 6},
-		{run, 8},
+		{Text: m.connText(m.conn, m.connSeen), Prio: 9},
+		{Text: styled(m.ch.Dim, oneLine(m.caps.Backend)), Prio: 6},
+		{Text: run, Prio: 8},
 		// Context and token totals matter more while following a run
 		// than the name (shown in the task list) and the model.
-		{styled(m.ch.Bold, truncate(oneLine(name), max(m.w/5, 8))), 3},
-		{styled(m.ch.Dim, model), 4},
-		{styled(m.ch.Dim, ctx), 7},
-		{styled(m.ch.Dim, tok), 6},
-		{styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/4, 10))), 5},
+		{Text: styled(m.ch.Bold, truncate(oneLine(name), max(m.w/5, 8))), Prio: 3},
+		{Text: styled(m.ch.Dim, model), Prio: 4},
+		{Text: styled(m.ch.Dim, ctx), Prio: 7},
+		{Text: styled(m.ch.Dim, tok), Prio: 6},
+		{Text: styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/4, 10))), Prio: 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
 }
 
 // hint renders "key desc" pairs.
-func (m *Model) hint(pairs ...string) string {
-	segs := make([]segment, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		segs = append(segs, segment{m.ch.Key.Render(pairs[i]) + " " + m.ch.Hint.Render(pairs[i+1]), len(pairs) - i})
-	}
-	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
-}
+func (m *Model) hint(pairs ...string) string { return m.ch.Hints(m.w, pairs...) }
 
 // hintsLine is the bottom row: a question, the search input, a flash
 // message, or the keys of the current mode. It returns the cursor when the
@@ -172,11 +130,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		return truncate(st.Render(m.flash.text), m.w), nil
 	}
 	if m.mode == modeList {
-		pairs := []string{"enter", "open"}
-		if m.caps.Create {
-			pairs = append(pairs, "n", "new task")
-		}
-		return m.hint(append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")...), nil
+		return m.hint(chrome.ListHints(m.caps.Create)...), nil
 	}
 	if m.focus == focusHeld {
 		pause := "pause"
@@ -225,9 +179,4 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 
 // styled renders s, or nothing at all when s is empty (an empty styled
 // string still carries escape codes, which would make a segment "present").
-func styled(st lipgloss.Style, s string) string {
-	if s == "" {
-		return ""
-	}
-	return st.Render(s)
-}
+func styled(st lipgloss.Style, s string) string { return chrome.Styled(st, s) }

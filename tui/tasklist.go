@@ -1,14 +1,13 @@
 package tui
 
 import (
-	"sort"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // taskList is the live list of the daemon's tasks: replaced by
@@ -75,13 +74,7 @@ func (l *taskList) upsert(t events.Task) {
 // resort orders tasks newest first (as maria's web UI does) and keeps the
 // selection on the same task.
 func (l *taskList) resort() {
-	sort.SliceStable(l.tasks, func(i, j int) bool {
-		a, b := l.tasks[i], l.tasks[j]
-		if !a.Created.Equal(b.Created) {
-			return a.Created.After(b.Created)
-		}
-		return a.ID < b.ID
-	})
+	chrome.SortTasks(l.tasks)
 	l.refilter()
 }
 
@@ -225,177 +218,39 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// listView draws the task list: a header, two rows per task, the daemon
-// connection and hints.
+// listView draws the task list (chrome.TaskList, which perch's first
+// paint draws too: the frame must not change when perch-ui takes over).
 func (m *Model) listView() ([]string, *tea.Cursor) {
-	w, h := m.w, m.h
 	l := &m.list
-	out := make([]string, 0, h)
-
-	// header
-	title := m.ch.Title.Render("perch") + m.ch.Dim.Render(" · tasks "+itoa(len(l.shown)))
-	if len(l.shown) != len(l.tasks) {
-		title += m.ch.Dim.Render("/" + itoa(len(l.tasks)))
+	scr := m.listScreen()
+	hints, _ := m.hintsLine()
+	if m.overlay == ovNewTask {
+		hints = m.newTaskHints()
+		scr.Form = m.newTaskLines
+	}
+	scr.Hints = hints
+	out, lay := m.ch.TaskList(chrome.List{Tasks: l.tasks, Shown: l.shown, Sel: l.sel, Offset: l.offset,
+		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter}, scr)
+	l.rows, l.offset = lay.Rows, lay.Offset
+	if len(l.shown) > 0 {
+		l.visFrom, l.visTo = lay.VisFrom, lay.VisTo
 	}
 	var cur *tea.Cursor
 	switch {
+	case m.overlay == ovNewTask:
+		cur = m.newTaskCursor(lay.FormTop - m.newTask.trimmed)
 	case m.overlay == ovFilter:
-		title += "  " + m.ch.Accent.Render("/") + l.filter
-		cur = tea.NewCursor(min(lineWidth(title), max(w-1, 0)), 0)
-	case l.filter != "":
-		title += "  " + m.ch.Dim.Render("filter: ") + l.filter + m.ch.Hint.Render(" (esc clears)")
+		cur = tea.NewCursor(min(lay.TitleWidth, max(m.w-1, 0)), 0)
 	}
-	out = append(out, spread(title, m.connText(m.daemonConn, m.daemonSeen), w))
-
-	footer := 1
-	if h >= 8 {
-		footer = 2
-	}
-	var form []string
-	if m.overlay == ovNewTask {
-		form = m.newTaskLines(max(h-1-footer, 0))
-	}
-	rowsH := max(h-1-footer-len(form), 0)
-	per := 2
-	if rowsH < 6 {
-		per = 1
-	}
-	l.rows = max(rowsH/per, 1)
-	if len(l.shown) == 0 {
-		msg := "no tasks yet — press n to start one"
-		if !l.answered {
-			msg = "loading tasks…"
-		}
-		if l.filter != "" {
-			msg = "no task matches “" + l.filter + "”"
-		}
-		for i := 0; i < rowsH; i++ {
-			if i == rowsH/2 {
-				out = append(out, centre(m.ch.Dim.Render(msg), w))
-			} else {
-				out = append(out, "")
-			}
-		}
-	} else {
-		// keep the selection in view
-		if l.sel < l.offset {
-			l.offset = l.sel
-		}
-		if l.sel >= l.offset+l.rows {
-			l.offset = l.sel - l.rows + 1
-		}
-		l.offset = max(min(l.offset, len(l.shown)-l.rows), 0)
-		l.visFrom, l.visTo = l.offset, min(l.offset+l.rows, len(l.shown))
-		for r := l.visFrom; r < l.visTo; r++ {
-			out = append(out, m.taskRow(l.tasks[l.shown[r]], r == l.sel, per)...)
-		}
-		for len(out) < 1+rowsH {
-			out = append(out, "")
-		}
-		out = out[:1+rowsH]
-	}
-	if len(form) > 0 {
-		cur = m.newTaskCursor(len(out) - m.newTask.trimmed)
-	}
-	out = append(out, form...)
-	status := m.listStatus()
-	if footer == 2 {
-		out = append(out, status)
-		hints, _ := m.hintsLine()
-		if m.overlay == ovNewTask {
-			hints = m.newTaskHints()
-		}
-		out = append(out, hints)
-	} else {
-		out = append(out, status)
-	}
-	for len(out) < h {
-		out = append(out, "")
-	}
-	if cur != nil && (cur.Y >= h || cur.Y < 0 || cur.X >= w) {
+	if cur != nil && (cur.Y >= m.h || cur.Y < 0 || cur.X >= m.w) {
 		cur = nil
 	}
-	return out[:h], cur
+	return out, cur
 }
 
-// listStatus summarises the daemon: how many tasks run, the connection.
-func (m *Model) listStatus() string {
-	gen, idle, stopped := 0, 0, 0
-	for _, t := range m.list.tasks {
-		switch t.Status {
-		case events.StatusGenerating:
-			gen++
-		case events.StatusStopped:
-			stopped++
-		default:
-			idle++
-		}
-	}
-	segs := []segment{
-		{m.connText(m.daemonConn, m.daemonSeen), 9},
-		{styled(m.ch.Bold, oneLine(m.caps.Backend)), 6},
-		{m.ch.Accent.Render(itoa(gen) + " generating"), 5},
-		{m.ch.Dim.Render(itoa(idle) + " idle"), 4},
-		{m.ch.Dim.Render(itoa(stopped) + " stopped"), 3},
-	}
-	if m.flash.text != "" {
-		st := m.ch.Flash
-		if m.flash.err {
-			st = m.ch.FlashErr
-		}
-		segs = append(segs, segment{st.Render(m.flash.text), 8})
-	}
-	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
-}
-
-// taskRow draws one task: icon, name, queue length and age on the first
-// row; cwd and model dimmed on the second.
-func (m *Model) taskRow(t events.Task, selected bool, per int) []string {
-	w := m.w
-	gutter := "  "
-	if selected {
-		gutter = m.ch.SelectedGutter.Render("▌") + " "
-	}
-	var icon string
-	switch t.Status {
-	case events.StatusGenerating:
-		icon = m.ch.Accent.Render(orString(m.liveSpinner(m.daemonGone()), "●"))
-	case events.StatusStopped:
-		icon = m.ch.Dim.Render("■")
-	default:
-		icon = m.ch.OK.Render("✓")
-	}
-	name := oneLine(t.Name)
-	if name == "" {
-		name = m.ch.Dim.Render("(unnamed " + shortID(t.ID) + ")")
-	} else if selected {
-		name = m.ch.Bold.Render(name)
-	}
-	var right []string
-	if n := len(t.QueuedMessages); n > 0 {
-		right = append(right, m.ch.Warn.Render("⧗"+itoa(n)))
-	}
-	if a := age(orTime(t.Updated, t.Created), m.now); a != "" {
-		right = append(right, m.ch.Dim.Render(a))
-	}
-	r := strings.Join(right, " ")
-	line1 := gutter + icon + " "
-	first := spread(name, r, max(w-lineWidth(line1), 1))
-	line1 = truncate(line1+first, w)
-	where := shortPath(oneLine(t.Cwd), m.cfg.Home)
-	detail := m.ch.Dim.Render(truncLeft(where, max(w/2, 10)))
-	if t.Model != "" {
-		detail += m.ch.Faint.Render(" · ") + m.ch.Dim.Render(oneLine(t.Model))
-	}
-	if per == 1 {
-		return []string{line1}
-	}
-	return []string{line1, truncate(gutter+"  "+detail, w)}
-}
-
-func orTime(a, b time.Time) time.Time {
-	if a.IsZero() {
-		return b
-	}
-	return a
+// listScreen is what the task list shows besides the tasks.
+func (m *Model) listScreen() chrome.ListScreen {
+	return chrome.ListScreen{Width: m.w, Height: m.h, Conn: m.connText(m.daemonConn, m.daemonSeen),
+		Backend: m.caps.Backend, Flash: m.flash.text, FlashErr: m.flash.err,
+		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone())}
 }

@@ -4,11 +4,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // Small ANSI-aware layout helpers. Every line the UI emits goes through fit
@@ -18,7 +17,7 @@ import (
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // lineWidth is the display width of s in cells (escape sequences excluded).
-func lineWidth(s string) int { return ansi.StringWidth(s) }
+func lineWidth(s string) int { return chrome.Width(s) }
 
 func orString(s, def string) string {
 	if s == "" {
@@ -38,34 +37,16 @@ func firstLine(s string) string {
 // (newlines included) into single spaces, for one-line previews. Only the
 // first previewMax bytes are read: texts are kept whole, and a preview of a
 // pasted log must not cost its megabytes on every frame.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(sanitize.Text(cutText(s, previewMax))), " ")
-}
+func oneLine(s string) string { return chrome.OneLine(s) }
 
 // previewMax is the most of a text any preview reads.
-const previewMax = 64 << 10
+const previewMax = chrome.PreviewMax
 
 // cutText is s cut to at most n bytes on a rune boundary.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func cutText(s string, n int) string { return chrome.CutText(s, n) }
 
 // truncate cuts s to at most w cells, ending in "…" when cut.
-func truncate(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
+func truncate(s string, w int) string { return chrome.Truncate(s, w) }
 
 // fit truncates s to w cells and pads it with spaces to exactly w cells.
 func fit(s string, w int) string {
@@ -81,15 +62,7 @@ func fit(s string, w int) string {
 
 // spread puts left and right on one line of w cells, truncating left first
 // so the right part (usually a short badge) stays visible.
-func spread(left, right string, w int) string {
-	rw := ansi.StringWidth(right)
-	if rw >= w {
-		return truncate(right, w)
-	}
-	left = truncate(left, w-rw-1)
-	gap := w - ansi.StringWidth(left) - rw
-	return left + strings.Repeat(" ", max(gap, 1)) + right
-}
+func spread(left, right string, w int) string { return chrome.Spread(left, right, w) }
 
 // joinFit joins segments with sep, dropping trailing segments that do not
 // fit in w cells (segments are given most important first).
@@ -122,26 +95,10 @@ func joinFit(segs []string, sep string, w int) string {
 }
 
 // shortPath replaces a home prefix with "~".
-func shortPath(p, home string) string {
-	if home != "" && home != "/" && strings.HasPrefix(p, home) {
-		rest := p[len(home):]
-		if rest == "" || rest[0] == '/' {
-			return "~" + rest
-		}
-	}
-	return p
-}
+func shortPath(p, home string) string { return chrome.ShortPath(p, home) }
 
 // truncLeft keeps the end of a path, which is the informative part.
-func truncLeft(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.TruncateLeft(s, ansi.StringWidth(s)-w+1, "…")
-}
+func truncLeft(s string, w int) string { return chrome.TruncLeft(s, w) }
 
 // humanDuration is a compact elapsed time: 9s, 1m05s, 2h03m.
 func humanDuration(d time.Duration) string {
@@ -160,22 +117,7 @@ func humanDuration(d time.Duration) string {
 }
 
 // age is a compact "how long ago": now, 5m, 3h, 2d.
-func age(t, now time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		return itoa(int(d/time.Minute)) + "m"
-	case d < 48*time.Hour:
-		return itoa(int(d/time.Hour)) + "h"
-	default:
-		return itoa(int(d/(24*time.Hour))) + "d"
-	}
-}
+func age(t, now time.Time) string { return chrome.Age(t, now) }
 
 func pad2(n int) string {
 	if n < 10 {
@@ -200,8 +142,4 @@ func tokens(n int64) string {
 
 // spinnerFrame is frame i of the spinner that animates generating runs and
 // running tools (every frame is one 3-byte braille rune).
-func spinnerFrame(i int) string {
-	const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-	i %= len(frames) / 3
-	return frames[i*3 : i*3+3]
-}
+func spinnerFrame(i int) string { return chrome.SpinnerFrame(i) }

@@ -21,5 +21,5 @@ func (m *Model) todoPanel() []string {
 	if len(todos) == 0 {
 		return nil
 	}
-	return render.TodoPanel(todos, m.w, m.ch.st)
+	return render.TodoPanel(todos, m.w, m.ch.St)
 }
