@@ -26,7 +26,8 @@ func main() {
 	env := cli.OSEnv()
 	// The whole invocation goes to perch-ui, unchanged: it parses the
 	// arguments again and runs the command with its UI.
-	env.StartUI = func() error { return uiexec.Start(args) }
+	env.StartUI = func(extra ...string) error { return uiexec.Start(args, extra...) }
+	env.CanPaintFirst = func() bool { _, err := uiexec.OS().Find(); return err == nil }
 	code := cli.Main(ctx, env, args)
 	stop()
 	stopProfile()

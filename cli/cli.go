@@ -44,10 +44,20 @@ type Env struct {
 	UI UI
 	// StartUI, when UI is nil, hands the whole invocation over to the
 	// program that has the UI (perch's main: perch-ui, exec'd in its
-	// place). A command calls it where it would open the UI, after its
-	// arguments are checked and before it does anything else; it returns
-	// only when it cannot, with an error that says why.
-	StartUI func() error
+	// place), with extra ("KEY=value") in its environment. A command
+	// calls it where it would open the UI, after its arguments are
+	// checked and before it does anything else (but the task list's first
+	// paint, see paintFirst); it returns only when it cannot, with an
+	// error that says why.
+	StartUI func(extra ...string) error
+	// CanPaintFirst, when set (perch's main), says whether perch-ui can
+	// be started: then bare perch draws the task list before it hands
+	// over (paintFirst).
+	CanPaintFirst func() bool
+	// Painted is set in perch-ui when perch drew the task list before it
+	// handed over: perch said which system answered, so perch-ui must not
+	// write it over the list.
+	Painted bool
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

@@ -67,8 +67,14 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
-	ui, err := env.ui()
+	var handover []string
+	undo := func() {}
+	if env.UI == nil && env.CanPaintFirst != nil && env.CanPaintFirst() {
+		handover, undo = c.paintFirst(ctx, env, *theme)
+	}
+	ui, err := env.ui(handover...)
 	if err != nil {
+		undo()
 		return err
 	}
 	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {

@@ -78,8 +78,9 @@ type ReadOnlySource interface {
 var errNoUI = errors.New("this perch has no terminal UI: use the scriptable commands (perch --help), or perch-ui")
 
 // ui returns env's UI. Without one it hands the process over to the
-// program that has it (Env.StartUI), which on success never returns.
-func (env Env) ui() (UI, error) {
+// program that has it (Env.StartUI, with extra in its environment), which
+// on success never returns.
+func (env Env) ui(extra ...string) (UI, error) {
 	if env.UI != nil {
 		if p, ok := env.UI.(Preparer); ok {
 			p.Prepare()
@@ -87,7 +88,7 @@ func (env Env) ui() (UI, error) {
 		return env.UI, nil
 	}
 	if env.StartUI != nil {
-		if err := env.StartUI(); err != nil {
+		if err := env.StartUI(extra...); err != nil {
 			return nil, err
 		}
 	}

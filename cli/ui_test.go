@@ -86,7 +86,7 @@ func TestUICommandsWithoutUI(t *testing.T) {
 		calls := 0
 		r := runEnv(context.Background(), t, func(e *Env) {
 			e.IsTerminal = true
-			e.StartUI = func() error { calls++; return errMissing }
+			e.StartUI = func(...string) error { calls++; return errMissing }
 		}, "", args...)
 		if calls != 1 || r.code != ExitFailure || strings.TrimSpace(r.stderr) != "perch: "+errMissing.Error() {
 			t.Errorf("perch %v: StartUI called %d times, exit %d, stderr %q", args, calls, r.code, r.stderr)
@@ -104,7 +104,7 @@ func TestUICommandsWithoutUI(t *testing.T) {
 	} {
 		r := runEnv(context.Background(), t, func(e *Env) {
 			e.IsTerminal = true
-			e.StartUI = func() error { t.Errorf("perch %v handed over", c.args); return errMissing }
+			e.StartUI = func(...string) error { t.Errorf("perch %v handed over", c.args); return errMissing }
 		}, "", c.args...)
 		if r.code != c.code {
 			t.Errorf("perch %v: exit %d, want %d (%q)", c.args, r.code, c.code, r.stderr)

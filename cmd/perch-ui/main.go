@@ -14,6 +14,7 @@ import (
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
 	_ "github.com/perch-tui/perch/cmd/perch-ui/internal/widthtables" // see its doc
+	"github.com/perch-tui/perch/internal/firstpaint"
 	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
 	"github.com/perch-tui/perch/tui/app"
@@ -25,9 +26,14 @@ func main() {
 	// anything reads the environment.
 	tmux := tmuxinfo.Early()
 	tmux.Restore()
+	// perch may have drawn the task list already (internal/firstpaint):
+	// its terminal modes come back first, so that Bubble Tea saves the
+	// user's own.
+	handover, guard, painted := firstpaint.TakeOver(os.Getenv, os.Stdin, os.Stdout)
 	// Set by perch when it handed over; nothing started from here must
-	// see it.
+	// see them.
 	os.Unsetenv(uiexec.EnvHandedOver)
+	os.Unsetenv(firstpaint.Env)
 	stopProfile := prof.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := cli.OSEnv()
@@ -35,8 +41,15 @@ func main() {
 	if tmux != nil {
 		o.TmuxTrueColor = tmux.TrueColor
 	}
+	if painted {
+		o.Profile = &handover.Profile
+		env.Painted = true
+		env.Stderr = guard.Writer(env.Stderr)
+		o.OnStart = guard.Disarm
+	}
 	env.UI = app.New(o)
 	code := cli.Main(ctx, env, os.Args[1:])
+	guard.Close()
 	stop()
 	stopProfile()
 	os.Exit(code)

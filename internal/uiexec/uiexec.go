@@ -121,21 +121,32 @@ func executable(path string) error {
 }
 
 // Env is the environment handed to perch-ui: the process's own, with
+// extra ("KEY=value") replacing any value of the same keys, and
 // EnvHandedOver naming perch (self).
-func Env(environ []string, self string) []string {
-	out := make([]string, 0, len(environ)+1)
+func Env(environ []string, self string, extra ...string) []string {
+	out := make([]string, 0, len(environ)+1+len(extra))
+	replaced := func(kv string) bool {
+		for _, e := range extra {
+			if k, _, _ := strings.Cut(e, "="); strings.HasPrefix(kv, k+"=") {
+				return true
+			}
+		}
+		return strings.HasPrefix(kv, EnvHandedOver+"=")
+	}
 	for _, kv := range environ {
-		if !strings.HasPrefix(kv, EnvHandedOver+"=") {
+		if !replaced(kv) {
 			out = append(out, kv)
 		}
 	}
+	out = append(out, extra...)
 	return append(out, EnvHandedOver+"="+self)
 }
 
 // Start finds perch-ui and hands the process over to it with args (the
-// arguments after the program name) and this process's environment. It
-// returns only when it could not; see Exec.
-func Start(args []string) error {
+// arguments after the program name) and this process's environment, with
+// extra ("KEY=value") set in it. It returns only when it could not; see
+// Exec.
+func Start(args []string, extra ...string) error {
 	path, err := OS().Find()
 	if err != nil {
 		return err
@@ -144,5 +155,5 @@ func Start(args []string) error {
 	if err != nil {
 		self = os.Args[0]
 	}
-	return Exec(path, args, Env(os.Environ(), self))
+	return Exec(path, args, Env(os.Environ(), self, extra...))
 }

@@ -120,3 +120,11 @@ func TestEnvMarksTheHandOver(t *testing.T) {
 		t.Errorf("Env = %q, want %q", got, want)
 	}
 }
+
+func TestEnvSetsExtra(t *testing.T) {
+	got := Env([]string{"A=1", "PERCH_BACKEND=suna", "PERCH_BACKENDS=x", "B=2"}, "/bin/perch", "PERCH_BACKEND=maria", "C=3")
+	want := []string{"A=1", "PERCH_BACKENDS=x", "B=2", "PERCH_BACKEND=maria", "C=3", EnvHandedOver + "=/bin/perch"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Env = %q, want %q", got, want)
+	}
+}

@@ -8,6 +8,8 @@ package app
 import (
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
+
 	"github.com/perch-tui/perch/cli"
 )
 
@@ -18,6 +20,12 @@ type Options struct {
 	// from lipgloss's own detection (cmd/perch-ui/internal/tmuxinfo).
 	// Nil: lipgloss's detection was complete.
 	TmuxTrueColor func(timeout time.Duration) (trueColor, answered bool)
+	// Profile, when set, is the colour profile to draw with: the one perch
+	// drew the task list with before it handed over (internal/firstpaint),
+	// so that perch-ui's first frame is the same.
+	Profile *colorprofile.Profile
+	// OnStart is called as the UI takes the terminal.
+	OnStart func()
 }
 
 // New returns the terminal UI the commands open (cli.Env.UI).

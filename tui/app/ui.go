@@ -25,17 +25,27 @@ type terminalUI struct{ o Options }
 
 // Live shows maria's daemon behind cl through the bridge, as any backend.
 func (u terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
+	u.started()
 	return tui.Run(ctx, bridge.New(maria.New(cl)), u.config(o))
 }
 
 // Backend shows a live backend through the bridge; its outbox is o's (the
 // same files perch send and queue use).
 func (u terminalUI) Backend(ctx context.Context, b backend.Backend, o cli.UIOptions) error {
+	u.started()
 	return tui.Run(ctx, bridge.New(b), u.config(o))
 }
 
 func (u terminalUI) ReadOnly(ctx context.Context, src cli.ReadOnlySource, o cli.UIOptions) error {
+	u.started()
 	return tui.Run(ctx, readOnly{src}, u.config(o))
+}
+
+// started tells Options.OnStart that the UI takes the terminal now.
+func (u terminalUI) started() {
+	if u.o.OnStart != nil {
+		u.o.OnStart()
+	}
 }
 
 // Prepare starts the UI's one-time work early (tui.Prepare).
@@ -45,7 +55,11 @@ func (u terminalUI) config(o cli.UIOptions) tui.Config {
 	c := tui.Config{TaskID: o.TaskID, Theme: o.Theme, Model: o.Model, Cwd: o.Cwd, Home: o.Home, Getenv: o.Getenv, Unsent: o.Unsent,
 		Tasks:       o.Tasks,
 		BoundMemory: true} // only perch's own process runs the UI
-	if u.o.TmuxTrueColor != nil {
+	switch {
+	case u.o.Profile != nil:
+		p := *u.o.Profile
+		c.ColorProfile = func() colorprofile.Profile { return p }
+	case u.o.TmuxTrueColor != nil:
 		c.ColorProfile = func() colorprofile.Profile {
 			return withTmux(lipgloss.Writer.Profile, term.IsTerminal(os.Stdout.Fd()), os.Getenv, u.o.TmuxTrueColor)
 		}

@@ -25,7 +25,7 @@ func init() {
 	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
 		return // a test binary of package main
 	}
-	if !OpensUI(os.Args[1:]) {
+	if !OpensUI(os.Args[1:]) || MayPaintFirst(os.Args[1:], os.Getenv, terminals()) {
 		return
 	}
 	path, err := uiexec.OS().Find()
@@ -99,4 +99,43 @@ func OpensUI(args []string) bool {
 func flagName(arg string) (name string, hasValue bool) {
 	name, _, hasValue = strings.Cut(strings.TrimLeft(arg, "-"), "=")
 	return name, hasValue
+}
+
+// MayPaintFirst says whether bare perch with args may draw the task list
+// itself before it hands over (the command line's paintFirst): it needs the
+// command line's packages, so the hand-over waits for them. That is bare
+// perch at a URL (--url or PERCH_URL) whose system it probes (no --backend
+// or PERCH_BACKEND), on a terminal.
+func MayPaintFirst(args []string, getenv func(string) string, onTerminal bool) bool {
+	if !onTerminal || (len(args) > 0 && !strings.HasPrefix(args[0], "-")) {
+		return false // not a terminal, or a command (attach, demo)
+	}
+	url := getenv("PERCH_URL") != ""
+	named := getenv("PERCH_BACKEND") != ""
+	for i := 0; i < len(args); i++ {
+		name, hasValue := flagName(args[i])
+		switch name {
+		case "url":
+			url = true
+		case "backend":
+			named = true
+		}
+		if !hasValue {
+			i++ // its value (OpensUI checked that every flag has one)
+		}
+	}
+	return url && !named
+}
+
+// terminals reports whether standard input and output may be terminals
+// (character devices; the standard library has no isatty, and a package
+// that does would be initialised later).
+func terminals() bool {
+	for _, f := range []*os.File{os.Stdin, os.Stdout} {
+		fi, err := f.Stat()
+		if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+			return false
+		}
+	}
+	return true
 }

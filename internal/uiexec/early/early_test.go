@@ -43,3 +43,32 @@ func TestOpensUI(t *testing.T) {
 		}
 	}
 }
+
+// TestMayPaintFirst: bare perch at a URL it must probe, on a terminal,
+// waits for the command line, which draws the task list first; everything
+// else is handed over at once.
+func TestMayPaintFirst(t *testing.T) {
+	for _, c := range []struct {
+		args     string
+		env      map[string]string
+		terminal bool
+		want     bool
+	}{
+		{"--url http://x/v1", nil, true, true},
+		{"--url=http://x/v1 --theme dark", nil, true, true},
+		{"--theme light", map[string]string{"PERCH_URL": "http://x/v1"}, true, true},
+		{"--url http://x/v1 --token T --header A:b", nil, true, true},
+		{"--url http://x/v1", nil, false, false},
+		{"", nil, true, false}, // maria's daemon found from its file: no probe
+		{"--url http://x/v1 --backend maria", nil, true, false},
+		{"--url=http://x/v1 --backend=suna", nil, true, false},
+		{"--url http://x/v1", map[string]string{"PERCH_BACKEND": "pynchy"}, true, false},
+		{"attach 3f2b --url http://x/v1", nil, true, false},
+		{"demo", nil, true, false},
+	} {
+		args := strings.Fields(c.args)
+		if got := MayPaintFirst(args, func(k string) string { return c.env[k] }, c.terminal); got != c.want {
+			t.Errorf("MayPaintFirst(%q, %v, terminal %v) = %v, want %v", c.args, c.env, c.terminal, got, c.want)
+		}
+	}
+}

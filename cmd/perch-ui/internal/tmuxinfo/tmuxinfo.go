@@ -28,6 +28,12 @@ import (
 	"time"
 )
 
+// EnvPainted is internal/firstpaint's Env (this package depends on the
+// standard library alone; a test holds the two equal): perch drew the
+// task list before it handed over, and names the colour profile it drew
+// with, which perch-ui keeps.
+const EnvPainted = "PERCH_UI_PAINTED"
+
 // Query is one `tmux info` run.
 type Query struct {
 	done      chan struct{}
@@ -46,6 +52,9 @@ func init() {
 	}
 	if !mayBeTerminal(os.Stdout) && !ttyForced(os.Getenv("TTY_FORCE")) {
 		return // lipgloss will not ask tmux: nor do we
+	}
+	if os.Getenv(EnvPainted) != "" {
+		return // perch drew the first frame and says with which profile
 	}
 	early = start(os.LookupEnv, os.Environ, os.Unsetenv, os.Setenv, runTmuxInfo)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/internal/firstpaint"
 	"go.uber.org/goleak"
 )
 
@@ -146,5 +147,11 @@ func TestOnlyATerminalOrTTYForceIsWorthAsking(t *testing.T) {
 		if got := ttyForced(v); got != want {
 			t.Errorf("ttyForced(%q) = %v", v, got)
 		}
+	}
+}
+
+func TestEnvPaintedIsFirstpaints(t *testing.T) {
+	if EnvPainted != firstpaint.Env {
+		t.Fatalf("EnvPainted %q, firstpaint.Env %q", EnvPainted, firstpaint.Env)
 	}
 }

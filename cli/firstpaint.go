@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/internal/firstpaint"
+	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tui/chrome"
+)
+
+// profileWait bounds the wait for the terminal's colour profile (inside
+// tmux, `tmux info` answers it). It is asked while the server is probed,
+// so it has normally answered by then; a slow answer skips the paint,
+// never the UI.
+const profileWait = 250 * time.Millisecond
+
+// paintFirst draws the task list before bare perch hands the terminal
+// over to perch-ui (package firstpaint says why and how): perch probes the
+// URL, as perch-ui would, and when maria answers with its task list, draws
+// the frame perch-ui will draw first. It returns what perch-ui's
+// environment must get, and undo, which takes the frame back when the
+// hand-over fails. Anything unusual (no URL, a named backend, not a
+// terminal, a probe that fails) draws nothing and leaves it all to
+// perch-ui, as before; when the probe did answer, perch-ui is told which
+// system it found, so that it does not say so a second time.
+func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover []string, undo func()) {
+	undo = func() {}
+	in, okIn := env.Stdin.(*os.File)
+	out, okOut := env.Stdout.(*os.File)
+	if !firstpaint.Supported || !okIn || !okOut || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		return nil, undo
+	}
+	if t := getenv(env, "TERM"); t == "" || t == "dumb" {
+		return nil, undo
+	}
+	if strings.TrimSpace(c.url) == "" && strings.TrimSpace(getenv(env, "PERCH_URL")) == "" {
+		return nil, undo
+	}
+	if name, _, err := c.settings(env); err != nil || name != "" {
+		return nil, undo
+	}
+	profile := make(chan colorprofile.Profile, 1)
+	environ := os.Environ()
+	go func() { profile <- colorprofile.Detect(out, environ) }()
+
+	b, err := c.open(ctx, env)
+	if err != nil {
+		return nil, undo // perch-ui asks again and says what failed
+	}
+	found := []string{"PERCH_BACKEND=" + b.Name()}
+	if b.Name() != backend.Maria || c.probedTasks == nil {
+		return found, undo
+	}
+	w, h, err := term.GetSize(out.Fd())
+	if err != nil || w <= 0 || h <= 0 {
+		return found, undo
+	}
+	var p colorprofile.Profile
+	t := time.NewTimer(profileWait)
+	defer t.Stop()
+	select {
+	case p = <-profile:
+	case <-t.C:
+		return found, undo
+	}
+	th := styles.ThemeFromEnv(theme, env.Getenv, true)
+	// maria: no backend name in the UI (see tui/bridge), its own Create.
+	lines := chrome.New(th).FirstTaskList(c.probedTasks, b.Capabilities().Create, "", w, h, time.Now(), env.Home)
+	frame, err := firstpaint.Frame(lines, p)
+	if err != nil {
+		return found, undo
+	}
+	modes, err := firstpaint.Quiet(in)
+	if err != nil {
+		return found, undo
+	}
+	undo = func() { firstpaint.Undo(in, out, modes) }
+	if _, err := out.Write(frame); err != nil {
+		undo()
+		return found, func() {}
+	}
+	return []string{firstpaint.Env + "=" + firstpaint.Handover{Profile: p, Modes: modes}.Encode()}, undo
+}
