@@ -14,12 +14,15 @@ import (
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
-	// Hands bare perch, attach and demo over to perch-ui before the
-	// rest of perch's packages are initialised.
-	_ "github.com/perch-tui/perch/internal/uiexec/early"
+	// Hands attach, demo and bare perch (unless it paints first) over to
+	// perch-ui before the rest of perch's packages are initialised, and
+	// hides TMUX from lipgloss's initialisation.
+	"github.com/perch-tui/perch/internal/uiexec/early"
 )
 
 func main() {
+	tmux := early.Tmux()
+	tmux.Restore()
 	stopProfile := prof.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	args := os.Args[1:]
@@ -28,6 +31,9 @@ func main() {
 	// arguments again and runs the command with its UI.
 	env.StartUI = func(extra ...string) error { return uiexec.Start(args, extra...) }
 	env.CanPaintFirst = func() bool { _, err := uiexec.OS().Find(); return err == nil }
+	if tmux != nil {
+		env.TmuxTrueColor = tmux.TrueColor
+	}
 	code := cli.Main(ctx, env, args)
 	stop()
 	stopProfile()

@@ -174,3 +174,38 @@ func TestParseInitTrace(t *testing.T) {
 		t.Errorf("parseInitTrace: %v", got)
 	}
 }
+
+// TestEarlyInitialisesBeforeLipgloss: internal/uiexec/early hides TMUX
+// from lipgloss's initialisation (which would run `tmux info` and wait for
+// it in every perch started on a terminal inside tmux), so Go must
+// initialise it first; a new import of either could change that.
+func TestEarlyInitialisesBeforeLipgloss(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds perch")
+	}
+	bin := filepath.Join(t.TempDir(), "perch")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("perch --version: %v\n%s", err, stderr.String())
+	}
+	order := map[string]int{}
+	for i, l := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
+			order[f[1]] = i
+		}
+	}
+	early, ok1 := order["github.com/perch-tui/perch/internal/uiexec/early"]
+	lip, ok2 := order["charm.land/lipgloss/v2"]
+	if !ok1 || !ok2 {
+		t.Fatalf("early (%v) or lipgloss (%v) not in the init trace:\n%s", ok1, ok2, stderr.String())
+	}
+	if early > lip {
+		t.Errorf("lipgloss initialised (line %d) before internal/uiexec/early (line %d)", lip, early)
+	}
+}

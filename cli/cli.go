@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/all"
@@ -58,6 +59,13 @@ type Env struct {
 	// handed over: perch said which system answered, so perch-ui must not
 	// write it over the list.
 	Painted bool
+	// TmuxTrueColor waits up to timeout for tmux's answer to whether it
+	// passes 24-bit colour (internal/tmuxinfo), for the first paint; nil
+	// outside tmux.
+	TmuxTrueColor func(timeout time.Duration) (trueColor, answered bool)
+	// PaintedTasks is the list perch drew and handed over, shown by the UI
+	// without asking again; nil when it handed none over.
+	PaintedTasks []events.Task
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

@@ -92,6 +92,9 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	o := liveOptions(env, cl, *theme)
 	o.Model = *model
 	o.Tasks = c.probedTasks
+	if o.Tasks == nil {
+		o.Tasks = env.PaintedTasks
+	}
 	return ui.Live(ctx, cl, o)
 }
 

@@ -6,20 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/colorprofile"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/internal/firstpaint"
+	"github.com/perch-tui/perch/internal/termprofile"
 	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/tui/chrome"
 )
-
-// profileWait bounds the wait for the terminal's colour profile (inside
-// tmux, `tmux info` answers it). It is asked while the server is probed,
-// so it has normally answered by then; a slow answer skips the paint,
-// never the UI.
-const profileWait = 250 * time.Millisecond
 
 // paintFirst draws the task list before bare perch hands the terminal
 // over to perch-ui (package firstpaint says why and how): perch probes the
@@ -29,7 +24,9 @@ const profileWait = 250 * time.Millisecond
 // hand-over fails. Anything unusual (no URL, a named backend, not a
 // terminal, a probe that fails) draws nothing and leaves it all to
 // perch-ui, as before; when the probe did answer, perch-ui is told which
-// system it found, so that it does not say so a second time.
+// system it found, so that it does not say so a second time, and when the
+// list was drawn, the list too (firstpaint.EnvTasks), so that it does not
+// ask again.
 func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover []string, undo func()) {
 	undo = func() {}
 	in, okIn := env.Stdin.(*os.File)
@@ -46,10 +43,6 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 	if name, _, err := c.settings(env); err != nil || name != "" {
 		return nil, undo
 	}
-	profile := make(chan colorprofile.Profile, 1)
-	environ := os.Environ()
-	go func() { profile <- colorprofile.Detect(out, environ) }()
-
 	b, err := c.open(ctx, env)
 	if err != nil {
 		return nil, undo // perch-ui asks again and says what failed
@@ -62,13 +55,11 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 	if err != nil || w <= 0 || h <= 0 {
 		return found, undo
 	}
-	var p colorprofile.Profile
-	t := time.NewTimer(profileWait)
-	defer t.Stop()
-	select {
-	case p = <-profile:
-	case <-t.C:
-		return found, undo
+	// lipgloss detected the profile at initialisation with TMUX hidden;
+	// tmux was asked on the side meanwhile (internal/tmuxinfo).
+	p := lipgloss.Writer.Profile
+	if env.TmuxTrueColor != nil {
+		p = termprofile.WithTmux(p, true, env.Getenv, env.TmuxTrueColor)
 	}
 	th := styles.ThemeFromEnv(theme, env.Getenv, true)
 	// maria: no backend name in the UI (see tui/bridge), its own Create.
@@ -86,5 +77,10 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 		undo()
 		return found, func() {}
 	}
-	return []string{firstpaint.Env + "=" + firstpaint.Handover{Profile: p, Modes: modes}.Encode()}, undo
+	handover = []string{firstpaint.Env + "=" + firstpaint.Handover{Profile: p, Modes: modes}.Encode()}
+	if ts, ok := firstpaint.EncodeTasks(c.probedTasks); ok {
+		// perch-ui shows this list at once, without probing again.
+		handover = append(handover, found[0], firstpaint.EnvTasks+"="+ts)
+	}
+	return handover, undo
 }

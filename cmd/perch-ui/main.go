@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/perch-tui/perch/cli"
-	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo"
+	"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxearly"
 	_ "github.com/perch-tui/perch/cmd/perch-ui/internal/widthtables" // see its doc
 	"github.com/perch-tui/perch/internal/firstpaint"
 	"github.com/perch-tui/perch/internal/prof"
@@ -24,16 +24,18 @@ func main() {
 	// TMUX was hidden from lipgloss's initialisation while tmux is asked
 	// about colour on the side (internal/tmuxinfo); it is back before
 	// anything reads the environment.
-	tmux := tmuxinfo.Early()
+	tmux := tmuxearly.Query()
 	tmux.Restore()
 	// perch may have drawn the task list already (internal/firstpaint):
 	// its terminal modes come back first, so that Bubble Tea saves the
 	// user's own.
 	handover, guard, painted := firstpaint.TakeOver(os.Getenv, os.Stdin, os.Stdout)
+	tasks, _ := firstpaint.DecodeTasks(os.Getenv(firstpaint.EnvTasks))
 	// Set by perch when it handed over; nothing started from here must
 	// see them.
 	os.Unsetenv(uiexec.EnvHandedOver)
 	os.Unsetenv(firstpaint.Env)
+	os.Unsetenv(firstpaint.EnvTasks)
 	stopProfile := prof.Start()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	env := cli.OSEnv()
@@ -44,6 +46,7 @@ func main() {
 	if painted {
 		o.Profile = &handover.Profile
 		env.Painted = true
+		env.PaintedTasks = tasks
 		env.Stderr = guard.Writer(env.Stderr)
 		o.OnStart = guard.Disarm
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestTmuxInfoInitialisesBeforeLipgloss: internal/tmuxinfo must be
+// TestTmuxInfoInitialisesBeforeLipgloss: internal/tmuxearly must be
 // initialised before lipgloss (which detects the colour profile in its
 // init) and before chroma's lexers (the longest init, which tmux's answer
 // overlaps); internal/widthtables before chroma's lexers too (the width
@@ -54,7 +54,7 @@ func TestTmuxInfoInitialisesBeforeLipgloss(t *testing.T) {
 		pkg   string
 		later []string
 	}{
-		{"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxinfo", []string{"charm.land/lipgloss/v2", "github.com/alecthomas/chroma/v2/lexers"}},
+		{"github.com/perch-tui/perch/cmd/perch-ui/internal/tmuxearly", []string{"charm.land/lipgloss/v2", "github.com/alecthomas/chroma/v2/lexers"}},
 		// The width tables are built beside chroma's inits (widthtables).
 		{"github.com/perch-tui/perch/cmd/perch-ui/internal/widthtables", []string{"github.com/alecthomas/chroma/v2/lexers"}},
 	} {

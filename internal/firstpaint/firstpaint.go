@@ -20,12 +20,15 @@
 package firstpaint
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/colorprofile"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // Env carries the hand-over from perch to perch-ui:
@@ -102,4 +105,37 @@ func Frame(lines []string, profile colorprofile.Profile) ([]byte, error) {
 		return nil, fmt.Errorf("draw the first frame: %w", err)
 	}
 	return []byte(b.String()), nil
+}
+
+// EnvTasks carries the task list perch drew, as JSON, so that perch-ui
+// shows it without asking the server again (perch also names the system
+// that answered, so perch-ui does not probe): the UI answers keys that much
+// sooner. A list longer than MaxTasks bytes is not handed over (perch-ui
+// asks for it, as it would have).
+const EnvTasks = "PERCH_UI_TASKS"
+
+// MaxTasks bounds EnvTasks' value (Linux refuses an environment string
+// over 128 KiB).
+const MaxTasks = 96 << 10
+
+// EncodeTasks is ts as EnvTasks' value; ok is false when it is too long.
+func EncodeTasks(ts []events.Task) (string, bool) {
+	b, err := json.Marshal(ts)
+	if err != nil || len(b) > MaxTasks {
+		return "", false
+	}
+	return string(b), true
+}
+
+// DecodeTasks reads EnvTasks' value; ok is false when it is empty or not
+// a task list (then perch-ui asks the server).
+func DecodeTasks(s string) ([]events.Task, bool) {
+	if s == "" || len(s) > MaxTasks {
+		return nil, false
+	}
+	var ts []events.Task
+	if err := json.Unmarshal([]byte(s), &ts); err != nil || ts == nil {
+		return nil, false
+	}
+	return ts, true
 }

@@ -17,7 +17,7 @@ import (
 type Options struct {
 	// TmuxTrueColor waits up to timeout for tmux's answer to whether it
 	// passes 24-bit colour, when perch-ui asked it at start and hid TMUX
-	// from lipgloss's own detection (cmd/perch-ui/internal/tmuxinfo).
+	// from lipgloss's own detection (internal/tmuxinfo).
 	// Nil: lipgloss's detection was complete.
 	TmuxTrueColor func(timeout time.Duration) (trueColor, answered bool)
 	// Profile, when set, is the colour profile to draw with: the one perch

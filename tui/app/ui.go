@@ -14,6 +14,7 @@ import (
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/termprofile"
 	"github.com/perch-tui/perch/tui"
 	"github.com/perch-tui/perch/tui/bridge"
 )
@@ -61,7 +62,7 @@ func (u terminalUI) config(o cli.UIOptions) tui.Config {
 		c.ColorProfile = func() colorprofile.Profile { return p }
 	case u.o.TmuxTrueColor != nil:
 		c.ColorProfile = func() colorprofile.Profile {
-			return withTmux(lipgloss.Writer.Profile, term.IsTerminal(os.Stdout.Fd()), os.Getenv, u.o.TmuxTrueColor)
+			return termprofile.WithTmux(lipgloss.Writer.Profile, term.IsTerminal(os.Stdout.Fd()), os.Getenv, u.o.TmuxTrueColor)
 		}
 	}
 	if o.OutboxStore != nil {

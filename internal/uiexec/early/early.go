@@ -18,18 +18,28 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perch-tui/perch/internal/tmuxinfo"
 	"github.com/perch-tui/perch/internal/uiexec"
 )
+
+// tmux is the colour question started at initialisation (see init).
+var tmux *tmuxinfo.Query
 
 func init() {
 	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
 		return // a test binary of package main
 	}
-	if !OpensUI(os.Args[1:]) || MayPaintFirst(os.Args[1:], os.Getenv, terminals()) {
+	paint := MayPaintFirst(os.Args[1:], os.Getenv, terminals())
+	if !OpensUI(os.Args[1:]) || paint {
+		// perch goes on: lipgloss, linked for the first paint, must not
+		// run `tmux info` in its initialisation (a scriptable command
+		// draws nothing); the first paint asks tmux on the side.
+		tmux = tmuxinfo.Start(paint)
 		return
 	}
 	path, err := uiexec.OS().Find()
 	if err != nil {
+		tmux = tmuxinfo.Start(false)
 		return // the command line says so, after its own checks
 	}
 	self, err := os.Executable()
@@ -39,7 +49,13 @@ func init() {
 	// On success this never returns; on failure the command line tries
 	// again and reports.
 	_ = uiexec.Exec(path, os.Args[1:], uiexec.Env(os.Environ(), self))
+	tmux = tmuxinfo.Start(false)
 }
+
+// Tmux is the question about tmux's colour that initialisation started
+// (internal/tmuxinfo): main restores TMUX with it first thing. nil outside
+// tmux.
+func Tmux() *tmuxinfo.Query { return tmux }
 
 // valueFlags are the flags of bare perch and their values: the connection
 // flags of every command, and --theme and --model.

@@ -1,4 +1,4 @@
-package app
+package termprofile
 
 import (
 	"testing"
@@ -45,9 +45,9 @@ func TestWithTmuxCompletesTheProfileAsLipglossWould(t *testing.T) {
 				}
 				return tt.tmux(d)
 			}
-			got := withTmux(tt.detected, tt.tty, func(k string) string { return tt.env[k] }, tmux)
+			got := WithTmux(tt.detected, tt.tty, func(k string) string { return tt.env[k] }, tmux)
 			if got != tt.want || asked != tt.asked {
-				t.Errorf("withTmux = %v (tmux asked: %v), want %v (asked: %v)", got, asked, tt.want, tt.asked)
+				t.Errorf("WithTmux = %v (tmux asked: %v), want %v (asked: %v)", got, asked, tt.want, tt.asked)
 			}
 		})
 	}

@@ -1,20 +1,18 @@
-// Package tmuxinfo asks tmux, at the very start of perch-ui, whether it
-// passes 24-bit colour, so that the question overlaps the rest of the
-// program's start instead of preceding it.
+// Package tmuxinfo asks tmux, at the very start of a program that draws,
+// whether it passes 24-bit colour, so that the question overlaps the rest of
+// the program's start instead of preceding it.
 //
 // Inside tmux, lipgloss's package initialisation detects the colour profile
 // and, to do so, runs `tmux info` and waits for it (15 to 65 ms on a busy
-// machine), after the UI's libraries have been initialised and before main
-// runs: nothing else happens meanwhile. This package is initialised before
-// lipgloss (it depends on the standard library alone and its import path
-// sorts before most of the modules perch-ui links): its init starts `tmux
-// info` on a goroutine and hides TMUX from the environment, so that
-// lipgloss's detection does not ask tmux again. main puts TMUX back first
-// thing (Restore) and combines the answer with lipgloss's profile just
-// before the first frame (tui/app).
-//
-// Imported by cmd/perch-ui's main only: any other program linking it would
-// have TMUX hidden until it called Restore.
+// machine) before main runs: nothing else happens meanwhile, and a program
+// that draws nothing (perch's scriptable commands) pays it all the same.
+// Start, called from the init of a package that Go initialises before
+// lipgloss (it depends on the standard library alone), hides TMUX from the
+// environment, so that lipgloss's detection does not ask tmux, and, when
+// the program will draw, starts `tmux info` on a goroutine. main puts TMUX
+// back first thing (Restore); the answer completes lipgloss's profile just
+// before the first frame (internal/termprofile). perch calls it from
+// internal/uiexec/early, perch-ui from cmd/perch-ui/internal/tmuxearly.
 package tmuxinfo
 
 import (
@@ -28,12 +26,6 @@ import (
 	"time"
 )
 
-// EnvPainted is internal/firstpaint's Env (this package depends on the
-// standard library alone; a test holds the two equal): perch drew the
-// task list before it handed over, and names the colour profile it drew
-// with, which perch-ui keeps.
-const EnvPainted = "PERCH_UI_PAINTED"
-
 // Query is one `tmux info` run.
 type Query struct {
 	done      chan struct{}
@@ -43,20 +35,22 @@ type Query struct {
 	restoreOnce sync.Once
 }
 
-// early is the query init started; nil outside tmux (or in a test binary).
-var early *Query
-
-func init() {
+// Start hides TMUX from lipgloss's initialisation and, when ask, asks
+// tmux about colour on the side. It returns nil outside tmux, when
+// standard output is not a terminal (lipgloss asks nothing then), and in a
+// test binary (its environment is left alone).
+func Start(ask bool) *Query {
 	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
-		return // a test binary: leave its environment alone
+		return nil // a test binary: leave its environment alone
 	}
 	if !mayBeTerminal(os.Stdout) && !ttyForced(os.Getenv("TTY_FORCE")) {
-		return // lipgloss will not ask tmux: nor do we
+		return nil // lipgloss will not ask tmux: nor do we
 	}
-	if os.Getenv(EnvPainted) != "" {
-		return // perch drew the first frame and says with which profile
+	run := runTmuxInfo
+	if !ask {
+		run = nil
 	}
-	early = start(os.LookupEnv, os.Environ, os.Unsetenv, os.Setenv, runTmuxInfo)
+	return start(os.LookupEnv, os.Environ, os.Unsetenv, os.Setenv, run)
 }
 
 // mayBeTerminal is true for a character device (a terminal, or /dev/null,
@@ -74,25 +68,25 @@ func ttyForced(v string) bool {
 	return b
 }
 
-// Early returns the query started at initialisation, or nil when perch-ui
-// is not inside tmux: then lipgloss's own detection was complete.
-func Early() *Query { return early }
-
 // start begins the query when TMUX is set, hiding TMUX from the
-// environment once the query's child has its own copy of it.
+// environment once the query's child has its own copy of it; a nil run
+// only hides it (TrueColor then answers nothing).
 func start(lookup func(string) (string, bool), environ func() []string, unset func(string) error,
 	set func(string, string) error, run func(env []string) ([]byte, error)) *Query {
 	v, ok := lookup("TMUX")
 	if !ok || v == "" {
 		return nil
 	}
-	q := &Query{done: make(chan struct{})}
-	env := environ() // the child needs TMUX to find its server
-	go func() {
-		defer close(q.done)
-		out, err := run(env)
-		q.trueColor = err == nil && passesTrueColor(out)
-	}()
+	q := &Query{}
+	if run != nil {
+		q.done = make(chan struct{})
+		env := environ() // the child needs TMUX to find its server
+		go func() {
+			defer close(q.done)
+			out, err := run(env)
+			q.trueColor = err == nil && passesTrueColor(out)
+		}()
+	}
 	_ = unset("TMUX")
 	q.restore = func() { _ = set("TMUX", v) }
 	return q
@@ -132,7 +126,7 @@ func (q *Query) Restore() {
 // tmux did not answer in time; trueColor is false when tmux failed or
 // does not pass 24-bit colour.
 func (q *Query) TrueColor(timeout time.Duration) (trueColor, answered bool) {
-	if q == nil {
+	if q == nil || q.done == nil {
 		return false, false
 	}
 	t := time.NewTimer(timeout)

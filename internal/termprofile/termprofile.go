@@ -1,4 +1,7 @@
-package app
+// Package termprofile completes the colour profile lipgloss detected with
+// tmux's answer about 24-bit colour (internal/tmuxinfo), as lipgloss's own
+// detection would have: perch's first paint and perch-ui draw with it.
+package termprofile
 
 import (
 	"strconv"
@@ -7,19 +10,19 @@ import (
 	"github.com/charmbracelet/colorprofile"
 )
 
-// tmuxWait bounds the wait for `tmux info` before the first frame. It was
+// TmuxWait bounds the wait for `tmux info` before the first frame. It was
 // started at the process's start, so it has normally answered long
 // before; a tmux that hangs costs this much once, then the profile is the
 // one lipgloss gives a tmux that does not answer.
-const tmuxWait = time.Second
+const TmuxWait = time.Second
 
-// withTmux completes detected, the colour profile lipgloss detected with
+// WithTmux completes detected, the colour profile lipgloss detected with
 // TMUX hidden, with tmux's answer, as lipgloss's detection would have:
 // tmux is asked only for an output that is a terminal (or TTY_FORCE), a
 // TERM other than dumb, no NO_COLOR, and a profile short of 24-bit colour;
 // the result is the better of the two, tmux counting as 256 colours when
 // it does not pass 24-bit colour or does not answer.
-func withTmux(detected colorprofile.Profile, isTerminal bool, getenv func(string) string,
+func WithTmux(detected colorprofile.Profile, isTerminal bool, getenv func(string) string,
 	tmux func(time.Duration) (trueColor, answered bool)) colorprofile.Profile {
 	forced, _ := strconv.ParseBool(getenv("TTY_FORCE"))
 	noColor, _ := strconv.ParseBool(getenv("NO_COLOR"))
@@ -28,7 +31,7 @@ func withTmux(detected colorprofile.Profile, isTerminal bool, getenv func(string
 		return detected
 	}
 	tp := colorprofile.ANSI256
-	if tc, _ := tmux(tmuxWait); tc {
+	if tc, _ := tmux(TmuxWait); tc {
 		tp = colorprofile.TrueColor
 	}
 	return max(detected, tp)

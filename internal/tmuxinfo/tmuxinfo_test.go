@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/internal/firstpaint"
 	"go.uber.org/goleak"
 )
 
@@ -115,9 +114,9 @@ func TestTrueColorGivesUpOnASlowTmux(t *testing.T) {
 	}
 }
 
-// The package is initialised before lipgloss in perch-ui, or hiding TMUX
-// would come too late: checked on the program itself in package main's
-// test (TestTmuxInfoInitialisesBeforeLipgloss).
+// Start runs before lipgloss's initialisation in both programs, or hiding
+// TMUX would come too late: checked on the programs themselves in their
+// main packages' tests (TestTmuxInfoInitialisesBeforeLipgloss).
 
 func TestOnlyATerminalOrTTYForceIsWorthAsking(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
@@ -150,8 +149,17 @@ func TestOnlyATerminalOrTTYForceIsWorthAsking(t *testing.T) {
 	}
 }
 
-func TestEnvPaintedIsFirstpaints(t *testing.T) {
-	if EnvPainted != firstpaint.Env {
-		t.Fatalf("EnvPainted %q, firstpaint.Env %q", EnvPainted, firstpaint.Env)
+func TestStartWithoutAskingOnlyHides(t *testing.T) {
+	env := fakeEnv{"TMUX": "/tmp/tmux-0/default,1,0"}
+	q := start(env.lookup, env.environ, env.unset, env.set, nil)
+	if _, ok := env["TMUX"]; ok || q == nil {
+		t.Fatalf("TMUX visible (%v) or no query (%v)", ok, q)
+	}
+	if tc, answered := q.TrueColor(time.Second); tc || answered {
+		t.Errorf("a query that asked nothing answered %v, %v", tc, answered)
+	}
+	q.Restore()
+	if env["TMUX"] != "/tmp/tmux-0/default,1,0" {
+		t.Errorf("TMUX after Restore = %q", env["TMUX"])
 	}
 }
