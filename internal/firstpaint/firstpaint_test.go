@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/perch-tui/perch/events"
 )
 
 func TestHandoverRoundTrip(t *testing.T) {
@@ -109,4 +111,42 @@ func TestGuard(t *testing.T) {
 	if ok || term.String() != "x" {
 		t.Errorf("without a hand-over: ok %v, %q", ok, term.String())
 	}
+}
+
+func TestTasksRoundTrip(t *testing.T) {
+	at := time.Date(2026, 11, 23, 7, 0, 0, 123, time.FixedZone("x", 3600))
+	ts := []events.Task{
+		{ID: "a", Name: "fix \x1b[31mit\x1b[0m\n", Cwd: "/src", Status: events.StatusGenerating, Created: at, Updated: at.Add(time.Minute),
+			QueuedMessages: []events.QueuedMessage{{ID: "q", Text: "then", WebSearch: true}}, Model: "m", Port: 9, WebSearch: true},
+		{ID: "b"},
+	}
+	s, ok := EncodeTasks(ts)
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	got, ok := DecodeTasks(s)
+	if !ok || len(got) != 2 || !got[0].Created.Equal(at) || got[0].Name != ts[0].Name || got[0].QueuedMessages[0] != ts[0].QueuedMessages[0] {
+		t.Fatalf("DecodeTasks = %+v, %v", got, ok)
+	}
+	if got, ok := DecodeTasks(mustEncode(t, []events.Task{})); !ok || got == nil || len(got) != 0 {
+		t.Errorf("an empty list is a list: %v, %v", got, ok)
+	}
+	big := []events.Task{{ID: "x", Name: strings.Repeat("n", MaxTasks)}}
+	if _, ok := EncodeTasks(big); ok {
+		t.Error("a list over MaxTasks was encoded")
+	}
+	for _, bad := range []string{"", "null", "{}", "[1]", strings.Repeat(" ", MaxTasks+1)} {
+		if got, ok := DecodeTasks(bad); ok {
+			t.Errorf("DecodeTasks(%.20q) = %v", bad, got)
+		}
+	}
+}
+
+func mustEncode(t *testing.T, ts []events.Task) string {
+	t.Helper()
+	s, ok := EncodeTasks(ts)
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	return s
 }
