@@ -171,19 +171,19 @@ func TestRenderGateHurriedViewKicks(t *testing.T) {
 		defer g.mu.Unlock()
 		return g.kickSeq
 	}
-	g.viewed()
+	g.viewed(true)
 	first := seq()
-	g.viewed()
+	g.viewed(true)
 	if seq() != first {
 		t.Fatal("a view within a frame of the last kick kicked again")
 	}
 	g.hurry()
-	g.viewed()
+	g.viewed(true)
 	if seq() != first+1 {
 		t.Fatal("a hurried view within a frame of the last kick did not kick")
 	}
 	waitFor(t, func() bool { return n.Load() > 0 })
-	g.viewed()
+	g.viewed(true)
 	if seq() != first+1 {
 		t.Fatal("the view after a hurried one kicked: hurry must last one view")
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,6 +80,7 @@ type screenWatch struct {
 	seen   chan struct{}
 	once   sync.Once
 	writes chan time.Time
+	gate   atomic.Pointer[renderGate] // told of each write, as gateOutput tells it
 }
 
 func (s *screenWatch) Write(p []byte) (int, error) {
@@ -90,6 +92,9 @@ func (s *screenWatch) Write(p []byte) (int, error) {
 		case s.writes <- time.Now():
 		default:
 		}
+	}
+	if g := s.gate.Load(); g != nil {
+		g.wrote()
 	}
 	return len(p), nil
 }
@@ -238,7 +243,8 @@ func benchKeyToScreen(b *testing.B, setup, keySeq [][]byte) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = run(ctx, cl, Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard},
+		_, _ = run(ctx, cl, Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard,
+			observeGate: func(g *renderGate) { out.gate.Store(g) }},
 			tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(120, 40))
 	}()
 	defer func() { cancel(); _ = keys.Close(); <-done }()

@@ -61,6 +61,7 @@ type Model struct {
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	gate      *renderGate                          // told of every View; nil in tests
+	lastView  tea.View                             // the previous View, to tell the gate whether it changed
 	spin      spinState
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
@@ -243,12 +244,17 @@ func (m *Model) resize(w, h int) {
 // only assembles cached pieces: the transcript renders just its visible
 // items, each cached by the renderer.
 func (m *Model) View() tea.View {
+	var v tea.View
 	if m.gate != nil {
 		// At the end: the gate may ask for a flush at once, and the frame
 		// it flushes must be this one.
-		defer m.gate.viewed()
+		defer func() {
+			changed := v.Content != m.lastView.Content || !sameCursor(v.Cursor, m.lastView.Cursor) ||
+				v.WindowTitle != m.lastView.WindowTitle
+			m.lastView = v
+			m.gate.viewed(changed)
+		}()
 	}
-	var v tea.View
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = m.title()
@@ -314,4 +320,12 @@ const callTimeout = 30 * time.Second
 
 func (m *Model) callCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(m.ctx, callTimeout)
+}
+
+// sameCursor reports whether two views' cursors are the same.
+func sameCursor(a, b *tea.Cursor) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Position == b.Position && a.Shape == b.Shape && a.Blink == b.Blink && a.Color == b.Color
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"reflect"
 	"sync"
 	"time"
@@ -18,12 +19,16 @@ const renderFPS = 60
 // view that comes a frame or more after the previous wake-up (a keypress
 // after a pause, the first batch of a replay) would otherwise wait for the
 // next tick, on average half a frame and after a stop a whole one: the gate
-// makes the ticker tick every renderKickEvery for renderKickFor instead, so
-// the frame is flushed within about renderKickEvery, and then puts the
-// frame interval back. The few extra ticks find the frame unchanged and
-// cost a comparison each.
+// makes the ticker tick every renderKickEvery instead, until the renderer
+// writes the frame (wrote) or renderKickFor has passed, and then puts the
+// frame interval back. renderKickEvery is far below a millisecond because
+// Go's runtime rounds a sleep shorter than that up to a whole millisecond
+// when it has nothing else to do: the first tick then comes at the
+// scheduler's next look at its timers, microseconds after the view. A tick
+// that comes before Bubble Tea has the view finds the old frame, and the
+// next one draws it.
 const (
-	renderKickEvery = 500 * time.Microsecond
+	renderKickEvery = 20 * time.Microsecond
 	renderKickFor   = 2 * time.Millisecond
 )
 
@@ -101,8 +106,9 @@ func programTicker(p *tea.Program) (t *time.Ticker, ok bool) {
 // viewed is called at the end of every View, i.e. on the program's
 // goroutine after every Update and just before Bubble Tea hands the view
 // to its renderer (Program.Run creates the ticker on that goroutine before
-// the first View).
-func (g *renderGate) viewed() {
+// the first View). changed: the view differs from the previous one (one
+// that does not makes the renderer write nothing, so it kicks nothing).
+func (g *renderGate) viewed(changed bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed || g.missing {
@@ -115,6 +121,9 @@ func (g *renderGate) viewed() {
 			return
 		}
 		g.ticker, g.running = t, true // Bubble Tea starts it ticking
+	}
+	if !changed && !g.hurried {
+		return
 	}
 	now := time.Now()
 	g.last = now
@@ -159,6 +168,23 @@ func (g *renderGate) kick(now time.Time) {
 		g.restore.Stop()
 	}
 	g.restore = time.AfterFunc(g.kickFor, func() { g.endKick(seq) })
+}
+
+// wrote is called when the renderer wrote to the terminal: a kick has
+// done its work, and the frame interval comes back at once.
+func (g *renderGate) wrote() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || !g.kicking {
+		return
+	}
+	g.kicking = false
+	if g.restore != nil {
+		g.restore.Stop()
+	}
+	if g.running {
+		g.ticker.Reset(g.interval)
+	}
 }
 
 // endKick puts the frame interval back after kick seq, unless a later kick
@@ -214,4 +240,21 @@ func (g *renderGate) close() {
 	if g.restore != nil {
 		g.restore.Stop()
 	}
+}
+
+// gateOutput is the terminal Bubble Tea writes frames to, telling the gate
+// of each write (renderGate.wrote). It is the *os.File itself for
+// everything else (Bubble Tea reads its descriptor for the terminal's size
+// and modes).
+type gateOutput struct {
+	*os.File
+	gate *renderGate // set before the program runs
+}
+
+func (o *gateOutput) Write(p []byte) (int, error) {
+	n, err := o.File.Write(p)
+	if o.gate != nil {
+		o.gate.wrote()
+	}
+	return n, err
 }

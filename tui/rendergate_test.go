@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -47,7 +48,7 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 		idle:     40 * time.Millisecond,
 	}
 	defer g.close()
-	g.viewed()
+	g.viewed(true)
 	waitFor(t, func() bool { return n.Load() > 3 })
 
 	// No view for a while: the ticker stops and stays stopped.
@@ -59,7 +60,7 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 	}
 
 	// A new view starts it again.
-	g.viewed()
+	g.viewed(true)
 	if !g.ticking() {
 		t.Fatal("a view must restart the ticker")
 	}
@@ -69,7 +70,7 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 	// Views that keep coming keep it ticking past the idle time.
 	deadline := time.Now().Add(150 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		g.viewed()
+		g.viewed(true)
 		viewedAt := time.Now()
 		time.Sleep(5 * time.Millisecond)
 		// On a loaded machine the sleep can outlast the idle time; only a
@@ -101,7 +102,7 @@ func TestRenderGateKicksALoneView(t *testing.T) {
 	}
 	defer g.close()
 	start := time.Now()
-	g.viewed()
+	g.viewed(true)
 	waitFor(t, func() bool { return n.Load() > 0 })
 	if took := time.Since(start); took >= interval {
 		t.Fatalf("the first tick after a lone view came after %v, a whole frame interval", took)
@@ -109,7 +110,7 @@ func TestRenderGateKicksALoneView(t *testing.T) {
 	g.mu.Lock()
 	seq := g.kickSeq
 	g.mu.Unlock()
-	g.viewed() // within the frame: no second kick
+	g.viewed(true) // within the frame: no second kick
 	g.mu.Lock()
 	again := g.kickSeq
 	g.mu.Unlock()
@@ -132,8 +133,8 @@ func TestRenderGateKicksALoneView(t *testing.T) {
 
 func TestRenderGateWithoutTickerDoesNothing(t *testing.T) {
 	g := &renderGate{find: func() (*time.Ticker, bool) { return nil, false }, interval: time.Millisecond, idle: time.Millisecond}
-	g.viewed()
-	g.viewed()
+	g.viewed(true)
+	g.viewed(true)
 	if g.ticking() || g.stopper != nil {
 		t.Fatal("a Bubble Tea without the ticker field must be left alone")
 	}
@@ -188,4 +189,75 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 
 	close(more)
 	waitFor(t, func() bool { return strings.Contains(ansi.Strip(out.String()), "a late question") })
+}
+
+// TestRenderGateKickEndsWhenTheFrameIsWritten: the renderer's write ends a
+// kick at once (the burst of quick ticks lasts until the frame is out, not
+// the whole kickFor), and a view that changed nothing kicks nothing.
+func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
+	const interval = 400 * time.Millisecond
+	tk := time.NewTicker(interval)
+	defer tk.Stop()
+	var n atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	go countTicks(tk, &n, stop)
+
+	g := &renderGate{
+		find:      func() (*time.Ticker, bool) { return tk, true },
+		interval:  interval,
+		idle:      time.Hour,
+		kickEvery: time.Millisecond,
+		kickFor:   time.Hour, // only the write ends this kick
+	}
+	defer g.close()
+	kicking := func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.kicking
+	}
+	g.viewed(true)
+	waitFor(t, func() bool { return n.Load() > 0 })
+	if !kicking() {
+		t.Fatal("a lone view did not kick")
+	}
+	out := &gateOutput{File: devNull(t), gate: g}
+	if _, err := out.Write([]byte("frame")); err != nil {
+		t.Fatal(err)
+	}
+	if kicking() {
+		t.Fatal("the frame was written and the kick goes on")
+	}
+	before := n.Load()
+	time.Sleep(100 * time.Millisecond)
+	if got := n.Load() - before; got > 1 {
+		t.Fatalf("%d ticks in 100 ms after the write: the frame interval was not put back", got)
+	}
+
+	// A frame interval later, a view that changed nothing does not kick.
+	g.mu.Lock()
+	g.kicked = time.Now().Add(-2 * interval)
+	seq := g.kickSeq
+	g.mu.Unlock()
+	g.viewed(false)
+	g.mu.Lock()
+	again := g.kickSeq
+	g.mu.Unlock()
+	if again != seq {
+		t.Fatal("an unchanged view kicked the ticker")
+	}
+	g.viewed(true)
+	if !kicking() {
+		t.Fatal("a changed view a frame interval later did not kick")
+	}
+}
+
+func devNull(t *testing.T) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

@@ -198,13 +198,18 @@ func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
 	hub.boundMemory = cfg.BoundMemory
+	// Frames go to standard output through gateOutput, which tells the
+	// gate when one is written (a test's own output replaces it).
+	out := &gateOutput{File: os.Stdout}
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
 		tea.WithFPS(renderFPS),
+		tea.WithOutput(out),
 	}, opts...)
 	p := tea.NewProgram(m, all...)
 	gate := newRenderGate(p)
+	out.gate = gate
 	m.gate = gate
 	if cfg.observeGate != nil {
 		cfg.observeGate(gate)
