@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,20 +151,7 @@ func TestRenderGateHurriedViewKicks(t *testing.T) {
 	// Long enough that every view below comes within a frame of the last
 	// kick, even on a loaded machine.
 	const interval = 10 * time.Second
-	tk := time.NewTicker(interval)
-	defer tk.Stop()
-	var n atomic.Int64
-	stop := make(chan struct{})
-	defer close(stop)
-	go countTicks(tk, &n, stop)
-	g := &renderGate{
-		find:      func() (*time.Ticker, bool) { return tk, true },
-		interval:  interval,
-		idle:      time.Hour,
-		kickEvery: time.Millisecond,
-		kickFor:   5 * time.Millisecond,
-	}
-	defer g.close()
+	g, n := kickingGate(t, interval, 5*time.Millisecond)
 	seq := func() uint64 {
 		g.mu.Lock()
 		defer g.mu.Unlock()

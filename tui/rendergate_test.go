@@ -34,6 +34,29 @@ func countTicks(t *time.Ticker, n *atomic.Int64, stop <-chan struct{}) {
 	}
 }
 
+// kickingGate is a gate over a ticker of interval whose ticks are counted
+// in n, kicking every millisecond for kickFor; both end with the test.
+func kickingGate(t *testing.T, interval, kickFor time.Duration) (g *renderGate, n *atomic.Int64) {
+	t.Helper()
+	tk := time.NewTicker(interval)
+	n = new(atomic.Int64)
+	stop := make(chan struct{})
+	go countTicks(tk, n, stop)
+	g = &renderGate{
+		find:      func() (*time.Ticker, bool) { return tk, true },
+		interval:  interval,
+		idle:      time.Hour,
+		kickEvery: time.Millisecond,
+		kickFor:   kickFor,
+	}
+	t.Cleanup(func() {
+		g.close()
+		close(stop)
+		tk.Stop()
+	})
+	return g, n
+}
+
 func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 	tk := time.NewTicker(2 * time.Millisecond)
 	defer tk.Stop()
@@ -86,21 +109,7 @@ func TestRenderGateStopsAndRestartsTheTicker(t *testing.T) {
 // kick again; after the kick the ticker is back at the frame interval.
 func TestRenderGateKicksALoneView(t *testing.T) {
 	const interval = 400 * time.Millisecond // far longer than any kick
-	tk := time.NewTicker(interval)
-	defer tk.Stop()
-	var n atomic.Int64
-	stop := make(chan struct{})
-	defer close(stop)
-	go countTicks(tk, &n, stop)
-
-	g := &renderGate{
-		find:      func() (*time.Ticker, bool) { return tk, true },
-		interval:  interval,
-		idle:      time.Hour,
-		kickEvery: time.Millisecond,
-		kickFor:   5 * time.Millisecond,
-	}
-	defer g.close()
+	g, n := kickingGate(t, interval, 5*time.Millisecond)
 	start := time.Now()
 	g.viewed(true)
 	waitFor(t, func() bool { return n.Load() > 0 })
@@ -196,21 +205,7 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 // the whole kickFor), and a view that changed nothing kicks nothing.
 func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 	const interval = 400 * time.Millisecond
-	tk := time.NewTicker(interval)
-	defer tk.Stop()
-	var n atomic.Int64
-	stop := make(chan struct{})
-	defer close(stop)
-	go countTicks(tk, &n, stop)
-
-	g := &renderGate{
-		find:      func() (*time.Ticker, bool) { return tk, true },
-		interval:  interval,
-		idle:      time.Hour,
-		kickEvery: time.Millisecond,
-		kickFor:   time.Hour, // only the write ends this kick
-	}
-	defer g.close()
+	g, n := kickingGate(t, interval, time.Hour) // only the write ends this kick
 	kicking := func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
