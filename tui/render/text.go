@@ -3,13 +3,13 @@ package render
 import (
 	"image/color"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // paint is a style reduced to its SGR prefix and suffix. lipgloss's Render
@@ -78,15 +78,7 @@ func newPaints(st *styles.Styles) paints {
 const maxRawLine = 64 << 10
 
 // cutBytes cuts s to at most n bytes on a rune boundary.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func cutBytes(s string, n int) string { return chrome.CutText(s, n) }
 
 // fit truncates clean, unstyled text to w cells with an ellipsis.
 func fit(s string, w int) string {
