@@ -16,6 +16,7 @@ package early
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/perch-tui/perch/internal/tmuxinfo"
@@ -29,7 +30,7 @@ func init() {
 	if strings.HasSuffix(filepath.Base(os.Args[0]), ".test") {
 		return // a test binary of package main
 	}
-	paint := MayPaintFirst(os.Args[1:], os.Getenv, terminals())
+	paint := paintSupported && MayPaintFirst(os.Args[1:], os.Getenv, terminals())
 	if !OpensUI(os.Args[1:]) || paint {
 		// perch goes on: lipgloss, linked for the first paint, must not
 		// run `tmux info` in its initialisation (a scriptable command
@@ -116,6 +117,12 @@ func flagName(arg string) (name string, hasValue bool) {
 	name, _, hasValue = strings.Cut(strings.TrimLeft(arg, "-"), "=")
 	return name, hasValue
 }
+
+// paintSupported is internal/firstpaint's Supported (a test holds them
+// equal; importing firstpaint would initialise this package after
+// lipgloss): elsewhere than Linux perch does not paint, and bare perch is
+// handed over here as attach is.
+const paintSupported = runtime.GOOS == "linux"
 
 // MayPaintFirst says whether bare perch with args may draw the task list
 // itself before it hands over (the command line's paintFirst): it needs the

@@ -3,6 +3,8 @@ package early
 import (
 	"strings"
 	"testing"
+
+	"github.com/perch-tui/perch/internal/firstpaint"
 )
 
 func TestOpensUI(t *testing.T) {
@@ -70,5 +72,11 @@ func TestMayPaintFirst(t *testing.T) {
 		if got := MayPaintFirst(args, func(k string) string { return c.env[k] }, c.terminal); got != c.want {
 			t.Errorf("MayPaintFirst(%q, %v, terminal %v) = %v, want %v", c.args, c.env, c.terminal, got, c.want)
 		}
+	}
+}
+
+func TestPaintSupportedIsFirstpaints(t *testing.T) {
+	if paintSupported != firstpaint.Supported {
+		t.Fatalf("paintSupported %v, firstpaint.Supported %v", paintSupported, firstpaint.Supported)
 	}
 }
