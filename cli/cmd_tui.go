@@ -83,6 +83,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 		}
 		o := backendOptions(env, b, *theme)
 		o.Model = *model
+		o.Tasks = env.PaintedTasks // the list perch drew, if it did
 		return ui.Backend(ctx, b, o)
 	}
 	cl, err := c.client(env)

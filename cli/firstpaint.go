@@ -16,10 +16,15 @@ import (
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
+// sessionsWait bounds the first paint's request for a system's sessions;
+// a slower server gets no first paint, and perch-ui asks again.
+const sessionsWait = 2 * time.Second
+
 // paintFirst draws the task list before bare perch hands the terminal
 // over to perch-ui (package firstpaint says why and how): perch probes the
-// URL, as perch-ui would, and when maria answers with its task list, draws
-// the frame perch-ui will draw first. It returns what perch-ui's
+// URL, as perch-ui would, gets the task list (maria's probe carries it;
+// Suna's threads and pynchy's chats are asked for), and draws the frame
+// perch-ui will draw first. It returns what perch-ui's
 // environment must get, and undo, which takes the frame back when the
 // hand-over fails. Anything unusual (no URL, a named backend, not a
 // terminal, a probe that fails) draws nothing and leaves it all to
@@ -48,7 +53,21 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 		return nil, undo // perch-ui asks again and says what failed
 	}
 	found := []string{"PERCH_BACKEND=" + b.Name()}
-	if b.Name() != backend.Maria || c.probedTasks == nil {
+	// The list perch-ui shows first: maria's probe read it; another
+	// system's sessions are asked for (its probe does not carry them), and
+	// its name is on the status row (tui/bridge names every system but
+	// maria).
+	tasks, name := c.probedTasks, ""
+	if b.Name() != backend.Maria {
+		sctx, cancel := context.WithTimeout(ctx, sessionsWait)
+		ts, err := b.Sessions(sctx)
+		cancel()
+		if err != nil {
+			return found, undo
+		}
+		tasks, name = ts, b.Name()
+	}
+	if tasks == nil {
 		return found, undo
 	}
 	w, h, err := term.GetSize(out.Fd())
@@ -62,8 +81,7 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 		p = termprofile.WithTmux(p, true, env.Getenv, env.TmuxTrueColor)
 	}
 	th := styles.ThemeFromEnv(theme, env.Getenv, true)
-	// maria: no backend name in the UI (see tui/bridge), its own Create.
-	lines := chrome.New(th).FirstTaskList(c.probedTasks, b.Capabilities().Create, "", w, h, time.Now(), env.Home)
+	lines := chrome.New(th).FirstTaskList(tasks, b.Capabilities().Create, name, w, h, time.Now(), env.Home)
 	frame, err := firstpaint.Frame(lines, p)
 	if err != nil {
 		return found, undo
@@ -78,7 +96,7 @@ func (c *conn) paintFirst(ctx context.Context, env Env, theme string) (handover 
 		return found, func() {}
 	}
 	handover = []string{firstpaint.Env + "=" + firstpaint.Handover{Profile: p, Modes: modes}.Encode()}
-	if ts, ok := firstpaint.EncodeTasks(c.probedTasks); ok {
+	if ts, ok := firstpaint.EncodeTasks(tasks); ok {
 		// perch-ui shows this list at once, without probing again.
 		handover = append(handover, found[0], firstpaint.EnvTasks+"="+ts)
 	}

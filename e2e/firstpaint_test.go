@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
 // TestFirstPaintHandsOver: bare perch at a URL draws the task list itself
@@ -18,28 +20,47 @@ func TestFirstPaintHandsOver(t *testing.T) {
 	url := fakeDaemon(t, "6")
 	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e first paint", "Say hello.")
 	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e another task", "Say bye.")
+	firstPaint(t, url, "maria", "e2e first paint", "e2e another task", "first paint")
+}
+
+// TestFirstPaintSuna: the same with Suna, whose threads perch asks for
+// after its probe.
+func TestFirstPaintSuna(t *testing.T) {
+	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: time.Millisecond})
+	for _, prompt := range []string{"Paint the fence first.", "Then the shed."} {
+		if _, _, err := s.Start("", prompt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstPaint(t, base, "suna", "Paint the fence first.", "Then the shed.", "fence")
+}
+
+// firstPaint launches bare perch at url, filters its list down to keep
+// (dropping drop) by typing filter as soon as both are on the screen, and
+// quits.
+func firstPaint(t *testing.T, url, system, keep, drop, filter string) {
+	t.Helper()
 	modes := filepath.Join(t.TempDir(), "stty")
-	tm := newTerm(t, fmt.Sprintf(`sh -c 'stty -a > %s.before; %s --url %s; echo "perch exited with $?"; stty -a > %s; exec sleep 600'`, modes, perch, url, modes))
+	tm := newTerm(t, fmt.Sprintf(`sh -c 'stty -a > %s.before; %s --url %s; echo "perch exited with $?"; stty -a > %s; exec sleep 600'`,
+		modes, perch, url, modes))
 	tm.waitFor("the task list", 15*time.Second, func(s string) bool {
-		return strings.Contains(s, "e2e first paint") && strings.Contains(s, "e2e another task")
+		return strings.Contains(s, keep) && strings.Contains(s, drop)
 	})
 	tm.keys("/")
-	tm.typeText("first paint")
-	s := tm.waitText("/first paint", 15*time.Second)
-	if strings.Contains(s, "e2e another task") {
-		// The filter narrows the list as it is typed.
-		s = tm.waitFor("the filtered list", 15*time.Second, func(s string) bool { return !strings.Contains(s, "e2e another task") })
-	}
+	tm.typeText(filter)
+	tm.waitFor("the filtered list", 15*time.Second, func(s string) bool {
+		return strings.Contains(s, "/"+filter) && strings.Contains(s, keep) && !strings.Contains(s, drop)
+	})
 	tm.keys("Escape") // clears the filter
 	tm.waitFor("the whole list again", 15*time.Second, func(s string) bool {
-		return strings.Contains(s, "e2e another task") && !strings.Contains(s, "/first paint")
+		return strings.Contains(s, drop) && !strings.Contains(s, "/"+filter)
 	})
 	tm.keys("q")
-	s = tm.waitText("perch exited with 0", 15*time.Second)
-	if n := strings.Count(s, "answers as maria"); n != 1 {
+	s := tm.waitText("perch exited with 0", 15*time.Second)
+	if n := strings.Count(s, "answers as "+system); n != 1 {
 		t.Errorf("the probe's notice is on the screen %d times, want once:\n%s", n, s)
 	}
-	if strings.Contains(s, "e2e another task") {
+	if strings.Contains(s, drop) {
 		t.Errorf("the task list stayed on the normal screen:\n%s", s)
 	}
 	before, err := os.ReadFile(modes + ".before")

@@ -42,21 +42,27 @@ func TestFirstPaintIsTheFirstFrame(t *testing.T) {
 		theme string
 		env   map[string]string
 		w, h  int
+		caps  *Capabilities // a live backend's (nil: maria's daemon)
 	}{
-		{"mixed 120x40 dark", mixed, "auto", nil, 120, 40},
-		{"mixed 80x20 light", mixed, "light", nil, 80, 20},
-		{"mixed no colour", mixed, "auto", map[string]string{"NO_COLOR": "1"}, 100, 30},
-		{"one row per task", mixed, "dark", nil, 70, 7},
-		{"a tiny terminal", mixed, "auto", nil, 12, 3},
-		{"more tasks than rows", many, "auto", nil, 120, 40},
-		{"no tasks", []events.Task{}, "auto", nil, 90, 24},
+		{"mixed 120x40 dark", mixed, "auto", nil, 120, 40, nil},
+		{"mixed 80x20 light", mixed, "light", nil, 80, 20, nil},
+		{"mixed no colour", mixed, "auto", map[string]string{"NO_COLOR": "1"}, 100, 30, nil},
+		{"one row per task", mixed, "dark", nil, 70, 7, nil},
+		{"a tiny terminal", mixed, "auto", nil, 12, 3, nil},
+		{"more tasks than rows", many, "auto", nil, 120, 40, nil},
+		{"no tasks", []events.Task{}, "auto", nil, 90, 24, nil},
+		{"suna's threads", mixed, "auto", nil, 120, 40, &Capabilities{Send: true, Cancel: true, Backend: "suna"}},
+		{"pynchy's chats", mixed, "light", nil, 80, 24, &Capabilities{Send: true, Backend: "pynchy"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			getenv := func(k string) string { return tt.env[k] }
-			b := &fakeBackend{tasks: tt.tasks}
+			var b Backend = &fakeBackend{tasks: tt.tasks}
+			if tt.caps != nil {
+				b = capsBackend{b.(*fakeBackend), *tt.caps}
+			}
 			cfg := Config{Theme: tt.theme, Getenv: getenv, Home: home, Now: func() time.Time { return fixedNow }}
 			cfg.tasks = knownTasks(tt.tasks)
 			m := New(ctx, b, cfg, nil)
@@ -77,3 +83,11 @@ func TestFirstPaintIsTheFirstFrame(t *testing.T) {
 		})
 	}
 }
+
+// capsBackend is a fake backend with a live system's capabilities.
+type capsBackend struct {
+	*fakeBackend
+	caps Capabilities
+}
+
+func (b capsBackend) Capabilities() Capabilities { return b.caps }
