@@ -3,7 +3,9 @@ package suna
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +75,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, body)
+}
+
+// writeBody sends a JSON body.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	// As Suna's JSON responses (FastAPI) do, whatever their size.
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -120,7 +127,10 @@ func intParam(r *http.Request, name string, def int) int {
 
 // messages is the thread's history: newest first unless order=asc, and
 // (optimized, the default) without the content of rows other than the
-// user's.
+// user's. The body is joined from each row's encodings, made when the row
+// was stored (storeRow): encoding a long thread's megabyte of rows on
+// every request was the fake's own cost, and it fell on the client's
+// clock (perch export reads the history at a run's end).
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asc := q.Get("order") == "asc"
@@ -132,26 +142,60 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, obj{{"detail", "Thread not found"}})
 		return
 	}
-	rows := make([]obj, 0, len(t.rows))
+	rows := make([][]byte, 0, len(t.rows))
+	size := 0
 	for _, row := range t.rows {
-		if optimized && row.get("type") != "user" {
-			cp := make(obj, 0, len(row))
-			for _, p := range row {
-				if p.k != "content" {
-					cp = append(cp, p)
-				}
-			}
-			row = cp
+		b := row.full
+		if optimized {
+			b = row.optimized
 		}
-		rows = append(rows, row)
+		rows = append(rows, b)
+		size += len(b) + 1
 	}
 	s.mu.Unlock()
 	if !asc {
-		for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-			rows[i], rows[j] = rows[j], rows[i]
+		slices.Reverse(rows)
+	}
+	body := make([]byte, 0, len(`{"messages":[]}`)+size)
+	body = append(body, `{"messages":[`...)
+	for i, b := range rows {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, b...)
+	}
+	writeBody(w, http.StatusOK, append(body, "]}"...))
+}
+
+// storedRow is a history row with its encodings in the messages route's
+// answer: whole, and optimized (a row other than the user's without its
+// content). A stored row never changes.
+type storedRow struct {
+	row             obj
+	full, optimized []byte
+}
+
+// storeRow encodes a row for the history. The rows are the fake's own
+// values (strings, numbers, booleans, objects): they always encode.
+func storeRow(row obj) storedRow {
+	full, err := row.appendJSON(nil)
+	if err != nil {
+		panic(fmt.Sprintf("fake Suna: a history row does not encode: %v", err))
+	}
+	if row.get("type") == "user" {
+		return storedRow{row: row, full: full, optimized: full}
+	}
+	cp := make(obj, 0, len(row))
+	for _, p := range row {
+		if p.k != "content" {
+			cp = append(cp, p)
 		}
 	}
-	writeJSON(w, http.StatusOK, obj{{"messages", rows}})
+	opt, err := cp.appendJSON(nil)
+	if err != nil {
+		panic(fmt.Sprintf("fake Suna: a history row does not encode: %v", err))
+	}
+	return storedRow{row: row, full: full, optimized: opt}
 }
 
 func (s *Server) start(w http.ResponseWriter, r *http.Request) {

@@ -93,7 +93,7 @@ type Server struct {
 type thread struct {
 	id, projectID, name string
 	created, updated    time.Time
-	rows                []obj // the history, oldest first
+	rows                []storedRow // the history, oldest first
 	runs                []*run
 }
 
@@ -108,7 +108,7 @@ type run struct {
 	wake         chan struct{} // closed and replaced when frames or status change
 	stop         chan struct{}
 	stopOnce     sync.Once
-	pending      []obj // rows written to the history when the run ends
+	pending      []storedRow // rows written to the history when the run ends
 }
 
 type frame struct {
@@ -280,7 +280,7 @@ func (s *Server) startLocked(threadID, prompt string) (string, string, error) {
 	}
 	if strings.TrimSpace(prompt) != "" {
 		// The user's row is written before the run starts.
-		t.rows = append(t.rows, s.row(t.id, "user", true, obj{{"role", "user"}, {"content", prompt}}, obj{}))
+		t.rows = append(t.rows, storeRow(s.row(t.id, "user", true, obj{{"role", "user"}, {"content", prompt}}, obj{})))
 	}
 	r := &run{id: s.newID('r'), threadID: t.id, status: "running", started: s.now(),
 		wake: make(chan struct{}), stop: make(chan struct{})}
