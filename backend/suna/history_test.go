@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/events"
+	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -220,19 +223,53 @@ func oldDecodeRows(ctx context.Context, f *follower, messages []json.RawMessage,
 	return evs, nil
 }
 
+// benchHistory is the history of a fake bench run of n frames, as the
+// follower reads it.
+func benchHistory(t *testing.T, n int) []json.RawMessage {
+	t.Helper()
+	s := fakesuna.New(fakesuna.Options{FrameDelay: -1})
+	defer s.Close()
+	tid, rid, err := s.Start("", fmt.Sprint("bench ", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for s.RunStatus(rid) == "running" {
+		if time.Now().After(deadline) {
+			t.Fatal("the bench run did not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/v1/threads/" + tid + "/messages?optimized=false&order=asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := historyRows(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 // TestDecodeRowsAsBefore: the follower's read of a history answer emits
-// the events the former read emitted, for every history test file in
-// several orders: a first load, a load while a run goes on (its rows but
-// the user's left to the stream), and a second load that skips the rows
-// already sent.
+// the events the former read emitted, for every history test file and a
+// bench run's history, each in several orders: a first load, a load while
+// a run goes on (its rows but the user's left to the stream), and a
+// second load that skips the rows already sent.
 func TestDecodeRowsAsBefore(t *testing.T) {
 	t.Parallel()
 	paths, _ := filepath.Glob("testdata/history_*.json")
 	if len(paths) < 3 {
 		t.Fatalf("history test files: %v", paths)
 	}
-	r := rand.New(rand.NewPCG(3, 4))
-	ctx := context.Background()
+	docs := map[string][]json.RawMessage{}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -242,18 +279,26 @@ func TestDecodeRowsAsBefore(t *testing.T) {
 		if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
 			t.Fatal(err)
 		}
-		rev := make([]json.RawMessage, len(doc.Messages))
-		for i, m := range doc.Messages {
+		docs[p] = doc.Messages
+	}
+	if docs["bench 3000"] = benchHistory(t, 3000); len(docs["bench 3000"]) < 100 {
+		t.Fatalf("the bench history has %d rows", len(docs["bench 3000"]))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	ctx := context.Background()
+	for p, rows := range docs {
+		rev := make([]json.RawMessage, len(rows))
+		for i, m := range rows {
 			rev[len(rev)-1-i] = m
 		}
-		sh := append([]json.RawMessage(nil), doc.Messages...)
+		sh := append([]json.RawMessage(nil), rows...)
 		r.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
 		// A run that started at the time of the middle row.
 		var mid wireRun
-		if h := rowHead(doc.Messages[len(doc.Messages)/2]); h.CreatedAt != "" {
+		if h := rowHead(rows[len(rows)/2]); h.CreatedAt != "" {
 			mid = wireRun{ID: "r", Status: "running", StartedAt: h.CreatedAt}
 		}
-		for name, rows := range map[string][]json.RawMessage{"as is": doc.Messages, "reversed": rev, "shuffled": sh} {
+		for name, rows := range map[string][]json.RawMessage{"as is": rows, "reversed": rev, "shuffled": sh} {
 			for _, c := range []struct {
 				name string
 				cur  *wireRun
@@ -262,7 +307,7 @@ func TestDecodeRowsAsBefore(t *testing.T) {
 				got, err1 := fNew.decodeRows(ctx, rows, c.cur, true)
 				want, err2 := oldDecodeRows(ctx, fOld, rows, c.cur, true)
 				if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
-					t.Errorf("%s, %s, %s: %v %v\n got %+v\nwant %+v", p, name, c.name, err1, err2, got, want)
+					t.Errorf("%s, %s, %s: %v %v\n got %d events %+v\nwant %d events %+v", p, name, c.name, err1, err2, len(got), got, len(want), want)
 				}
 				// Again, not reset: only rows not seen yet.
 				got, err1 = fNew.decodeRows(ctx, rows, nil, false)
