@@ -78,13 +78,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, body)
 }
 
-// writeBody sends a JSON body.
-func writeBody(w http.ResponseWriter, status int, body []byte) {
+// writeBody sends a JSON body, written in parts.
+func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	// As Suna's JSON responses (FastAPI) do, whatever their size.
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 func stamp(t time.Time) any {
@@ -127,19 +135,32 @@ func intParam(r *http.Request, name string, def int) int {
 
 // messages is the thread's history: newest first unless order=asc, and
 // (optimized, the default) without the content of rows other than the
-// user's. The body is joined from each row's encodings, made when the row
-// was stored (storeRow): encoding a long thread's megabyte of rows on
-// every request was the fake's own cost, and it fell on the client's
-// clock (perch export reads the history at a run's end).
+// user's. The body is made of each row's encodings, made when the row was
+// stored (storeRow); oldest first, it is written from the batches the
+// thread keeps them in (thread.asc), with no copy. Encoding a long
+// thread's megabyte of rows on every request, then allocating the answer,
+// was the fake's own cost, and it fell on the client's clock (perch export
+// reads the history at a run's end).
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asc := q.Get("order") == "asc"
 	optimized := q.Get("optimized") != "false"
+	form := 0
+	if optimized {
+		form = 1
+	}
 	s.mu.Lock()
 	t := s.threads[r.PathValue("id")]
 	if t == nil {
 		s.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, obj{{"detail", "Thread not found"}})
+		return
+	}
+	if asc {
+		// Stored batches never change: they are written outside the lock.
+		parts := append([][]byte{[]byte(messagesHead)}, t.asc[form]...)
+		s.mu.Unlock()
+		writeBody(w, http.StatusOK, append(parts, []byte(messagesTail))...)
 		return
 	}
 	rows := make([][]byte, 0, len(t.rows))
@@ -153,18 +174,57 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		size += len(b) + 1
 	}
 	s.mu.Unlock()
-	if !asc {
-		slices.Reverse(rows)
-	}
-	body := make([]byte, 0, len(`{"messages":[]}`)+size)
-	body = append(body, `{"messages":[`...)
+	slices.Reverse(rows)
+	body := make([]byte, 0, len(messagesHead)+size)
+	body = append(body, messagesHead...)
 	for i, b := range rows {
 		if i > 0 {
 			body = append(body, ',')
 		}
 		body = append(body, b...)
 	}
-	writeBody(w, http.StatusOK, append(body, "]}"...))
+	writeBody(w, http.StatusOK, body, []byte(messagesTail))
+}
+
+// The messages route's answer around its rows.
+const (
+	messagesHead = `{"messages":[`
+	messagesTail = `]}`
+)
+
+var comma = []byte{','}
+
+// rowList is a batch of rows stored together (a run's, when it ends),
+// with their encodings joined as the messages route writes them: a run's
+// rows are joined as they come, not when the run ends.
+type rowList struct {
+	rows   []storedRow
+	joined [2][]byte // whole and optimized, comma-separated
+}
+
+func (l *rowList) add(row storedRow) {
+	for form, b := range [2][]byte{row.full, row.optimized} {
+		if len(l.joined[form]) > 0 {
+			l.joined[form] = append(l.joined[form], ',')
+		}
+		l.joined[form] = append(l.joined[form], b...)
+	}
+	l.rows = append(l.rows, row)
+}
+
+// keep adds a batch of rows to the thread's history; the batch is not
+// changed after.
+func (t *thread) keep(l *rowList) {
+	if len(l.rows) == 0 {
+		return
+	}
+	for form := range t.asc {
+		if len(t.rows) > 0 {
+			t.asc[form] = append(t.asc[form], comma)
+		}
+		t.asc[form] = append(t.asc[form], l.joined[form])
+	}
+	t.rows = append(t.rows, l.rows...)
 }
 
 // storedRow is a history row with its encodings in the messages route's
