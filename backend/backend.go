@@ -181,7 +181,10 @@ type Backend interface {
 // --until-idle). FollowSettled sends what Follow sends except the running
 // run's live events: the backend reads the run again whole when it ends
 // (Suna's history, a Reset), so decoding its stream frame by frame would
-// be thrown away. The stream is still read, for the run's end.
+// be thrown away. The stream is still read, for the run's end. A backend
+// may also leave out what it would send before a run it joins running
+// (Suna's first history read), since the read at the run's end replaces
+// it: the first update is then that read.
 type SettledFollower interface {
 	FollowSettled(ctx context.Context, sessionID string, on func(Update)) error
 }

@@ -49,7 +49,7 @@ type Decoder struct {
 	saidNoText bool // the notice about text-less optimized rows was given
 
 	scratch [2][]byte // fastChunk's unquoted metadata and content, reused
-	slow    bool      // no fastChunk (tests compare the two paths)
+	slow    bool      // no fastChunk (tests compare the two paths; a history's rows)
 }
 
 // openTurn is an assistant turn whose chunks are arriving.

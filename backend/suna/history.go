@@ -48,18 +48,33 @@ func (h *history) keep(pos string, raw json.RawMessage) {
 
 // note adds a row's place and time, not its text.
 func (h *history) note(pos string, raw []byte) {
+	st, ok := readStamp(raw)
+	h.noteStamp(pos, st, ok)
+}
+
+// readStamp reads the part of a row the order needs, as json.Unmarshal
+// fills a struct tagged created_at and sequence: the last member whose key
+// matches, ignoring case. ok is false for a row that is not a JSON object.
+func readStamp(raw []byte) (st stamp, ok bool) {
+	ok = jsonx.Members(raw, func(k string, v []byte) { st.member(k, v) })
+	return st, ok
+}
+
+// member takes one member of a row into st if it is one of its own.
+func (st *stamp) member(k string, v []byte) {
+	switch {
+	case strings.EqualFold(k, "created_at"):
+		st.CreatedAt = v
+	case strings.EqualFold(k, "sequence"):
+		st.Sequence = v
+	}
+}
+
+// noteStamp is note with the row's stamp read already (ok: it was read
+// from an object).
+func (h *history) noteStamp(pos string, st stamp, ok bool) {
 	r := histRow{pos: pos, idx: len(h.rows)}
-	// As json.Unmarshal fills a struct tagged created_at and sequence: the
-	// last member whose key matches, ignoring case.
-	var st stamp
-	if jsonx.Members(raw, func(k string, v []byte) {
-		switch {
-		case strings.EqualFold(k, "created_at"):
-			st.CreatedAt = v
-		case strings.EqualFold(k, "sequence"):
-			st.Sequence = v
-		}
-	}) {
+	if ok {
 		r.at, r.hasAt = parseTime(normalize.Str(st.CreatedAt))
 		r.seq, r.hasSeq = normalize.Int(st.Sequence)
 	}

@@ -5,13 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perch-tui/perch/events"
+	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -167,6 +173,148 @@ func TestHistoryTwoPasses(t *testing.T) {
 			}
 			if err != nil || got != want {
 				t.Errorf("%s, %s (lines): %v\n got %s\nwant %s", p, name, err, got, want)
+			}
+		}
+	}
+}
+
+// oldDecodeRows is the follower's read of a history answer as it was
+// before decodeRows read each row once: rowHead for the seam, then
+// readHistory's two passes (the first for the rows' times), the decoder's
+// fast path tried on every row.
+func oldDecodeRows(ctx context.Context, f *follower, messages []json.RawMessage, cur *wireRun, reset bool) ([]events.Event, error) {
+	var since time.Time
+	if cur.running() {
+		since, _ = parseTime(cur.StartedAt)
+	}
+	if reset || f.d == nil {
+		f.d, f.seen = NewDecoder(), map[string]bool{}
+	}
+	f.d.Deltas = false
+	rows := make([]json.RawMessage, 0, len(messages))
+	for _, raw := range messages {
+		h := rowHead(raw)
+		if h.MessageID != "" && f.seen[h.MessageID] {
+			continue
+		}
+		if !since.IsZero() && h.Type != "user" {
+			if at, ok := parseTime(h.CreatedAt); ok && !at.Before(since) {
+				continue
+			}
+		}
+		if h.MessageID != "" {
+			f.seen[h.MessageID] = true
+		}
+		rows = append(rows, raw)
+	}
+	var evs []events.Event
+	send := func(batch []events.Event) { evs = append(evs, batch...) }
+	each := func(fn func(string, []byte) error) error {
+		for i, raw := range rows {
+			if err := fn("message "+strconv.Itoa(i+1), raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := readHistory(ctx, each, true, false, f.d, send); err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// benchHistory is the history of a fake bench run of n frames, as the
+// follower reads it.
+func benchHistory(t *testing.T, n int) []json.RawMessage {
+	t.Helper()
+	s := fakesuna.New(fakesuna.Options{FrameDelay: -1})
+	defer s.Close()
+	tid, rid, err := s.Start("", fmt.Sprint("bench ", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for s.RunStatus(rid) == "running" {
+		if time.Now().After(deadline) {
+			t.Fatal("the bench run did not end")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/v1/threads/" + tid + "/messages?optimized=false&order=asc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := historyRows(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestDecodeRowsAsBefore: the follower's read of a history answer emits
+// the events the former read emitted, for every history test file and a
+// bench run's history, each in several orders: a first load, a load while
+// a run goes on (its rows but the user's left to the stream), and a
+// second load that skips the rows already sent.
+func TestDecodeRowsAsBefore(t *testing.T) {
+	t.Parallel()
+	paths, _ := filepath.Glob("testdata/history_*.json")
+	if len(paths) < 3 {
+		t.Fatalf("history test files: %v", paths)
+	}
+	docs := map[string][]json.RawMessage{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Messages []json.RawMessage }
+		if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
+			t.Fatal(err)
+		}
+		docs[p] = doc.Messages
+	}
+	if docs["bench 3000"] = benchHistory(t, 3000); len(docs["bench 3000"]) < 100 {
+		t.Fatalf("the bench history has %d rows", len(docs["bench 3000"]))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	ctx := context.Background()
+	for p, rows := range docs {
+		rev := make([]json.RawMessage, len(rows))
+		for i, m := range rows {
+			rev[len(rev)-1-i] = m
+		}
+		sh := append([]json.RawMessage(nil), rows...)
+		r.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
+		// A run that started at the time of the middle row.
+		var mid wireRun
+		if h := rowHead(rows[len(rows)/2]); h.CreatedAt != "" {
+			mid = wireRun{ID: "r", Status: "running", StartedAt: h.CreatedAt}
+		}
+		for name, rows := range map[string][]json.RawMessage{"as is": rows, "reversed": rev, "shuffled": sh} {
+			for _, c := range []struct {
+				name string
+				cur  *wireRun
+			}{{"idle", nil}, {"running", &mid}} {
+				fNew, fOld := &follower{}, &follower{}
+				got, err1 := fNew.decodeRows(ctx, rows, c.cur, true)
+				want, err2 := oldDecodeRows(ctx, fOld, rows, c.cur, true)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %s, %s: %v %v\n got %d events %+v\nwant %d events %+v", p, name, c.name, err1, err2, len(got), got, len(want), want)
+				}
+				// Again, not reset: only rows not seen yet.
+				got, err1 = fNew.decodeRows(ctx, rows, nil, false)
+				want, err2 = oldDecodeRows(ctx, fOld, rows, nil, false)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %s, %s, again: %v %v\n got %+v\nwant %+v", p, name, c.name, err1, err2, got, want)
+				}
 			}
 		}
 	}

@@ -189,11 +189,22 @@ func task(t wireThread, running bool) events.Task {
 // Sessions lists the threads (newest activity first, as the API sorts
 // them), each generating when it has a running agent run.
 func (l *Live) Sessions(ctx context.Context) ([]events.Task, error) {
+	// The two lists are asked at once: neither needs the other.
+	type actives struct {
+		m   map[string]bool
+		err error
+	}
+	ach := make(chan actives, 1)
+	go func() {
+		m, err := l.active(ctx)
+		ach <- actives{m, err}
+	}()
 	ts, err := l.threads(ctx)
+	a := <-ach
 	if err != nil {
 		return nil, err
 	}
-	act, err := l.active(ctx)
+	act, err := a.m, a.err
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		// A server without the route: every thread's own runs say it.

@@ -19,9 +19,10 @@ func (s settled) Follow(ctx context.Context, id string, on func(backend.Update))
 	return s.FollowSettled(ctx, id, on)
 }
 
-// FollowSettled sends the history, nothing of the running run, then the
-// run whole once it ended: the same final timeline as Follow (its
-// goldens, and the import of the history), for a run joined mid-way, a
+// FollowSettled joining a running run sends nothing (neither the history
+// before it nor any of its stream), then the run whole once it ended, the
+// history read once: the same final timeline as Follow (its goldens, and
+// the import of the history), for a run joined mid-way, a
 // stream cut every few frames, a server restarted mid-run, a stream that
 // never reports the end, a stopped and a failed run. With the quiet-stream
 // poll set to a minute, a run whose stream reports its end must be found
@@ -70,38 +71,42 @@ func TestFollowSettled(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := follow(t, settled{l}, tid)
-			w.waitFor(t, "the history", func(w *watcher) bool { return w.synced >= 1 })
-			if f.srv.RunStatus(rid) == "running" {
-				// The run's stream is open and read, but none of it is sent.
-				deadline := time.Now().Add(30 * time.Second)
-				for f.srv.Requests("GET /agent-run/{id}/stream") == 0 {
-					if time.Now().After(deadline) {
-						t.Fatal("the run's stream was never opened")
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
-				if tc.during != nil {
-					tc.during(f, l, tid)
-				}
-				w.mu.Lock()
-				updates := w.updates
-				w.mu.Unlock()
-				f.srv.Release()
-				w.waitFor(t, "the run's end", idleAfterRuns(1))
-				w.mu.Lock()
-				// The first load, maybe connection states, then the
-				// reset: never a step of the stream.
-				if w.resets != 1 || w.synced != 2 {
-					t.Errorf("resets %d, synced %d; want the first load and one reset", w.resets, w.synced)
-				}
-				if extra := w.updates - updates; extra > 1+len(w.states) {
-					t.Errorf("%d updates after the stream opened (%d states); want only the reset", extra, len(w.states))
-				}
-				w.mu.Unlock()
-			} else {
-				f.srv.Release()
-				w.waitFor(t, "the run's end", idleAfterRuns(0))
+			if f.srv.RunStatus(rid) != "running" {
+				t.Fatalf("the held run is %s", f.srv.RunStatus(rid))
 			}
+			// The run's stream is opened and read, but nothing is sent:
+			// not the history before it (the read at the run's end
+			// replaces it), none of the stream.
+			deadline := time.Now().Add(30 * time.Second)
+			for f.srv.Requests("GET /agent-run/{id}/stream") == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the run's stream was never opened")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if n := f.srv.Requests("GET /threads/{id}/messages"); n != 0 {
+				t.Errorf("the history was read %d times before the run's end", n)
+			}
+			w.mu.Lock()
+			if w.synced != 0 || w.updates > len(w.states) {
+				t.Errorf("%d updates (%d synced, %d states) before the run's end; want states only", w.updates, w.synced, len(w.states))
+			}
+			w.mu.Unlock()
+			if tc.during != nil {
+				tc.during(f, l, tid)
+			}
+			f.srv.Release()
+			w.waitFor(t, "the run's end", func(w *watcher) bool { return w.synced >= 1 && w.tl.Status() == events.RunIdle })
+			w.mu.Lock()
+			// One update for the run whole (connection states aside).
+			if w.resets != 0 || w.synced != 1 || w.updates > 1+len(w.states) {
+				t.Errorf("resets %d, synced %d, %d updates (%d states); want the history read at the run's end alone",
+					w.resets, w.synced, w.updates, len(w.states))
+			}
+			if n := f.srv.Requests("GET /threads/{id}/messages"); n != 1 {
+				t.Errorf("the history was read %d times; want once, at the run's end", n)
+			}
+			w.mu.Unlock()
 			finalCheck(t, f, w, "", tid, tc.golden)
 		})
 	}

@@ -161,7 +161,7 @@ func (a *agentRun) both(typ string, content, meta obj) (string, error) {
 	s := a.s
 	s.mu.Lock()
 	row := s.row(a.r.threadID, typ, true, content, meta)
-	a.r.pending = append(a.r.pending, row)
+	a.r.pending.add(storeRow(row))
 	wire := append(obj(nil), row...)
 	wire = wire.with("content", string(pyDumps(content))).with("metadata", string(pyDumps(meta)))
 	s.appendLocked(a.r, wire)
@@ -174,7 +174,7 @@ func (a *agentRun) both(typ string, content, meta obj) (string, error) {
 func (a *agentRun) store(typ string, content, meta obj) {
 	s := a.s
 	s.mu.Lock()
-	a.r.pending = append(a.r.pending, s.row(a.r.threadID, typ, true, content, meta))
+	a.r.pending.add(storeRow(s.row(a.r.threadID, typ, true, content, meta)))
 	s.mu.Unlock()
 }
 

@@ -3,7 +3,9 @@ package suna
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,11 +75,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, status, body)
+}
+
+// writeBody sends a JSON body, written in parts.
+func writeBody(w http.ResponseWriter, status int, parts ...[]byte) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	// As Suna's JSON responses (FastAPI) do, whatever their size.
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(n))
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 func stamp(t time.Time) any {
@@ -120,11 +135,20 @@ func intParam(r *http.Request, name string, def int) int {
 
 // messages is the thread's history: newest first unless order=asc, and
 // (optimized, the default) without the content of rows other than the
-// user's.
+// user's. The body is made of each row's encodings, made when the row was
+// stored (storeRow); oldest first, it is written from the batches the
+// thread keeps them in (thread.asc), with no copy. Encoding a long
+// thread's megabyte of rows on every request, then allocating the answer,
+// was the fake's own cost, and it fell on the client's clock (perch export
+// reads the history at a run's end).
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asc := q.Get("order") == "asc"
 	optimized := q.Get("optimized") != "false"
+	form := 0
+	if optimized {
+		form = 1
+	}
 	s.mu.Lock()
 	t := s.threads[r.PathValue("id")]
 	if t == nil {
@@ -132,26 +156,106 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, obj{{"detail", "Thread not found"}})
 		return
 	}
-	rows := make([]obj, 0, len(t.rows))
+	if asc {
+		// Stored batches never change: they are written outside the lock.
+		parts := append([][]byte{[]byte(messagesHead)}, t.asc[form]...)
+		s.mu.Unlock()
+		writeBody(w, http.StatusOK, append(parts, []byte(messagesTail))...)
+		return
+	}
+	rows := make([][]byte, 0, len(t.rows))
+	size := 0
 	for _, row := range t.rows {
-		if optimized && row.get("type") != "user" {
-			cp := make(obj, 0, len(row))
-			for _, p := range row {
-				if p.k != "content" {
-					cp = append(cp, p)
-				}
-			}
-			row = cp
+		b := row.full
+		if optimized {
+			b = row.optimized
 		}
-		rows = append(rows, row)
+		rows = append(rows, b)
+		size += len(b) + 1
 	}
 	s.mu.Unlock()
-	if !asc {
-		for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-			rows[i], rows[j] = rows[j], rows[i]
+	slices.Reverse(rows)
+	body := make([]byte, 0, len(messagesHead)+size)
+	body = append(body, messagesHead...)
+	for i, b := range rows {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, b...)
+	}
+	writeBody(w, http.StatusOK, body, []byte(messagesTail))
+}
+
+// The messages route's answer around its rows.
+const (
+	messagesHead = `{"messages":[`
+	messagesTail = `]}`
+)
+
+var comma = []byte{','}
+
+// rowList is a batch of rows stored together (a run's, when it ends),
+// with their encodings joined as the messages route writes them: a run's
+// rows are joined as they come, not when the run ends.
+type rowList struct {
+	rows   []storedRow
+	joined [2][]byte // whole and optimized, comma-separated
+}
+
+func (l *rowList) add(row storedRow) {
+	for form, b := range [2][]byte{row.full, row.optimized} {
+		if len(l.joined[form]) > 0 {
+			l.joined[form] = append(l.joined[form], ',')
+		}
+		l.joined[form] = append(l.joined[form], b...)
+	}
+	l.rows = append(l.rows, row)
+}
+
+// keep adds a batch of rows to the thread's history; the batch is not
+// changed after.
+func (t *thread) keep(l *rowList) {
+	if len(l.rows) == 0 {
+		return
+	}
+	for form := range t.asc {
+		if len(t.rows) > 0 {
+			t.asc[form] = append(t.asc[form], comma)
+		}
+		t.asc[form] = append(t.asc[form], l.joined[form])
+	}
+	t.rows = append(t.rows, l.rows...)
+}
+
+// storedRow is a history row with its encodings in the messages route's
+// answer: whole, and optimized (a row other than the user's without its
+// content). A stored row never changes.
+type storedRow struct {
+	row             obj
+	full, optimized []byte
+}
+
+// storeRow encodes a row for the history. The rows are the fake's own
+// values (strings, numbers, booleans, objects): they always encode.
+func storeRow(row obj) storedRow {
+	full, err := row.appendJSON(nil)
+	if err != nil {
+		panic(fmt.Sprintf("fake Suna: a history row does not encode: %v", err))
+	}
+	if row.get("type") == "user" {
+		return storedRow{row: row, full: full, optimized: full}
+	}
+	cp := make(obj, 0, len(row))
+	for _, p := range row {
+		if p.k != "content" {
+			cp = append(cp, p)
 		}
 	}
-	writeJSON(w, http.StatusOK, obj{{"messages", rows}})
+	opt, err := cp.appendJSON(nil)
+	if err != nil {
+		panic(fmt.Sprintf("fake Suna: a history row does not encode: %v", err))
+	}
+	return storedRow{row: row, full: full, optimized: opt}
 }
 
 func (s *Server) start(w http.ResponseWriter, r *http.Request) {

@@ -93,8 +93,12 @@ type Server struct {
 type thread struct {
 	id, projectID, name string
 	created, updated    time.Time
-	rows                []obj // the history, oldest first
-	runs                []*run
+	rows                []storedRow // the history, oldest first
+	// asc is the messages route's answer oldest first, whole and
+	// optimized, between its head and its tail: each stored batch of rows
+	// (rowList.joined), with a comma between two batches.
+	asc  [2][][]byte
+	runs []*run
 }
 
 // run is an agent run and its stored stream.
@@ -108,7 +112,7 @@ type run struct {
 	wake         chan struct{} // closed and replaced when frames or status change
 	stop         chan struct{}
 	stopOnce     sync.Once
-	pending      []obj // rows written to the history when the run ends
+	pending      rowList // rows written to the history when the run ends
 }
 
 type frame struct {
@@ -280,7 +284,9 @@ func (s *Server) startLocked(threadID, prompt string) (string, string, error) {
 	}
 	if strings.TrimSpace(prompt) != "" {
 		// The user's row is written before the run starts.
-		t.rows = append(t.rows, s.row(t.id, "user", true, obj{{"role", "user"}, {"content", prompt}}, obj{}))
+		var user rowList
+		user.add(storeRow(s.row(t.id, "user", true, obj{{"role", "user"}, {"content", prompt}}, obj{})))
+		t.keep(&user)
 	}
 	r := &run{id: s.newID('r'), threadID: t.id, status: "running", started: s.now(),
 		wake: make(chan struct{}), stop: make(chan struct{})}
@@ -344,8 +350,8 @@ func (s *Server) finish(r *run, status, errText string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[r.threadID]
-	t.rows = append(t.rows, r.pending...)
-	r.pending = nil
+	t.keep(&r.pending)
+	r.pending = rowList{}
 	r.status, r.errText, r.completed = status, errText, s.now()
 	t.updated = r.completed
 	s.wakeLocked(r)
