@@ -62,6 +62,7 @@ type Model struct {
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	gate      *renderGate                          // told of every View; nil in tests
 	lastView  tea.View                             // the previous View, to tell the gate whether it changed
+	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
 	spin      spinState
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
@@ -218,6 +219,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCancelDone(msg)
 	case tickMsg:
 		m.handleTick(msg)
+	case warmMsg:
+		cmd = m.handleWarm(msg)
 	case flashExpiredMsg:
 		if msg.seq == m.flash.seq {
 			m.flash = flash{seq: m.flash.seq}
@@ -229,7 +232,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.quitting {
 		return m, tea.Quit
 	}
-	return m, tea.Batch(cmd, m.deliveryTriggers(), m.armTick())
+	return m, tea.Batch(cmd, m.deliveryTriggers(), m.armTick(), m.warmCmd())
 }
 
 // resize only records the size: items re-render lazily at the new width when

@@ -1,0 +1,98 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Neighbour pages: after the transcript moves (a key, a resize, new
+// events), the items of one page above the viewport and one page below it
+// are laid out in the messages that follow, while the user reads, so that
+// the next PageUp or PageDown finds them in the renderer's cache instead
+// of rendering their markdown while the key waits. The work is cut into
+// slices of warmBudget, each its own message, so a key that comes
+// meanwhile waits for one slice at most; it stops at a page each way.
+
+// warmBudget is the most one slice of neighbour layout takes before it
+// hands the event loop back.
+const warmBudget = 3 * time.Millisecond
+
+// warmMsg asks for a slice of neighbour layout for the view warm.at.
+type warmMsg struct{ at warmKey }
+
+// warmKey is what the neighbour pages depend on: a view at another place,
+// width or height, or with other items, has other neighbours.
+type warmKey struct {
+	top, topLine, count, width, height int
+	follow                             bool
+}
+
+// warmState is where neighbour layout stands.
+type warmState struct {
+	done    warmKey // the view whose neighbours are laid out
+	pending bool    // a warmMsg is on its way
+}
+
+func (m *Model) warmKeyNow() warmKey {
+	return warmKey{top: m.tr.top, topLine: m.tr.topLine, count: m.tl.Len(), width: m.w,
+		height: m.transcriptHeight(), follow: m.tr.follow}
+}
+
+// warmCmd starts neighbour layout when the view moved since it was last
+// done and none is on its way.
+func (m *Model) warmCmd() tea.Cmd {
+	if m.mode != modeTask || m.warm.pending || m.w <= 0 || m.h <= 0 {
+		return nil
+	}
+	k := m.warmKeyNow()
+	if k == m.warm.done {
+		return nil
+	}
+	m.warm.pending = true
+	return func() tea.Msg { return warmMsg{at: k} }
+}
+
+// handleWarm lays out neighbour items until the budget is spent; what is
+// left goes on in the next message (the view has not moved) or starts
+// over for the new view (warmCmd, at the end of Update).
+func (m *Model) handleWarm(msg warmMsg) tea.Cmd {
+	m.warm.pending = false
+	if m.mode != modeTask || msg.at != m.warmKeyNow() {
+		return nil // the view moved: warmCmd starts over for it
+	}
+	if m.warmNeighbours(time.Now().Add(warmBudget)) {
+		m.warm.done = msg.at
+		return nil
+	}
+	m.warm.pending = true
+	return func() tea.Msg { return msg }
+}
+
+// warmNeighbours lays out the items of a page above the viewport and a
+// page below it (their heights: the renderer lays out an item to know
+// it, and caches it), until deadline; true when both pages are done.
+func (m *Model) warmNeighbours(deadline time.Time) bool {
+	src := m.source()
+	n, h := src.count(), m.transcriptHeight()
+	if n == 0 || h <= 0 {
+		return true
+	}
+	// Above: the items a PageUp brings in.
+	acc := m.tr.topLine
+	for j := m.tr.top - 1; j >= 0 && acc < h; j-- {
+		if time.Now().After(deadline) {
+			return false
+		}
+		acc += blockHeight(src, j)
+	}
+	// The viewport, then below it: the items a PageDown brings in.
+	acc = -m.tr.topLine
+	for j := m.tr.top; j < n && acc < 2*h; j++ {
+		if time.Now().After(deadline) {
+			return false
+		}
+		acc += blockHeight(src, j)
+	}
+	return true
+}
