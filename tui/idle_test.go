@@ -51,8 +51,10 @@ type idleMsg struct{}
 // timer and no command.
 func assertIdle(t *testing.T, hs *harness, what string) {
 	t.Helper()
-	// Let a pending animation tick run out first (the program would).
+	// Let a pending animation tick run out first (the program would), and
+	// the neighbour pages' layout, which waits for the stream's quiet.
 	hs.send(tickMsg{seq: hs.m.spin.seq})
+	settleWarm(hs)
 	var tm timers
 	tm.install(hs)
 	if hs.m.needsTick() {
@@ -152,11 +154,20 @@ func TestSpinnerStopsWhenStreamFailsForGood(t *testing.T) {
 	if strings.ContainsAny(v, "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") {
 		t.Fatalf("a spinner frame is still drawn:\n%s", v)
 	}
-	// Time passing changes nothing on screen.
+	// Time passing changes nothing on screen (the neighbour pages are laid
+	// out once, when the stream has been quiet long enough).
+	settleWarm(hs)
 	hs.now = fixedNow.Add(time.Minute)
 	_, cmd := hs.m.Update(idleMsg{})
 	noWork(t, "after the failure", cmd)
 	if v2 := hs.view(); v2 != v {
 		t.Fatalf("the frozen view changed with time:\n%s\n---\n%s", v, v2)
 	}
+}
+
+// settleWarm lets the neighbour pages' layout run out, as the program
+// would once the stream has been quiet for warmQuiet.
+func settleWarm(hs *harness) {
+	hs.now = hs.now.Add(time.Second)
+	hs.send(warmMsg{at: hs.m.warmKeyNow()})
 }

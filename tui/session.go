@@ -129,6 +129,9 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.State != nil {
 		m.conn, m.connSeen = *msg.State, true
 	}
+	if msg.Events.Len() > 0 {
+		m.warm.streamAt = m.now
+	}
 	for ev := range msg.Events.All() {
 		if IsResetEvent(ev) {
 			m.restartTimeline()

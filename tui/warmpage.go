@@ -13,10 +13,17 @@ import (
 // of rendering their markdown while the key waits. The work is cut into
 // slices of warmBudget, each its own message, so a key that comes
 // meanwhile waits for one slice at most; it stops at a page each way.
+// While the view follows a stream that is still delivering, it waits for
+// warmQuiet without events: laying out between a replay's batches delayed
+// the final reply of a 20,000-frame Suna run by 25 ms.
 
 // warmBudget is the most one slice of neighbour layout takes before it
 // hands the event loop back.
 const warmBudget = 3 * time.Millisecond
+
+// warmQuiet is how long a followed stream must have been quiet before
+// neighbour layout starts.
+const warmQuiet = 150 * time.Millisecond
 
 // warmMsg asks for a slice of neighbour layout for the view warm.at.
 type warmMsg struct{ at warmKey }
@@ -30,8 +37,23 @@ type warmKey struct {
 
 // warmState is where neighbour layout stands.
 type warmState struct {
-	done    warmKey // the view whose neighbours are laid out
-	pending bool    // a warmMsg is on its way
+	done     warmKey   // the view whose neighbours are laid out
+	pending  bool      // a warmMsg is on its way
+	streamAt time.Time // the task stream's last events
+}
+
+// streaming reports whether the view follows a stream that delivered
+// events within warmQuiet.
+func (m *Model) streaming() bool {
+	return m.tr.follow && m.now.Sub(m.warm.streamAt) < warmQuiet
+}
+
+// warmLater asks for a warmMsg for k after warmQuiet (m.after: a timer, or
+// nothing in tests that drive time by hand).
+func (m *Model) warmLater(k warmKey) tea.Cmd {
+	cmd := m.after(warmQuiet, warmMsg{at: k})
+	m.warm.pending = cmd != nil
+	return cmd
 }
 
 func (m *Model) warmKeyNow() warmKey {
@@ -49,6 +71,9 @@ func (m *Model) warmCmd() tea.Cmd {
 	if k == m.warm.done {
 		return nil
 	}
+	if m.streaming() {
+		return m.warmLater(k)
+	}
 	m.warm.pending = true
 	return func() tea.Msg { return warmMsg{at: k} }
 }
@@ -60,6 +85,9 @@ func (m *Model) handleWarm(msg warmMsg) tea.Cmd {
 	m.warm.pending = false
 	if m.mode != modeTask || msg.at != m.warmKeyNow() {
 		return nil // the view moved: warmCmd starts over for it
+	}
+	if m.streaming() {
+		return m.warmLater(msg.at)
 	}
 	if m.warmNeighbours(time.Now().Add(warmBudget)) {
 		m.warm.done = msg.at

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"testing"
+	"time"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -49,7 +50,11 @@ func TestNeighbourPagesAreLaidOutAhead(t *testing.T) {
 	hs.m.rend = r
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(wireFrames(2_000)))})
 	hs.m.View()
-	hs.key("esc") // the transcript
+	if !hs.m.streaming() {
+		t.Fatal("just after a batch, the followed stream should count as delivering")
+	}
+	hs.now = hs.now.Add(time.Second) // the stream has been quiet since
+	hs.key("esc")                    // the transcript (and the warm messages the quiet allows)
 	for i, k := range []string{"pgup", "pgup", "pgup", "pgdown", "pgup", "pgup"} {
 		r.counting, r.fresh = true, 0
 		_, cmd := hs.m.Update(keyMsg(k))
