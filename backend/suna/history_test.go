@@ -92,34 +92,27 @@ func TestHistoryTwoPasses(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct{ Messages []json.RawMessage }
-		if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
-			t.Fatal(err)
-		}
-		for i, m := range doc.Messages { // one line each
+		doc := historyDoc(t, p)
+		for i, m := range doc { // one line each
 			var c bytes.Buffer
 			if err := json.Compact(&c, m); err != nil {
 				t.Fatal(err)
 			}
-			doc.Messages[i] = c.Bytes()
+			doc[i] = c.Bytes()
 		}
-		orders := map[string][]json.RawMessage{"as is": doc.Messages}
-		rev := make([]json.RawMessage, len(doc.Messages))
-		for i, m := range doc.Messages {
+		orders := map[string][]json.RawMessage{"as is": doc}
+		rev := make([]json.RawMessage, len(doc))
+		for i, m := range doc {
 			rev[len(rev)-1-i] = m
 		}
 		orders["reversed"] = rev
 		for k := 0; k < 3; k++ {
-			sh := append([]json.RawMessage(nil), doc.Messages...)
+			sh := append([]json.RawMessage(nil), doc...)
 			r.Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
 			orders[fmt.Sprintf("shuffled %d", k)] = sh
 		}
 		var h history // the rows in the order the importer shows them
-		for i, m := range doc.Messages {
+		for i, m := range doc {
 			h.add(fmt.Sprint(i), m)
 		}
 		h.order()
@@ -271,15 +264,8 @@ func TestDecodeRowsAsBefore(t *testing.T) {
 	}
 	docs := map[string][]json.RawMessage{}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc struct{ Messages []json.RawMessage }
-		if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
-			t.Fatal(err)
-		}
-		docs[p] = doc.Messages
+		doc := historyDoc(t, p)
+		docs[p] = doc
 	}
 	if docs["bench 3000"] = benchHistory(t, 3000); len(docs["bench 3000"]) < 100 {
 		t.Fatalf("the bench history has %d rows", len(docs["bench 3000"]))
@@ -318,4 +304,19 @@ func TestDecodeRowsAsBefore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// historyDoc reads a history test file's rows, as perch import reads one
+// (a byte-order mark dropped, Python's NaN repaired).
+func historyDoc(t *testing.T, path string) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Messages []json.RawMessage }
+	if err := json.Unmarshal(ingest.Repair(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Messages
 }
