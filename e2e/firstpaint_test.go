@@ -41,7 +41,7 @@ func TestFirstPaintSuna(t *testing.T) {
 func firstPaint(t *testing.T, url, system, keep, drop, filter string) {
 	t.Helper()
 	modes := filepath.Join(t.TempDir(), "stty")
-	tm := newTerm(t, fmt.Sprintf(`sh -c 'stty -a > %s.before; %s --url %s; echo "perch exited with $?"; stty -a > %s; exec sleep 600'`,
+	tm := newTerm(t, fmt.Sprintf(`sh -c 'stty -a > %s.before; %s --url %s; echo "perch exited with $?"; stty -a > %s; echo "modes saved"; exec sleep 600'`,
 		modes, perch, url, modes))
 	tm.waitFor("the task list", 15*time.Second, func(s string) bool {
 		return strings.Contains(s, keep) && strings.Contains(s, drop)
@@ -56,7 +56,8 @@ func firstPaint(t *testing.T, url, system, keep, drop, filter string) {
 		return strings.Contains(s, drop) && !strings.Contains(s, "/"+filter)
 	})
 	tm.keys("q")
-	s := tm.waitText("perch exited with 0", 15*time.Second)
+	tm.waitText("perch exited with 0", 15*time.Second)
+	s := tm.waitText("modes saved", 15*time.Second) // the file is written
 	if n := strings.Count(s, "answers as "+system); n != 1 {
 		t.Errorf("the probe's notice is on the screen %d times, want once:\n%s", n, s)
 	}
