@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/perch-tui/perch/internal/textmem"
+
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/all"
 	mariab "github.com/perch-tui/perch/backend/maria"
@@ -89,6 +91,10 @@ type liveOpts struct {
 	// bound: keep the process's memory near the stream's bytes (export,
 	// when it owns the process; maria, whose raw frames pass through).
 	bound bool
+	// keepTexts: the texts of maria's replay go to memory of their own,
+	// never given back (internal/textmem): for export when it owns the
+	// process, which keeps them all until it exits.
+	keepTexts bool
 	// frames: each step of maria's stream carries its wire frame, even
 	// one that brought nothing new (record).
 	frames bool
@@ -185,6 +191,11 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	var ferr error
 	if maria {
 		fo := mariab.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
+		if o.keepTexts {
+			texts := textmem.New(textMemLimit)
+			defer texts.Close()
+			fo.Texts = texts
+		}
 		ferr = mb.FollowWith(sctx, task.ID, fo, func(s mariab.Step) { on(s.Update, s.Frame) })
 	} else if sf, ok := b.(backend.SettledFollower); ok && o.settledOnly() {
 		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
@@ -313,8 +324,12 @@ func runExport(ctx context.Context, env Env, args []string) error {
 // untilIdle), only its settled state counts, no chatter, memory bound when
 // export owns the process.
 func exportLiveOpts(untilIdle, ownsProcess bool) liveOpts {
-	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, bound: ownsProcess}
+	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, bound: ownsProcess, keepTexts: ownsProcess}
 }
+
+// textMemLimit bounds the memory export maps for texts; past it they go to
+// the heap.
+const textMemLimit = 2 << 30
 
 // runTail is perch tail: the items as they come, with the same rendering
 // for every backend. After a Reset (the backend read the session again)

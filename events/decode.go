@@ -33,7 +33,18 @@ const (
 // line (an SSE "message"), is KindForeign whatever its data holds: maria's
 // own web client listens to its named events only, and perch must be no
 // easier to spoof.
-func Decode(f Frame) (ev Event) {
+func Decode(f Frame) Event { return DecodeIn(f, nil) }
+
+// TextMemory gives memory for the large texts an event keeps (a tool's
+// output); Bytes returns nil to leave a text to the heap. See
+// internal/textmem.
+type TextMemory interface {
+	Bytes(n int) []byte
+}
+
+// DecodeIn is Decode that places the large texts of the event it returns
+// in mem (nil: the heap).
+func DecodeIn(f Frame, mem TextMemory) (ev Event) {
 	defer func() {
 		if r := recover(); r != nil {
 			ev = invalid(f, fmt.Sprintf("decoder error: %v", r))
@@ -44,7 +55,7 @@ func Decode(f Frame) (ev Event) {
 	}()
 	switch f.Name {
 	case "maria":
-		return decodeMaria(f)
+		return decodeMaria(f, mem)
 	case "maria.queued_messages.synchronized":
 		return decodeSnapshot(f)
 	case "daemon.tasks.synchronized":
@@ -214,9 +225,12 @@ type wireDesc struct {
 	OriginCount rawJSON `json:"origin_token_count"`
 	PrunedCount rawJSON `json:"pruned_token_count"`
 	Todos       rawJSON `json:"todos"`
+
+	// mem is where a large text of this event goes (nil: the heap).
+	mem TextMemory
 }
 
-func decodeMaria(f Frame) Event {
+func decodeMaria(f Frame, mem TextMemory) Event {
 	data := bytes.TrimSpace(f.Data)
 	if len(data) == 0 {
 		return invalid(f, "empty event")
@@ -253,6 +267,7 @@ func decodeMaria(f Frame) Event {
 	default:
 		return invalid(f, "event has neither desc.msg nor msg")
 	}
+	d.mem = mem
 	if ev.ID == "" {
 		ev.Fingerprint = fingerprint(f)
 	}
@@ -688,6 +703,15 @@ func str(raw []byte) string {
 // tool's output) are read without checking them again.
 func checkedStr(raw []byte) string {
 	s, _ := jsonx.UnquoteChecked(raw)
+	return s
+}
+
+// text is checkedStr for a large text of d's event: it goes to d.mem.
+func (d *wireDesc) text(raw []byte) string {
+	if d.mem == nil {
+		return checkedStr(raw)
+	}
+	s, _ := jsonx.UnquoteCheckedIn(raw, d.mem.Bytes)
 	return s
 }
 

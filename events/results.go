@@ -14,7 +14,7 @@ import (
 // the result was structured (a legacy build) rather than a string. The text
 // is kept whole; at HEAD result repeats it, and only one copy is read.
 func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
-	text := checkedStr(d.Text)
+	text := d.text(d.Text)
 	r := &ToolResult{}
 	structured := false
 	errRaw := bytes.TrimSpace(d.Error)
@@ -29,7 +29,7 @@ func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
 	case len(resRaw) > 0 && !isNull(resRaw):
 		if resRaw[0] == '"' {
 			if text == "" {
-				text = checkedStr(resRaw)
+				text = d.text(resRaw)
 			}
 		} else {
 			structured = true

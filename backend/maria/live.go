@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
@@ -229,6 +230,12 @@ type FollowOptions struct {
 	// decoded. It sets a process-wide limit: only for a program that owns
 	// its process.
 	BoundMemory bool
+	// Texts, when set, takes the large texts (tools' outputs) of the
+	// first connection's replay, the bulk of what a consumer that keeps
+	// everything holds (export: see internal/textmem); later connections
+	// replay what was delivered, so their texts go to the heap, which can
+	// let the dropped ones go.
+	Texts events.TextMemory
 }
 
 // Step is one step of FollowWith: an Update, and with FollowOptions.Frames
@@ -296,9 +303,14 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		// may carve later frames from the memory of decoded ones.
 		prog.LendFrames()
 	}
+	var textsDone atomic.Bool // the first replay is in, or its connection ended
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
-			it.ev = events.Decode(*it.frame)
+			var mem events.TextMemory
+			if o.Texts != nil && !textsDone.Load() {
+				mem = o.Texts
+			}
+			it.ev = events.DecodeIn(*it.frame, mem)
 			if !keep {
 				prog.Recycle(it.frame.Data)
 				it.frame = nil // decoded: let the raw frame go
@@ -379,6 +391,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	// word first (a run's end in the stream is not enough while the
 	// daemon says generating).
 	inNow := func(u *backend.Update) {
+		textsDone.Store(true)
 		if !o.UntilIdle {
 			synced = true
 			u.Synced = true
@@ -433,6 +446,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			live, synced = true, false
 			rule.Connected()
 		case client.PhaseReconnecting:
+			textsDone.Store(true)
 			replayed := rule.Closed(errors.Is(it.state.Err, client.ErrStreamClosed))
 			if replayed && waiting() {
 				inNow(&u)
