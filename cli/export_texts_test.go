@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,12 +13,12 @@ import (
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
-// TestExportOwningTheProcessSameBytes: an export that owns its process
-// keeps the replay's texts in memory of their own (internal/textmem) and
-// bounds the heap; its output is byte for byte the output of an export
-// that does neither, on a long session with an output too large for that
-// memory and a long line.
-func TestExportOwningTheProcessSameBytes(t *testing.T) {
+// TestExportLongSessionSameAsReplay: the export of a long session is byte
+// for byte the replay of the same stream read from a file (which decodes
+// every text on the heap), whether it owns its process (the replay's
+// texts in memory of their own, internal/textmem; the heap bound) or not,
+// on a session with an output too large for that memory and a long line.
+func TestExportLongSessionSameAsReplay(t *testing.T) {
 	d := fakedaemon.New(fakedaemon.Options{Seed: 11})
 	info, err := d.AddLongSession(fakedaemon.LongSession{Events: 400, BigOutput: 3 << 20, LongLine: 200 << 10})
 	if err != nil {
@@ -25,22 +29,42 @@ func TestExportOwningTheProcessSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	export := func(owns bool) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// The stream as the daemon sends it (it stays open: read its bytes).
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/task/"+info.TaskID+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := make([]byte, info.Bytes)
+	_, err = io.ReadFull(resp.Body, stream)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("read the stream: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "long.sse")
+	if err := os.WriteFile(file, stream, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	run := func(owns bool, args ...string) string {
 		var out, errb strings.Builder
 		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, OwnsProcess: owns,
 			Getenv: func(string) string { return "" }, Home: t.TempDir(), Cwd: t.TempDir()}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if code := Main(ctx, env, []string{"export", info.TaskID, "--url", srv.URL, "--format", "jsonl"}); code != 0 {
-			t.Fatalf("export (owns the process: %v): exit %d: %s", owns, code, errb.String())
+		if code := Main(ctx, env, args); code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, errb.String())
 		}
 		return out.String()
 	}
-	plain, owning := export(false), export(true)
-	if !strings.Contains(plain, fakedaemon.LongSessionMarker) {
-		t.Fatalf("the export lacks the final reply:\n%.500s", plain)
+	want := run(false, "replay", file, "--format", "jsonl")
+	if !strings.Contains(want, fakedaemon.LongSessionMarker) {
+		t.Fatalf("the replay lacks the final reply:\n%.500s", want)
 	}
-	if owning != plain {
-		t.Fatalf("the export that owns the process differs (%d bytes, want %d)", len(owning), len(plain))
+	for _, owns := range []bool{false, true} {
+		if got := run(owns, "export", info.TaskID, "--url", srv.URL, "--format", "jsonl"); got != want {
+			t.Fatalf("export (owning the process: %v) differs from the replay of its stream (%d bytes, want %d)", owns, len(got), len(want))
+		}
 	}
 }
