@@ -192,7 +192,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	if maria {
 		fo := mariab.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
 		if o.keepTexts {
-			texts := textmem.New(textMemLimit)
+			texts := textmem.NewMapped(textMemLimit)
 			defer texts.Close()
 			fo.Texts = texts
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
+	"github.com/perch-tui/perch/internal/textmem"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
 )
 
@@ -230,11 +231,13 @@ type FollowOptions struct {
 	// decoded. It sets a process-wide limit: only for a program that owns
 	// its process.
 	BoundMemory bool
-	// Texts, when set, takes the large texts (tools' outputs) of the
-	// first connection's replay, the bulk of what a consumer that keeps
-	// everything holds (export: see internal/textmem); later connections
-	// replay what was delivered, so their texts go to the heap, which can
-	// let the dropped ones go.
+	// Texts takes the large texts (tools' outputs) of the first
+	// connection's replay, the bulk of what a consumer keeps (nil: a
+	// textmem.New arena, which packs them in chunks the collector takes
+	// back with them; export owning its process passes a mapped one). Later
+	// connections replay what was delivered, and those texts are dropped:
+	// they go to the heap, so that no chunk is kept for the few new ones
+	// among them.
 	Texts events.TextMemory
 }
 
@@ -304,6 +307,9 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		prog.LendFrames()
 	}
 	var textsDone atomic.Bool // the first replay is in, or its connection ended
+	if o.Texts == nil {
+		o.Texts = textmem.New()
+	}
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
 			var mem events.TextMemory

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
@@ -22,19 +23,35 @@ func (c *countingTexts) Bytes(n int) []byte {
 	return make([]byte, n)
 }
 
+// heapTexts leaves every text to the heap.
+type heapTexts struct{}
+
+func (heapTexts) Bytes(int) []byte { return nil }
+
 // followTexts follows id until Synced with texts and returns the timeline
 // and how many reconnects it took.
 func followTexts(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int) {
+	tl, reconn, _ := followOutputs(t, base, id, texts)
+	return tl, reconn
+}
+
+// followOutputs is followTexts that also returns the tools' outputs in the
+// order they came.
+func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tl, reconn := events.NewTimeline(), 0
+	var outputs []string
 	err := open(t, base).FollowWith(ctx, id, FollowOptions{Texts: texts}, func(s Step) {
 		if s.Reset {
 			tl = events.NewTimeline()
 		}
 		for _, ev := range s.Events {
 			tl.Apply(ev)
+			if ev.Tool != nil && ev.Tool.Result != nil && ev.Tool.Result.Text != "" {
+				outputs = append(outputs, ev.Tool.Result.Text)
+			}
 		}
 		if s.State != nil && s.State.Phase == client.PhaseReconnecting {
 			reconn++
@@ -46,24 +63,40 @@ func followTexts(t *testing.T, base, id string, texts events.TextMemory) (*event
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("FollowWith: %v", err)
 	}
-	return tl, reconn
+	return tl, reconn, outputs
 }
 
 // TestFollowTextsFirstReplayOnly: FollowOptions.Texts takes the tools'
 // outputs of the first connection's replay and no others (a reconnect
-// replays what was delivered: those texts would be dropped, and memory
-// handed to Texts is kept), and the timeline is the one without it.
+// replays what was delivered: those texts are dropped, and a chunk is kept
+// whole while any of its texts is), and the timeline is the one with every
+// text on the heap, with the default arena too.
 func TestFollowTextsFirstReplayOnly(t *testing.T) {
 	d, base := fake(t, 1000)
 	info, err := d.AddLongSession(fakedaemon.LongSession{Events: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _ := followTexts(t, base, info.TaskID, nil)
+	plain, _ := followTexts(t, base, info.TaskID, heapTexts{})
+	packed, _, outputs := followOutputs(t, base, info.TaskID, nil) // the default: textmem.New
+	// The default packs them: most outputs end where the next begins.
+	next := 0
+	for i := 1; i < len(outputs); i++ {
+		end := unsafe.Add(unsafe.Pointer(unsafe.StringData(outputs[i-1])), len(outputs[i-1]))
+		if end == unsafe.Pointer(unsafe.StringData(outputs[i])) {
+			next++
+		}
+	}
+	if len(outputs) < 20 || next < len(outputs)/2 {
+		t.Errorf("the default Texts left %d of %d outputs next to the one before: not packed", next, len(outputs))
+	}
 	whole := &countingTexts{}
 	tl, _ := followTexts(t, base, info.TaskID, whole)
 	if got, want := jsonl(t, tl), jsonl(t, plain); got != want {
 		t.Fatalf("the timeline with Texts differs from the one without")
+	}
+	if got, want := jsonl(t, packed), jsonl(t, plain); got != want {
+		t.Fatalf("the timeline with the default Texts differs from the one without")
 	}
 	all := whole.n.Load()
 	if all < 20 {

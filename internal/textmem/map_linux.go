@@ -5,6 +5,8 @@ import (
 	"syscall"
 )
 
+const supported = true
+
 // mapChunk maps n bytes of anonymous memory and asks for huge pages; a
 // kernel that refuses the advice still gives the memory, in small pages.
 func mapChunk(n int) ([]byte, error) {

@@ -1,67 +1,95 @@
-// Package textmem keeps the large texts of a replay (tools' outputs) in
-// memory the kernel can back with huge pages, for a process that keeps
-// them until it exits (export).
+// Package textmem carves the large texts of a replay (tools' outputs) from
+// chunks of memory, instead of an allocation each. There are two kinds of
+// Arena:
 //
-// Why: a long replay's texts are tens of megabytes that the process keeps
-// to the end, and every 4 KiB page of them is faulted in, zeroed and mapped
-// once. On a virtual machine each such fault is expensive: an export of a
-// 48 MB replay took 10,000 of them, about a third of its processor time
-// (docs/performance.md, "Text memory"). Go's heap is not advised for huge
-// pages, and the kernel gives them only to memory that asks (the common
-// "madvise" setting), so the texts go to mappings of their own that ask.
-//
-// Memory handed out is never given back: an Arena is for a process whose
-// work ends with it. Where huge pages cannot be asked for (not Linux) an
-// Arena hands out nothing and the texts stay on the heap.
+//   - New: chunks from the Go heap. The texts lie packed, without the
+//     rounding of the allocator's size classes and without an object each
+//     for the collector; a chunk is collected with its texts (it stays
+//     while any of them is referenced, so an Arena suits texts that live
+//     and die together: one session's replay). The 10k-event session's UI
+//     is about 1 MB smaller at its peak (docs/performance.md, "Text
+//     memory").
+//   - NewMapped: chunks mapped outside the heap and advised for huge
+//     pages, never given back, for a process whose work ends with it
+//     (export). A long replay's texts are tens of megabytes, every 4 KiB
+//     page of them is faulted in once, and on a virtual machine each fault
+//     is expensive: an export of a 48 MB replay took 10,000 of them, about
+//     a third of its processor time. Go's heap does not ask for huge pages,
+//     and the kernel gives them only to memory that asks (the common
+//     "madvise" setting). Where that cannot be asked (not Linux) it hands
+//     out nothing and the texts stay on the heap.
 package textmem
 
 import "sync"
 
 const (
-	// chunkSize is one mapping. Untouched pages cost nothing but address
-	// space; what a chunk cannot fit at its end is left unused.
-	chunkSize = 32 << 20
-	// MaxText is the largest text an Arena takes: a bigger one is a rare
-	// giant that perch may cut or drop, so it stays with the collector.
-	MaxText = 1 << 20
+	// heapChunk is a New arena's chunk, heapMaxText the largest text it
+	// takes: a larger one would leave up to as much unused at a chunk's
+	// end, and is an allocation of its own anyway.
+	heapChunk   = 1 << 20
+	heapMaxText = 256 << 10
+
+	// mappedChunk is one mapping of a NewMapped arena (untouched pages
+	// cost nothing but address space), MaxText the largest text it takes:
+	// a bigger one is a rare giant that stays with the collector.
+	mappedChunk = 32 << 20
+	MaxText     = 1 << 20
 )
 
-// Arena hands out memory for texts, up to a limit. Safe for concurrent use.
+// Arena hands out memory for texts. Safe for concurrent use.
 type Arena struct {
-	mu     sync.Mutex
-	free   []byte // the rest of the current chunk
-	mapped int64
-	limit  int64
-	closed bool
-	failed bool
+	mu      sync.Mutex
+	free    []byte // the rest of the current chunk
+	maxText int
+	// chunk returns a new chunk, or nil when there is none to have.
+	chunk     func() []byte
+	allocated int64
+	done      bool // closed, or out of chunks
 }
 
-// New returns an Arena that maps at most limit bytes in all.
-func New(limit int64) *Arena { return &Arena{limit: limit} }
+// New returns an Arena with chunks from the Go heap.
+func New() *Arena {
+	return &Arena{maxText: heapMaxText, chunk: func() []byte { return make([]byte, heapChunk) }}
+}
 
-// Bytes returns n bytes of zeroed memory that stay valid for the life of
-// the process, or nil: n is 0 or over MaxText, the Arena is closed or at
-// its limit, or memory could not be mapped. Then the caller uses the heap.
+// NewMapped returns an Arena with chunks mapped for huge pages, at most
+// limit bytes in all, never given back: only for a process whose work
+// ends with the texts. Off Linux it hands out nothing.
+func NewMapped(limit int64) *Arena {
+	a := &Arena{maxText: MaxText}
+	a.chunk = func() []byte {
+		if !supported || a.allocated+mappedChunk > limit {
+			return nil
+		}
+		b, err := mapChunk(mappedChunk)
+		if err != nil {
+			return nil
+		}
+		return b
+	}
+	return a
+}
+
+// Bytes returns n bytes of zeroed memory, or nil: n is 0 or over the
+// Arena's largest text, or the Arena is nil, closed or out of chunks. Then
+// the caller allocates.
 func (a *Arena) Bytes(n int) []byte {
-	if a == nil || n <= 0 || n > MaxText {
+	if a == nil || n <= 0 || n > a.maxText {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.closed || a.failed {
+	if a.done {
 		return nil
 	}
 	if len(a.free) < n {
-		if a.mapped+chunkSize > a.limit {
+		c := a.chunk()
+		if len(c) < n {
+			a.done, a.free = true, nil
 			return nil
 		}
-		chunk, err := mapChunk(chunkSize)
-		if err != nil || len(chunk) < n {
-			a.failed = true
-			return nil
-		}
-		a.mapped += int64(len(chunk))
-		a.free = chunk
+		a.allocated += int64(len(c))
+		a.free = c
 	}
 	b := a.free[:n:n]
 	a.free = a.free[n:]
@@ -74,15 +102,14 @@ func (a *Arena) Close() {
 		return
 	}
 	a.mu.Lock()
-	a.closed = true
-	a.free = nil
+	a.done, a.free = true, nil
 	a.mu.Unlock()
 }
 
-// Mapped is how much memory the Arena mapped (address space, not all of
-// it touched).
-func (a *Arena) Mapped() int64 {
+// Allocated is how much memory the Arena took in chunks (for a mapped
+// one, address space: not all of it touched).
+func (a *Arena) Allocated() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.mapped
+	return a.allocated
 }
