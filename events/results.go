@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perch-tui/perch/jsonx"
 )
@@ -333,9 +334,12 @@ func fillDetails(r *ToolResult, name string, call ToolCall) {
 	}
 }
 
-var (
-	commandHead = regexp.MustCompile(`(?s)^Command (.*?) (exited with status (-?\d+)|timed out after \d+ seconds)\.`)
-)
+// The regular expressions are compiled when first used, not at package
+// initialisation, which every perch command pays (docs/performance.md,
+// "Startup").
+var commandHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^Command (.*?) (exited with status (-?\d+)|timed out after \d+ seconds)\.`)
+})
 
 // sectionHeads finds execute_command's "=== STDOUT (k lines) ===" and
 // "=== STDERR (…) ===" lines, i.e. the matches of the regexp
@@ -404,7 +408,7 @@ func parseCommandText(text, cmd string) *CommandResult {
 			rest = ""
 		}
 	default:
-		m := commandHead.FindStringSubmatchIndex(text)
+		m := commandHead().FindStringSubmatchIndex(text)
 		if m == nil {
 			return nil
 		}
@@ -437,14 +441,16 @@ func parseCommandText(text, cmd string) *CommandResult {
 	return c
 }
 
-var readHead = regexp.MustCompile(`^File: (.*) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
+var readHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^File: (.*) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
+})
 
 // parseReadText reads read_file's "File: p (lines s-e (n lines))" header and
 // " L12 | text" rows. The rows are kept as they are in the text (Numbered):
 // stripping them would copy the whole output.
 func parseReadText(text string) *FileContent {
 	first, body, _ := strings.Cut(text, "\n")
-	m := readHead.FindStringSubmatch(first)
+	m := readHead().FindStringSubmatch(first)
 	if m == nil {
 		return nil
 	}
@@ -622,7 +628,9 @@ func ctxLine(line string) bool {
 var (
 	todoStatusIcons   = map[string]string{"✅": "completed", "🔄": "in_progress", "⏳": "pending"}
 	todoPriorityIcons = map[string]string{"🔴": "high", "🟡": "medium", "🟢": "low"}
-	todoLine          = regexp.MustCompile(`^\s*(?:\d+\.\s*)?(\S+)\s+(\S+)\s+\[([^\]]*)\]\s?(.*)$`)
+	todoLine          = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:\d+\.\s*)?(\S+)\s+(\S+)\s+\[([^\]]*)\]\s?(.*)$`)
+	})
 )
 
 // parseTodoText reads the full todo list out of the todo tool's text: a Read
@@ -655,7 +663,7 @@ func parseTodoText(text string) []Todo {
 		if !inList {
 			continue
 		}
-		m := todoLine.FindStringSubmatch(line)
+		m := todoLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/events"
@@ -291,7 +292,9 @@ func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
 
 // exitCode reads the status Claude Code's Bash tool puts first in a
 // failed command's result ("Exit code 2\n…").
-var exitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d{1,9})\b`)
+var exitCode = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:Error: )?Exit code (-?\d{1,9})\b`)
+})
 
 func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Event {
 	m := normalize.AsObjectShared(o["message"])
@@ -303,7 +306,7 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 		if ev.Kind != events.KindPostToolCall || ev.Tool.Name != "Bash" || !ev.Tool.Result.IsError {
 			continue
 		}
-		if mm := exitCode.FindStringSubmatch(ev.Tool.Result.Text); mm != nil {
+		if mm := exitCode().FindStringSubmatch(ev.Tool.Result.Text); mm != nil {
 			if n, err := strconv.Atoi(mm[1]); err == nil {
 				ev.Tool.Result.ExitCode = &n
 			}

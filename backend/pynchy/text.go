@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // stripSpeaker removes one leading "<sender>: " that older pynchy versions
@@ -123,7 +124,9 @@ func splitBrain(s string) (text string, thoughts []string) {
 	return strings.TrimSpace(b.String()), thoughts
 }
 
-var hostWrap = regexp.MustCompile(`^\s*<host>([\s\S]*?)</host>\s*$`)
+var hostWrap = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*<host>([\s\S]*?)</host>\s*$`)
+})
 
 // hostMessage reports whether a reply is wholly wrapped in <host>…</host>
 // (a message for the user from the host, not the model) and returns its
@@ -132,20 +135,22 @@ func hostMessage(s string) (string, bool) {
 	if !strings.Contains(s, "<host>") {
 		return "", false
 	}
-	m := hostWrap.FindStringSubmatch(s)
+	m := hostWrap().FindStringSubmatch(s)
 	if m == nil {
 		return "", false
 	}
 	return strings.TrimSpace(m[1]), true
 }
 
-var commandHead = regexp.MustCompile(`^(✅|❌) Command output \(exit (-?\d+)\):\n`)
+var commandHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(✅|❌) Command output \(exit (-?\d+)\):\n`)
+})
 
 // commandOutput reads a direct shell command's message: "✅ Command output
 // (exit 0):" or "❌ … (exit N):", then the output in a fence. output is the
 // fenced text byte for byte; exit is nil when the header does not say.
 func commandOutput(content string) (output string, exit *int, failed bool) {
-	m := commandHead.FindStringSubmatchIndex(content)
+	m := commandHead().FindStringSubmatchIndex(content)
 	if m == nil {
 		return content, nil, strings.HasPrefix(content, "❌")
 	}
