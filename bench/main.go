@@ -246,8 +246,10 @@ func (h *harness) setup() error {
 		h.perch = filepath.Join(h.tmp, "perch")
 		// Both programs, side by side: perch execs perch-ui, found next
 		// to it, for every command that opens the UI.
-		progress("building perch and perch-ui (go build -o %s/ . ./cmd/perch-ui)", h.tmp)
+		// As the README builds them: pure Go (CGO_ENABLED=0), static.
+		progress("building perch and perch-ui (CGO_ENABLED=0 go build -o %s/ . ./cmd/perch-ui)", h.tmp)
 		cmd := exec.Command("go", "build", "-o", h.tmp+string(filepath.Separator), ".", "./cmd/perch-ui")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Dir = root
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {

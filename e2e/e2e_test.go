@@ -52,8 +52,10 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	// Both programs in one directory, as installed: the tests run perch,
 	// which execs perch-ui (found next to it) for every command that
-	// opens the UI, so that hand-over is what they drive.
+	// opens the UI, so that hand-over is what they drive; built as the
+	// README builds them (CGO_ENABLED=0).
 	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "..", "../cmd/perch-ui")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: build failed:", err)
