@@ -16,22 +16,13 @@ import (
 // log ends a run). go test ./cli -run '^$' -bench ExportLongSession
 // -cpuprofile cpu.out profiles the whole path.
 func BenchmarkExportLongSession(b *testing.B) {
-	d := fakedaemon.New(fakedaemon.Options{Seed: 7})
-	info, err := d.AddLongSession(fakedaemon.LongSession{Events: 2000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := d.Start("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	info, url := longSessionDaemon(b, 7, fakedaemon.LongSession{Events: 2000})
 	b.SetBytes(info.Bytes)
 	for b.Loop() {
 		var errb strings.Builder
 		env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb,
 			Getenv: func(string) string { return "" }, Home: b.TempDir(), Cwd: b.TempDir()}
-		if code := Main(context.Background(), env, []string{"export", info.TaskID, "--url", srv.URL, "--format", "jsonl"}); code != 0 {
+		if code := Main(context.Background(), env, []string{"export", info.TaskID, "--url", url, "--format", "jsonl"}); code != 0 {
 			b.Fatalf("export: exit %d: %s", code, errb.String())
 		}
 	}

@@ -19,21 +19,12 @@ import (
 // texts in memory of their own, internal/textmem; the heap bound) or not,
 // on a session with an output too large for that memory and a long line.
 func TestExportLongSessionSameAsReplay(t *testing.T) {
-	d := fakedaemon.New(fakedaemon.Options{Seed: 11})
-	info, err := d.AddLongSession(fakedaemon.LongSession{Events: 400, BigOutput: 3 << 20, LongLine: 200 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := d.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	info, url := longSessionDaemon(t, 11, fakedaemon.LongSession{Events: 400, BigOutput: 3 << 20, LongLine: 200 << 10})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
 	// The stream as the daemon sends it (it stays open: read its bytes).
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/task/"+info.TaskID+"/events", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/task/"+info.TaskID+"/events", nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +54,25 @@ func TestExportLongSessionSameAsReplay(t *testing.T) {
 		t.Fatalf("the replay lacks the final reply:\n%.500s", want)
 	}
 	for _, owns := range []bool{false, true} {
-		if got := run(owns, "export", info.TaskID, "--url", srv.URL, "--format", "jsonl"); got != want {
+		if got := run(owns, "export", info.TaskID, "--url", url, "--format", "jsonl"); got != want {
 			t.Fatalf("export (owning the process: %v) differs from the replay of its stream (%d bytes, want %d)", owns, len(got), len(want))
 		}
 	}
+}
+
+// longSessionDaemon serves a long session of the fake daemon (seeded) on
+// loopback until the test ends, and returns it and the daemon's URL.
+func longSessionDaemon(tb testing.TB, seed int64, ls fakedaemon.LongSession) (fakedaemon.LongSessionInfo, string) {
+	tb.Helper()
+	d := fakedaemon.New(fakedaemon.Options{Seed: seed})
+	info, err := d.AddLongSession(ls)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { srv.Close() })
+	return info, srv.URL
 }

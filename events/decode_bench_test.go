@@ -11,7 +11,7 @@ import (
 )
 
 // benchStreamFrames returns every frame of the recorded streams.
-func benchStreamFrames(b *testing.B) []Frame {
+func benchStreamFrames(b testing.TB) []Frame {
 	files, err := filepath.Glob("testdata/streams/*.sse")
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no recorded streams: %v", err)

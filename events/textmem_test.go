@@ -1,9 +1,6 @@
 package events
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -32,23 +29,7 @@ func (p *poolMemory) holds(s string) bool {
 // recorded frame and large outputs of every dialect to the event Decode
 // makes, and a tool's output lies in that memory.
 func TestDecodeInSameEvents(t *testing.T) {
-	files, err := filepath.Glob("testdata/streams/*.sse")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no recorded streams: %v", err)
-	}
-	var frames []Frame
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := ReadFrames(bytes.NewReader(data), func(f Frame) error {
-			frames = append(frames, f)
-			return nil
-		}); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-	}
+	frames := benchStreamFrames(t)
 	for _, dialect := range []string{"head", "legacy", "docs"} {
 		for _, tool := range []string{"read_file", "execute_command"} {
 			f, _ := bigPost(dialect, tool, randomText(200<<10, 3))
