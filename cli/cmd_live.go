@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/perch-tui/perch/internal/textmem"
-
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/all"
 	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sanitize"
 )
 
