@@ -152,6 +152,13 @@ type countingRenderer struct {
 	rows  int // lines asked of Lines
 }
 
+// countItems puts a countingRenderer in front of hs's renderer.
+func countItems(hs *harness) *countingRenderer {
+	cr := &countingRenderer{itemRenderer: hs.m.rend, items: map[*events.Item]int{}}
+	hs.m.rend = cr
+	return cr
+}
+
 func (c *countingRenderer) Item(it *events.Item, o itemOpts) []string {
 	c.items[it]++
 	return c.itemRenderer.Item(it, o)
@@ -170,8 +177,7 @@ func (c *countingRenderer) Lines(it *events.Item, o itemOpts, from, to int) []st
 
 func TestLazyTranscript(t *testing.T) {
 	hs := newHarness(t, 120, 40, Config{TaskID: "task-1"})
-	cr := &countingRenderer{itemRenderer: hs.m.rend, items: map[*events.Item]int{}}
-	hs.m.rend = cr
+	cr := countItems(hs)
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(wireFrames(10_000)))})
 	hs.m.View()
 	if n := hs.m.tl.Len(); n < 7000 {

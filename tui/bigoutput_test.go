@@ -36,8 +36,7 @@ func bigOutputSession(size int) (evs [][]events.Event, marker string) {
 // deep inside it.
 func TestBigOutputExpandScrollSearch(t *testing.T) {
 	hs := newHarness(t, 100, 30, Config{TaskID: "task-1"})
-	cr := &countingRenderer{itemRenderer: hs.m.rend, items: map[*events.Item]int{}}
-	hs.m.rend = cr
+	cr := countItems(hs)
 	size, bound := 30<<20, 2*time.Second
 	if raceEnabled {
 		size, bound = 8<<20, 20*time.Second

@@ -3,8 +3,6 @@ package tui
 import (
 	"testing"
 	"time"
-
-	"github.com/perch-tui/perch/events"
 )
 
 // TestNeighbourPagesAreLaidOutAhead: once the messages after a move have
@@ -13,8 +11,7 @@ import (
 // did, between the keys.
 func TestNeighbourPagesAreLaidOutAhead(t *testing.T) {
 	hs := newHarness(t, 120, 40, Config{TaskID: "task-1"})
-	cr := &countingRenderer{itemRenderer: hs.m.rend, items: map[*events.Item]int{}}
-	hs.m.rend = cr
+	cr := countItems(hs)
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, Events: chunksOf(decodeAll(wireFrames(2_000)))})
 	hs.m.View()
 	if !hs.m.streaming() {
