@@ -82,6 +82,7 @@ func TestIdleModelSchedulesNothing(t *testing.T) {
 	t.Run("attached idle after a flash expired", func(t *testing.T) {
 		hs := attached(t, 100, 30)
 		hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live})
+		settleWarm(hs)
 		hs.m.setFlash("copied", false)
 		var tm timers
 		tm.install(hs)

@@ -13,13 +13,26 @@ import (
 // of rendering their markdown while the key waits. The work is cut into
 // slices of warmBudget, each its own message, so a key that comes
 // meanwhile waits for one slice at most; it stops at a page each way.
-// While the view follows a stream that is still delivering, it waits for
-// warmQuiet without events: laying out between a replay's batches delayed
-// the final reply of a 20,000-frame Suna run by 25 ms.
+// It starts warmAfterMove after the move, once the move's own frame is on
+// the screen. While the view follows a stream that is still delivering, it
+// waits for warmQuiet without events instead: laying out between a
+// replay's batches delayed the final reply of a 20,000-frame Suna run by
+// 25 ms.
 
 // warmBudget is the most one slice of neighbour layout takes before it
 // hands the event loop back.
 const warmBudget = 3 * time.Millisecond
+
+// warmAfterMove is how long neighbour layout waits after the view moved.
+// Bubble Tea draws a key's frame on a goroutine of its own just after the
+// key's Update; a slice of layout started at once ran beside that flush,
+// and on two cores (perch's renderer, the terminal and whatever polls it
+// all want one) it starved the renderer past its wake-up, so the frame
+// waited for the next regular tick: PageUp's slowest keys took 14-23 ms
+// against 5-6 ms with the wait. A frame is written 1-2 ms after its key;
+// keys held down repeat every 30 ms or more, which leaves the rest for
+// the layout.
+const warmAfterMove = 8 * time.Millisecond
 
 // warmQuiet is how long a followed stream must have been quiet before
 // neighbour layout starts.
@@ -49,7 +62,8 @@ func (m *Model) streaming() bool {
 }
 
 // warmLater asks for a warmMsg for k after warmQuiet (m.after: a timer, or
-// nothing in tests that drive time by hand).
+// nothing in tests that drive time by hand), for a view that follows a
+// delivering stream.
 func (m *Model) warmLater(k warmKey) tea.Cmd {
 	cmd := m.after(warmQuiet, warmMsg{at: k})
 	m.warm.pending = cmd != nil
@@ -74,8 +88,9 @@ func (m *Model) warmCmd() tea.Cmd {
 	if m.streaming() {
 		return m.warmLater(k)
 	}
-	m.warm.pending = true
-	return func() tea.Msg { return warmMsg{at: k} }
+	cmd := m.after(warmAfterMove, warmMsg{at: k})
+	m.warm.pending = cmd != nil
+	return cmd
 }
 
 // handleWarm lays out neighbour items until the budget is spent; what is
