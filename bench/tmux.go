@@ -271,9 +271,7 @@ func (s *session) waitScreen(cap, interval time.Duration, ok func(string) bool) 
 				return scr, now, fmt.Errorf("the program in the terminal ended (%s); its screen:\n%s", why, indent(scr))
 			}
 		}
-		if interval > 0 {
-			time.Sleep(interval)
-		}
+		pause(interval)
 	}
 }
 
