@@ -33,6 +33,9 @@ const (
 	// renderKickAfterWrite is how long a kick lasts after the renderer's
 	// first write (see wrote).
 	renderKickAfterWrite = 2 * time.Millisecond
+	// renderKickLate is the tick of a kick after the write (see wrote) and
+	// of one whose frame is late (see endKick).
+	renderKickLate = time.Millisecond
 )
 
 // renderIdleAfter is how long the renderer keeps ticking after the last
@@ -189,21 +192,32 @@ func (g *renderGate) wrote() {
 		return
 	}
 	g.wroteInKick = true
-	g.ticker.Reset(renderKickAfterWrite / 2)
+	g.ticker.Reset(renderKickLate)
 	if g.restore != nil {
 		g.restore.Reset(renderKickAfterWrite)
 	}
 }
 
 // endKick puts the frame interval back after kick seq, unless a later kick
-// or a stop came first. Should the renderer goroutine be starved past
-// kickFor, the Reset drops its undelivered tick and the frame is drawn at
-// the next regular one, as without the kick.
+// or a stop came first. A kick whose frame has not been written by then
+// goes on at one tick every renderKickLate until the write (wrote) or until
+// a frame interval has passed since the kick: the renderer goroutine was
+// starved (on two cores, the machine busy elsewhere), not done, and going
+// back to the frame interval at once dropped its undelivered tick, which
+// left the frame to the next regular tick: traced in tmux, a PageUp's frame
+// written 21 ms after its view.
 func (g *renderGate) endKick(seq uint64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed || seq != g.kickSeq || !g.kicking {
 		return
+	}
+	if !g.wroteInKick {
+		if left := g.interval - time.Since(g.kicked); left > renderKickLate {
+			g.ticker.Reset(renderKickLate)
+			g.restore.Reset(left)
+			return
+		}
 	}
 	g.kicking = false
 	if g.running {

@@ -250,6 +250,50 @@ func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 	}
 }
 
+// TestRenderGateLateFrameKeepsTicking: a kick whose frame has not been
+// written when kickFor is up (a starved renderer) goes on ticking every
+// renderKickLate instead of dropping to the frame interval, until the write
+// ends it, or a frame interval after the kick.
+func TestRenderGateLateFrameKeepsTicking(t *testing.T) {
+	const interval = 400 * time.Millisecond
+	g, n := kickingGate(t, interval, 2*time.Millisecond)
+	kicking := func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.kicking
+	}
+	kicked := time.Now()
+	g.viewed(true)
+	time.Sleep(20 * time.Millisecond) // kickFor is long past; nothing was written
+	if !kicking() {
+		t.Fatal("the kick ended without the frame written, well within a frame interval")
+	}
+	before := n.Load()
+	time.Sleep(30 * time.Millisecond)
+	if got := n.Load() - before; got < 5 {
+		t.Fatalf("%d ticks in 30 ms of a late frame's kick: the renderer is left to the frame interval", got)
+	}
+	out := &gateOutput{File: devNull(t), gate: g}
+	if _, err := out.Write([]byte("frame")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !kicking() })
+	if took := time.Since(kicked); took >= interval {
+		t.Fatalf("the write did not end the late kick (it ended %v after the kick)", took)
+	}
+
+	// Never written: the kick ends a frame interval after it began.
+	g.mu.Lock()
+	g.kicked = time.Now().Add(-2 * interval)
+	g.mu.Unlock()
+	kicked = time.Now()
+	g.viewed(true)
+	waitFor(t, func() bool { return !kicking() })
+	if took := time.Since(kicked); took < interval-50*time.Millisecond {
+		t.Fatalf("a kick without a write ended after %v, before a frame interval (%v)", took, interval)
+	}
+}
+
 func devNull(t *testing.T) *os.File {
 	t.Helper()
 	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
