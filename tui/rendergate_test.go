@@ -15,6 +15,13 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
+// isKicking reports whether the gate's ticker ticks at a kick's pace.
+func (g *renderGate) isKicking() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.kicking
+}
+
 func (g *renderGate) hasTicker() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -128,11 +135,7 @@ func TestRenderGateKicksALoneView(t *testing.T) {
 	}
 	// Back at the frame interval: over 300 ms a 1 ms ticker would tick
 	// hundreds of times, the 400 ms one at most once.
-	waitFor(t, func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return !g.kicking
-	})
+	waitFor(t, func() bool { return !g.isKicking() })
 	before := n.Load()
 	time.Sleep(300 * time.Millisecond)
 	if got := n.Load() - before; got > 2 {
@@ -207,14 +210,9 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 	const interval = 400 * time.Millisecond
 	g, n := kickingGate(t, interval, time.Hour) // only the write ends this kick
-	kicking := func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return g.kicking
-	}
 	g.viewed(true)
 	waitFor(t, func() bool { return n.Load() > 0 })
-	if !kicking() {
+	if !g.isKicking() {
 		t.Fatal("a lone view did not kick")
 	}
 	out := &gateOutput{File: devNull(t), gate: g}
@@ -222,7 +220,7 @@ func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 	if _, err := out.Write([]byte("frame")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return !kicking() })
+	waitFor(t, func() bool { return !g.isKicking() })
 	if took := time.Since(written); took > time.Second {
 		t.Fatalf("the kick went on %v after the frame was written", took)
 	}
@@ -245,7 +243,7 @@ func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 		t.Fatal("an unchanged view kicked the ticker")
 	}
 	g.viewed(true)
-	if !kicking() {
+	if !g.isKicking() {
 		t.Fatal("a changed view a frame interval later did not kick")
 	}
 }
@@ -257,15 +255,10 @@ func TestRenderGateKickEndsWhenTheFrameIsWritten(t *testing.T) {
 func TestRenderGateLateFrameKeepsTicking(t *testing.T) {
 	const interval = 400 * time.Millisecond
 	g, n := kickingGate(t, interval, 2*time.Millisecond)
-	kicking := func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return g.kicking
-	}
 	kicked := time.Now()
 	g.viewed(true)
 	time.Sleep(20 * time.Millisecond) // kickFor is long past; nothing was written
-	if !kicking() {
+	if !g.isKicking() {
 		t.Fatal("the kick ended without the frame written, well within a frame interval")
 	}
 	before := n.Load()
@@ -277,7 +270,7 @@ func TestRenderGateLateFrameKeepsTicking(t *testing.T) {
 	if _, err := out.Write([]byte("frame")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return !kicking() })
+	waitFor(t, func() bool { return !g.isKicking() })
 	if took := time.Since(kicked); took >= interval {
 		t.Fatalf("the write did not end the late kick (it ended %v after the kick)", took)
 	}
@@ -288,7 +281,7 @@ func TestRenderGateLateFrameKeepsTicking(t *testing.T) {
 	g.mu.Unlock()
 	kicked = time.Now()
 	g.viewed(true)
-	waitFor(t, func() bool { return !kicking() })
+	waitFor(t, func() bool { return !g.isKicking() })
 	if took := time.Since(kicked); took < interval-50*time.Millisecond {
 		t.Fatalf("a kick without a write ended after %v, before a frame interval (%v)", took, interval)
 	}
