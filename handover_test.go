@@ -174,6 +174,43 @@ func TestHandOverToPerchUI(t *testing.T) {
 			t.Errorf("perch attach: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
 	})
+	// perch leaves the SQLite driver to perch-ui: a command that reads an
+	// Attocode store goes there whole, and says why when it cannot.
+	store, err := filepath.Abs(filepath.Join("backend", "attocode", "testdata", "fixtures", "store.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonl, err := filepath.Abs(filepath.Join("backend", "attocode", "testdata", "fixtures", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("a SQLite store goes to perch-ui", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"import", store, "--format", "md"},
+			{"replay", store, "--format", "jsonl"},
+			{"import", "--from", "attocode", store, "--session", "s1"},
+		} {
+			r := run(t, perch, nil, args...)
+			want := "pid=" + strconv.Itoa(r.pid) + " args=" + strings.Join(args, " ") + " handed=" + perch
+			if r.code != 7 || strings.TrimSpace(r.stdout) != want || r.stderr != "" {
+				t.Errorf("perch %v: exit %d, stdout %q, stderr %q; want exit 7 and %q", args, r.code, r.stdout, r.stderr, want)
+			}
+		}
+		// Every other file is perch's own.
+		if r := run(t, perch, nil, "import", jsonl, "--format", "md"); r.code != 0 || strings.Contains(r.stdout, "pid=") {
+			t.Errorf("perch import %s: exit %d, stdout %.200q, stderr %q", jsonl, r.code, r.stdout, r.stderr)
+		}
+		r := run(t, lonely, nil, "import", store)
+		for _, w := range []string{store + " is a SQLite database, which perch reads through perch-ui", "perch-ui not found",
+			"go install github.com/perch-tui/perch/cmd/perch-ui@latest"} {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("perch import without perch-ui: stderr %q does not say %q", r.stderr, w)
+			}
+		}
+		if r.code != 1 || r.stdout != "" || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("perch import without perch-ui: exit %d, stdout %q, stderr %q; want exit 1 and one line", r.code, r.stdout, r.stderr)
+		}
+	})
 	t.Run("signals reach the UI", func(t *testing.T) {
 		cmd := exec.Command(perch, "demo")
 		cmd.Env = []string{"PATH=" + basePath, "HOME=" + dir, "PERCH_UI=" + trapping}

@@ -69,6 +69,24 @@ func TestPerchLinksNoUILibrary(t *testing.T) {
 	}
 }
 
+// TestPerchLinksNoSQLite: modernc's SQLite (its libc above all) costs
+// some 2 ms of package initialisation; perch hands the commands that read
+// a SQLite store to perch-ui, which links it (handover_test.go).
+func TestPerchLinksNoSQLite(t *testing.T) {
+	for _, c := range []struct {
+		pkg  string
+		want bool
+	}{{".", false}, {"./cmd/perch-ui", true}} {
+		out, err := exec.Command("go", "list", "-deps", c.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", c.pkg, err)
+		}
+		if got := slices.Contains(strings.Fields(string(out)), "modernc.org/sqlite"); got != c.want {
+			t.Errorf("%s links modernc.org/sqlite: %v, want %v", c.pkg, got, c.want)
+		}
+	}
+}
+
 func TestPackageInitStaysCheap(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("timing test: not under -race or -short")

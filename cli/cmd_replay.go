@@ -52,7 +52,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	}
 	s, k, err := importer.Choose(path, *from)
 	if err != nil {
-		return importErr(err)
+		return importErr(env, err)
 	}
 	if toUI {
 		b := &fileBackend{sample: s, kind: k, opts: opts, task: fileTask(path, k.Name)}
@@ -60,13 +60,13 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		// cannot be read fails here with a clear line (exit 1 or 2), not
 		// inside the UI.
 		if err := b.load(ctx); err != nil {
-			return importErr(err)
+			return importErr(env, err)
 		}
 		return ui.ReadOnly(ctx, b, UIOptions{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
 	}
 	tl := events.NewTimeline()
 	if err := importer.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return importErr(err)
+		return importErr(env, err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
@@ -81,7 +81,16 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 }
 
 // importErr turns an importer's usage error into perch's (exit 2).
-func importErr(err error) error {
+// importErr turns an importer's error into what the command returns. A
+// SQLite store in the perch program, which leaves the SQLite driver out,
+// hands the whole invocation over to perch-ui, which reads it (on success
+// StartUI never returns).
+func importErr(env Env, err error) error {
+	if errors.Is(err, importer.ErrNoSQLite) && env.UI == nil && env.StartUI != nil {
+		if herr := env.StartUI(); herr != nil {
+			return fmt.Errorf("%w: %w", err, herr)
+		}
+	}
 	var ue *ingest.UsageError
 	if errors.As(err, &ue) {
 		return usageError{ue.Msg}

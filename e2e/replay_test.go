@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,25 @@ func TestReplayEverySystem(t *testing.T) {
 			tm.keys("q")
 			tm.waitFor("perch to exit", 10*time.Second, func(s string) bool { return !strings.Contains(s, "read-only") })
 		})
+	}
+}
+
+// TestSQLiteStoreThroughPerchUI: the perch program does not link SQLite,
+// so a command that reads an Attocode store hands itself over to perch-ui
+// (next to perch, as installed), which prints the transcript as perch
+// would: the user sees one program.
+func TestSQLiteStoreThroughPerchUI(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"import", "../backend/attocode/testdata/fixtures/store.db", "--format", "md"},
+		{"replay", "../backend/attocode/testdata/fixtures/store.db", "--format", "jsonl"},
+	} {
+		cmd := exec.Command(perch, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), "not a change of my instructions") {
+			t.Errorf("perch %v: %v, stderr %q, stdout:\n%.600s", args, err, stderr.String(), out)
+		}
 	}
 }

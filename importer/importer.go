@@ -95,11 +95,20 @@ func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, 
 	return &Result{Kind: k.Name, Timeline: tl}, nil
 }
 
+// ErrNoSQLite: the file is a SQLite database and this program does not
+// link the SQLite driver (the perch program leaves it to perch-ui, see
+// attocode.Driver).
+var ErrNoSQLite = errors.New("a SQLite database, which perch reads through perch-ui")
+
 // Choose sniffs the file and picks its importer (from names it; "" detects).
+// A SQLite database in a program without the driver is ErrNoSQLite.
 func Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
 	s, err := ingest.Sniff(path)
 	if err != nil {
 		return nil, ingest.Importer{}, err
+	}
+	if s.Shape == ingest.ShapeSQLite && !attocode.CanReadStores() {
+		return nil, ingest.Importer{}, fmt.Errorf("%s is %w", path, ErrNoSQLite)
 	}
 	if from != "" {
 		k, ok := Find(from)

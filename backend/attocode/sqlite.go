@@ -10,11 +10,20 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-
-	_ "modernc.org/sqlite" // pure Go SQLite: Attocode keeps its sessions in SQLite
 )
+
+// Driver is the database/sql driver the stores are read with: modernc's
+// pure Go SQLite (modernc.org/sqlite), which registers itself under this
+// name. This package does not link it: the program that reads stores does
+// (perch-ui), because its package initialisation would cost every perch
+// command some 2 ms (docs/architecture.md, "Two programs").
+const Driver = "sqlite"
+
+// CanReadStores reports whether this program links the SQLite driver.
+func CanReadStores() bool { return slices.Contains(sql.Drivers(), Driver) }
 
 // Reading a SQLite store that its agent may be using at the same moment.
 //
@@ -88,7 +97,7 @@ func short(err error) string {
 }
 
 func runTx(ctx context.Context, dsn string, fn func(*sql.Tx) error) error {
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open(Driver, dsn)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/perch-tui/perch/internal/prof"
 	"github.com/perch-tui/perch/internal/uiexec"
 	"github.com/perch-tui/perch/tui/app"
+	// Attocode's session stores are SQLite databases: perch-ui reads them,
+	// perch hands them over to it (backend/attocode.Driver).
+	_ "modernc.org/sqlite"
 )
 
 func main() {
