@@ -167,7 +167,11 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-var errBadBody = &apiError{status: http.StatusBadRequest, body: jsonError(400, "Invalid request body"), msg: "invalid request body"}
+// errBadBody is a function, not a variable: its body is JSON built at the
+// call, which a package-level variable would build at every perch start.
+func errBadBody() *apiError {
+	return &apiError{status: http.StatusBadRequest, body: jsonError(400, "Invalid request body"), msg: "invalid request body"}
+}
 
 // decodeJSON distinguishes malformed JSON from JSON of the wrong shape.
 func decodeJSON(b []byte, v any) error {
@@ -175,7 +179,7 @@ func decodeJSON(b []byte, v any) error {
 		return &apiError{status: http.StatusBadRequest, body: jsonError(400, "Invalid JSON in request body"), msg: "invalid JSON"}
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return errBadBody
+		return errBadBody()
 	}
 	return nil
 }
@@ -189,23 +193,23 @@ func parseMessageParam(raw json.RawMessage) (*queued, error) {
 		ToolCallID *string         `json:"tool_call_id"`
 	}
 	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &m) != nil {
-		return nil, errBadBody
+		return nil, errBadBody()
 	}
 	switch m.Role {
 	case "user", "system":
 	case "assistant":
 		if len(m.ToolCalls) == 0 || string(m.ToolCalls) == "null" {
-			return nil, errBadBody
+			return nil, errBadBody()
 		}
 	case "tool":
 		if m.ToolCallID == nil {
-			return nil, errBadBody
+			return nil, errBadBody()
 		}
 	default:
-		return nil, errBadBody
+		return nil, errBadBody()
 	}
 	if len(m.Content) == 0 || string(m.Content) == "null" {
-		return nil, errBadBody
+		return nil, errBadBody()
 	}
 	q := &queued{role: m.Role}
 	var s string
@@ -218,11 +222,11 @@ func parseMessageParam(raw json.RawMessage) (*queued, error) {
 		Text *string `json:"text"`
 	}
 	if json.Unmarshal(m.Content, &parts) != nil {
-		return nil, errBadBody
+		return nil, errBadBody()
 	}
 	for _, p := range parts {
 		if p.Type != "text" || p.Text == nil {
-			return nil, errBadBody
+			return nil, errBadBody()
 		}
 		q.parts = append(q.parts, *p.Text)
 	}
@@ -382,11 +386,19 @@ func (d *Daemon) serveDaemonEvents(w http.ResponseWriter, r *http.Request) {
 
 // ---- forwarded task-server routes (§3.8, §3.9, §4) ----
 
-// taskRoutes lists the task server's routes and their methods, for 405s.
-var taskRoutes = map[string]string{
-	"status": "GET", "message": "POST", "cancel": "POST", "queued-messages": "GET", "events": "GET",
-	"tools": "GET", "enabled-tools": "POST", "system-prompt": "GET, POST",
-	"external-event": "POST", "external-event/user-message": "POST", "external-event/cancel": "POST",
+// taskRoute says which methods the task server's route allows, for 405s,
+// and whether it is one of its routes (a switch: a package-level map would
+// be built at every perch start).
+func taskRoute(route string) (allow string, known bool) {
+	switch route {
+	case "status", "queued-messages", "events", "tools":
+		return "GET", true
+	case "message", "cancel", "enabled-tools", "external-event", "external-event/user-message", "external-event/cancel":
+		return "POST", true
+	case "system-prompt":
+		return "GET, POST", true
+	}
+	return "", false
 }
 
 func (d *Daemon) serveForward(w http.ResponseWriter, r *http.Request, id, rest string) {
@@ -405,7 +417,7 @@ func (d *Daemon) serveForward(w http.ResponseWriter, r *http.Request, id, rest s
 	if i := strings.IndexByte(route, '?'); i >= 0 {
 		route = route[:i]
 	}
-	allow, known := taskRoutes[route]
+	allow, known := taskRoute(route)
 	if !known {
 		if r.Method != http.MethodGet {
 			w.WriteHeader(http.StatusMethodNotAllowed)

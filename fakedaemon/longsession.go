@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"time"
 )
 
 // LongSession describes a synthetic, already finished session of a given
@@ -55,7 +54,7 @@ func LongSessionFinalReply(events int) string {
 
 // longEpoch is the fixed start of every long session, so that the "created"
 // stamps (and thus the bytes) do not depend on the clock.
-var longEpoch = time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC).UnixMilli()
+const longEpoch = 1748854800000 // 2025-06-02T09:00:00Z in Unix milliseconds (longsession_test.go checks)
 
 // introEvents counts the frames before the first run: the daemon's first
 // queue snapshot, ModelLoaded, SystemPromptSet and one ToolAdded per tool.
@@ -302,11 +301,8 @@ var (
 	lsTypes = []string{"Store", "Server", "Session", "Cache", "Router", "Invoice", "Token", "Worker", "Queue", "Codec"}
 	lsFuncs = []string{"Open", "Close", "Get", "Put", "Delete", "Flush", "Refresh", "Validate", "Encode", "Decode", "Retry", "Handle", "Lookup", "Expire"}
 	lsVars  = []string{"ctx", "req", "resp", "buf", "key", "val", "err", "n", "items", "cfg", "deadline", "entry", "id", "limit"}
-	lsWords = strings.Fields("the a cache request handler session token queue retry budget timeout limit worker store invoice schema " +
-		"value key error path config metric lock entry index batch stream client server response field record update check " +
-		"returns uses keeps drops reads writes expires refreshes validates encodes decodes handles retries flushes counts waits " +
-		"now again first later only still already quickly safely twice")
-	lsAsks = []string{
+	lsWords = []string{"the", "a", "cache", "request", "handler", "session", "token", "queue", "retry", "budget", "timeout", "limit", "worker", "store", "invoice", "schema", "value", "key", "error", "path", "config", "metric", "lock", "entry", "index", "batch", "stream", "client", "server", "response", "field", "record", "update", "check", "returns", "uses", "keeps", "drops", "reads", "writes", "expires", "refreshes", "validates", "encodes", "decodes", "handles", "retries", "flushes", "counts", "waits", "now", "again", "first", "later", "only", "still", "already", "quickly", "safely", "twice"}
+	lsAsks  = []string{
 		"Can you look into why %s is slow under load?",
 		"The tests in %s fail on CI but pass locally. Please investigate.",
 		"Refactor %s so that the retry logic lives in one place.",
