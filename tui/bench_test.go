@@ -104,6 +104,21 @@ func BenchmarkKeypress(b *testing.B) {
 			hs := loaded(b, n, 120, 40)
 			alternateKeys(b, hs, keyMsg("x"), keyMsg("backspace"))
 		})
+		// Typing a draft, as the end-to-end bench does: letter after
+		// letter, a new draft every 100.
+		b.Run(fmt.Sprintf("draft/items=%d", n), func(b *testing.B) {
+			hs := loaded(b, n, 120, 40)
+			for i := 0; b.Loop(); i++ {
+				if i%100 == 0 {
+					b.StopTimer()
+					hs.m.comp.reset()
+					_ = hs.m.View()
+					b.StartTimer()
+				}
+				hs.m.Update(keyMsg(string(rune('a' + i%26))))
+				_ = hs.m.View()
+			}
+		})
 	}
 }
 
