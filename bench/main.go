@@ -17,6 +17,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -49,6 +50,7 @@ type harness struct {
 	idle                time.Duration
 	runs, startupRuns   int
 	keySamples          int
+	keysOut             string // where each key's latency is written, in order (empty: nowhere)
 	width, height       int
 	bigMB, lineMB       float64
 	bigN                int
@@ -83,6 +85,7 @@ func run() int {
 	flag.IntVar(&h.startupRuns, "startup-runs", 9, "repetitions of the startup measurements")
 	flag.IntVar(&h.keySamples, "keys", 100, "keypresses per latency measurement (the 99th percentile of fewer than 100 is their slowest)")
 	measure := flag.String("measure", strings.Join(allMeasures, ","), "what to measure: "+strings.Join(allMeasures, ","))
+	flag.StringVar(&h.keysOut, "keys-out", "", "append every key's latency and its floor key's, in order, to this file (TSV), to see where slow keys fall")
 	flag.DurationVar(&h.loadTimeout, "load-timeout", 5*time.Minute, "cap on starting the daemon, a replay or an export")
 	flag.DurationVar(&h.keyCap, "key-cap", 20*time.Second, "cap on one keypress or resize → screen change")
 	flag.DurationVar(&h.idle, "idle", 10*time.Second, "how long the idle CPU of the attached TUI is measured")
@@ -699,6 +702,7 @@ func (h *harness) benchN(n int) error {
 }
 
 func (h *harness) keyRows(scope, name string, lat, floor []time.Duration, flagged string) {
+	h.writeKeys(scope, name, lat, floor)
 	p50, p99 := percentile(lat, 50), percentile(lat, 99)
 	f50, f99 := percentile(floor, 50), percentile(floor, 99)
 	r := row{scope: scope, name: name + " p50 / p99", value: fmtDur(p50) + " / " + fmtDur(p99),
@@ -709,6 +713,31 @@ func (h *harness) keyRows(scope, name string, lat, floor []time.Duration, flagge
 		r.verdict += " (" + flagged + ")"
 	}
 	h.add(r)
+}
+
+// writeKeys appends one row per key to -keys-out: the measurement, the
+// key's index, perch's latency and the floor key's after it (ms).
+func (h *harness) writeKeys(scope, name string, lat, floor []time.Duration) {
+	if h.keysOut == "" {
+		return
+	}
+	f, err := os.OpenFile(h.keysOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		h.note("keys-out: %v", err)
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	for i := range lat {
+		fl := ""
+		if i < len(floor) {
+			fl = fmt.Sprintf("%.3f", float64(floor[i])/1e6)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%.3f\t%s\n", scope, name, i, float64(lat[i])/1e6, fl)
+	}
+	if err := w.Flush(); err != nil {
+		h.note("keys-out: %v", err)
+	}
 }
 
 // benchKeys: typing in the composer (focused when a task opens), then
