@@ -80,11 +80,10 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	return out.Flush()
 }
 
-// importErr turns an importer's usage error into perch's (exit 2).
-// importErr turns an importer's error into what the command returns. A
-// SQLite store in the perch program, which leaves the SQLite driver out,
-// hands the whole invocation over to perch-ui, which reads it (on success
-// StartUI never returns).
+// importErr turns an importer's error into what the command returns: a
+// usage error is perch's (exit 2). A SQLite store in the perch program,
+// which leaves the SQLite driver out, hands the whole invocation over to
+// perch-ui, which reads it (on success StartUI never returns).
 func importErr(env Env, err error) error {
 	if errors.Is(err, importer.ErrNoSQLite) && env.UI == nil && env.StartUI != nil {
 		if herr := env.StartUI(); herr != nil {

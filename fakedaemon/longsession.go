@@ -301,8 +301,16 @@ var (
 	lsTypes = []string{"Store", "Server", "Session", "Cache", "Router", "Invoice", "Token", "Worker", "Queue", "Codec"}
 	lsFuncs = []string{"Open", "Close", "Get", "Put", "Delete", "Flush", "Refresh", "Validate", "Encode", "Decode", "Retry", "Handle", "Lookup", "Expire"}
 	lsVars  = []string{"ctx", "req", "resp", "buf", "key", "val", "err", "n", "items", "cfg", "deadline", "entry", "id", "limit"}
-	lsWords = []string{"the", "a", "cache", "request", "handler", "session", "token", "queue", "retry", "budget", "timeout", "limit", "worker", "store", "invoice", "schema", "value", "key", "error", "path", "config", "metric", "lock", "entry", "index", "batch", "stream", "client", "server", "response", "field", "record", "update", "check", "returns", "uses", "keeps", "drops", "reads", "writes", "expires", "refreshes", "validates", "encodes", "decodes", "handles", "retries", "flushes", "counts", "waits", "now", "again", "first", "later", "only", "still", "already", "quickly", "safely", "twice"}
-	lsAsks  = []string{
+	lsWords = []string{
+		"the", "a", "cache", "request", "handler", "session", "token", "queue", "retry", "budget",
+		"timeout", "limit", "worker", "store", "invoice", "schema", "value", "key", "error", "path",
+		"config", "metric", "lock", "entry", "index", "batch", "stream", "client", "server", "response",
+		"field", "record", "update", "check", "returns", "uses", "keeps", "drops", "reads", "writes",
+		"expires", "refreshes", "validates", "encodes", "decodes", "handles", "retries", "flushes",
+		"counts", "waits", "now", "again", "first", "later", "only", "still", "already", "quickly",
+		"safely", "twice",
+	}
+	lsAsks = []string{
 		"Can you look into why %s is slow under load?",
 		"The tests in %s fail on CI but pass locally. Please investigate.",
 		"Refactor %s so that the retry logic lives in one place.",

@@ -62,41 +62,41 @@ func writeProject(dir string) error {
 
 // systemPrompt stands in for maria's ~20 KB default prompt. It is long and
 // multi-line on purpose, so clients see a realistic (escaped) payload.
-const systemPrompt = "You are a highly skilled software developer with extensive knowledge in many" + "\n" +
-	"programming languages, frameworks, design patterns, and best practices." + "\n" +
-	"" + "\n" +
-	"====" + "\n" +
-	"" + "\n" +
-	"TOOL USE" + "\n" +
-	"" + "\n" +
-	"You have access to a set of tools that are executed upon the user's approval. You can use one tool per message," + "\n" +
-	"and will receive the result of that tool use in the user's response. You use tools step-by-step to accomplish a" + "\n" +
-	"given task, with each tool use informed by the result of the previous tool use." + "\n" +
-	"" + "\n" +
-	"# Tool Use Guidelines" + "\n" +
-	"" + "\n" +
-	"1. Assess what information you already have and what information you need to proceed with the task." + "\n" +
-	"2. Choose the most appropriate tool based on the task and the tool descriptions provided." + "\n" +
-	"3. If multiple actions are needed, use one tool at a time per message to accomplish the task iteratively." + "\n" +
-	"4. After each tool use, the user will respond with the result of that tool use." + "\n" +
-	"" + "\n" +
-	"====" + "\n" +
-	"" + "\n" +
-	"RULES" + "\n" +
-	"" + "\n" +
-	"- Your current working directory is the project root. All paths are relative to it." + "\n" +
-	"- Do not ask for more information than necessary. Use the tools provided to accomplish the user's request." + "\n" +
-	"- When you run commands, prefer non-interactive flags and keep the output short." + "\n" +
-	"- Be direct and technical in your responses. Do not start with \"Great\", \"Certainly\" or \"Sure\"." + "\n" +
-	"" + "\n" +
-	"# Todo list" + "\n" +
-	"" + "\n" +
-	"Use the `todo` tool to plan multi-step work: `create` a list, `mark_progress` when you start an item," + "\n" +
-	"and `mark_completed` when you finish it. Keep exactly one item in progress at a time." + "\n" +
-	"" + "\n" +
-	"# Searching" + "\n" +
-	"" + "\n" +
-	"Use `search_files` with `kind: \"regex\"` to find code. Narrow the search with `file_pattern` (for example" + "\n" +
+const systemPrompt = "You are a highly skilled software developer with extensive knowledge in many\n" +
+	"programming languages, frameworks, design patterns, and best practices.\n" +
+	"\n" +
+	"====\n" +
+	"\n" +
+	"TOOL USE\n" +
+	"\n" +
+	"You have access to a set of tools that are executed upon the user's approval. You can use one tool per message,\n" +
+	"and will receive the result of that tool use in the user's response. You use tools step-by-step to accomplish a\n" +
+	"given task, with each tool use informed by the result of the previous tool use.\n" +
+	"\n" +
+	"# Tool Use Guidelines\n" +
+	"\n" +
+	"1. Assess what information you already have and what information you need to proceed with the task.\n" +
+	"2. Choose the most appropriate tool based on the task and the tool descriptions provided.\n" +
+	"3. If multiple actions are needed, use one tool at a time per message to accomplish the task iteratively.\n" +
+	"4. After each tool use, the user will respond with the result of that tool use.\n" +
+	"\n" +
+	"====\n" +
+	"\n" +
+	"RULES\n" +
+	"\n" +
+	"- Your current working directory is the project root. All paths are relative to it.\n" +
+	"- Do not ask for more information than necessary. Use the tools provided to accomplish the user's request.\n" +
+	"- When you run commands, prefer non-interactive flags and keep the output short.\n" +
+	"- Be direct and technical in your responses. Do not start with \"Great\", \"Certainly\" or \"Sure\".\n" +
+	"\n" +
+	"# Todo list\n" +
+	"\n" +
+	"Use the `todo` tool to plan multi-step work: `create` a list, `mark_progress` when you start an item,\n" +
+	"and `mark_completed` when you finish it. Keep exactly one item in progress at a time.\n" +
+	"\n" +
+	"# Searching\n" +
+	"\n" +
+	"Use `search_files` with `kind: \"regex\"` to find code. Narrow the search with `file_pattern` (for example\n" +
 	"`*.go`) and keep `context_lines` small."
 
 // toolDefs are the six registered tools in registration order (§6.3).
