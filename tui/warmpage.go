@@ -62,11 +62,11 @@ func (m *Model) streaming() bool {
 	return m.tr.follow && m.now.Sub(m.warm.streamAt) < warmQuiet
 }
 
-// warmLater asks for a warmMsg for k after warmQuiet (m.after: a timer, or
-// nothing in tests that drive time by hand), for a view that follows a
-// delivering stream.
-func (m *Model) warmLater(k warmKey) tea.Cmd {
-	cmd := m.after(warmQuiet, warmMsg{at: k})
+// warmAfter asks for a warmMsg for k after d (m.after: a timer, or nothing
+// in tests that drive time by hand): warmQuiet for a view that follows a
+// delivering stream, warmAfterMove after a move.
+func (m *Model) warmAfter(d time.Duration, k warmKey) tea.Cmd {
+	cmd := m.after(d, warmMsg{at: k})
 	m.warm.pending = cmd != nil
 	return cmd
 }
@@ -87,11 +87,9 @@ func (m *Model) warmCmd() tea.Cmd {
 		return nil
 	}
 	if m.streaming() {
-		return m.warmLater(k)
+		return m.warmAfter(warmQuiet, k)
 	}
-	cmd := m.after(warmAfterMove, warmMsg{at: k})
-	m.warm.pending = cmd != nil
-	return cmd
+	return m.warmAfter(warmAfterMove, k)
 }
 
 // handleWarm lays out neighbour items until the budget is spent; what is
@@ -103,7 +101,7 @@ func (m *Model) handleWarm(msg warmMsg) tea.Cmd {
 		return nil // the view moved: warmCmd starts over for it
 	}
 	if m.streaming() {
-		return m.warmLater(msg.at)
+		return m.warmAfter(warmQuiet, msg.at)
 	}
 	if m.warmNeighbours(time.Now().Add(warmBudget)) {
 		m.warm.done = msg.at
