@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/all"
 	mariab "github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -68,8 +68,8 @@ func (c *conn) settings(env Env) (name, token string, err error) {
 	if name == "" {
 		return "", token, nil
 	}
-	if _, err := all.Default().Lookup(name); err != nil {
-		return "", "", usagef("%s must be one of %s, not %q", from, strings.Join(all.Names(), ", "), name)
+	if _, err := registry.Default().Lookup(name); err != nil {
+		return "", "", usagef("%s must be one of %s, not %q", from, strings.Join(registry.LiveNames(), ", "), name)
 	}
 	return name, token, nil
 }
@@ -131,23 +131,23 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 			cfg.Client = &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h, host: u.Host}}
 		}
 	}
-	reg := all.Default()
+	reg := registry.Default()
 	if env.registry != nil {
 		reg = env.registry()
 	}
 	// Read after reg.Open, which waits for every probe it started.
 	var probed []events.Task
-	for i := range reg.Entries {
-		if reg.Entries[i].Name != backend.Maria {
+	for i := range reg.Systems {
+		if reg.Systems[i].Name != backend.Maria {
 			continue
 		}
-		reg.Entries[i].Probe = func(ctx context.Context, cfg backend.Config) error {
+		reg.Systems[i].Probe = func(ctx context.Context, cfg backend.Config) error {
 			cfg.Client = nil
 			ts, err := mariab.ProbeTasks(ctx, cfg, mariaOpts...)
 			probed = ts
 			return err
 		}
-		reg.Entries[i].Open = func(cfg backend.Config) (backend.Backend, error) {
+		reg.Systems[i].Open = func(cfg backend.Config) (backend.Backend, error) {
 			cfg.Client = nil
 			b, err := mariab.OpenWith(cfg, mariaOpts...)
 			if err != nil {
@@ -157,7 +157,7 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 		}
 	}
 	b, err := reg.Open(ctx, name, cfg)
-	var none *all.NoBackendError
+	var none *registry.NoBackendError
 	if name == "" && errors.As(err, &none) && none.Unreachable {
 		cfg.Client = nil
 		if mb, merr := mariab.OpenWith(cfg, mariaOpts...); merr == nil {
@@ -169,7 +169,7 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 	}
 	if name == "" {
 		if !env.Painted {
-			fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", all.RedactURL(b.URL()), b.Name())
+			fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
 		}
 		if b.Name() == backend.Maria {
 			c.probedTasks = probed

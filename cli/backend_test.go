@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/all"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/testproxy"
 )
@@ -80,8 +80,8 @@ func (s *stubBackend) Create(context.Context, backend.CreateRequest) (events.Tas
 // real probe still runs and says no).
 func withStub(s *stubBackend, state string, env map[string]string) func(*Env) {
 	return func(e *Env) {
-		e.registry = func() *all.Registry {
-			return &all.Registry{Entries: []all.Entry{
+		e.registry = func() *registry.Registry {
+			return &registry.Registry{Systems: []registry.System{
 				{Name: backend.Maria},
 				{Name: s.name, Probe: func(context.Context, backend.Config) error { return nil },
 					Open: func(cfg backend.Config) (backend.Backend, error) { return s, nil }},

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/all"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
@@ -69,8 +69,8 @@ type Env struct {
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets
-	// registry replaces the live backends (tests); nil means all.Default.
-	registry func() *all.Registry
+	// registry replaces the live backends (tests); nil means registry.Default.
+	registry func() *registry.Registry
 	// OwnsProcess says that the command is the whole process, so it may
 	// tune the runtime (export bounds its memory); false in tests that
 	// run commands side by side in one process.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -24,9 +24,9 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
 	}
-	res, err := importer.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session})
+	res, err := registry.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session})
 	if err != nil {
-		return importErr(env, err)
+		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
@@ -37,9 +37,5 @@ func runImport(ctx context.Context, env Env, args []string) error {
 }
 
 func kindNames() string {
-	var names []string
-	for _, k := range importer.Kinds() {
-		names = append(names, k.Name)
-	}
-	return strings.Join(names, ", ")
+	return strings.Join(registry.Names(), ", ")
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/all"
 	mariab "github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/textmem"
@@ -60,7 +60,7 @@ func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, err
 		return nil, nil
 	}
 	b, err := c.open(ctx, env)
-	var none *all.NoBackendError
+	var none *registry.NoBackendError
 	if name == "" && errors.As(err, &none) {
 		// No system answered the probes: maria, as before there were
 		// other backends (a proxy or server that serves a task's stream

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -50,9 +50,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	s, k, err := importer.Choose(path, *from)
+	s, k, err := registry.Choose(path, *from)
 	if err != nil {
-		return importErr(env, err)
+		return importErr(err)
 	}
 	if toUI {
 		b := &fileBackend{sample: s, kind: k, opts: opts, task: fileTask(path, k.Name)}
@@ -60,13 +60,13 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		// cannot be read fails here with a clear line (exit 1 or 2), not
 		// inside the UI.
 		if err := b.load(ctx); err != nil {
-			return importErr(env, err)
+			return importErr(err)
 		}
 		return ui.ReadOnly(ctx, b, UIOptions{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
 	}
 	tl := events.NewTimeline()
-	if err := importer.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return importErr(env, err)
+	if err := registry.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
+		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
@@ -81,15 +81,8 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 }
 
 // importErr turns an importer's error into what the command returns: a
-// usage error is perch's (exit 2). A SQLite store in the perch program,
-// which leaves the SQLite driver out, hands the whole invocation over to
-// perch-ui, which reads it (on success StartUI never returns).
-func importErr(env Env, err error) error {
-	if errors.Is(err, importer.ErrNoSQLite) && env.UI == nil && env.StartUI != nil {
-		if herr := env.StartUI(); herr != nil {
-			return fmt.Errorf("%w: %w", err, herr)
-		}
-	}
+// usage error is perch's (exit 2).
+func importErr(err error) error {
 	var ue *ingest.UsageError
 	if errors.As(err, &ue) {
 		return usageError{ue.Msg}
@@ -119,7 +112,7 @@ type fileBackend struct {
 
 func (b *fileBackend) load(ctx context.Context) error {
 	var evs []events.Event
-	err := importer.Stream(ctx, b.sample, b.kind, b.opts, func(ev events.Event) { evs = append(evs, ev) })
+	err := registry.Stream(ctx, b.sample, b.kind, b.opts, func(ev events.Event) { evs = append(evs, ev) })
 	b.evs = evs
 	return err
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -53,7 +53,7 @@ func TestBigStream(t *testing.T) {
 	}
 
 	start := time.Now()
-	res, err := importer.Run(context.Background(), sse, "", ingest.Options{})
+	res, err := registry.Run(context.Background(), sse, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestBigStream(t *testing.T) {
 	if len(items) != 1 || items[0].Text != strings.Repeat(chunk, chunks) {
 		t.Fatalf("stream: %d items, text of %d bytes", len(items), len(items[0].Text))
 	}
-	res, err = importer.Run(context.Background(), reqPath, "", ingest.Options{})
+	res, err = registry.Run(context.Background(), reqPath, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/perch-tui/perch/backend/anthropic"
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -43,7 +43,7 @@ func TestDetect(t *testing.T) {
 			if got != c.want {
 				t.Errorf("detect = %v, want %v (shape %s)", got, c.want, s.Shape)
 			}
-			if k, ok := importer.Detect(s); c.want && (!ok || k.Name != "anthropic") {
+			if k, ok := registry.Detect(s); c.want && (!ok || k.Name != "anthropic") {
 				t.Errorf("importer picks %q, want anthropic", k.Name)
 			}
 		})

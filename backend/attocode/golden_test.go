@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files (and the committed
 // export and the kind that read it.
 func importJSONL(t *testing.T, path, from string, opts ingest.Options) ([]byte, string) {
 	t.Helper()
-	res, err := importer.Run(context.Background(), path, from, opts)
+	res, err := registry.Run(context.Background(), path, from, opts)
 	if err != nil {
 		t.Fatalf("import %s (from %q): %v", path, from, err)
 	}

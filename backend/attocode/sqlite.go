@@ -10,20 +10,18 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
+
+	// The stores are read with modernc's pure Go SQLite, linked here
+	// where they are opened, so every program that imports Attocode's
+	// files can read them.
+	_ "modernc.org/sqlite"
 )
 
-// Driver is the database/sql driver the stores are read with: modernc's
-// pure Go SQLite (modernc.org/sqlite), which registers itself under this
-// name. This package does not link it: the program that reads stores does
-// (perch-ui), because its package initialisation would cost every perch
-// command some 2 ms (docs/architecture.md, "Two programs").
+// Driver is the name modernc.org/sqlite registers its database/sql
+// driver under.
 const Driver = "sqlite"
-
-// CanReadStores reports whether this program links the SQLite driver.
-func CanReadStores() bool { return slices.Contains(sql.Drivers(), Driver) }
 
 // Reading a SQLite store that its agent may be using at the same moment.
 //

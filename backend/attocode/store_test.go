@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -206,7 +206,7 @@ func emptyStore(t *testing.T) string {
 func TestStoreErrors(t *testing.T) {
 	t.Parallel()
 	empty := emptyStore(t)
-	_, err := importer.Run(context.Background(), empty, "", ingest.Options{})
+	_, err := registry.Run(context.Background(), empty, "", ingest.Options{})
 	var ue *ingest.UsageError
 	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), "holds no sessions") {
 		t.Errorf("empty store: %v", err)
@@ -217,11 +217,11 @@ func TestStoreErrors(t *testing.T) {
 	addSession(t, db, "abc-1", "one")
 	addSession(t, db, "abc-2", "two")
 	db.Close()
-	_, err = importer.Run(context.Background(), two, "attocode", ingest.Options{Session: "abc"})
+	_, err = registry.Run(context.Background(), two, "attocode", ingest.Options{Session: "abc"})
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "matches 2 sessions") || !strings.Contains(ue.Msg, "abc-1") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
-	_, err = importer.Run(context.Background(), two, "attocode", ingest.Options{Session: "zzz"})
+	_, err = registry.Run(context.Background(), two, "attocode", ingest.Options{Session: "zzz"})
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, `no session "zzz"`) || !strings.Contains(ue.Msg, "abc-2") {
 		t.Errorf("unknown session: %v", err)
 	}
@@ -299,7 +299,7 @@ func TestStoreBigOutput(t *testing.T) {
 		O{{"role", "tool"}, {"content", big}, {"tool_call_id", "c1"}},
 	))
 	db.Close()
-	res, err := importer.Run(context.Background(), path, "", ingest.Options{})
+	res, err := registry.Run(context.Background(), path, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestSessionLogBigOutput(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := importer.Run(context.Background(), path, "", ingest.Options{})
+	r, err := registry.Run(context.Background(), path, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,12 +408,12 @@ func TestOtherDatabases(t *testing.T) {
 			mustExec(t, db, schema)
 		}
 		db.Close()
-		_, err := importer.Run(context.Background(), path, "", ingest.Options{})
+		_, err := registry.Run(context.Background(), path, "", ingest.Options{})
 		var ue *ingest.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%s: want a usage error naming no kind, got %v", name, err)
 		}
-		if _, err := importer.Run(context.Background(), path, "attocode", ingest.Options{}); err == nil || !strings.Contains(err.Error(), "not an Attocode session store") {
+		if _, err := registry.Run(context.Background(), path, "attocode", ingest.Options{}); err == nil || !strings.Contains(err.Error(), "not an Attocode session store") {
 			t.Errorf("%s --from attocode: %v", name, err)
 		}
 	}

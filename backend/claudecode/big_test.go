@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -39,7 +39,7 @@ func TestBigOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	res, err := importer.Run(context.Background(), path, "", ingest.Options{})
+	res, err := registry.Run(context.Background(), path, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

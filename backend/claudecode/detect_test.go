@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/perch-tui/perch/backend/claudecode"
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -36,7 +36,7 @@ func TestDetect(t *testing.T) {
 			if got := claudecode.Importer().Detect(s) > 0; got != c.want {
 				t.Errorf("detect = %v, want %v (shape %s)", got, c.want, s.Shape)
 			}
-			if k, ok := importer.Detect(s); c.want && (!ok || k.Name != "claude-code") {
+			if k, ok := registry.Detect(s); c.want && (!ok || k.Name != "claude-code") {
 				t.Errorf("importer picks %q, want claude-code", k.Name)
 			}
 		})

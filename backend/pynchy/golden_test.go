@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -32,7 +32,7 @@ var fixtures = map[string]string{
 
 func run(t *testing.T, path, from string, opts ingest.Options) []byte {
 	t.Helper()
-	res, err := importer.Run(context.Background(), path, from, opts)
+	res, err := registry.Run(context.Background(), path, from, opts)
 	if err != nil {
 		t.Fatalf("import %s (from %q): %v", path, from, err)
 	}
@@ -99,7 +99,7 @@ func TestSeveralChats(t *testing.T) {
 		{"history_chats.json", "", []string{"2 chats", "tg:100  (3 messages)", "slack:C9  (2 messages)"}},
 		{"stream_multichat.sse", "wa:nobody", []string{`no events of chat "wa:nobody"`, "tg:100", "slack:C9"}},
 	} {
-		_, err := importer.Run(context.Background(), filepath.Join("testdata", tc.file), "pynchy", ingest.Options{Chat: tc.chat})
+		_, err := registry.Run(context.Background(), filepath.Join("testdata", tc.file), "pynchy", ingest.Options{Chat: tc.chat})
 		var ue *ingest.UsageError
 		if !errors.As(err, &ue) {
 			t.Fatalf("%s --chat %q: err %v, want a usage error", tc.file, tc.chat, err)

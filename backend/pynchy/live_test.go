@@ -21,9 +21,9 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/pynchy"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/pynchy"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/transcript"
@@ -248,7 +248,7 @@ func importHistory(t *testing.T, base, jid string) []byte {
 	if err := os.WriteFile(path, historyJSON(t, base, jid), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := importer.Run(context.Background(), path, "pynchy", ingest.Options{})
+	res, err := registry.Run(context.Background(), path, "pynchy", ingest.Options{})
 	if err != nil {
 		t.Fatalf("import the history: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -47,7 +47,7 @@ func golden(path string) string {
 
 func export(t *testing.T, path, from string) (string, []byte) {
 	t.Helper()
-	res, err := importer.Run(context.Background(), path, from, ingest.Options{})
+	res, err := registry.Run(context.Background(), path, from, ingest.Options{})
 	if err != nil {
 		t.Fatalf("import %s (from %q): %v", path, from, err)
 	}

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/suna"
-	"github.com/perch-tui/perch/importer"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -249,7 +249,7 @@ func importHistory(t *testing.T, f *fakeAPI, token, threadID string) string {
 	if err := os.WriteFile(path, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := importer.Run(context.Background(), path, "", ingest.Options{})
+	res, err := registry.Run(context.Background(), path, "", ingest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perch-tui/perch/importer"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -18,7 +18,7 @@ import (
 // and returns the output and the kind that read the file.
 func Import(t testing.TB, path, from string, opts ingest.Options) (out []byte, kind string) {
 	t.Helper()
-	res, err := importer.Run(context.Background(), path, from, opts)
+	res, err := registry.Run(context.Background(), path, from, opts)
 	if err != nil {
 		t.Fatalf("import %s (--from %q): %v", path, from, err)
 	}

@@ -1,4 +1,4 @@
-package importer
+package registry
 
 import (
 	"bytes"
@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// TestMain doubles as the RSS probe of BenchmarkImportRSS: with
-// PERCH_RSS_PROBE set it runs that command and prints the child's peak
+// rssProbe makes the test binary the RSS probe of BenchmarkImportRSS
+// (TestMain calls it first): with PERCH_RSS_PROBE set it runs that command and prints the child's peak
 // resident set (KiB) on stderr. The hop is needed because on Linux a child
 // exec'd from a large process inherits that process's high-water mark
 // (ru_maxrss survives exec), so measured from the benchmark itself every
 // import would peak at the benchmark's own size.
-func TestMain(m *testing.M) {
+func rssProbe() {
 	if probe := os.Getenv("PERCH_RSS_PROBE"); probe != "" {
 		args := strings.Split(probe, "\x1f")
 		cmd := exec.Command(args[0], args[1:]...)
@@ -32,7 +32,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "maxrss=%d\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
 // peakRSS runs bin with args through the probe and returns its output's
@@ -77,7 +76,7 @@ var _ io.Writer = (*counter)(nil)
 func BenchmarkImportRSS(b *testing.B) {
 	dir := benchDir(b)
 	bin := filepath.Join(b.TempDir(), "perch")
-	build := exec.Command("go", "build", "-o", bin, "..")
+	build := exec.Command("go", "build", "-o", bin, "../..")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,7 +1,4 @@
-// Package importer reads a transcript file of any system perch knows into
-// a timeline: it recognises the file's system (or takes the one the user
-// names) and runs that system's importer.
-package importer
+package registry
 
 import (
 	"context"
@@ -10,35 +7,28 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perch-tui/perch/backend/anthropic"
-	"github.com/perch-tui/perch/backend/attocode"
-	"github.com/perch-tui/perch/backend/claudecode"
-	"github.com/perch-tui/perch/backend/codex"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/backend/openai"
-	"github.com/perch-tui/perch/backend/pynchy"
-	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
 
-// Kinds lists every importer, in the order they are shown to users.
-func Kinds() []ingest.Importer {
-	return []ingest.Importer{
-		maria.Importer(),
-		suna.Importer(),
-		pynchy.Importer(),
-		attocode.Importer(),
-		anthropic.Importer(),
-		claudecode.Importer(),
-		openai.Importer(),
-		codex.Importer(),
+// Reading a transcript file of any system: recognise the file's system
+// (or take the one the user names) and run that system's importer.
+
+// Kinds lists the importers of the systems whose files perch reads, in
+// the order they are shown to users.
+func (r *Registry) Kinds() []ingest.Importer {
+	var out []ingest.Importer
+	for _, s := range r.Systems {
+		if s.Files.Import != nil {
+			out = append(out, s.Files)
+		}
 	}
+	return out
 }
 
-// Find returns the importer called name.
-func Find(name string) (ingest.Importer, bool) {
-	for _, k := range Kinds() {
+// Kind returns the importer called name.
+func (r *Registry) Kind(name string) (ingest.Importer, bool) {
+	for _, k := range r.Kinds() {
 		if k.Name == name {
 			return k, true
 		}
@@ -48,22 +38,22 @@ func Find(name string) (ingest.Importer, bool) {
 
 // KindList describes every kind and what --from it expects, one per line,
 // for usage errors.
-func KindList() string {
+func (r *Registry) KindList() string {
 	var b strings.Builder
-	for _, k := range Kinds() {
+	for _, k := range r.Kinds() {
 		fmt.Fprintf(&b, "  %-12s %s\n", k.Name, k.Expects)
 	}
 	return b.String()
 }
 
 // Detect picks the importer that is surest the sampled file is its own.
-func Detect(s *ingest.Sample) (ingest.Importer, bool) {
+func (r *Registry) Detect(s *ingest.Sample) (ingest.Importer, bool) {
 	type scored struct {
 		k     ingest.Importer
 		score int
 	}
 	var all []scored
-	for _, k := range Kinds() {
+	for _, k := range r.Kinds() {
 		if n := k.Detect(s); n > 0 {
 			all = append(all, scored{k, n})
 		}
@@ -75,6 +65,12 @@ func Detect(s *ingest.Sample) (ingest.Importer, bool) {
 	return all[0].k, true
 }
 
+// Kinds lists every importer.
+func Kinds() []ingest.Importer { return Default().Kinds() }
+
+// Detect is Default().Detect.
+func Detect(s *ingest.Sample) (ingest.Importer, bool) { return Default().Detect(s) }
+
 // Result is an imported session.
 type Result struct {
 	Kind     string
@@ -83,8 +79,8 @@ type Result struct {
 
 // Run imports the file at path. from names the system ("" detects it).
 // Errors a user can fix with a flag are *ingest.UsageError.
-func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
-	s, k, err := Choose(path, from)
+func (r *Registry) Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
+	s, k, err := r.Choose(path, from)
 	if err != nil {
 		return nil, err
 	}
@@ -95,35 +91,36 @@ func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, 
 	return &Result{Kind: k.Name, Timeline: tl}, nil
 }
 
-// ErrNoSQLite: the file is a SQLite database and this program does not
-// link the SQLite driver (the perch program leaves it to perch-ui, see
-// attocode.Driver).
-var ErrNoSQLite = errors.New("a SQLite database, which perch reads through perch-ui")
+// Run is Default().Run.
+func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
+	return Default().Run(ctx, path, from, opts)
+}
 
 // Choose sniffs the file and picks its importer (from names it; "" detects).
-// A SQLite database in a program without the driver is ErrNoSQLite.
-func Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
+func (r *Registry) Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
 	s, err := ingest.Sniff(path)
 	if err != nil {
 		return nil, ingest.Importer{}, err
 	}
-	if s.Shape == ingest.ShapeSQLite && !attocode.CanReadStores() {
-		return nil, ingest.Importer{}, fmt.Errorf("%s is %w", path, ErrNoSQLite)
-	}
 	if from != "" {
-		k, ok := Find(from)
+		k, ok := r.Kind(from)
 		if !ok {
-			return nil, k, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, KindList())}
+			return nil, k, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, r.KindList())}
 		}
 		return s, k, nil
 	}
-	k, ok := Detect(s)
+	k, ok := r.Detect(s)
 	if !ok {
 		return nil, k, &ingest.UsageError{Msg: fmt.Sprintf(
 			"%s: not a transcript perch recognises (it looks like %s); name its kind with --from:\n%s",
-			path, describe(s), KindList())}
+			path, describe(s), r.KindList())}
 	}
 	return s, k, nil
+}
+
+// Choose is Default().Choose.
+func Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
+	return Default().Choose(path, from)
 }
 
 // Stream runs importer k over the sampled file and emits its events, then

@@ -1,4 +1,4 @@
-package importer
+package registry
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func kindOfDir(dir string) string {
 func fixtures(t *testing.T) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	dirs, _ := filepath.Glob("../backend/*/testdata")
+	dirs, _ := filepath.Glob("../*/testdata")
 	for _, td := range dirs {
 		kind := kindOfDir(filepath.Base(filepath.Dir(td)))
 		root := td

@@ -1,7 +1,4 @@
-// Package all is the registry of perch's live backends: it opens the one
-// the user named (--backend), or finds which system a URL belongs to by
-// asking every backend's probe at once.
-package all
+package registry
 
 import (
 	"context"
@@ -13,42 +10,15 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/backend/pynchy"
-	"github.com/perch-tui/perch/backend/suna"
 )
+
+// Opening a live backend: the one the user named (--backend), or the one
+// whose probe answers at a URL, all systems' probes asked at once.
 
 // ProbeTimeout bounds the probing of a URL: every probe is one cheap
 // request, so a server that has not answered by then is not one of ours
 // (or is down).
 const ProbeTimeout = 5 * time.Second
-
-// Entry is one live backend: its name (as --backend spells it), its probe
-// and its constructor.
-type Entry struct {
-	Name  string
-	Probe func(ctx context.Context, cfg backend.Config) error
-	Open  func(cfg backend.Config) (backend.Backend, error)
-}
-
-// Registry is a list of backends, in the order errors list them.
-type Registry struct {
-	Entries []Entry
-	// Timeout bounds probing (0: ProbeTimeout).
-	Timeout time.Duration
-}
-
-// Default is the registry of every live backend perch has.
-func Default() *Registry {
-	return &Registry{Entries: []Entry{
-		{Name: backend.Maria, Probe: maria.Probe, Open: maria.Open},
-		{Name: backend.Suna, Probe: suna.Probe, Open: suna.Open},
-		{Name: backend.Pynchy, Probe: pynchy.Probe, Open: pynchy.Open},
-	}}
-}
-
-// Names lists the backends' names ("maria", "suna", "pynchy").
-func Names() []string { return Default().Names() }
 
 // Open opens backend name for cfg; name "" probes cfg.URL with every
 // backend at once and opens the one that answers (its Name says which).
@@ -56,26 +26,17 @@ func Open(ctx context.Context, name string, cfg backend.Config) (backend.Backend
 	return Default().Open(ctx, name, cfg)
 }
 
-// Names lists the registry's backend names in order.
-func (r *Registry) Names() []string {
-	out := make([]string, len(r.Entries))
-	for i, e := range r.Entries {
-		out[i] = e.Name
-	}
-	return out
-}
-
-// ErrUnknownBackend is returned (wrapped) for a name no entry has.
+// ErrUnknownBackend is returned (wrapped) for a name no live system has.
 var ErrUnknownBackend = errors.New("unknown backend")
 
-// Lookup returns the entry called name.
-func (r *Registry) Lookup(name string) (Entry, error) {
-	for _, e := range r.Entries {
-		if e.Name == name {
-			return e, nil
+// Lookup returns the live system called name.
+func (r *Registry) Lookup(name string) (System, error) {
+	for _, s := range r.live() {
+		if s.Name == name {
+			return s, nil
 		}
 	}
-	return Entry{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownBackend, name, strings.Join(r.Names(), ", "))
+	return System{}, fmt.Errorf("%w %q: want one of %s", ErrUnknownBackend, name, strings.Join(r.LiveNames(), ", "))
 }
 
 // Open is the package's Open on this registry.
@@ -87,11 +48,11 @@ func (r *Registry) Open(ctx context.Context, name string, cfg backend.Config) (b
 		}
 		name = found
 	}
-	e, err := r.Lookup(name)
+	s, err := r.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	return e.Open(cfg)
+	return s.Open(cfg)
 }
 
 // NoBackendError says that no backend answered at a URL, with each
@@ -163,8 +124,9 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 		i   int
 		err error
 	}
-	answers := make(chan answer, len(r.Entries))
-	for i, e := range r.Entries {
+	live := r.live()
+	answers := make(chan answer, len(live))
+	for i, e := range live {
 		go func() {
 			err := e.Probe(ctx, cfg)
 			if err == nil && ctx.Err() != nil {
@@ -173,9 +135,9 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 			answers <- answer{i, err}
 		}()
 	}
-	reasons := make([]error, len(r.Entries))
+	reasons := make([]error, len(live))
 	found := -1
-	for range r.Entries {
+	for range live {
 		a := <-answers
 		reasons[a.i] = a.err
 		if a.err == nil && found < 0 {
@@ -184,7 +146,7 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 		}
 	}
 	if found >= 0 {
-		return r.Entries[found].Name, nil
+		return live[found].Name, nil
 	}
 	if err := parent.Err(); err != nil {
 		return "", err // the caller gave up
@@ -197,7 +159,7 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 			secrets = append(secrets, p)
 		}
 	}
-	return "", &NoBackendError{URL: RedactURL(cfg.URL), Names: r.Names(), Reasons: reasons,
+	return "", &NoBackendError{URL: RedactURL(cfg.URL), Names: r.LiveNames(), Reasons: reasons,
 		Unreachable: dialErr != nil, DialErr: dialErr, secrets: secrets}
 }
 

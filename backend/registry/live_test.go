@@ -1,4 +1,4 @@
-package all
+package registry
 
 import (
 	"context"
@@ -14,14 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/fakedaemon"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func mariaFake(t *testing.T) string {
 	t.Helper()
@@ -80,7 +76,7 @@ func testRegistry(calls *atomic.Int32) *Registry {
 			return p(ctx, cfg)
 		}
 	}
-	return &Registry{Entries: []Entry{
+	return &Registry{Systems: []System{
 		{Name: backend.Maria, Probe: count(maria.Probe), Open: maria.Open},
 		{Name: backend.Suna, Probe: count(getJSON("/agent-runs/active", "active_runs")), Open: opener(backend.Suna)},
 		{Name: backend.Pynchy, Probe: count(getJSON("/api/groups", "groups")), Open: opener(backend.Pynchy)},
@@ -232,7 +228,7 @@ func TestProbeTimeout(t *testing.T) {
 	}
 
 	var cancelled atomic.Bool
-	reg = &Registry{Entries: []Entry{
+	reg = &Registry{Systems: []System{
 		{Name: "slow", Probe: func(ctx context.Context, cfg backend.Config) error {
 			<-ctx.Done()
 			cancelled.Store(true)
@@ -252,7 +248,7 @@ func TestProbeTimeout(t *testing.T) {
 func TestCallerCancels(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	reg := &Registry{Entries: []Entry{{Name: "a", Probe: func(ctx context.Context, _ backend.Config) error { return ctx.Err() }, Open: opener("a")}}}
+	reg := &Registry{Systems: []System{{Name: "a", Probe: func(ctx context.Context, _ backend.Config) error { return ctx.Err() }, Open: opener("a")}}}
 	if _, err := reg.Open(ctx, "", backend.Config{URL: "http://x/"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
@@ -271,7 +267,7 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "maria,suna,pynchy" {
+	if got := strings.Join(LiveNames(), ","); got != "maria,suna,pynchy" {
 		t.Fatalf("names %s", got)
 	}
 }

@@ -1,0 +1,106 @@
+// Package registry is the one table of the agent systems perch reads. For
+// each system it knows how to read its transcript files (an importer,
+// detected by score) and, for the systems perch follows over HTTP (maria,
+// Suna, pynchy), how to probe a URL and open a live backend.
+//
+// Everything that needs to know which systems exist asks here: `perch
+// import` and `perch replay` (Run, Choose, Stream), the live commands
+// (Open, Probe), and help text and errors (Names, LiveNames, KindList).
+// Nothing under backend/ imports this package; it imports them.
+package registry
+
+import (
+	"context"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/anthropic"
+	"github.com/perch-tui/perch/backend/attocode"
+	"github.com/perch-tui/perch/backend/claudecode"
+	"github.com/perch-tui/perch/backend/codex"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/openai"
+	"github.com/perch-tui/perch/backend/pynchy"
+	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/ingest"
+)
+
+// System is one agent system.
+type System struct {
+	// Name is what --backend and --from call it.
+	Name string
+	// Files reads the system's transcript files; its Import is nil for a
+	// system perch only follows live (tests' stand-ins).
+	Files ingest.Importer
+	// Probe and Open are set for a system perch follows live: Probe says
+	// (nil) that a URL answers as this system does, Open opens it.
+	Probe func(ctx context.Context, cfg backend.Config) error
+	Open  func(cfg backend.Config) (backend.Backend, error)
+}
+
+// Live reports whether perch can follow the system's sessions over HTTP.
+func (s System) Live() bool { return s.Open != nil }
+
+// Registry is a list of systems, in the order users are shown them.
+type Registry struct {
+	Systems []System
+	// Timeout bounds probing (0: ProbeTimeout).
+	Timeout time.Duration
+}
+
+// Default is the registry of every system perch has. A system's name is
+// its importer's, so it is spelled in one place (backend/<system>).
+func Default() *Registry {
+	live := func(k ingest.Importer, probe func(context.Context, backend.Config) error, open func(backend.Config) (backend.Backend, error)) System {
+		return System{Name: k.Name, Files: k, Probe: probe, Open: open}
+	}
+	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
+	return &Registry{Systems: []System{
+		live(maria.Importer(), maria.Probe, maria.Open),
+		live(suna.Importer(), suna.Probe, suna.Open),
+		live(pynchy.Importer(), pynchy.Probe, pynchy.Open),
+		file(attocode.Importer()),
+		file(anthropic.Importer()),
+		file(claudecode.Importer()),
+		file(openai.Importer()),
+		file(codex.Importer()),
+	}}
+}
+
+// Names lists every system's name.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.Systems))
+	for i, s := range r.Systems {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// LiveNames lists the names of the systems perch follows live, as
+// --backend takes them ("maria", "suna", "pynchy").
+func (r *Registry) LiveNames() []string {
+	var out []string
+	for _, s := range r.Systems {
+		if s.Live() {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// live lists the systems perch follows live.
+func (r *Registry) live() []System {
+	var out []System
+	for _, s := range r.Systems {
+		if s.Live() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Names lists every system's name.
+func Names() []string { return Default().Names() }
+
+// LiveNames lists the names of the live backends.
+func LiveNames() []string { return Default().LiveNames() }
