@@ -216,7 +216,7 @@ func elements(dec *json.Decoder, fn func(int, json.RawMessage) error) error {
 }
 
 // Importer reads one system's files. Each system's package provides one;
-// the importer package holds the list and picks one for a file.
+// backend/registry holds the list and picks one for a file.
 type Importer struct {
 	// Name is what --from takes ("suna").
 	Name string

@@ -65,9 +65,6 @@ func (r *Registry) Detect(s *ingest.Sample) (ingest.Importer, bool) {
 	return all[0].k, true
 }
 
-// Kinds lists every importer.
-func Kinds() []ingest.Importer { return Default().Kinds() }
-
 // Detect is Default().Detect.
 func Detect(s *ingest.Sample) (ingest.Importer, bool) { return Default().Detect(s) }
 
