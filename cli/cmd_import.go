@@ -26,7 +26,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	}
 	res, err := importer.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session})
 	if err != nil {
-		return importErr(env, err)
+		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))

@@ -42,17 +42,12 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	path := pos[0]
 	opts := ingest.Options{Chat: *chat, Session: *session}
 	toUI := env.IsTerminal && !formatSet
-	var ui UI
 	if toUI {
-		// Before the file is read: the perch program hands over to
-		// perch-ui here, which must find the file unread (a pipe).
-		if ui, err = env.ui(); err != nil {
-			return err
-		}
+		prepareUI()
 	}
 	s, k, err := importer.Choose(path, *from)
 	if err != nil {
-		return importErr(env, err)
+		return importErr(err)
 	}
 	if toUI {
 		b := &fileBackend{sample: s, kind: k, opts: opts, task: fileTask(path, k.Name)}
@@ -60,13 +55,15 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		// cannot be read fails here with a clear line (exit 1 or 2), not
 		// inside the UI.
 		if err := b.load(ctx); err != nil {
-			return importErr(env, err)
+			return importErr(err)
 		}
-		return ui.ReadOnly(ctx, b, UIOptions{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
+		cfg := uiConfig(env, *theme)
+		cfg.TaskID = b.task.ID
+		return env.runReadOnly(ctx, b, cfg)
 	}
 	tl := events.NewTimeline()
 	if err := importer.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return importErr(env, err)
+		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
@@ -81,15 +78,8 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 }
 
 // importErr turns an importer's error into what the command returns: a
-// usage error is perch's (exit 2). A SQLite store in the perch program,
-// which leaves the SQLite driver out, hands the whole invocation over to
-// perch-ui, which reads it (on success StartUI never returns).
-func importErr(env Env, err error) error {
-	if errors.Is(err, importer.ErrNoSQLite) && env.UI == nil && env.StartUI != nil {
-		if herr := env.StartUI(); herr != nil {
-			return fmt.Errorf("%w: %w", err, herr)
-		}
-	}
+// usage error is perch's (exit 2).
+func importErr(err error) error {
 	var ue *ingest.UsageError
 	if errors.As(err, &ue) {
 		return usageError{ue.Msg}
