@@ -1,8 +1,5 @@
-// Command perch is a terminal client for live agent sessions: this is its
-// command line. The terminal UI is a second program, perch-ui
-// (cmd/perch-ui), which perch becomes when a command opens the UI, so
-// that the scriptable commands start without the UI's libraries
-// (docs/architecture.md, "Two programs").
+// Command perch is a terminal client for live agent sessions: its command
+// line, its scriptable commands and its terminal UI (package cli).
 package main
 
 import (
@@ -13,28 +10,14 @@ import (
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/prof"
-	"github.com/perch-tui/perch/internal/uiexec"
-	// Hands attach, demo and bare perch (unless it paints first) over to
-	// perch-ui before the rest of perch's packages are initialised, and
-	// hides TMUX from lipgloss's initialisation.
-	"github.com/perch-tui/perch/internal/uiexec/early"
+	// Attocode's session stores are SQLite databases (backend/attocode).
+	_ "modernc.org/sqlite"
 )
 
 func main() {
-	tmux := early.Tmux()
-	tmux.Restore()
-	stopProfile := prof.Start()
+	stopProfile := prof.Start() // a no-op unless built with -tags perchprof
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	args := os.Args[1:]
-	env := cli.OSEnv()
-	// The whole invocation goes to perch-ui, unchanged: it parses the
-	// arguments again and runs the command with its UI.
-	env.StartUI = func(extra ...string) error { return uiexec.Start(args, extra...) }
-	env.CanPaintFirst = func() bool { _, err := uiexec.OS().Find(); return err == nil }
-	if tmux != nil {
-		env.TmuxTrueColor = tmux.TrueColor
-	}
-	code := cli.Main(ctx, env, args)
+	code := cli.Main(ctx, cli.OSEnv(), os.Args[1:])
 	stop()
 	stopProfile()
 	os.Exit(code)

@@ -168,9 +168,7 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 		return nil, err
 	}
 	if name == "" {
-		if !env.Painted {
-			fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
-		}
+		fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
 		if b.Name() == backend.Maria {
 			c.probedTasks = probed
 		}

@@ -11,12 +11,12 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui"
 )
 
 // Exit codes.
@@ -40,32 +40,9 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
-	// UI is the terminal UI (set by perch-ui's main); nil in the perch
-	// program, which has none.
-	UI UI
-	// StartUI, when UI is nil, hands the whole invocation over to the
-	// program that has the UI (perch's main: perch-ui, exec'd in its
-	// place), with extra ("KEY=value") in its environment. A command
-	// calls it where it would open the UI, after its arguments are
-	// checked and before it does anything else (but the task list's first
-	// paint, see paintFirst); it returns only when it cannot, with an
-	// error that says why.
-	StartUI func(extra ...string) error
-	// CanPaintFirst, when set (perch's main), says whether perch-ui can
-	// be started: then bare perch draws the task list before it hands
-	// over (paintFirst).
-	CanPaintFirst func() bool
-	// Painted is set in perch-ui when perch drew the task list before it
-	// handed over: perch said which system answered, so perch-ui must not
-	// write it over the list.
-	Painted bool
-	// TmuxTrueColor waits up to timeout for tmux's answer to whether it
-	// passes 24-bit colour (internal/tmuxinfo), for the first paint; nil
-	// outside tmux.
-	TmuxTrueColor func(timeout time.Duration) (trueColor, answered bool)
-	// PaintedTasks is the list perch drew and handed over, shown by the UI
-	// without asking again; nil when it handed none over.
-	PaintedTasks []events.Task
+	// openUI replaces the terminal UI (tests): it is handed what the
+	// command would show; nil means tui.Run.
+	openUI func(ctx context.Context, b tui.Backend, c tui.Config) error
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

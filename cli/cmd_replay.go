@@ -42,13 +42,8 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	path := pos[0]
 	opts := ingest.Options{Chat: *chat, Session: *session}
 	toUI := env.IsTerminal && !formatSet
-	var ui UI
 	if toUI {
-		// Before the file is read: the perch program hands over to
-		// perch-ui here, which must find the file unread (a pipe).
-		if ui, err = env.ui(); err != nil {
-			return err
-		}
+		prepareUI()
 	}
 	s, k, err := registry.Choose(path, *from)
 	if err != nil {
@@ -62,7 +57,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		if err := b.load(ctx); err != nil {
 			return importErr(err)
 		}
-		return ui.ReadOnly(ctx, b, UIOptions{TaskID: b.task.ID, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr})
+		cfg := uiConfig(env, *theme)
+		cfg.TaskID = b.task.ID
+		return env.runReadOnly(ctx, b, cfg)
 	}
 	tl := events.NewTimeline()
 	if err := registry.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {

@@ -13,13 +13,14 @@ import (
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
+	"github.com/perch-tui/perch/tui"
 )
 
-// liveOptions are the UI options of a daemon: its outbox is the same files
-// as perch send and perch queue use, delivered through the daemon.
-func liveOptions(env Env, cl *client.Client, theme string) UIOptions {
-	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), OutboxBackend: mariaout.New(cl)}
+// liveConfig is the UI's configuration for a daemon: its outbox is the
+// same files as perch send and perch queue use, delivered through the
+// daemon.
+func liveConfig(env Env, cl *client.Client, theme string) tui.Config {
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), mariaout.New(cl))
 }
 
 // uiBackend is the live backend the UI follows when it is not maria's
@@ -47,12 +48,12 @@ func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) 
 	return b, nil
 }
 
-// backendOptions are the UI options of a live backend: its outbox is the
-// same files as perch send and perch queue use for that server, delivered
-// through the backend (held while a Suna run runs, see outbox/live).
-func backendOptions(env Env, b backend.Backend, theme string) UIOptions {
-	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.OpenFileStore(outboxRoot(env), b.URL()), OutboxBackend: live.New(b)}
+// backendConfig is the UI's configuration for a live backend: its outbox
+// is the same files as perch send and perch queue use for that server,
+// delivered through the backend (held while a Suna run runs, see
+// outbox/live).
+func backendConfig(env Env, b backend.Backend, theme string) tui.Config {
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()), live.New(b))
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -67,36 +68,23 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
-	var handover []string
-	undo := func() {}
-	if env.UI == nil && env.CanPaintFirst != nil && env.CanPaintFirst() {
-		handover, undo = c.paintFirst(ctx, env, *theme)
-	}
-	ui, err := env.ui(handover...)
-	if err != nil {
-		undo()
-		return err
-	}
+	prepareUI()
 	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
 		if err != nil {
 			return err
 		}
-		o := backendOptions(env, b, *theme)
-		o.Model = *model
-		o.Tasks = env.PaintedTasks // the list perch drew, if it did
-		return ui.Backend(ctx, b, o)
+		cfg := backendConfig(env, b, *theme)
+		cfg.Model = *model
+		return env.runBackend(ctx, b, cfg)
 	}
 	cl, err := c.client(env)
 	if err != nil {
 		return err
 	}
-	o := liveOptions(env, cl, *theme)
-	o.Model = *model
-	o.Tasks = c.probedTasks
-	if o.Tasks == nil {
-		o.Tasks = env.PaintedTasks
-	}
-	return ui.Live(ctx, cl, o)
+	cfg := liveConfig(env, cl, *theme)
+	cfg.Model = *model
+	cfg.Tasks = c.probedTasks
+	return env.runLive(ctx, cl, cfg)
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -111,10 +99,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
-	ui, err := env.ui()
-	if err != nil {
-		return err
-	}
+	prepareUI()
 	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
 		if err != nil {
 			return err
@@ -123,18 +108,18 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		o := backendOptions(env, b, *theme)
-		o.TaskID = task.ID
-		return ui.Backend(ctx, b, o)
+		cfg := backendConfig(env, b, *theme)
+		cfg.TaskID = task.ID
+		return env.runBackend(ctx, b, cfg)
 	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
-	o := liveOptions(env, cl, *theme)
-	o.TaskID = task.ID
-	o.Tasks = c.probedTasks
-	return ui.Live(ctx, cl, o)
+	cfg := liveConfig(env, cl, *theme)
+	cfg.TaskID = task.ID
+	cfg.Tasks = c.probedTasks
+	return env.runLive(ctx, cl, cfg)
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {
@@ -163,11 +148,8 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		if *speed <= 0 {
 			return usagef("--speed must be positive")
 		}
-		ui, err := env.ui()
-		if err != nil {
-			return err
-		}
-		return runDemoBackend(ctx, env, ui, *be, *theme, *speed)
+		prepareUI()
+		return runDemoBackend(ctx, env, *be, *theme, *speed)
 	}
 	d, err := dialectFlag(*dialect)
 	if err != nil {
@@ -176,10 +158,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if *speed <= 0 {
 		return usagef("--speed must be positive")
 	}
-	ui, err := env.ui()
-	if err != nil {
-		return err
-	}
+	prepareUI()
 	daemon := fakedaemon.New(fakedaemon.Options{Dialect: d, Speed: *speed})
 	srv, err := daemon.Start("127.0.0.1:0")
 	if err != nil {
@@ -197,8 +176,9 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	// The demo's daemon lives as long as this process: its messages are
 	// kept in memory (what is left is printed at exit).
-	return ui.Live(ctx, cl, UIOptions{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.NewMemStore(), OutboxBackend: mariaout.New(cl)})
+	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore(), mariaout.New(cl))
+	cfg.TaskID = id
+	return env.runLive(ctx, cl, cfg)
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {

@@ -85,7 +85,7 @@ func startDemoPynchy(speed float64) (*demoServer, error) {
 // runDemoBackend is perch demo --backend suna|pynchy: the matching fake
 // server in this process, a scripted agent, and the UI on its demo
 // session. Messages are kept in memory (what is left is printed at exit).
-func runDemoBackend(ctx context.Context, env Env, ui UI, name, theme string, speed float64) error {
+func runDemoBackend(ctx context.Context, env Env, name, theme string, speed float64) error {
 	var (
 		srv  *demoServer
 		err  error
@@ -109,6 +109,7 @@ func runDemoBackend(ctx context.Context, env Env, ui UI, name, theme string, spe
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
-	return ui.Backend(ctx, b, UIOptions{TaskID: srv.session, Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv,
-		Home: env.Home, Unsent: env.Stderr, OutboxStore: outbox.NewMemStore(), OutboxBackend: live.New(b)})
+	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore(), live.New(b))
+	cfg.TaskID = srv.session
+	return env.runBackend(ctx, b, cfg)
 }

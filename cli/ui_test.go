@@ -13,86 +13,45 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui"
+	"github.com/perch-tui/perch/tui/bridge"
 )
 
-// recordingUI is a UI that only notes how it was opened.
+// recordingUI stands in for the terminal UI (Env.openUI): it only notes
+// what each command opened it with.
 type recordingUI struct {
-	mu    sync.Mutex
-	calls []string
-	opts  []UIOptions
-	live  []*client.Client
-	src   []ReadOnlySource
-	// backends: what Backend was handed.
-	backends []backend.Backend
-	// prepared counts Prepare calls; calls notes them as "prepare".
-	prepared int
+	mu sync.Mutex
+	// calls names each opening: "readonly" for a file, else the system
+	// behind the bridge ("maria", "pynchy", ...).
+	calls    []string
+	cfgs     []tui.Config
+	backends []tui.Backend
 }
 
-func (u *recordingUI) Prepare() {
+func (u *recordingUI) open(_ context.Context, b tui.Backend, c tui.Config) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.prepared++
-	u.calls = append(u.calls, "prepare")
-}
-
-func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.calls, u.opts, u.live = append(u.calls, "live"), append(u.opts, o), append(u.live, cl)
+	kind := "?"
+	switch b := b.(type) {
+	case readOnly:
+		kind = "readonly"
+	case *bridge.Bridge:
+		kind = b.Capabilities().Backend
+		if kind == "" {
+			kind = backend.Maria
+		}
+	}
+	u.calls, u.cfgs, u.backends = append(u.calls, kind), append(u.cfgs, c), append(u.backends, b)
 	return nil
 }
 
-func (u *recordingUI) Backend(_ context.Context, b backend.Backend, o UIOptions) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.calls, u.opts, u.backends = append(u.calls, "backend"), append(u.opts, o), append(u.backends, b)
-	return nil
-}
-
-func (u *recordingUI) ReadOnly(_ context.Context, src ReadOnlySource, o UIOptions) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.calls, u.opts, u.src = append(u.calls, "readonly"), append(u.opts, o), append(u.src, src)
-	return nil
-}
-
-// TestUICommandsWithoutUI: a perch without the UI hands each UI command
-// over (Env.StartUI) once its arguments are checked and before it touches
-// the network or reads a file; what StartUI says when it cannot is the
-// command's error, exit 1. Without StartUI either, the commands say there
-// is no UI.
-func TestUICommandsWithoutUI(t *testing.T) {
+// TestUICommandsCheckTheirArguments: usage mistakes, help and printing a
+// replay never open the UI.
+func TestUICommandsCheckTheirArguments(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "s.sse")
 	if err := os.WriteFile(file, []byte(spoofedRecording), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unreachable := "http://127.0.0.1:1/v1" // nothing listens: the hand-over comes first
-	uiCommands := [][]string{
-		{"--url", unreachable},
-		{"attach", "3f2b", "--url", unreachable},
-		{"demo"},
-		{"demo", "--backend", "suna"},
-		{"replay", file},
-		{"replay", filepath.Join(t.TempDir(), "missing.sse")}, // perch-ui reads the file, not perch
-	}
-	for _, args := range uiCommands {
-		r := runEnv(context.Background(), t, func(e *Env) { e.IsTerminal = true }, "", args...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "this perch has no terminal UI") {
-			t.Errorf("perch %v without StartUI: exit %d, stderr %q", args, r.code, r.stderr)
-		}
-	}
-	errMissing := errors.New("perch-ui not found (looked here)")
-	for _, args := range uiCommands {
-		calls := 0
-		r := runEnv(context.Background(), t, func(e *Env) {
-			e.IsTerminal = true
-			e.StartUI = func(...string) error { calls++; return errMissing }
-		}, "", args...)
-		if calls != 1 || r.code != ExitFailure || strings.TrimSpace(r.stderr) != "perch: "+errMissing.Error() {
-			t.Errorf("perch %v: StartUI called %d times, exit %d, stderr %q", args, calls, r.code, r.stderr)
-		}
-	}
-	// Usage mistakes, help and printing a replay stay in perch.
 	for _, c := range []struct {
 		args []string
 		code int
@@ -104,7 +63,10 @@ func TestUICommandsWithoutUI(t *testing.T) {
 	} {
 		r := runEnv(context.Background(), t, func(e *Env) {
 			e.IsTerminal = true
-			e.StartUI = func(...string) error { t.Errorf("perch %v handed over", c.args); return errMissing }
+			e.openUI = func(context.Context, tui.Backend, tui.Config) error {
+				t.Errorf("perch %v opened the UI", c.args)
+				return errors.New("no UI here")
+			}
 		}, "", c.args...)
 		if r.code != c.code {
 			t.Errorf("perch %v: exit %d, want %d (%q)", c.args, r.code, c.code, r.stderr)
@@ -112,14 +74,13 @@ func TestUICommandsWithoutUI(t *testing.T) {
 	}
 	r := runEnv(context.Background(), t, nil, "", "replay", file, "--format", "jsonl")
 	if r.code != 0 || !strings.Contains(r.stdout, "It says hi.") {
-		t.Errorf("replay --format jsonl without a UI: exit %d, %q %q", r.code, r.stdout, r.stderr)
+		t.Errorf("replay --format jsonl: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
 }
 
-// TestUICommandsOpenTheUI: each UI command hands the UI what it needs, and
-// lets it prepare before anything else (the probe). The task list maria's
-// probe read is handed over, so the UI need not ask for it again; without
-// a probe (--backend maria) there is none.
+// TestUICommandsOpenTheUI: each UI command hands the UI what it needs. The
+// task list maria's probe read is handed over, so the UI need not ask for
+// it again; without a probe (--backend maria) there is none.
 func TestUICommandsOpenTheUI(t *testing.T) {
 	d, url := fake(t, "head", 50)
 	id, err := d.SeedDemo()
@@ -131,7 +92,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	ui := &recordingUI{}
-	with := func(e *Env) { e.UI, e.IsTerminal = ui, true }
+	with := func(e *Env) { e.openUI, e.IsTerminal = ui.open, true }
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, args := range [][]string{
@@ -142,30 +103,31 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 	} {
 		must(t, runEnv(ctx, t, with, "", args...))
 	}
-	if strings.Join(ui.calls, ",") != "prepare,live,prepare,live,prepare,readonly,prepare,live" {
+	if strings.Join(ui.calls, ",") != "maria,maria,readonly,maria" {
 		t.Fatalf("calls %v", ui.calls)
 	}
-	root, attach, replay := ui.opts[0], ui.opts[1], ui.opts[2]
-	for i, o := range []UIOptions{root, attach} {
+	root, attach, replay := ui.cfgs[0], ui.cfgs[1], ui.cfgs[2]
+	for i, o := range []tui.Config{root, attach} {
 		if len(o.Tasks) != 1 || o.Tasks[0].ID != id {
 			t.Errorf("command %d: the probed task list %+v, want the one task %s", i, o.Tasks, id)
 		}
 	}
-	if named := ui.opts[3]; named.Tasks != nil || replay.Tasks != nil {
+	if named := ui.cfgs[3]; named.Tasks != nil || replay.Tasks != nil {
 		t.Errorf("a task list without a probe: --backend maria %v, replay %v", named.Tasks, replay.Tasks)
 	}
-	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.OutboxStore == nil || root.OutboxBackend == nil {
+	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.Outbox == nil || root.Outbox.Store == nil || root.Outbox.Backend == nil {
 		t.Errorf("root options %+v", root)
 	}
-	if !strings.HasPrefix(ui.live[0].BaseURL(), url) {
-		t.Errorf("root client %s, want %s", ui.live[0].BaseURL(), url)
+	// The UI reads the daemon at url.
+	if ts, err := ui.backends[0].Tasks(ctx); err != nil || len(ts) != 1 || ts[0].ID != id {
+		t.Errorf("root backend's tasks %+v %v, want the one task %s at %s", ts, err, id, url)
 	}
-	if attach.TaskID != id || attach.OutboxStore == nil {
+	if attach.TaskID != id || attach.Outbox == nil || attach.Outbox.Store == nil {
 		t.Errorf("attach options %+v, want task %s", attach, id)
 	}
-	src := ui.src[0]
+	src := ui.backends[2].(readOnly).ReadOnlySource
 	tasks, err := src.Tasks(ctx)
-	if err != nil || len(tasks) != 1 || replay.TaskID != tasks[0].ID || replay.Theme != "dark" || replay.OutboxStore != nil {
+	if err != nil || len(tasks) != 1 || replay.TaskID != tasks[0].ID || replay.Theme != "dark" || replay.Outbox != nil {
 		t.Fatalf("replay: tasks %v %v, options %+v", tasks, err, replay)
 	}
 	if !strings.Contains(src.Note(), "read-only") {
@@ -199,22 +161,28 @@ func TestUICommandsThroughABackend(t *testing.T) {
 	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
 	ui := &recordingUI{}
 	stub := withStub(s, t.TempDir(), nil)
-	with := func(e *Env) { stub(e); e.UI, e.IsTerminal = ui, true }
+	with := func(e *Env) { stub(e); e.openUI, e.IsTerminal = ui.open, true }
 	for _, args := range [][]string{
 		{"--url", s.url, "--theme", "dark"},
 		{"attach", "chat-b", "--backend", "pynchy", "--url", s.url},
 	} {
 		must(t, stubRun(t, with, args...))
 	}
-	if strings.Join(ui.calls, ",") != "prepare,backend,prepare,backend" {
+	if strings.Join(ui.calls, ",") != "pynchy,pynchy" {
 		t.Fatalf("calls %v", ui.calls)
 	}
-	root, attach := ui.opts[0], ui.opts[1]
-	if root.TaskID != "" || root.Theme != "dark" || root.OutboxStore == nil || root.OutboxBackend == nil || ui.backends[0] != s {
-		t.Errorf("root options %+v, backend %v", root, ui.backends[0])
+	root, attach := ui.cfgs[0], ui.cfgs[1]
+	if root.TaskID != "" || root.Theme != "dark" || root.Outbox == nil || root.Outbox.Store == nil || root.Outbox.Backend == nil {
+		t.Errorf("root options %+v", root)
 	}
-	if attach.TaskID != "chat-bob" || attach.OutboxStore == nil || ui.backends[1] != s {
+	if attach.TaskID != "chat-bob" || attach.Outbox == nil || attach.Outbox.Store == nil {
 		t.Errorf("attach options %+v", attach)
+	}
+	// Both show the stub's sessions.
+	for i, b := range ui.backends {
+		if ts, err := b.Tasks(context.Background()); err != nil || len(ts) != 2 || ts[0].ID != "chat-alice" {
+			t.Errorf("opening %d shows %+v %v, want the stub's sessions", i, ts, err)
+		}
 	}
 	if r := stubRun(t, with, "attach", "nobody", "--backend", "pynchy", "--url", s.url); r.code == 0 || !strings.Contains(r.stderr, "nobody") {
 		t.Errorf("attach to a missing session: exit %d, %q", r.code, r.stderr)
@@ -228,9 +196,40 @@ func TestUICommandsThroughABackend(t *testing.T) {
 // API in this process and opens the UI on its demo thread.
 func TestDemoSunaOpensTheUI(t *testing.T) {
 	ui := &recordingUI{}
-	with := func(e *Env) { e.UI, e.IsTerminal = ui, true }
+	with := func(e *Env) { e.openUI, e.IsTerminal = ui.open, true }
 	must(t, stubRun(t, with, "demo", "--backend", "suna", "--speed", "50"))
-	if len(ui.backends) != 1 || ui.backends[0].Name() != backend.Suna || ui.opts[0].TaskID == "" {
-		t.Fatalf("demo opened %v with %+v", ui.calls, ui.opts)
+	if strings.Join(ui.calls, ",") != backend.Suna || ui.cfgs[0].TaskID == "" {
+		t.Fatalf("demo opened %v with %+v", ui.calls, ui.cfgs)
+	}
+}
+
+type noteSource struct{}
+
+func (noteSource) Tasks(context.Context) ([]events.Task, error)      { return nil, nil }
+func (noteSource) Task(context.Context, string) (events.Task, error) { return events.Task{}, nil }
+func (noteSource) Note() string                                      { return "replay of x — read-only" }
+func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(client.ConnState)) error {
+	return nil
+}
+func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(client.ConnState)) error {
+	return nil
+}
+
+// TestReadOnlyRefusesChanges: the UI's backend over a read-only source
+// refuses every change and says why in its capabilities.
+func TestReadOnlyRefusesChanges(t *testing.T) {
+	r := readOnly{noteSource{}}
+	ctx := context.Background()
+	if c := r.Capabilities(); c.Send || c.Cancel || c.Create || c.Note != "replay of x — read-only" {
+		t.Errorf("capabilities %+v", c)
+	}
+	if _, err := r.Send(ctx, "t", "hi", false); !errors.Is(err, errReadOnly) {
+		t.Errorf("Send: %v", err)
+	}
+	if _, err := r.Cancel(ctx, "t"); !errors.Is(err, errReadOnly) {
+		t.Errorf("Cancel: %v", err)
+	}
+	if _, err := r.CreateTask(ctx, client.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
+		t.Errorf("CreateTask: %v", err)
 	}
 }

@@ -50,11 +50,9 @@ func TestMain(m *testing.M) {
 	perch = filepath.Join(dir, "perch")
 	// Never the user's own state directory, whatever a test forgets.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	// Both programs in one directory, as installed: the tests run perch,
-	// which execs perch-ui (found next to it) for every command that
-	// opens the UI, so that hand-over is what they drive; built as the
-	// README builds them (CGO_ENABLED=0).
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "..", "../cmd/perch-ui")
+	// Built pure Go (CGO_ENABLED=0), as go install builds it without a
+	// C compiler.
+	build := exec.Command("go", "build", "-o", perch, "..")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

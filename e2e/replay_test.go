@@ -47,11 +47,9 @@ func TestReplayEverySystem(t *testing.T) {
 	}
 }
 
-// TestSQLiteStoreThroughPerchUI: the perch program does not link SQLite,
-// so a command that reads an Attocode store hands itself over to perch-ui
-// (next to perch, as installed), which prints the transcript as perch
-// would: the user sees one program.
-func TestSQLiteStoreThroughPerchUI(t *testing.T) {
+// TestSQLiteStore: perch prints an Attocode store (a SQLite database) as
+// it prints any transcript file.
+func TestSQLiteStore(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"import", "../backend/attocode/testdata/fixtures/store.db", "--format", "md"},

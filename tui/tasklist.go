@@ -218,8 +218,7 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// listView draws the task list (chrome.TaskList, which perch's first
-// paint draws too: the frame must not change when perch-ui takes over).
+// listView draws the task list (chrome.TaskList).
 func (m *Model) listView() ([]string, *tea.Cursor) {
 	l := &m.list
 	scr := m.listScreen()

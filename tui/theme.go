@@ -30,5 +30,5 @@ func themeFromConfig(flag string, getenv func(string) string, isDark bool) (t th
 }
 
 // newChrome is the chrome of theme t (package chrome: the frame's styles
-// and the task list, shared with perch's first paint).
+// and the task list).
 func newChrome(t themeKind) chrome.Chrome { return chrome.New(t) }

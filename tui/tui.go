@@ -19,7 +19,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/colorprofile"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -103,13 +102,6 @@ type Config struct {
 	// default).
 	Model string
 
-	// ColorProfile returns the terminal's colour profile. It is called
-	// once, just before Bubble Tea starts, so that a detection begun at
-	// the process's start (cmd/perch-ui asks tmux on a goroutine) has the
-	// whole start to finish. Nil uses the profile lipgloss detected for
-	// stdout when it was initialised. opts given to Run still win.
-	ColorProfile func() colorprofile.Profile
-
 	// Tasks is the task list as the caller just read it (perch's probe of
 	// a --url reads maria's whole list): the first frame shows it, and
 	// the UI does not ask for it again at start. Nil: the UI asks.
@@ -145,14 +137,14 @@ func (c *Config) defaults() {
 // Run shows the UI until the user quits or ctx ends. Stream goroutines are
 // stopped and waited for before it returns.
 //
-// The colour profile is cfg.ColorProfile's, or the one lipgloss detected
-// for stdout when its package was initialised, from the same stdout and
-// environment Bubble Tea would look at. Bubble Tea is never left to detect
+// The colour profile is the one lipgloss detected for stdout when its
+// package was initialised, from the same stdout and environment Bubble Tea
+// would look at. Bubble Tea is never left to detect
 // it again: that costs a second `tmux info` run inside tmux (colorprofile
 // asks tmux whether it passes 24-bit colour), some 10 to 60 ms before the
 // first frame. opts may still set another profile.
 func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
-	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{withColorProfile(&cfg)}, opts...)...)
+	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)...)
 	if m != nil {
 		w := cfg.Unsent
 		if w == nil {
@@ -161,19 +153,6 @@ func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 		m.writeExitReport(w)
 	}
 	return err
-}
-
-// withColorProfile defers the profile's question to the moment Bubble
-// Tea's options are applied (tea.NewProgram in run), after the task list's
-// request and the model have been started.
-func withColorProfile(cfg *Config) tea.ProgramOption {
-	return func(p *tea.Program) {
-		profile := lipgloss.Writer.Profile
-		if cfg.ColorProfile != nil {
-			profile = cfg.ColorProfile()
-		}
-		tea.WithColorProfile(profile)(p)
-	}
 }
 
 // run is Run returning the final model, for end-to-end tests.

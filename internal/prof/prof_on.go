@@ -8,7 +8,7 @@ import (
 )
 
 // Start: with the perchprof build tag, PERCH_CPUPROFILE=FILE writes a CPU
-// profile of the whole invocation of perch or perch-ui, until stop
+// profile of the whole invocation of perch, until stop
 // (docs/performance.md, "Export performance"). Ordinary builds carry no
 // profiler.
 func Start() (stop func()) {

@@ -1,11 +1,6 @@
 // Package chrome draws perch's own frame — the task list, the status and
 // hint rows, and the text helpers every line goes through — with lipgloss
-// alone. It is apart from package tui so that perch, the command line
-// without the UI's libraries, can paint the task list the moment it has it
-// and then hand the terminal to perch-ui, whose start (glamour's package
-// initialisation above all) takes several times longer: both programs draw
-// that first frame with this code, so the hand-over changes nothing on the
-// screen (docs/architecture.md, "Two programs").
+// alone, apart from the transcript's renderer and its libraries.
 package chrome
 
 import (

@@ -235,20 +235,3 @@ func ListHints(create bool) []string {
 	}
 	return append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")
 }
-
-// FirstTaskList is the task list as perch-ui's first frame draws it once
-// it has the list: tasks sorted newest first, the first selected, the
-// stream not connected yet, no filter and no message. create: the backend
-// can start tasks; backend: its name as its capabilities give it.
-func (c Chrome) FirstTaskList(tasks []events.Task, create bool, backend string, w, h int, now time.Time, home string) []string {
-	ts := append([]events.Task(nil), tasks...)
-	SortTasks(ts)
-	shown := make([]int, len(ts))
-	for i := range shown {
-		shown[i] = i
-	}
-	lines, _ := c.TaskList(List{Tasks: ts, Shown: shown, Answered: true}, ListScreen{
-		Width: w, Height: h, Conn: c.Connecting(), Backend: backend,
-		Hints: c.Hints(w, ListHints(create)...), Now: now, Home: home, Spinner: SpinnerFrame(0)})
-	return lines
-}

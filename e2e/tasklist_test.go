@@ -11,34 +11,33 @@ import (
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-// TestFirstPaintHandsOver: bare perch at a URL draws the task list itself
-// and hands the terminal to perch-ui. Keys typed as soon as the list is on
-// the screen (perch-ui may not be running yet) are not lost, the system
-// found is named once, and after quitting the terminal is as before: the
-// normal screen, echo, line editing and signal keys on.
-func TestFirstPaintHandsOver(t *testing.T) {
+// TestTaskListAtURL: bare perch at a URL shows the task list. Keys typed
+// as soon as the list is on the screen are not lost, the system found is
+// named once, and after quitting the terminal is as before: the normal
+// screen, echo, line editing and signal keys on.
+func TestTaskListAtURL(t *testing.T) {
 	url := fakeDaemon(t, "6")
-	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e first paint", "Say hello.")
+	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e first task", "Say hello.")
 	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e another task", "Say bye.")
-	firstPaint(t, url, "maria", "e2e first paint", "e2e another task", "first paint")
+	taskList(t, url, "maria", "e2e first task", "e2e another task", "first")
 }
 
-// TestFirstPaintSuna: the same with Suna, whose threads perch asks for
+// TestTaskListAtURLSuna: the same with Suna, whose threads perch asks for
 // after its probe.
-func TestFirstPaintSuna(t *testing.T) {
+func TestTaskListAtURLSuna(t *testing.T) {
 	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: time.Millisecond})
 	for _, prompt := range []string{"Paint the fence first.", "Then the shed."} {
 		if _, _, err := s.Start("", prompt); err != nil {
 			t.Fatal(err)
 		}
 	}
-	firstPaint(t, base, "suna", "Paint the fence first.", "Then the shed.", "fence")
+	taskList(t, base, "suna", "Paint the fence first.", "Then the shed.", "fence")
 }
 
-// firstPaint launches bare perch at url, filters its list down to keep
+// taskList launches bare perch at url, filters its list down to keep
 // (dropping drop) by typing filter as soon as both are on the screen, and
 // quits.
-func firstPaint(t *testing.T, url, system, keep, drop, filter string) {
+func taskList(t *testing.T, url, system, keep, drop, filter string) {
 	t.Helper()
 	modes := filepath.Join(t.TempDir(), "stty")
 	tm := newTerm(t, fmt.Sprintf(`sh -c 'stty -a > %s.before; %s --url %s; echo "perch exited with $?"; stty -a > %s; echo "modes saved"; exec sleep 600'`,

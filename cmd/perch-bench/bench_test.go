@@ -36,6 +36,20 @@ func TestHelpers(t *testing.T) {
 	if w := len([]rune(bar)); !laidOut("x\n"+bar+"\ny", w) || laidOut(bar, w+1) {
 		t.Errorf("laidOut")
 	}
+	for _, c := range []struct{ a, b, want string }{
+		{"20.0 ms", "10.0 ms", "2.00×"}, {"1.50 s", "500 ms", "3.00×"}, {"30.0 MB", "20.0 MB", "1.50×"},
+		{"2.00 ms / 8.00 ms", "1.00 ms / 4.00 ms", "2.00× / 2.00×"},
+		{"+5.00 ms", "+2.00 ms", ""}, {"error", "10.0 ms", ""}, {"10.0 MB", "10.0 ms", ""}, {"", "1.00 ms", ""},
+	} {
+		if got := ratioOf(c.a, c.b); got != c.want {
+			t.Errorf("ratioOf(%q, %q) = %q, want %q", c.a, c.b, got, c.want)
+		}
+	}
+	pairs := pairRows([]row{{scope: "s", name: "a", value: "1"}, {scope: "s", name: "a", value: "2"}, {scope: "s", name: "b"}},
+		[]row{{scope: "s", name: "a", value: "3"}, {scope: "s", name: "c"}, {scope: "s", name: "a", value: "4"}})
+	if len(pairs) != 4 || pairs[0].base.value != "3" || pairs[1].base.value != "4" || pairs[2].base.name != "" || pairs[3].base.name != "c" {
+		t.Errorf("pairRows: %+v", pairs)
+	}
 	p := filepath.Join(t.TempDir(), "x.jsonl")
 	_ = os.WriteFile(p, []byte(`{"type":"assistant","text":"done"}`+"\n"+`{"type":"state","status":"idle"}`+"\n"), 0o644)
 	if err := checkExport(p, "done"); err != nil {
@@ -55,7 +69,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "perch-ui's own part", "export --backend suna --until-idle wall"} {
+	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "export --backend suna --until-idle wall"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

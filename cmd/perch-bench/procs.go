@@ -45,7 +45,7 @@ func parseBanner(line string) (url, task string, events int, bytes int64, last s
 
 func (h *harness) startDaemon(n int, extra ...string) (*daemon, error) {
 	args := append([]string{"fake-daemon", "--addr", "127.0.0.1:0", "--dialect", h.dialect, "--long-session", strconv.Itoa(n)}, extra...)
-	cmd := exec.Command(h.perch, args...)
+	cmd := exec.Command(h.server, args...)
 	logf, err := os.Create(filepath.Join(h.tmp, fmt.Sprintf("daemon-%d.log", n)))
 	if err != nil {
 		return nil, err

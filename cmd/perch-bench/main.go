@@ -1,4 +1,4 @@
-// Command bench is perch's end-to-end benchmark: it builds perch, serves
+// Command perch-bench is perch's end-to-end benchmark: it builds perch, serves
 // long sessions from the fake daemon (`perch fake-daemon --long-session N`)
 // and measures, as whole processes and in a real terminal (tmux), how
 // perch compares with baselines taken in the same run: curl reading the
@@ -8,9 +8,15 @@
 // --until-idle, and perch attach in tmux until the run's final reply is on
 // the screen, with curl reading the run's stream.
 //
-//	go run ./bench                      # N = 1,000 and 10,000, everything
-//	go run ./bench -n 1000 -runs 5 -measure export,tui
-//	go run ./bench -n '' -runs 5 -measure suna
+// With -baseline PATH it measures another perch binary (an older build)
+// the same way in the same run, section by section after the new one, and
+// prints both with their ratio; the fake servers are always the new
+// perch's.
+//
+//	go run ./cmd/perch-bench                      # N = 1,000 and 10,000, everything
+//	go run ./cmd/perch-bench -n 1000 -runs 5 -measure export,tui
+//	go run ./cmd/perch-bench -n '' -runs 5 -measure suna
+//	go run ./cmd/perch-bench -n 1000 -measure startup,tui -baseline /tmp/old/perch
 //
 // Progress goes to stderr, the table to stdout. Nothing here runs in
 // `go test`.
@@ -43,19 +49,21 @@ import (
 var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line", "suna"}
 
 type harness struct {
-	perch, tmp, dialect string
-	ui                  string        // perch-ui, when perch is two programs
-	loadTimeout         time.Duration // replays, exports, daemon start
-	keyCap              time.Duration // one key or resize → screen change
-	idle                time.Duration
-	runs, startupRuns   int
-	keySamples          int
-	keysOut             string // where each key's latency is written, in order (empty: nowhere)
-	width, height       int
-	bigMB, lineMB       float64
-	bigN                int
-	sunaFrames          int
-	measure             map[string]bool
+	perch             string // the binary being measured: server's, or baseline's
+	server            string // the perch built (or given by -perch): it runs the fake daemons
+	baseline          string // -baseline: another perch measured beside it ("" none)
+	tmp, dialect      string
+	loadTimeout       time.Duration // replays, exports, daemon start
+	keyCap            time.Duration // one key or resize → screen change
+	idle              time.Duration
+	runs, startupRuns int
+	keySamples        int
+	keysOut           string // where each key's latency is written, in order (empty: nowhere)
+	width, height     int
+	bigMB, lineMB     float64
+	bigN              int
+	sunaFrames        int
+	measure           map[string]bool
 
 	tm *tmux
 
@@ -96,7 +104,8 @@ func run() int {
 	flag.IntVar(&h.bigN, "big-n", 1000, "events of the sessions that carry the big outputs")
 	flag.IntVar(&h.sunaFrames, "suna-frames", fakesuna.BenchFrames, "frames of the fake Suna's bench run")
 	flag.StringVar(&h.dialect, "dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
-	flag.StringVar(&h.perch, "perch", "", "use this perch binary instead of building one (its UI, perch-ui, next to it or named by $PERCH_UI)")
+	flag.StringVar(&h.server, "perch", "", "use this perch binary instead of building one")
+	flag.StringVar(&h.baseline, "baseline", "", "also measure this perch binary (e.g. an older build), the same way in the same run, and print the two side by side")
 	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
 	flag.Parse()
 
@@ -164,34 +173,56 @@ func run() int {
 	load0 := loadavg()
 	started := time.Now()
 
+	var sections []section
 	if h.measure["init"] {
-		h.benchInit()
+		sections = append(sections, section{"startup", h.benchInit})
 	}
 	if h.measure["startup"] {
-		h.guard("startup", h.benchStartup)
+		sections = append(sections, section{"startup", h.benchStartup})
 	}
 	for _, n := range sizes {
-		h.guard(fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) })
+		sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
 	}
 	if h.measure["big"] {
-		h.guard("big output", func() error {
+		sections = append(sections, section{"big output", func() error {
 			// The issue's goal for a big output's session: RSS within 2.5×
 			// the stream.
 			return h.benchBig(fmt.Sprintf("read_file %g MiB", h.bigMB), "--big-output-mb", h.bigMB, "✓ read_file internal/generated/tables.go", "errorf", 2.5)
-		})
+		}})
 	}
 	if h.measure["line"] {
-		h.guard("long line", func() error {
+		sections = append(sections, section{"long line", func() error {
 			// No memory goal: the session's stream (9 MB) is smaller than
-			// what perch-ui's program alone keeps resident.
+			// what perch's program alone keeps resident.
 			return h.benchBig(fmt.Sprintf("1 line of %g MiB", h.lineMB), "--long-line-mb", h.lineMB, "✓ execute_command cat web/dist/app.min.js", "return", 0)
-		})
+		}})
 	}
 	if h.measure["suna"] {
-		h.guard("suna", h.benchSuna)
+		sections = append(sections, section{"suna", h.benchSuna})
 	}
-	h.print(os.Stdout, load0, loadavg(), time.Since(started))
+	// Each section runs for the new perch, then for the baseline, so that
+	// both sample the same stretch of a noisy machine.
+	var baseRows []row
+	for _, sec := range sections {
+		h.perch = h.server
+		h.guard(sec.scope, sec.run)
+		if h.baseline == "" {
+			continue
+		}
+		rows := h.rows
+		h.perch, h.rows = h.baseline, baseRows
+		progress("%s: the same for the baseline %s", sec.scope, h.baseline)
+		h.guard(sec.scope, sec.run)
+		baseRows, h.rows = h.rows, rows
+	}
+	h.print(os.Stdout, baseRows, load0, loadavg(), time.Since(started))
 	return 0
+}
+
+// section is one part of the benchmark, measured for each binary.
+type section struct {
+	scope string
+	run   func() error
 }
 
 func contains(list []string, s string) bool {
@@ -228,7 +259,11 @@ func (h *harness) guard(scope string, f func() error) {
 func (h *harness) add(r row) { h.rows = append(h.rows, r) }
 
 func (h *harness) note(format string, args ...any) {
-	h.notes = append(h.notes, fmt.Sprintf(format, args...))
+	n := fmt.Sprintf(format, args...)
+	if h.baseline != "" && h.perch == h.baseline {
+		n = "baseline: " + n
+	}
+	h.notes = append(h.notes, n)
 }
 
 // setup builds perch and starts the private tmux server.
@@ -236,33 +271,36 @@ func (h *harness) setup() error {
 	if _, err := exec.LookPath("curl"); err != nil {
 		return errors.New("curl is not installed: it is the baseline of the stream measurements")
 	}
-	if h.perch == "" {
+	if h.server == "" {
 		root, err := moduleRoot()
 		if err != nil {
 			return err
 		}
-		h.perch = filepath.Join(h.tmp, "perch")
-		// Both programs, side by side: perch execs perch-ui, found next
-		// to it, for every command that opens the UI.
-		// As the README builds them: pure Go (CGO_ENABLED=0), static.
-		progress("building perch and perch-ui (CGO_ENABLED=0 go build -o %s/ . ./cmd/perch-ui)", h.tmp)
-		cmd := exec.Command("go", "build", "-o", h.tmp+string(filepath.Separator), ".", "./cmd/perch-ui")
+		h.server = filepath.Join(h.tmp, "perch")
+		// Pure Go (CGO_ENABLED=0), static, as go install builds it
+		// without a C compiler.
+		progress("building perch (CGO_ENABLED=0 go build -o %s .)", h.server)
+		cmd := exec.Command("go", "build", "-o", h.server, ".")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Dir = root
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("go build: %w", err)
 		}
-	} else if abs, err := filepath.Abs(h.perch); err == nil {
-		h.perch = abs
+	} else if abs, err := filepath.Abs(h.server); err == nil {
+		h.server = abs
 	}
-	h.ui = os.Getenv("PERCH_UI")
-	if h.ui == "" {
-		// Absent next to a perch of one program (before the split).
-		if ui := filepath.Join(filepath.Dir(h.perch), "perch-ui"); fileExists(ui) {
-			h.ui = ui
+	if h.baseline != "" {
+		abs, err := filepath.Abs(h.baseline)
+		if err != nil {
+			return err
 		}
+		if !fileExists(abs) {
+			return fmt.Errorf("-baseline: no file %s", abs)
+		}
+		h.baseline = abs
 	}
+	h.perch = h.server
 	if h.needsTmux() {
 		t, err := startTmux(fmt.Sprintf("perch-bench-%d", os.Getpid()))
 		if err != nil {
@@ -288,7 +326,7 @@ func moduleRoot() (string, error) {
 	}
 	mod := strings.TrimSpace(string(out))
 	if mod == "" || mod == os.DevNull {
-		return "", errors.New("run the benchmark inside the perch repository (go run ./bench)")
+		return "", errors.New("run the benchmark inside the perch repository (go run ./cmd/perch-bench)")
 	}
 	return filepath.Dir(mod), nil
 }
@@ -346,26 +384,16 @@ func (h *harness) killAll() {
 
 // ---- sections ----
 
-func (h *harness) benchInit() {
+// benchInit: what perch --help spends in package initialisation, and its
+// wall time.
+func (h *harness) benchInit() error {
 	s, wall, pkgs, err := h.initOf(h.perch)
 	if err != nil {
-		h.note("init: perch --help: %v", err)
-		return
+		return fmt.Errorf("perch --help: %w", err)
 	}
-	h.add(row{scope: "startup", name: fmt.Sprintf("package init, sum of %d inits (inittrace)", pkgs), value: fmtDur(s),
-		goal: "≤ 10 ms", verdict: verdict(s <= 10*time.Millisecond)})
+	h.add(row{scope: "startup", name: "package init, sum of the inits (inittrace)", value: fmtDur(s), base: fmt.Sprintf("%d packages", pkgs)})
 	h.add(row{scope: "startup", name: "perch --help wall", value: fmtDur(wall)})
-	if h.ui == "" {
-		return
-	}
-	// What a command that opens the UI pays again in perch-ui.
-	s, wall, pkgs, err = h.initOf(h.ui)
-	if err != nil {
-		h.note("init: perch-ui --help: %v", err)
-		return
-	}
-	h.add(row{scope: "startup", name: fmt.Sprintf("perch-ui package init, sum of %d inits", pkgs), value: fmtDur(s)})
-	h.add(row{scope: "startup", name: "perch-ui --help wall", value: fmtDur(wall)})
+	return nil
 }
 
 // initOf runs bin --help with GODEBUG=inittrace=1: the median sum of its
@@ -416,18 +444,7 @@ func (h *harness) benchStartup() error {
 	if h.tm == nil {
 		return nil
 	}
-	// perch-ui --version prints one line once its package initialisation
-	// and runtime start are done: launched the same way, it splits the
-	// launch into what comes before main and perch-ui's own work after it.
-	var version string
-	if h.ui != "" {
-		var out bytes.Buffer
-		if _, _, err := h.runTimed(30*time.Second, &out, h.ui, "--version"); err != nil {
-			return fmt.Errorf("perch-ui --version: %w", err)
-		}
-		version = strings.TrimSpace(out.String())
-	}
-	var floors, launches, direct, inits, answers []time.Duration
+	var floors, launches, answers []time.Duration
 	for range h.startupRuns {
 		f, err := h.launch([]string{"sh", "-c", "echo ready; exec sleep 600"}, "ready")
 		if err != nil {
@@ -443,42 +460,13 @@ func (h *harness) benchStartup() error {
 			return fmt.Errorf("TUI launch, then a key: %w", err)
 		}
 		answers = append(answers, a)
-		if h.ui != "" {
-			u, err := h.launch([]string{h.ui, "--url", d.url}, "Long session (")
-			if err != nil {
-				return fmt.Errorf("TUI launch of perch-ui: %w", err)
-			}
-			direct = append(direct, u)
-			if version != "" {
-				// Through sh, as the floor, which stays: tmux may drop
-				// the output of a program that exits at once.
-				v, err := h.launch([]string{"sh", "-c", quote(h.ui) + " --version; exec sleep 600"}, version)
-				if err != nil {
-					return fmt.Errorf("perch-ui --version: %w", err)
-				}
-				inits = append(inits, v)
-			}
-		}
 	}
 	f, l := median(floors), median(launches)
 	h.add(row{scope: "startup", name: "TUI launch → task list visible", value: fmtDur(l), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(l - f),
 		goal: "≤ floor + 60 ms", verdict: verdict(l-f <= 60*time.Millisecond)})
-	// perch draws the list before perch-ui runs (internal/firstpaint): a
-	// key typed at once is answered once perch-ui has started.
+	// A key typed as soon as the list is on the screen.
 	a := median(answers)
 	h.add(row{scope: "startup", name: "TUI launch → first key answered (? at once)", value: fmtDur(a), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(a - f)})
-	if len(direct) > 0 {
-		// perch hands over to perch-ui: this is what that exec costs.
-		u := median(direct)
-		h.add(row{scope: "startup", name: "perch-ui launched directly → task list", value: fmtDur(u), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(u - f)})
-		h.add(row{scope: "startup", name: "the exec (perch → perch-ui), medians", value: fmtDiff(l - u)})
-	}
-	if len(inits) > 0 {
-		// Before main: the exec, the runtime, every package's init.
-		v, u := median(inits), median(direct)
-		h.add(row{scope: "startup", name: "perch-ui --version → printed (start before main)", value: fmtDur(v), base: fmtDur(f) + " floor (sh echo)", cmp: fmtDiff(v - f)})
-		h.add(row{scope: "startup", name: "perch-ui's own part (task list − --version), medians", value: fmtDiff(u - v)})
-	}
 	return nil
 }
 
@@ -1075,7 +1063,9 @@ func loadavg() string {
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
-func (h *harness) print(w io.Writer, load0, load1 string, took time.Duration) {
+// print writes the table; base is the -baseline binary's rows (nil
+// without one).
+func (h *harness) print(w io.Writer, base []row, load0, load1 string, took time.Duration) {
 	commit := "?"
 	if root, err := moduleRoot(); err == nil {
 		if out, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output(); err == nil {
@@ -1091,9 +1081,25 @@ func (h *harness) print(w io.Writer, load0, load1 string, took time.Duration) {
 	fmt.Fprintf(w, "load average %s → %s  took %v  runs %d (medians)  terminal %dx%d  MB = 10^6 bytes\n\n",
 		load0, load1, took.Round(time.Second), h.runs, h.width, h.height)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCOPE\tMEASUREMENT\tPERCH\tBASELINE\tVS BASELINE\tGOAL\tVERDICT")
-	for _, r := range h.rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.scope, r.name, r.value, r.base, r.cmp, r.goal, r.verdict)
+	if h.baseline == "" {
+		fmt.Fprintln(tw, "SCOPE\tMEASUREMENT\tPERCH\tBASELINE\tVS BASELINE\tGOAL\tVERDICT")
+		for _, r := range h.rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.scope, r.name, r.value, r.base, r.cmp, r.goal, r.verdict)
+		}
+	} else {
+		// The -baseline binary's value beside each of perch's, and their
+		// ratio; BASELINE and VS BASELINE stay perch's reference (curl,
+		// the floor), GOAL and VERDICT perch's.
+		fmt.Fprintf(w, "-baseline %s\n\n", h.baseline)
+		fmt.Fprintln(tw, "SCOPE\tMEASUREMENT\tPERCH\t-BASELINE\tPERCH ÷ -BASELINE\tBASELINE\tVS BASELINE\tGOAL\tVERDICT")
+		for _, p := range pairRows(h.rows, base) {
+			r := p.perch
+			if r.name == "" {
+				r.scope, r.name = p.base.scope, p.base.name
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.scope, r.name, r.value, p.base.value, ratioOf(r.value, p.base.value),
+				r.base, r.cmp, r.goal, r.verdict)
+		}
 	}
 	_ = tw.Flush()
 	if len(h.notes) > 0 {
@@ -1102,4 +1108,82 @@ func (h *harness) print(w io.Writer, load0, load1 string, took time.Duration) {
 			fmt.Fprintln(w, "  - "+strings.ReplaceAll(n, "\n", "\n    "))
 		}
 	}
+}
+
+// rowPair is one measurement of perch and of the -baseline binary (either
+// may be missing: a zero row).
+type rowPair struct{ perch, base row }
+
+// pairRows matches the two binaries' rows by scope and name (the nth
+// occurrence with the nth), in perch's order; rows only the baseline has
+// come last.
+func pairRows(perch, base []row) []rowPair {
+	key := func(r row, seen map[string]int) string {
+		k := r.scope + "\x00" + r.name
+		seen[k]++
+		return fmt.Sprintf("%s\x00%d", k, seen[k])
+	}
+	byKey := map[string]int{}
+	seen := map[string]int{}
+	for i, r := range base {
+		byKey[key(r, seen)] = i
+	}
+	used := make([]bool, len(base))
+	var out []rowPair
+	seen = map[string]int{}
+	for _, r := range perch {
+		p := rowPair{perch: r}
+		if i, ok := byKey[key(r, seen)]; ok {
+			p.base, used[i] = base[i], true
+		}
+		out = append(out, p)
+	}
+	for i, r := range base {
+		if !used[i] {
+			out = append(out, rowPair{base: r})
+		}
+	}
+	return out
+}
+
+// ratioOf is a ÷ b for two values as this program prints them (fmtDur,
+// fmtMB, a percentage, or "p50 / p99" pairs of them): "" when they are
+// not two positive quantities of the same kind (differences, errors).
+func ratioOf(a, b string) string {
+	as, bs := strings.Split(a, " / "), strings.Split(b, " / ")
+	if len(as) != len(bs) {
+		return ""
+	}
+	var parts []string
+	for i := range as {
+		x, ux, ok1 := quantity(as[i])
+		y, uy, ok2 := quantity(bs[i])
+		if !ok1 || !ok2 || ux != uy || y <= 0 {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("%.2f×", x/y))
+	}
+	return strings.Join(parts, " / ")
+}
+
+// quantity reads "12.3 ms", "1.2 s", "4.5 MB" or "0.1 %": its value (in ms
+// for durations) and its kind.
+func quantity(s string) (float64, string, bool) {
+	f := strings.Fields(s)
+	if len(f) != 2 {
+		return 0, "", false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || v < 0 || strings.HasPrefix(f[0], "+") { // "+3 ms" is a difference
+		return 0, "", false
+	}
+	switch f[1] {
+	case "ms":
+		return v, "time", true
+	case "s":
+		return v * 1000, "time", true
+	case "MB", "%":
+		return v, f[1], true
+	}
+	return 0, "", false
 }
