@@ -11,7 +11,6 @@ import (
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/prof"
 	// Attocode's session stores are SQLite databases (backend/attocode).
-	_ "modernc.org/sqlite"
 )
 
 func main() {
