@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perch-tui/perch/tools"
 )
 
 func env(desc string) Frame {
@@ -310,7 +312,7 @@ func TestHeadTextDetails(t *testing.T) {
 	if l := r.FileListing(); r.Listing != nil || l == nil || len(l.Entries) != 3 || !l.Entries[2].Hidden || l.Entries[2].Name != ".git" {
 		t.Errorf("list: kept %+v, read %+v", r.Listing, l)
 	}
-	if w := WithDetails(r, "list_files", ToolCall{}); w != r {
+	if w := WithDetails(r, tools.FormatListing, ToolCall{}); w != r {
 		t.Errorf("WithDetails copied a result whose listing is read from its text")
 	}
 	r = post("search_files", `"{\"regex\": \"foo\"}"`, "Search completed. Found 2 matches.\n\nsrc/a.go:12\n11: x\n12: foo\n\nsrc/b.go:3\n3: foo\n")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/perch-tui/perch/tools"
 )
 
 // NormalizeArgs turns tool-call arguments as any system sends them (a JSON
@@ -26,16 +28,16 @@ func NewToolCall(id, name string, rawArgs json.RawMessage) ToolCall {
 }
 
 // WithDetails returns r with the per-tool details (command, listing, file,
-// search, write, patch, todos) parsed from maria's tool-output text when r
-// has none yet: the one parser of those formats, for views that get a
-// result built elsewhere. r itself is not changed. A listing and a search
-// are read from the text when asked for (FileListing, SearchResult).
-func WithDetails(r *ToolResult, name string, call ToolCall) *ToolResult {
+// search, write, patch, todos) read from its text as format f when r has
+// none yet, for views that get a result built elsewhere. r itself is not
+// changed. A listing and a search are read from the text when asked for
+// (FileListing, SearchResult).
+func WithDetails(r *ToolResult, f tools.Format, call ToolCall) *ToolResult {
 	if r == nil || r.hasDetails() {
 		return r
 	}
 	cp := *r
-	fillDetails(&cp, name, call)
+	fillFormat(&cp, f, call)
 	return &cp
 }
 

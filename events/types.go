@@ -282,87 +282,6 @@ func (r *ToolResult) Exit() *int {
 	return nil
 }
 
-// CommandResult is an execute_command outcome.
-type CommandResult struct {
-	Command  string
-	ExitCode *int // nil when unknown (timed out, or not reported)
-	TimedOut bool
-	Stdout   string
-	Stderr   string
-}
-
-// FileListing is a list_files outcome.
-type FileListing struct {
-	Path    string
-	Entries []FileEntry
-}
-
-// FileEntry is one list_files entry.
-type FileEntry struct {
-	Name   string
-	Kind   string // file | directory | symlink | other
-	Hidden bool
-}
-
-// FileContent is a read_file outcome.
-type FileContent struct {
-	Path      string
-	StartLine int
-	EndLine   int
-	// Content is the lines. When Numbered they are the rows of maria's
-	// HEAD text, each still prefixed " L12 | " (a slice of the result text,
-	// not a copy; see StripRow and Plain); otherwise they are plain.
-	Content  string
-	Numbered bool
-}
-
-// Plain is the content without row prefixes (built anew when Numbered).
-func (f *FileContent) Plain() string {
-	if !f.Numbered {
-		return f.Content
-	}
-	var b strings.Builder
-	b.Grow(len(f.Content))
-	for rest, more := f.Content, true; more; {
-		var l string
-		l, rest, more = strings.Cut(rest, "\n")
-		b.WriteString(StripRow(l))
-		if more {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// SearchResult is a search_files outcome.
-type SearchResult struct {
-	Message string
-	Total   int
-	Hits    []SearchHit
-}
-
-// SearchHit is one match of search_files.
-type SearchHit struct {
-	Path    string
-	Line    int
-	Context string
-}
-
-// WriteResult is a write_to_file outcome.
-type WriteResult struct {
-	Path string
-}
-
-// PatchResult is an apply_patch outcome (or a legacy meta_write_to_file
-// diff).
-type PatchResult struct {
-	Message  string
-	Added    []string
-	Modified []string
-	Deleted  []string
-	Diff     string
-}
-
 // Usage is token usage of one model reply. InputTokens is the whole prompt,
 // cache reads and writes included (OpenAI's meaning); CachedTokens is the
 // part read from the cache. The Has* flags say whether the source reported
@@ -411,15 +330,6 @@ type QueuedMessage struct {
 	ID        string
 	Text      string
 	WebSearch bool
-}
-
-// Todo is one item of the agent's todo list.
-type Todo struct {
-	ID       string
-	Content  string
-	Status   string // pending | in_progress | completed
-	Priority string // high | medium | low
-	Notes    string
 }
 
 // Task status values.

@@ -1,7 +1,8 @@
 // Package tools is perch's one place of knowledge about agent tools across
 // systems: which kind of tool a name is (a shell command, a file read, …),
-// so that the reducer and the renderers switch on kinds, never on one
-// system's names.
+// which argument a tool's header shows, and how each known tool-output
+// format reads. The decoders and the renderers ask it; they hold no tool
+// names of their own. It imports nothing of perch.
 package tools
 
 import "strings"
@@ -17,7 +18,7 @@ const (
 	Search
 	WriteFile
 	Patch
-	Todo
+	TodoList
 	Web
 )
 
@@ -35,7 +36,7 @@ func (k Kind) String() string {
 		return "write"
 	case Patch:
 		return "patch"
-	case Todo:
+	case TodoList:
 		return "todo"
 	case Web:
 		return "web"
@@ -43,37 +44,135 @@ func (k Kind) String() string {
 	return "other"
 }
 
-// names maps the tool names of maria, Suna, pynchy (Claude Code's tools),
-// Attocode, codex and common provider tool sets to their kind. Lookups
-// are case-insensitive.
-var names = map[string]Kind{
-	// shell commands
-	"execute_command": Command, "bash": Command, "shell": Command, "command": Command,
-	"command_execution": Command, "run_command": Command, "exec": Command, "run_terminal_cmd": Command,
-	"local_shell": Command, "run_shell_command": Command, "terminal": Command,
-	// reading files
-	"read_file": ReadFile, "read": ReadFile, "view": ReadFile, "cat": ReadFile, "open_file": ReadFile,
-	// listing
-	"list_files": ListFiles, "ls": ListFiles, "list_dir": ListFiles, "list_directory": ListFiles,
-	// searching
-	"search_files": Search, "grep": Search, "glob": Search, "search": Search, "codebase_search": Search,
-	"grep_search": Search, "file_search": Search,
-	// writing
-	"write_to_file": WriteFile, "write": WriteFile, "create_file": WriteFile, "replace_in_file": WriteFile,
-	"meta_write_to_file": WriteFile, "write_file": WriteFile,
-	// editing by patch or replacement
-	"apply_patch": Patch, "edit": Patch, "multiedit": Patch, "str_replace_editor": Patch,
-	"str_replace_based_edit_tool": Patch, "file_change": Patch, "edit_file": Patch,
-	// todo lists
-	"todo": Todo, "todowrite": Todo, "todo_write": Todo, "todo_list": Todo, "update_plan": Todo,
-	// the web
-	"web_search": Web, "webfetch": Web, "web_fetch": Web, "websearch": Web, "browser": Web,
+// Format is how a tool's output text is read. Each has one parser here.
+type Format uint8
+
+const (
+	// Text is output shown as it is.
+	Text Format = iota
+	// FormatCommand is maria's execute_command text: "Command <cmd>
+	// exited with status <n>." and "=== STDOUT (k lines) ===" sections
+	// (ParseCommand).
+	FormatCommand
+	// FormatRead is maria's read_file text: "File: p (lines s-e (n
+	// lines))" over " L12 | text" rows (ParseRead).
+	FormatRead
+	// FormatListing is maria's list_files text: "Directory: p" over
+	// "📁 name" rows (ParseListing).
+	FormatListing
+	// FormatSearch is maria's search_files text: a message, then
+	// "path:line" headers over "n: text" rows (ParseSearch).
+	FormatSearch
+	// FormatWrite is maria's write_to_file / replace_in_file text:
+	// "Content written to file at path: p" (ParseWrite).
+	FormatWrite
+	// FormatMetaWrite is maria's legacy meta_write_to_file: drawn as a
+	// write; its legacy structure carries a diff.
+	FormatMetaWrite
+	// FormatPatch is maria's apply_patch text: a JSON summary of the
+	// files added, modified and deleted (ParsePatch).
+	FormatPatch
+	// FormatTodo is maria's todo text: the list with status and priority
+	// icons (ParseTodos).
+	FormatTodo
+)
+
+// Tool is what perch knows of one tool name.
+type Tool struct {
+	Kind Kind
+	// Format is how the tool's output reads: set only for a name spelled
+	// exactly as the system whose format it is spells it.
+	Format Format
+	// keys are the arguments the header shows, the first one set wins;
+	// nil for defaultKeys.
+	keys []string
+}
+
+// Tool names as the systems spell them, for the code that makes a call of
+// that name or checks for one.
+const (
+	// maria (docs/protocol.md §7)
+	MariaCommand   = "execute_command"
+	MariaRead      = "read_file"
+	MariaList      = "list_files"
+	MariaSearch    = "search_files"
+	MariaWrite     = "write_to_file"
+	MariaReplace   = "replace_in_file"
+	MariaMetaWrite = "meta_write_to_file"
+	MariaPatch     = "apply_patch"
+	MariaTodo      = "todo"
+
+	// Claude Code (and pynchy, which runs Claude Code)
+	ClaudeBash      = "Bash"
+	ClaudeTodoWrite = "TodoWrite"
+
+	// PynchyCommand is the call pynchy's decoder makes of a "!cmd" command
+	// a person ran in the chat.
+	PynchyCommand = "command"
+
+	// codex reports its tools as thread items of these types; perch shows
+	// each as a call of the name after it.
+	CodexCommandItem    = "command_execution"
+	CodexShell          = "shell"
+	CodexFileChangeItem = "file_change"
+	CodexApplyPatch     = "apply_patch"
+	CodexWebSearchItem  = "web_search"
+	CodexWebSearch      = "web_search"
+	CodexTodoItem       = "todo_list"
+)
+
+// names maps tool names to what perch knows of them, by system; a name
+// several systems share is listed under the first. Lookups are
+// case-insensitive for the kind (see Lookup).
+var names = map[string]Tool{
+	// maria: the formats of the HEAD texts, and the header arguments
+	MariaCommand:   {Kind: Command, Format: FormatCommand, keys: []string{"command"}},
+	MariaRead:      {Kind: ReadFile, Format: FormatRead},
+	MariaList:      {Kind: ListFiles, Format: FormatListing},
+	MariaSearch:    {Kind: Search, Format: FormatSearch, keys: []string{"regex", "path"}},
+	MariaWrite:     {Kind: WriteFile, Format: FormatWrite},
+	MariaReplace:   {Kind: WriteFile, Format: FormatWrite},
+	MariaMetaWrite: {Kind: WriteFile, Format: FormatMetaWrite},
+	MariaPatch:     {Kind: Patch, Format: FormatPatch, keys: []string{"path"}},
+	MariaTodo:      {Kind: TodoList, Format: FormatTodo, keys: []string{"action"}},
+
+	// Suna
+	"create_file": {Kind: WriteFile}, "web_search": {Kind: Web}, "web_fetch": {Kind: Web},
+
+	// Claude Code and pynchy (lower-cased)
+	"bash": {Kind: Command}, "read": {Kind: ReadFile}, "ls": {Kind: ListFiles}, "grep": {Kind: Search},
+	"glob": {Kind: Search}, "write": {Kind: WriteFile}, "edit": {Kind: Patch}, "multiedit": {Kind: Patch},
+	"todowrite": {Kind: TodoList}, "webfetch": {Kind: Web}, "websearch": {Kind: Web}, PynchyCommand: {Kind: Command},
+
+	// Attocode
+	"write_file": {Kind: WriteFile}, "edit_file": {Kind: Patch},
+
+	// codex: the calls perch makes of its items, and the item types
+	CodexShell: {Kind: Command}, CodexCommandItem: {Kind: Command}, CodexFileChangeItem: {Kind: Patch},
+	CodexTodoItem: {Kind: TodoList}, "update_plan": {Kind: TodoList}, "local_shell": {Kind: Command},
+
+	// provider tool sets and other agents
+	"run_command": {Kind: Command}, "exec": {Kind: Command}, "run_terminal_cmd": {Kind: Command},
+	"run_shell_command": {Kind: Command}, "terminal": {Kind: Command},
+	"view": {Kind: ReadFile}, "cat": {Kind: ReadFile}, "open_file": {Kind: ReadFile},
+	"list_dir": {Kind: ListFiles}, "list_directory": {Kind: ListFiles},
+	"search": {Kind: Search}, "codebase_search": {Kind: Search}, "grep_search": {Kind: Search}, "file_search": {Kind: Search},
+	"str_replace_editor": {Kind: Patch}, "str_replace_based_edit_tool": {Kind: Patch},
+	"todo_write": {Kind: TodoList}, "browser": {Kind: Web},
+}
+
+// Lookup is what perch knows of a tool name. The kind is found whatever
+// the case; a format and header arguments only for the name as its
+// system spells it (another spelling may be another system's tool).
+func Lookup(name string) Tool {
+	if t, ok := names[name]; ok {
+		return t
+	}
+	return Tool{Kind: names[strings.ToLower(name)].Kind}
 }
 
 // KindOf says what kind of tool name is.
-func KindOf(name string) Kind {
-	if k, ok := names[name]; ok {
-		return k
-	}
-	return names[strings.ToLower(name)]
-}
+func KindOf(name string) Kind { return Lookup(name).Kind }
+
+// FormatOf is how name's output text reads.
+func FormatOf(name string) Format { return Lookup(name).Format }

@@ -7,7 +7,7 @@ func TestKindOf(t *testing.T) {
 	for name, want := range map[string]Kind{
 		"execute_command": Command, "Bash": Command, "command": Command, "command_execution": Command,
 		"read_file": ReadFile, "Read": ReadFile, "list_files": ListFiles, "Grep": Search,
-		"apply_patch": Patch, "Edit": Patch, "todo": Todo, "TodoWrite": Todo, "web_search": Web,
+		"apply_patch": Patch, "Edit": Patch, "todo": TodoList, "TodoWrite": TodoList, "web_search": Web,
 		"made_up_tool": Other, "": Other,
 	} {
 		if got := KindOf(name); got != want {

@@ -9,14 +9,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/tools"
 )
 
 // Decoder turns stream-json lines into events. It is per stream and
@@ -261,7 +260,7 @@ func (d *Decoder) close(t *turn) []events.Event {
 func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
 	var out []events.Event
 	for _, c := range calls {
-		if c.Name != "TodoWrite" || len(c.Args) == 0 || d.todos[c.ID] {
+		if c.Name != tools.ClaudeTodoWrite || len(c.Args) == 0 || d.todos[c.ID] {
 			continue
 		}
 		list := normalize.AsList(normalize.AsObject(c.Args)["todos"])
@@ -290,12 +289,6 @@ func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
 	return out
 }
 
-// exitCode reads the status Claude Code's Bash tool puts first in a
-// failed command's result ("Exit code 2\n…").
-var exitCode = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:Error: )?Exit code (-?\d{1,9})\b`)
-})
-
 func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Event {
 	m := normalize.AsObjectShared(o["message"])
 	if m == nil {
@@ -303,13 +296,11 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 	}
 	evs := anthropic.UserEvents(d.uniqueID(normalize.StrField(o, "uuid"), "user"), m["content"], &d.tools)
 	for _, ev := range evs {
-		if ev.Kind != events.KindPostToolCall || ev.Tool.Name != "Bash" || !ev.Tool.Result.IsError {
+		if ev.Kind != events.KindPostToolCall || ev.Tool.Name != tools.ClaudeBash || !ev.Tool.Result.IsError {
 			continue
 		}
-		if mm := exitCode().FindStringSubmatch(ev.Tool.Result.Text); mm != nil {
-			if n, err := strconv.Atoi(mm[1]); err == nil {
-				ev.Tool.Result.ExitCode = &n
-			}
+		if n, ok := tools.ClaudeExitCode(ev.Tool.Result.Text); ok {
+			ev.Tool.Result.ExitCode = &n
 		}
 	}
 	return evs

@@ -9,6 +9,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/tools"
 )
 
 // item reads a thread item at any point of its life.
@@ -33,9 +34,9 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		p.b.Reset()
 		p.b.WriteString(normalize.FirstStr(it, "text", "summary", "content"))
 		return []events.Event{s.show()}
-	case "command_execution":
+	case tools.CodexCommandItem:
 		args := object("command", it["command"], "cwd", it["cwd"])
-		t, out := d.toolCall(key, "shell", args)
+		t, out := d.toolCall(key, tools.CodexShell, args)
 		text := normalize.StrField(it, "aggregated_output")
 		if !done {
 			return append(out, d.snapshot(t, text)...)
@@ -51,8 +52,8 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		}
 		isErr := status == "failed" || status == "declined" || (exit != nil && *exit != 0)
 		return append(out, t.result(text, isErr, errText, exit))
-	case "file_change":
-		t, out := d.toolCall(key, "apply_patch", object("changes", it["changes"]))
+	case tools.CodexFileChangeItem:
+		t, out := d.toolCall(key, tools.CodexApplyPatch, object("changes", it["changes"]))
 		if !done {
 			return out
 		}
@@ -83,9 +84,9 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		}
 		isErr = isErr || status == "failed"
 		return append(out, t.result(text, isErr, errText, nil))
-	case "web_search":
+	case tools.CodexWebSearchItem:
 		args := object("query", it["query"], "action", it["action"])
-		t, out := d.toolCall(key, "web_search", args)
+		t, out := d.toolCall(key, tools.CodexWebSearch, args)
 		if !done {
 			return out
 		}
@@ -98,7 +99,7 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 			return out
 		}
 		return append(out, t.result(agentStates(it["agents_states"]), status == "failed", "", nil))
-	case "todo_list":
+	case tools.CodexTodoItem:
 		var todos []events.Todo
 		for i, raw := range normalize.AsListShared(it["items"]) {
 			o := normalize.AsObjectShared(raw)

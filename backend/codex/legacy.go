@@ -9,6 +9,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/tools"
 )
 
 // legacy reads the older `codex exec --json` event, {"id": <submission>,
@@ -82,11 +83,11 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		return nil
 
 	case "exec_command_begin":
-		_, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "shell",
+		_, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexShell,
 			object("command", m["command"], "cwd", m["cwd"]))
 		return out
 	case "exec_command_output_delta":
-		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "shell", nil)
+		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexShell, nil)
 		text := chunkText(m["chunk"])
 		t.buf.WriteString(text)
 		if text == "" || !d.Live {
@@ -94,7 +95,7 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		}
 		return append(out, outputDelta(t, text))
 	case "exec_command_end":
-		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "shell", object("command", m["command"]))
+		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexShell, object("command", m["command"]))
 		text := normalize.StrField(m, "aggregated_output")
 		if _, ok := m["aggregated_output"]; !ok {
 			text = normalize.StrField(m, "stdout") + normalize.StrField(m, "stderr")
@@ -106,10 +107,10 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		}
 		return append(out, t.result(text, exit != nil && *exit != 0, "", exit))
 	case "patch_apply_begin":
-		_, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "apply_patch", object("changes", m["changes"]))
+		_, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexApplyPatch, object("changes", m["changes"]))
 		return out
 	case "patch_apply_end":
-		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "apply_patch", nil)
+		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexApplyPatch, nil)
 		text := normalize.StrField(m, "stdout") + normalize.StrField(m, "stderr")
 		ok, known := normalize.Bool(m["success"])
 		return append(out, t.result(text, known && !ok, "", nil))
@@ -127,7 +128,7 @@ func (d *Decoder) legacy(pos string, m normalize.Object) []events.Event {
 		return append(out, t.result(text, isErr, errText, nil))
 	case "web_search_begin", "web_search_end":
 		args := object("query", m["query"])
-		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), "web_search", args)
+		t, out := d.toolCall(d.key(normalize.StrField(m, "call_id")), tools.CodexWebSearch, args)
 		if typ == "web_search_begin" {
 			return out
 		}

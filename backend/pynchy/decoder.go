@@ -12,6 +12,7 @@ import (
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/tools"
 )
 
 // Decoder turns pynchy records into perch events, one record at a time: the
@@ -364,7 +365,7 @@ func (d *Decoder) command(pos int, content string, created time.Time) {
 		args, _ = json.Marshal(map[string]string{"command": d.bang})
 		d.bang = ""
 	}
-	call := events.NewToolCall("cmd-"+strconv.Itoa(pos), "command", args)
+	call := events.NewToolCall("cmd-"+strconv.Itoa(pos), tools.PynchyCommand, args)
 	d.emit(events.Event{Kind: events.KindPreToolCall, Created: created,
 		Tool: &events.ToolEvent{Call: call, Name: call.Name}})
 	d.emit(events.Event{Kind: events.KindPostToolCall, Created: created,

@@ -1,12 +1,12 @@
 package render
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tools"
 )
 
 // commandBody draws execute_command: an exit badge in the header, stdout,
@@ -19,10 +19,10 @@ import (
 // (the tool's own status mark stays). The tool call itself succeeded in
 // all of these; a failed tool is errorBody's.
 func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []string, mark string) {
-	cr := events.WithDetails(t.Result, "execute_command", t.Call).Command
+	cr := events.WithDetails(t.Result, tools.FormatCommand, t.Call).Command
 	if cr == nil && t.Result.Exit() != nil {
 		// A system that reports the exit status apart from the output.
-		cr = &events.CommandResult{ExitCode: t.Result.Exit(), Stdout: outputMember(t.Result.Text)}
+		cr = &events.CommandResult{ExitCode: t.Result.Exit(), Stdout: tools.OutputMember(t.Result.Text)}
 	}
 	if cr == nil {
 		segs, tags = genericBody(r, t, w)
@@ -63,23 +63,4 @@ func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []str
 		segs = append(segs, linesSeg(r.p.subtle.on("(no output)")))
 	}
 	return segs, tags, mark
-}
-
-// outputMember is the "output" string of a command result reported as a
-// JSON object ({"output": "…", "exit_code": 0, …}, as Suna's tools do), so
-// the body shows the command's output rather than its JSON; any other text
-// is returned as it is. Large texts are left alone: the UI goroutine must
-// not parse megabytes.
-func outputMember(text string) string {
-	t := strings.TrimSpace(text)
-	if len(t) > 1<<20 || !strings.HasPrefix(t, "{") || !strings.Contains(t, `"output"`) {
-		return text
-	}
-	var v struct {
-		Output *string `json:"output"`
-	}
-	if json.Unmarshal([]byte(t), &v) != nil || v.Output == nil {
-		return text
-	}
-	return *v.Output
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	cstyles "github.com/alecthomas/chroma/v2/styles"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tools"
 )
 
 // readFileBody draws read_file: the range as a header tag, then numbered,
@@ -19,35 +19,14 @@ import (
 // range; HEAD text carries " L01 | line" rows (docs/protocol.md §7.3).
 func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	fc := t.Result.File
-	if fc != nil {
-		return r.fileContentBody(fc, w)
+	if fc == nil {
+		fc = tools.ParseRead(t.Result.Text)
 	}
-	text := t.Result.Text
-	head, rest, _ := strings.Cut(text, "\n")
-	m := readHeadRe.FindStringSubmatch(head)
-	if m == nil {
+	if fc == nil {
 		return genericBody(r, t, w)
 	}
-	path := m[1]
-	var tags []string
-	if m[2] != "" {
-		tags = append(tags, r.p.tag.on("L"+m[2]+"-"+m[3]))
-	}
-	first, _ := strconv.Atoi(m[2])
-	numW := len(m[3])
-	sg := textSeg(rest, func(idx []int, ls []string, w int) []string {
-		return r.numbered(path, lineNums(idx, first), ls, numW, w)
-	})
-	sg.deco = max(numW, 1) + 1
-	// Drop the " L07 | " row prefix from the raw line, so that a tab in
-	// the code expands as it would in the file.
-	sg.pre = stripReadRow
-	return []seg{sg}, append(tags, r.p.tag.on(plural(sg.n, "line")))
+	return r.fileContentBody(fc, w)
 }
-
-var (
-	readHeadRe = regexp.MustCompile(`^File: (.*?) \(lines (\d+)-(\d+) \(\d+ lines\)\)$`)
-)
 
 func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
 	content := trimTrailingNewlines(fc.Content)
@@ -73,7 +52,7 @@ func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []stri
 	sg.deco = max(numW, 1) + 1
 	if fc.Numbered {
 		// HEAD rows: the " L07 | " prefix goes before tabs are expanded.
-		sg.pre = events.StripRow
+		sg.pre = tools.StripRow
 	}
 	return []seg{sg}, tags
 }
@@ -89,32 +68,6 @@ func lineNums(idx []int, first int) []int {
 		}
 	}
 	return nums
-}
-
-// stripReadRow drops the " L07 | " prefix of a read_file row (what
-// `^ *L\d+ \| ?` matches, without a regexp: it runs on every line of a big
-// output).
-func stripReadRow(raw string) string {
-	i := 0
-	for i < len(raw) && raw[i] == ' ' {
-		i++
-	}
-	if i == len(raw) || raw[i] != 'L' {
-		return raw
-	}
-	i++
-	d := i
-	for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
-		i++
-	}
-	if i == d || i+1 >= len(raw) || raw[i] != ' ' || raw[i+1] != '|' {
-		return raw
-	}
-	i += 2
-	if i < len(raw) && raw[i] == ' ' {
-		i++
-	}
-	return raw[i:]
 }
 
 // linesRange returns lines [from, to) of s as one string.

@@ -6,6 +6,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tools"
 )
 
 // listFilesBody draws list_files entries with directory/file markers and
@@ -15,7 +16,7 @@ import (
 func listFilesBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	fl := t.Result.FileListing()
 	if fl == nil {
-		fl = events.WithDetails(t.Result, "list_files", t.Call).FileListing()
+		fl = events.WithDetails(t.Result, tools.FormatListing, t.Call).FileListing()
 	}
 	if fl == nil {
 		return genericBody(r, t, w)

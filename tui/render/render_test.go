@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
+	"github.com/perch-tui/perch/tools"
 )
 
 func newTestRenderer(th styles.Theme) *Renderer { return New(styles.New(th), th) }
@@ -133,8 +133,6 @@ func TestGoldenColour(t *testing.T) {
 		})
 	}
 }
-
-func sanitizeLine(s string) string { return sanitize.Line(s) }
 
 func itoa(n int) string {
 	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)))
@@ -304,29 +302,11 @@ func TestCacheBounded(t *testing.T) {
 	}
 }
 
-func TestKeyArgFallback(t *testing.T) {
-	cases := []struct {
-		name string
-		args map[string]any
-		want string
-	}{
-		{"execute_command", map[string]any{"command": "go test\n./..."}, "go test⏎./..."},
-		{"read_file", map[string]any{"path": "a.go", "start_line": 3, "end_line": 9}, "a.go:3-9"},
-		{"list_files", map[string]any{"path": "src"}, "src"},
-		{"search_files", map[string]any{"path": "src", "regex": "foo.*"}, "foo.* in src"},
-		{"apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Update File: a\n*** Add File: b\n*** End Patch"}, "a +1 more"},
-		{"todo", map[string]any{"action": "read"}, "read"},
-		{"other", map[string]any{"url": "http://x"}, "http://x"},
-	}
-	for _, c := range cases {
-		it := toolItem(c.name, c.args, events.ToolRunning, nil)
-		if got := sanitizeLine(deriveKeyArg(c.name, it.Tool.Call)); got != c.want {
-			t.Errorf("%s: keyArg = %q, want %q", c.name, got, c.want)
-		}
-	}
-	// The events package's own KeyArg wins when it knows the answer.
-	it := toolItem("execute_command", map[string]any{"command": "ls -la"}, events.ToolRunning, nil)
-	if got := keyArg(it.Tool); got != "ls -la" {
+// TestKeyArg: the header's key argument is tools.KeyArg's (tools tests
+// which argument each tool shows), made one clean line.
+func TestKeyArg(t *testing.T) {
+	it := toolItem("execute_command", map[string]any{"command": "go test\n./..."}, events.ToolRunning, nil)
+	if got := keyArg(it.Tool); got != "go test⏎./..." {
 		t.Errorf("keyArg = %q", got)
 	}
 	raw := &events.ToolItem{Name: "x", Call: events.ToolCall{ArgsRaw: "{broken"}}
@@ -338,7 +318,7 @@ func TestKeyArgFallback(t *testing.T) {
 func TestParseCommandText(t *testing.T) {
 	// The renderer reads commands with events' one parser of maria's text.
 	parseCommandText := func(text string) *events.CommandResult {
-		return events.WithDetails(&events.ToolResult{Text: text}, "execute_command", events.ToolCall{}).Command
+		return events.WithDetails(&events.ToolResult{Text: text}, tools.FormatCommand, events.ToolCall{}).Command
 	}
 	cr := parseCommandText("Command cat <<EOF\nhi\nEOF exited with status 2.\n=== STDOUT (2 lines) ===\nhi\n\n=== STDERR (1 lines) ===\noops")
 	if cr == nil || cr.Command != "cat <<EOF\nhi\nEOF" || cr.ExitCode == nil || *cr.ExitCode != 2 || cr.Stdout != "hi\n" || cr.Stderr != "oops" {

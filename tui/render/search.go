@@ -1,11 +1,11 @@
 package render
 
 import (
-	"regexp"
 	"strconv"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/tools"
 )
 
 // searchBody draws search_files: the message, then each hit as a
@@ -18,8 +18,7 @@ func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 		// them line by line.
 		text := t.Result.Text
 		var tags []string
-		if m := searchCountRe.FindStringSubmatch(cutBytes(text, 4096)); m != nil {
-			n, _ := strconv.Atoi(m[1])
+		if n, ok := tools.FoundMatches(cutBytes(text, 4096)); ok {
 			tags = append(tags, r.p.tag.on(matches(n)))
 		}
 		return []seg{textSeg(text, r.searchTextChunk)}, tags
@@ -46,23 +45,16 @@ func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	return segs, []string{r.p.tag.on(matches(total))}
 }
 
-var (
-	searchCountRe = regexp.MustCompile(`Found (\d+) matches`)
-	ctxRowRe      = regexp.MustCompile(`^(\d+): `)
-	hitHeadRe     = regexp.MustCompile(`^\S.*:\d+$`)
-)
-
 // contextLines styles "<n>: text" rows, emphasising row n == match.
 func (r *Renderer) contextLines(ls []string, match, w int) []string {
 	for i, l := range ls {
 		l = fit(l, w)
-		if m := ctxRowRe.FindStringSubmatchIndex(l); m != nil {
-			n, _ := strconv.Atoi(l[m[2]:m[3]])
+		if n, pre, ok := tools.ContextRow(l); ok {
 			body := r.p.output
 			if n != match && match > 0 {
 				body = r.p.dim
 			}
-			ls[i] = r.p.lineNo.on(l[:m[1]]) + body.on(l[m[1]:])
+			ls[i] = r.p.lineNo.on(l[:pre]) + body.on(l[pre:])
 			continue
 		}
 		ls[i] = r.p.output.on(l)
@@ -75,9 +67,9 @@ func (r *Renderer) searchTextChunk(idx []int, ls []string, w int) []string {
 		switch {
 		case idx[i] == 0:
 			ls[i] = r.p.dim.on(fit(l, w))
-		case ctxRowRe.MatchString(l):
+		case isContextRow(l):
 			ls[i] = r.contextLines([]string{l}, 0, w)[0]
-		case hitHeadRe.MatchString(l):
+		case tools.IsSearchHit(l):
 			ls[i] = r.p.path.on(fit(l, w))
 		default:
 			ls[i] = r.p.output.on(fit(l, w))
@@ -91,4 +83,9 @@ func matches(n int) string {
 		return "1 match"
 	}
 	return strconv.Itoa(n) + " matches"
+}
+
+func isContextRow(l string) bool {
+	_, _, ok := tools.ContextRow(l)
+	return ok
 }

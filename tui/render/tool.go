@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,22 +17,21 @@ import (
 // entries"). w is the body's width (inside the rail).
 type toolBody func(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []string)
 
-// toolBodies maps tool names to their renderers; unknown tools use
-// genericBody. A function rather than a package variable so nothing global
-// is mutable.
+// toolBodies maps a tool's output format to its renderer; text shown as
+// it is uses genericBody.
 func toolBodies(name string) toolBody {
-	switch name {
-	case "read_file":
+	switch tools.FormatOf(name) {
+	case tools.FormatRead:
 		return readFileBody
-	case "list_files":
+	case tools.FormatListing:
 		return listFilesBody
-	case "write_to_file", "replace_in_file", "meta_write_to_file":
+	case tools.FormatWrite, tools.FormatMetaWrite:
 		return writeBody
-	case "apply_patch":
+	case tools.FormatPatch:
 		return patchBody
-	case "search_files":
+	case tools.FormatSearch:
 		return searchBody
-	case "todo":
+	case tools.FormatTodo:
 		return todoBody
 	}
 	return genericBody
@@ -150,95 +148,8 @@ func (r *Renderer) headerTail(name, arg string, tags []string, w int) string {
 	return out + tag
 }
 
-// keyArg is the argument a person wants to see first. events.ToolItem's
-// KeyArg is used when it knows; otherwise it is derived from the call's
-// JSON arguments.
-func keyArg(t *events.ToolItem) string {
-	if k := t.KeyArg(); k != "" {
-		return sanitize.Line(k)
-	}
-	return sanitize.Line(deriveKeyArg(toolName(t), t.Call))
-}
-
-func deriveKeyArg(name string, c events.ToolCall) string {
-	var a map[string]json.RawMessage
-	if len(c.Args) == 0 || json.Unmarshal(c.Args, &a) != nil {
-		return firstLine(c.ArgsRaw, 200)
-	}
-	str := func(k string) string {
-		var s string
-		if v, ok := a[k]; ok && json.Unmarshal(v, &s) == nil {
-			return s
-		}
-		return ""
-	}
-	num := func(k string) int {
-		var n float64
-		if v, ok := a[k]; ok && json.Unmarshal(v, &n) == nil {
-			return int(n)
-		}
-		return 0
-	}
-	switch name {
-	case "execute_command":
-		return str("command")
-	case "read_file":
-		p := str("path")
-		if s, e := num("start_line"), num("end_line"); s > 0 && e > 0 {
-			p += fmt.Sprintf(":%d-%d", s, e)
-		} else if s > 0 {
-			p += fmt.Sprintf(":%d", s)
-		}
-		return p
-	case "search_files":
-		re, p := str("regex"), str("path")
-		if re == "" {
-			return p
-		}
-		if p != "" && p != "." {
-			return re + " in " + p
-		}
-		return re
-	case "apply_patch":
-		files := patchFiles(str("patch"))
-		switch len(files) {
-		case 0:
-			return ""
-		case 1:
-			return files[0]
-		}
-		return fmt.Sprintf("%s +%d more", files[0], len(files)-1)
-	case "todo":
-		return str("action")
-	}
-	for _, k := range []string{"command", "path", "regex", "query", "url", "file", "name", "action"} {
-		if s := str(k); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// patchFiles lists the files a V4A patch touches.
-func patchFiles(patch string) []string {
-	var files []string
-	for _, l := range strings.Split(cutBytes(patch, 1<<20), "\n") {
-		for _, p := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
-			if f, ok := strings.CutPrefix(l, p); ok {
-				files = append(files, strings.TrimSpace(f))
-			}
-		}
-	}
-	return files
-}
-
-func firstLine(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	return cutBytes(s, n)
-}
+// keyArg is the argument a person wants to see first (tools.KeyArg).
+func keyArg(t *events.ToolItem) string { return sanitize.Line(t.KeyArg()) }
 
 // errorBody shows a failed call's readable error in the error colour.
 func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
@@ -260,7 +171,7 @@ func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
 // like a unified diff.
 func genericBody(r *Renderer, t *events.ToolItem, _ int) ([]seg, []string) {
 	text := t.Result.Text
-	if looksLikeDiff(text) {
+	if tools.LooksLikeDiff(text) {
 		return []seg{textSeg(text, r.p.diffChunk)}, nil
 	}
 	return []seg{textSeg(text, nil)}, nil

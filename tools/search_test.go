@@ -1,4 +1,4 @@
-package events
+package tools
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The regexps parseSearchText was written with; searchReference is that
+// The regexps ParseSearch was written with; searchReference is that
 // first version, kept to check the hand-written one against.
 var (
 	searchHitRE   = regexp.MustCompile(`^(.+):(\d+)$`)
@@ -39,7 +39,7 @@ func searchReference(text string) *SearchResult {
 	return s
 }
 
-// FuzzSearchText: parseSearchText reads any text as its regexp version
+// FuzzSearchText: ParseSearch reads any text as its regexp version
 // did.
 func FuzzSearchText(f *testing.F) {
 	for _, s := range []string{
@@ -53,9 +53,9 @@ func FuzzSearchText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		got, want := parseSearchText(text), searchReference(text)
+		got, want := ParseSearch(text), searchReference(text)
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("parseSearchText(%q)\n got %+v\nwant %+v", text, got, want)
+			t.Fatalf("ParseSearch(%q)\n got %+v\nwant %+v", text, got, want)
 		}
 	})
 }
