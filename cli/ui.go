@@ -9,6 +9,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // UI is perch's terminal UI as the commands see it.
@@ -67,8 +68,8 @@ type ReadOnlySource interface {
 	Tasks(ctx context.Context) ([]events.Task, error)
 	Task(ctx context.Context, id string) (events.Task, error)
 	// StreamTaskEvents hands over the task's events, already decoded.
-	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error
-	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(client.ConnState)) error
+	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(sse.ConnState)) error
+	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(sse.ConnState)) error
 	// Note says what the source is ("replay of x.json — read-only").
 	Note() string
 }

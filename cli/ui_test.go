@@ -13,6 +13,7 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // recordingUI is a UI that only notes how it was opened.
@@ -180,7 +181,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 			if ev.Kind == events.KindAssistantMessage {
 				texts = append(texts, ev.Text)
 			}
-		}, func(client.ConnState) {})
+		}, func(sse.ConnState) {})
 	}()
 	scancel()
 	if err := <-done; err != nil {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -51,21 +52,6 @@ func (c *Client) Task(ctx context.Context, id string) (events.Task, error) {
 	return t, nil
 }
 
-// ErrNoTask and ErrAmbiguousTask classify ResolveTask failures for
-// errors.Is; the concrete types carry the details.
-var (
-	ErrNoTask        = errors.New("no such task")
-	ErrAmbiguousTask = errors.New("ambiguous task id")
-)
-
-// NoTaskError: no task id equals or starts with Query.
-type NoTaskError struct{ Query string }
-
-func (e *NoTaskError) Error() string {
-	return fmt.Sprintf("no task matches %q", e.Query)
-}
-func (e *NoTaskError) Is(target error) bool { return target == ErrNoTask }
-
 // AmbiguousTaskError: several task ids start with Query.
 type AmbiguousTaskError struct {
 	Query      string
@@ -93,7 +79,7 @@ func (e *AmbiguousTaskError) Error() string {
 	b.WriteString("; give more of the id")
 	return b.String()
 }
-func (e *AmbiguousTaskError) Is(target error) bool { return target == ErrAmbiguousTask }
+func (e *AmbiguousTaskError) Is(target error) bool { return target == backend.ErrAmbiguousTask }
 
 func shortID(id string) string {
 	if len(id) > 8 {
@@ -103,12 +89,13 @@ func shortID(id string) string {
 }
 
 // ResolveTask finds a task by its exact id or a unique id prefix (case
-// insensitive), using the task list. Errors: *NoTaskError (ErrNoTask),
-// *AmbiguousTaskError (ErrAmbiguousTask), or the Tasks error.
+// insensitive), using the task list. Errors: *backend.NoTaskError
+// (backend.ErrNoTask), *AmbiguousTaskError (backend.ErrAmbiguousTask), or
+// the Tasks error.
 func (c *Client) ResolveTask(ctx context.Context, idOrPrefix string) (events.Task, error) {
 	q := strings.TrimSpace(idOrPrefix)
 	if q == "" {
-		return events.Task{}, &NoTaskError{Query: idOrPrefix}
+		return events.Task{}, &backend.NoTaskError{Query: idOrPrefix}
 	}
 	tasks, err := c.Tasks(ctx)
 	if err != nil {
@@ -127,7 +114,7 @@ func (c *Client) ResolveTask(ctx context.Context, idOrPrefix string) (events.Tas
 	}
 	switch len(matches) {
 	case 0:
-		return events.Task{}, &NoTaskError{Query: q}
+		return events.Task{}, &backend.NoTaskError{Query: q}
 	case 1:
 		return matches[0], nil
 	}
@@ -248,7 +235,7 @@ func (c *Client) Send(ctx context.Context, taskID, text string, webSearch bool) 
 
 // Cancel stops a task's run and returns the queued messages the daemon
 // dropped. When nothing runs, the error satisfies errors.Is(err,
-// ErrNotRunning) and nothing is returned.
+// backend.ErrNotRunning) and nothing is returned.
 func (c *Client) Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error) {
 	u := c.endpoint("task", taskID, "cancel")
 	data, err := c.do(ctx, http.MethodPost, u, callTimeout, nil)

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
 // Timeouts. Request/response calls get a per-call deadline; streams get none
@@ -200,10 +202,6 @@ func (c *Client) endpoint(segs ...string) string {
 	return b.String()
 }
 
-// ErrNotRunning is reported (wrapped) by Cancel when the task has no run in
-// progress. Test with errors.Is.
-var ErrNotRunning = errors.New("no running task")
-
 // APIError is a non-2xx answer from the daemon.
 type APIError struct {
 	Method  string
@@ -231,11 +229,11 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }
 
-// notRunningError marks a cancel 404 so errors.Is(err, ErrNotRunning) works
-// while errors.As still finds the APIError.
+// notRunningError marks a cancel 404 so errors.Is(err,
+// backend.ErrNotRunning) works while errors.As still finds the APIError.
 type notRunningError struct{ *APIError }
 
-func (e notRunningError) Is(target error) bool { return target == ErrNotRunning }
+func (e notRunningError) Is(target error) bool { return target == backend.ErrNotRunning }
 func (e notRunningError) Unwrap() error        { return e.APIError }
 
 // newAPIError decodes a daemon error body. Both formats of docs/protocol.md §2.1

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
 const secret = "s3cret-token-value"
@@ -261,8 +263,8 @@ func TestCancel(t *testing.T) {
 
 	cs.routes[path] = reply(404, `{"error":{"code":-1,"message":"No running task to cancel."}}`)
 	q, err = c.Cancel(ctx, idC)
-	if !errors.Is(err, ErrNotRunning) || q != nil {
-		t.Fatalf("Cancel (idle) = %+v, %v; want ErrNotRunning", q, err)
+	if !errors.Is(err, backend.ErrNotRunning) || q != nil {
+		t.Fatalf("Cancel (idle) = %+v, %v; want backend.ErrNotRunning", q, err)
 	}
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Status != 404 || !strings.Contains(err.Error(), "No running task to cancel.") {
@@ -271,7 +273,7 @@ func TestCancel(t *testing.T) {
 
 	cs.routes[path] = reply(404, `{"error":{"code":-1,"message":"Task not found: `+idC+`"}}`)
 	_, err = c.Cancel(ctx, idC)
-	if errors.Is(err, ErrNotRunning) || !IsNotFound(err) {
+	if errors.Is(err, backend.ErrNotRunning) || !IsNotFound(err) {
 		t.Errorf("Cancel (unknown task) err = %v; want a plain 404", err)
 	}
 }
@@ -405,7 +407,7 @@ func TestResolveTask(t *testing.T) {
 	}
 	_, err := c.ResolveTask(ctx, "3f")
 	var amb *AmbiguousTaskError
-	if !errors.As(err, &amb) || !errors.Is(err, ErrAmbiguousTask) || len(amb.Candidates) != 2 {
+	if !errors.As(err, &amb) || !errors.Is(err, backend.ErrAmbiguousTask) || len(amb.Candidates) != 2 {
 		t.Fatalf("ResolveTask(3f) err = %v", err)
 	}
 	for _, s := range []string{"3f2b1c0d (fix tests)", "3f99aa00 (unnamed)"} {
@@ -414,11 +416,11 @@ func TestResolveTask(t *testing.T) {
 		}
 	}
 	_, err = c.ResolveTask(ctx, "zz")
-	var none *NoTaskError
-	if !errors.As(err, &none) || !errors.Is(err, ErrNoTask) || err.Error() != `no task matches "zz"` {
+	var none *backend.NoTaskError
+	if !errors.As(err, &none) || !errors.Is(err, backend.ErrNoTask) || err.Error() != `no task matches "zz"` {
 		t.Errorf("ResolveTask(zz) err = %v", err)
 	}
-	if _, err := c.ResolveTask(ctx, " "); !errors.Is(err, ErrNoTask) {
+	if _, err := c.ResolveTask(ctx, " "); !errors.Is(err, backend.ErrNoTask) {
 		t.Errorf("ResolveTask(blank) err = %v", err)
 	}
 }

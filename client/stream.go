@@ -9,28 +9,24 @@ import (
 	"github.com/perch-tui/perch/sse"
 )
 
-// ErrStreamClosed is the "last error" shown while resubscribing after the
-// daemon ended a stream cleanly (see sse.ErrStreamClosed).
-var ErrStreamClosed = sse.ErrStreamClosed
-
 // serverName is how stream errors name the daemon.
 const serverName = "a maria daemon"
 
 // StreamTask follows a task's events (GET /task/{id}/events) until ctx is
 // cancelled or the daemon refuses the stream for good. See stream.
-func (c *Client) StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(ConnState)) error {
+func (c *Client) StreamTask(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(sse.ConnState)) error {
 	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, nil)
 }
 
 // StreamTaskProgress is StreamTask that also keeps p up to date with the
 // bytes coming in, for a caller that waits for the stream to go quiet.
-func (c *Client) StreamTaskProgress(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(ConnState), p *Progress) error {
+func (c *Client) StreamTaskProgress(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(sse.ConnState), p *sse.Progress) error {
 	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, p)
 }
 
 // StreamDaemon follows the daemon-wide events (GET /events): task list
 // snapshots, task status changes, auth events. See stream.
-func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(ConnState)) error {
+func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(sse.ConnState)) error {
 	return c.stream(ctx, c.endpoint("events"), onFrame, onState, nil)
 }
 
@@ -39,9 +35,9 @@ func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), o
 // good), with the client's headers, transport and timing. A refusal is
 // reported, in states and as the result, as an *APIError decoded from the
 // daemon's error body, like every other call's.
-func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(ConnState), p *Progress) error {
+func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(sse.ConnState), p *sse.Progress) error {
 	if onState == nil {
-		onState = func(ConnState) {}
+		onState = func(sse.ConnState) {}
 	}
 	err := sse.Subscribe(ctx, sse.Config{
 		URL:             func() string { return u },
@@ -52,7 +48,7 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		Max:             c.timing.max,
 		CleanCloseDelay: c.timing.cleanDelay,
 		Server:          serverName,
-	}, onFrame, func(s ConnState) {
+	}, onFrame, func(s sse.ConnState) {
 		s.Err = apiStreamError(s.Err)
 		onState(s)
 	})

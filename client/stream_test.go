@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/internal/ssetest"
+	"github.com/perch-tui/perch/sse"
 	"go.uber.org/goleak"
 )
 
@@ -26,7 +27,7 @@ func fastTiming() Option {
 }
 
 // The shared stream-test helpers, under this package's names.
-type recorder = ssetest.Recorder[ConnState]
+type recorder = ssetest.Recorder[sse.ConnState]
 
 var (
 	waitFor    = ssetest.WaitFor
@@ -95,7 +96,7 @@ func TestStreamEndpointsAndHeaders(t *testing.T) {
 	}
 	sawClosed := false
 	for _, s := range ts {
-		if s.Phase == PhaseReconnecting && errors.Is(s.Err, ErrStreamClosed) && s.RetryIn == 20*time.Millisecond {
+		if s.Phase == sse.PhaseReconnecting && errors.Is(s.Err, sse.ErrStreamClosed) && s.RetryIn == 20*time.Millisecond {
 			sawClosed = true
 		}
 	}
@@ -143,7 +144,7 @@ func TestStreamRefusalIsAPIError(t *testing.T) {
 			_, states := rec.Snapshot()
 			last := states[len(states)-1]
 			var sae *APIError
-			if last.Phase != PhaseFailed || !errors.As(last.Err, &sae) || last.Err.Error() != err.Error() {
+			if last.Phase != sse.PhaseFailed || !errors.As(last.Err, &sae) || last.Err.Error() != err.Error() {
 				t.Errorf("last state = %+v", last)
 			}
 		})
@@ -162,7 +163,7 @@ func TestStreamTaskProgress(t *testing.T) {
 	}))
 	defer srv.Close()
 	c, _ := New(srv.URL+"/v1", fastTiming())
-	p := &Progress{}
+	p := &sse.Progress{}
 	rec := &recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -196,7 +197,7 @@ func TestStreamTLS(t *testing.T) {
 		go func() { done <- c.StreamTask(ctx, idC, rec.Frame, rec.State) }()
 		waitFor(t, "a frame or a reconnect", 5*time.Second, func() bool {
 			fs, ss := rec.Snapshot()
-			return len(fs) == 1 || len(ss) > 0 && ss[len(ss)-1].Phase == PhaseReconnecting
+			return len(fs) == 1 || len(ss) > 0 && ss[len(ss)-1].Phase == sse.PhaseReconnecting
 		})
 		cancel()
 		<-done

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // heldTexts is the attached task's held messages, in queue order.
@@ -29,7 +30,7 @@ func heldTexts(hs *harness) []string {
 // live reports the task stream connected.
 func (h *harness) live() {
 	h.t.Helper()
-	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, State: &connState{Phase: sse.PhaseLive, Since: fixedNow}})
 }
 
 // noFlash lets the flash message expire (the hints row shows keys again).

@@ -17,6 +17,7 @@ import (
 	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/internal/textmem"
 	mariaout "github.com/perch-tui/perch/outbox/maria"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Backend is maria as a live backend: a client.Client behind the
@@ -118,8 +119,8 @@ func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...client.Option) 
 		if ts, err := events.ParseTasks(f.Data); err == nil {
 			tasks = append(make([]events.Task, 0, len(ts)), ts...) // never nil: an empty list is a list
 		}
-	}, func(s client.ConnState) {
-		if decided || s.Phase != client.PhaseReconnecting {
+	}, func(s sse.ConnState) {
+		if decided || s.Phase != sse.PhaseReconnecting {
 			return
 		}
 		// A probe does not wait out a backoff: a broken or closed stream
@@ -195,7 +196,7 @@ func (b *Backend) Send(ctx context.Context, sessionID string, m backend.Message)
 }
 
 // Cancel implements backend.Backend. When nothing runs the error
-// satisfies errors.Is(err, client.ErrNotRunning).
+// satisfies errors.Is(err, backend.ErrNotRunning).
 func (b *Backend) Cancel(ctx context.Context, sessionID string) ([]events.QueuedMessage, error) {
 	return b.cl.Cancel(ctx, sessionID)
 }
@@ -256,7 +257,7 @@ type streamItem struct {
 	frame *events.Frame
 	ev    events.Event // events.Decode(*frame), made by a pool worker
 	size  int          // the frame's data size
-	state *client.ConnState
+	state *sse.ConnState
 }
 
 // Bounds of what the decode pool holds read but not yet delivered
@@ -299,7 +300,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOptions, on func(Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	prog := &client.Progress{}
+	prog := &sse.Progress{}
 	keep := o.Frames
 	if !keep {
 		// events.Decode keeps nothing of a frame's data, so the stream
@@ -328,7 +329,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	go func() {
 		err := b.cl.StreamTaskProgress(ctx, sessionID,
 			func(f events.Frame) { pool.Put(streamItem{frame: &f, size: len(f.Data)}, len(f.Data), ctx.Done()) },
-			func(s client.ConnState) { pool.Put(streamItem{state: &s}, 0, ctx.Done()) },
+			func(s sse.ConnState) { pool.Put(streamItem{state: &s}, 0, ctx.Done()) },
 			prog)
 		pool.Close()
 		errc <- err
@@ -447,18 +448,18 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		}
 		u := backend.Update{State: it.state}
 		switch it.state.Phase {
-		case client.PhaseLive:
+		case sse.PhaseLive:
 			dec.Reconnected() // a new connection replays the log from its start
 			live, synced = true, false
 			rule.Connected()
-		case client.PhaseReconnecting:
+		case sse.PhaseReconnecting:
 			textsDone.Store(true)
-			replayed := rule.Closed(errors.Is(it.state.Err, client.ErrStreamClosed))
+			replayed := rule.Closed(errors.Is(it.state.Err, sse.ErrStreamClosed))
 			if replayed && waiting() {
 				inNow(&u)
 			}
 			live = false
-		case client.PhaseFailed:
+		case sse.PhaseFailed:
 			live = false
 		}
 		deliver(Step{Update: u})

@@ -23,6 +23,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -80,7 +81,7 @@ func follow(t *testing.T, b *Backend, id string, stop func(u backend.Update, f *
 		if u.Synced {
 			f.synced++
 		}
-		if u.State != nil && u.State.Phase == client.PhaseReconnecting {
+		if u.State != nil && u.State.Phase == sse.PhaseReconnecting {
 			f.reconn++
 		}
 		if stop(u, f) {
@@ -282,7 +283,7 @@ func TestFollowUnknownTask(t *testing.T) {
 	_, base := fake(t, 20)
 	var failed bool
 	err := open(t, base).Follow(context.Background(), "00000000-0000-4000-8000-000000000000", func(u backend.Update) {
-		if u.State != nil && u.State.Phase == client.PhaseFailed {
+		if u.State != nil && u.State.Phase == sse.PhaseFailed {
 			failed = true
 		}
 	})
@@ -475,7 +476,7 @@ func TestTokenAndCalls(t *testing.T) {
 	if err != nil || len(pending) != 1 || pending[0].Text != "and then a joke" {
 		t.Fatalf("cancel %+v %v", pending, err)
 	}
-	if _, err := b.Cancel(ctx, task.ID); !errors.Is(err, client.ErrNotRunning) {
+	if _, err := b.Cancel(ctx, task.ID); !errors.Is(err, backend.ErrNotRunning) {
 		t.Fatalf("cancel when idle: %v", err)
 	}
 	if got := d.Received(task.ID); len(got) != 2 {

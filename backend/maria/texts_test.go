@@ -3,15 +3,14 @@ package maria
 import (
 	"context"
 	"errors"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testproxy"
+	"github.com/perch-tui/perch/sse"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/fakedaemon"
-	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 // countingTexts counts the texts it is asked to hold (and holds them on
@@ -53,7 +52,7 @@ func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*eve
 				outputs = append(outputs, ev.Tool.Result.Text)
 			}
 		}
-		if s.State != nil && s.State.Phase == client.PhaseReconnecting {
+		if s.State != nil && s.State.Phase == sse.PhaseReconnecting {
 			reconn++
 		}
 		if s.Synced {

@@ -22,6 +22,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Settle is how long a task stream must stay quiet before its replay
@@ -89,7 +90,7 @@ func (b *Backend) Received(ctx context.Context, task, text string, since time.Ti
 
 type streamMsg struct {
 	frame *events.Frame
-	state *client.ConnState
+	state *sse.ConnState
 }
 
 // Replay follows the task's event stream until it has been quiet for
@@ -112,7 +113,7 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 				case <-ctx.Done():
 				}
 			},
-			func(s client.ConnState) {
+			func(s sse.ConnState) {
 				select {
 				case ch <- streamMsg{state: &s}:
 				case <-ctx.Done():
@@ -131,11 +132,11 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 		case m := <-ch:
 			if s := m.state; s != nil {
 				switch s.Phase {
-				case client.PhaseLive:
+				case sse.PhaseLive:
 					dec.Reconnected()
 					live = true
 					timer.Reset(settle)
-				case client.PhaseReconnecting:
+				case sse.PhaseReconnecting:
 					stop()
 					return nil, fmt.Errorf("the event stream of task %s broke: %v", task, s.Err)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/termprofile"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 	"github.com/perch-tui/perch/tui/bridge"
 )
@@ -94,7 +95,7 @@ func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) 
 
 // WatchTasks: a file's one task comes from Tasks; the source says when it
 // is live.
-func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState func(client.ConnState)) error {
+func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState func(sse.ConnState)) error {
 	return r.StreamDaemon(ctx, func(events.Frame) {}, onState)
 }
 

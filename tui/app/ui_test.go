@@ -11,6 +11,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 type noteSource struct{}
@@ -18,10 +19,10 @@ type noteSource struct{}
 func (noteSource) Tasks(context.Context) ([]events.Task, error)      { return nil, nil }
 func (noteSource) Task(context.Context, string) (events.Task, error) { return events.Task{}, nil }
 func (noteSource) Note() string                                      { return "replay of x — read-only" }
-func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(client.ConnState)) error {
+func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(sse.ConnState)) error {
 	return nil
 }
-func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(client.ConnState)) error {
+func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(sse.ConnState)) error {
 	return nil
 }
 
