@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -24,7 +24,7 @@ import (
 // (Env.StartUI; docs/performance.md, "Startup").
 type UI interface {
 	// Live shows the daemon behind cl: the task list, or o.TaskID.
-	Live(ctx context.Context, cl *client.Client, o UIOptions) error
+	Live(ctx context.Context, cl *mariab.Client, o UIOptions) error
 	// Backend shows a live backend other than maria's daemon (Suna,
 	// pynchy): the same app, offering only what b.Capabilities allows.
 	Backend(ctx context.Context, b backend.Backend, o UIOptions) error

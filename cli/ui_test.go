@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -21,7 +21,7 @@ type recordingUI struct {
 	mu    sync.Mutex
 	calls []string
 	opts  []UIOptions
-	live  []*client.Client
+	live  []*mariab.Client
 	src   []ReadOnlySource
 	// backends: what Backend was handed.
 	backends []backend.Backend
@@ -36,7 +36,7 @@ func (u *recordingUI) Prepare() {
 	u.calls = append(u.calls, "prepare")
 }
 
-func (u *recordingUI) Live(_ context.Context, cl *client.Client, o UIOptions) error {
+func (u *recordingUI) Live(_ context.Context, cl *mariab.Client, o UIOptions) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls, u.opts, u.live = append(u.calls, "live"), append(u.opts, o), append(u.live, cl)

@@ -2,7 +2,7 @@ package tui
 
 import (
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -11,9 +11,9 @@ import (
 // bridge and the file sources use the client's types).
 type (
 	connState         = sse.ConnState
-	createTaskRequest = client.CreateTaskRequest
-	createTaskResult  = client.CreateTaskResult
-	sendResult        = client.SendResult
+	createTaskRequest = maria.CreateTaskRequest
+	createTaskResult  = maria.CreateTaskResult
+	sendResult        = maria.SendResult
 )
 
 // errNotRunning is what Cancel reports (wrapped) when the agent is idle.

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -72,7 +71,7 @@ func assertIdle(t *testing.T, hs *harness, what string) {
 
 func TestIdleModelSchedulesNothing(t *testing.T) {
 	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
-	gone := connState{Phase: sse.PhaseFailed, Err: &client.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}}
+	gone := connState{Phase: sse.PhaseFailed, Err: &maria.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}}
 
 	t.Run("attached idle", func(t *testing.T) {
 		hs := attached(t, 100, 30)
@@ -140,7 +139,7 @@ func TestSpinnerStopsWhenStreamFailsForGood(t *testing.T) {
 
 	// The task is deleted: the daemon answers the reconnect with a 404,
 	// which ends the stream for good.
-	err := &client.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}
+	err := &maria.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}
 	failed := connState{Phase: sse.PhaseFailed, Err: err, Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &failed, Ended: true, Err: err})
 	hs.send(tickMsg{seq: hs.m.spin.seq}) // the tick already in flight

@@ -19,7 +19,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
@@ -124,7 +123,7 @@ func loadRecording(t *testing.T, d *fakedaemon.Daemon, path string) string {
 	return id
 }
 
-var corpus = "../../events/testdata/streams/"
+var corpus = "testdata/streams/"
 
 // TestFollowRecordedStreams: for every recorded stream of the corpus (three
 // dialects), served live by the fake daemon, Follow delivers the timeline
@@ -240,7 +239,7 @@ func TestFollowServerClosesAfterReplay(t *testing.T) {
 func TestFollowWaitsOutASlowEvent(t *testing.T) {
 	srv := pausedInsideAnEvent(t, 1500*time.Millisecond, func() {})
 	b := open(t, srv.URL+"/v1")
-	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
 	f := follow(t, b, "t1", untilSynced)
 	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
 	if got := jsonl(t, f.tl); got != string(want) {
@@ -579,7 +578,7 @@ func TestFollowReplayEndWakes(t *testing.T) {
 	id := loadRecording(t, d, corpus+"stream_a.head.sse")
 	b := open(t, base)
 	var made atomic.Int32
-	b.ReplayEnd = func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd {
+	b.ReplayEnd = func(ctx context.Context, cl *Client, sessionID string) ReplayEnd {
 		made.Add(1)
 		if cl != b.Client() || sessionID != id {
 			t.Errorf("rule made for %v %q", cl, sessionID)

@@ -29,14 +29,14 @@ func (heapTexts) Bytes(int) []byte { return nil }
 
 // followTexts follows id until Synced with texts and returns the timeline
 // and how many reconnects it took.
-func followTexts(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int) {
+func followTexts(t *testing.T, base, id string, texts TextMemory) (*events.Timeline, int) {
 	tl, reconn, _ := followOutputs(t, base, id, texts)
 	return tl, reconn
 }
 
 // followOutputs is followTexts that also returns the tools' outputs in the
 // order they came.
-func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int, []string) {
+func followOutputs(t *testing.T, base, id string, texts TextMemory) (*events.Timeline, int, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

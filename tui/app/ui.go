@@ -12,7 +12,6 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/cli"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/termprofile"
 	"github.com/perch-tui/perch/sse"
@@ -26,7 +25,7 @@ import (
 type terminalUI struct{ o Options }
 
 // Live shows maria's daemon behind cl through the bridge, as any backend.
-func (u terminalUI) Live(ctx context.Context, cl *client.Client, o cli.UIOptions) error {
+func (u terminalUI) Live(ctx context.Context, cl *maria.Client, o cli.UIOptions) error {
 	u.started()
 	return tui.Run(ctx, bridge.New(maria.New(cl)), u.config(o))
 }
@@ -81,12 +80,12 @@ type readOnly struct{ cli.ReadOnlySource }
 
 func (r readOnly) Capabilities() tui.Capabilities { return tui.Capabilities{Note: r.Note()} }
 
-func (readOnly) CreateTask(context.Context, client.CreateTaskRequest) (client.CreateTaskResult, error) {
-	return client.CreateTaskResult{}, errReadOnly
+func (readOnly) CreateTask(context.Context, maria.CreateTaskRequest) (maria.CreateTaskResult, error) {
+	return maria.CreateTaskResult{}, errReadOnly
 }
 
-func (readOnly) Send(context.Context, string, string, bool) (client.SendResult, error) {
-	return client.SendResult{}, errReadOnly
+func (readOnly) Send(context.Context, string, string, bool) (maria.SendResult, error) {
+	return maria.SendResult{}, errReadOnly
 }
 
 func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) {

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/cli"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -40,7 +40,7 @@ func TestReadOnlyRefusesChanges(t *testing.T) {
 	if _, err := r.Cancel(ctx, "t"); !errors.Is(err, errReadOnly) {
 		t.Errorf("Cancel: %v", err)
 	}
-	if _, err := r.CreateTask(ctx, client.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
+	if _, err := r.CreateTask(ctx, maria.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
 		t.Errorf("CreateTask: %v", err)
 	}
 }

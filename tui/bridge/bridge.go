@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
@@ -73,20 +73,20 @@ func (br *Bridge) Task(ctx context.Context, id string) (events.Task, error) {
 }
 
 // CreateTask implements tui.Backend.
-func (br *Bridge) CreateTask(ctx context.Context, req client.CreateTaskRequest) (client.CreateTaskResult, error) {
+func (br *Bridge) CreateTask(ctx context.Context, req maria.CreateTaskRequest) (maria.CreateTaskResult, error) {
 	t, err := br.b.Create(ctx, backend.CreateRequest{Name: req.Name, Model: req.Model, Cwd: req.Cwd,
 		Prompt: req.Message, WebSearch: req.WebSearch})
 	if err != nil {
-		return client.CreateTaskResult{}, err
+		return maria.CreateTaskResult{}, err
 	}
-	return client.CreateTaskResult{Task: t}, nil
+	return maria.CreateTaskResult{Task: t}, nil
 }
 
 // Send implements tui.Backend. The UI delivers through its outbox (the
 // backend's outbox adapter, outbox/live); this is its fallback.
-func (br *Bridge) Send(ctx context.Context, taskID, text string, webSearch bool) (client.SendResult, error) {
+func (br *Bridge) Send(ctx context.Context, taskID, text string, webSearch bool) (maria.SendResult, error) {
 	r, err := br.b.Send(ctx, taskID, backend.Message{Text: text, WebSearch: webSearch})
-	return client.SendResult{ID: r.ID, Queued: r.Queued}, err
+	return maria.SendResult{ID: r.ID, Queued: r.Queued}, err
 }
 
 // Cancel implements tui.Backend.

@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/suna"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/sse"
@@ -222,7 +222,7 @@ func TestSendCreateCancel(t *testing.T) {
 	if _, err := br.Cancel(ctx, "c1"); !errors.Is(err, backend.ErrUnsupported) {
 		t.Fatalf("cancel on pynchy: %v, want ErrUnsupported", err)
 	}
-	cr, err := br.CreateTask(ctx, client.CreateTaskRequest{Name: "n", Model: "m", Cwd: "/w", Message: "hi"})
+	cr, err := br.CreateTask(ctx, maria.CreateTaskRequest{Name: "n", Model: "m", Cwd: "/w", Message: "hi"})
 	if err != nil || cr.Task.ID != "new-1" {
 		t.Fatalf("create: %+v %v", cr, err)
 	}

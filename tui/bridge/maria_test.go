@@ -10,7 +10,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
@@ -144,7 +143,7 @@ func TestMariaThroughTheBridge(t *testing.T) {
 		return len(w.lists) > 0 && w.lastPhase() == sse.PhaseLive
 	})
 
-	res, err := br.CreateTask(ctx, client.CreateTaskRequest{Cwd: t.TempDir(), Name: "slow", Message: "Run the slow benchmark please."})
+	res, err := br.CreateTask(ctx, maria.CreateTaskRequest{Cwd: t.TempDir(), Name: "slow", Message: "Run the slow benchmark please."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package client
+package maria
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // Tasks lists every task the daemon knows (GET /tasks), stopped ones included.
@@ -21,7 +22,7 @@ func (c *Client) Tasks(ctx context.Context) ([]events.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := events.ParseTasks(data)
+	tasks, err := ParseTasks(data)
 	if err != nil {
 		return nil, decodeError(http.MethodGet, u, data, err)
 	}
@@ -45,7 +46,7 @@ func (c *Client) Task(ctx context.Context, id string) (events.Task, error) {
 	if len(w.Task) == 0 {
 		return events.Task{}, decodeError(http.MethodGet, u, data, errors.New(`no "task" field`))
 	}
-	t, err := events.ParseTask(w.Task)
+	t, err := ParseTask(w.Task)
 	if err != nil {
 		return events.Task{}, decodeError(http.MethodGet, u, data, err)
 	}
@@ -176,29 +177,16 @@ func (c *Client) CreateTask(ctx context.Context, r CreateTaskRequest) (CreateTas
 	if len(w.Task) == 0 {
 		return CreateTaskResult{}, decodeError(http.MethodPost, u, data, errors.New(`no "task" field`))
 	}
-	t, err := events.ParseTask(w.Task)
+	t, err := ParseTask(w.Task)
 	if err != nil {
 		return CreateTaskResult{}, decodeError(http.MethodPost, u, data, err)
 	}
 	res := CreateTaskResult{Task: t}
 	if w.Message != nil {
-		res.MessageID = jsonID(w.Message.ID)
+		res.MessageID = jsonx.ID(w.Message.ID)
 		res.Queued = w.Message.Queued
 	}
 	return res, nil
-}
-
-// jsonID reads an id that should be a string but might be a number.
-func jsonID(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }
 
 // SendResult is the answer to Send: the message id (as later seen in
@@ -230,7 +218,7 @@ func (c *Client) Send(ctx context.Context, taskID, text string, webSearch bool) 
 	if err := json.Unmarshal(data, &w); err != nil {
 		return SendResult{}, decodeError(http.MethodPost, u, data, err)
 	}
-	return SendResult{ID: jsonID(w.ID), Queued: w.Queued}, nil
+	return SendResult{ID: jsonx.ID(w.ID), Queued: w.Queued}, nil
 }
 
 // Cancel stops a task's run and returns the queued messages the daemon
@@ -258,7 +246,7 @@ func (c *Client) Cancel(ctx context.Context, taskID string) ([]events.QueuedMess
 	if len(w.Pending) == 0 || string(w.Pending) == "null" {
 		return nil, nil
 	}
-	q, err := events.ParseQueuedMessages(w.Pending)
+	q, err := ParseQueuedMessages(w.Pending)
 	if err != nil {
 		return nil, decodeError(http.MethodPost, u, data, err)
 	}
@@ -280,7 +268,7 @@ func (c *Client) QueuedMessages(ctx context.Context, taskID string) ([]events.Qu
 	if err != nil {
 		return nil, err
 	}
-	q, err := events.ParseQueuedMessages(data)
+	q, err := ParseQueuedMessages(data)
 	if err != nil {
 		return nil, decodeError(http.MethodGet, u, data, err)
 	}

@@ -1,8 +1,10 @@
-package events
+package maria
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // Only maria's own event names carry conversation. A frame under any other
@@ -47,17 +49,17 @@ func TestForeignFramesAreNotConversation(t *testing.T) {
 	for _, fn := range foreignNames {
 		for _, sp := range spoofs {
 			t.Run(fn.class+"/"+sp.name, func(t *testing.T) {
-				spoof := Frame{Name: fn.name, Data: []byte(sp.data)}
+				spoof := events.Frame{Name: fn.name, Data: []byte(sp.data)}
 				ev := Decode(spoof)
 				switch ev.Kind {
-				case KindForeign, KindInvalid, KindTasksSynced, KindTaskChanged, KindAuth:
+				case events.KindForeign, events.KindInvalid, events.KindTasksSynced, events.KindTaskChanged, events.KindAuth:
 				default:
 					t.Fatalf("%q decodes as %v", fn.name, ev.Kind)
 				}
-				if ev.Kind != KindForeign && ev.Dialect != DialectDaemon {
+				if ev.Kind != events.KindForeign && ev.Dialect != events.DialectDaemon {
 					t.Fatalf("%q: neither foreign nor daemon: %+v", fn.name, ev)
 				}
-				if strings.Contains(ev.Notice, "SPOOF") && ev.Kind == KindForeign {
+				if strings.Contains(ev.Notice, "SPOOF") && ev.Kind == events.KindForeign {
 					t.Fatalf("notice quotes the data: %q", ev.Notice)
 				}
 
@@ -69,8 +71,8 @@ func TestForeignFramesAreNotConversation(t *testing.T) {
 				if !tl.Apply(Decode(spoof)) || tl.Version() == v {
 					t.Fatal("the notice did not change the timeline")
 				}
-				tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"e2","created":1774598400002,"desc":` + asstLs + `}`)})
-				tl.feed(Frame{Name: "maria", Data: []byte(`{"id":"e3","created":1774598400003,"desc":` + postLsOK + `}`)})
+				tl.feed(events.Frame{Name: "maria", Data: []byte(`{"id":"e2","created":1774598400002,"desc":` + asstLs + `}`)})
+				tl.feed(events.Frame{Name: "maria", Data: []byte(`{"id":"e3","created":1774598400003,"desc":` + postLsOK + `}`)})
 				if got := kinds(tl.Timeline); got != "user,notice,assistant,tool:ok" {
 					t.Fatalf("items %s", got)
 				}
@@ -80,8 +82,8 @@ func TestForeignFramesAreNotConversation(t *testing.T) {
 					}
 				}
 				n := tl.Items()[1]
-				if m := tl.Meta(); m.ForeignFrames != 1 || n.Level != LevelInfo ||
-					!strings.Contains(n.Text, ForeignName(fn.name)) && fn.name != "" {
+				if m := tl.Meta(); m.ForeignFrames != 1 || n.Level != events.LevelInfo ||
+					!strings.Contains(n.Text, events.ForeignName(fn.name)) && fn.name != "" {
 					t.Errorf("meta %+v, notice %+v", m, n)
 				}
 				if len(n.Text) > 300 || strings.ContainsAny(n.Text, "\x1b\u202e") {
@@ -98,7 +100,7 @@ func TestForeignFramesAreNotConversation(t *testing.T) {
 // TestForeignFramesCounted: one notice counts them all and names the last;
 // a reconnect's replay of the same frames does not count them again.
 func TestForeignFramesCounted(t *testing.T) {
-	frames := []Frame{
+	frames := []events.Frame{
 		{Name: "", Data: []byte(`{"desc":{"msg":"UserMessage","content":"a"}}`)},
 		env(`{"msg":"UserMessage","content":"hi"}`),
 		{Name: "message", Data: []byte(`x`)},
@@ -130,7 +132,7 @@ func TestForeignFramesCounted(t *testing.T) {
 	}
 	// A new connection whose foreign frames differ: they are new.
 	tl.Reconnected()
-	tl.feed(Frame{Name: "bar", Data: []byte(`1`)})
+	tl.feed(events.Frame{Name: "bar", Data: []byte(`1`)})
 	if tl.Meta().ForeignFrames != 5 || !strings.Contains(tl.Items()[0].Text, `"bar"`) || tl.Len() != 2 {
 		t.Fatalf("after a different replay: %+v %s", tl.Meta(), kinds(tl.Timeline))
 	}
@@ -138,23 +140,23 @@ func TestForeignFramesCounted(t *testing.T) {
 
 // TestMariaNamesStillDecode: the names maria sends keep working.
 func TestMariaNamesStillDecode(t *testing.T) {
-	for name, kind := range map[string]Kind{
-		"maria":                              KindUserMessage,
-		"maria.queued_messages.synchronized": KindQueueSnapshot,
-		"daemon.tasks.synchronized":          KindTasksSynced,
-		"daemon.task.changed":                KindTaskChanged,
-		"auth.status.changed":                KindAuth,
-		"auth.login.completed":               KindAuth,
-		"auth.login.failed":                  KindAuth,
+	for name, kind := range map[string]events.Kind{
+		"maria":                              events.KindUserMessage,
+		"maria.queued_messages.synchronized": events.KindQueueSnapshot,
+		"daemon.tasks.synchronized":          events.KindTasksSynced,
+		"daemon.task.changed":                events.KindTaskChanged,
+		"auth.status.changed":                events.KindAuth,
+		"auth.login.completed":               events.KindAuth,
+		"auth.login.failed":                  events.KindAuth,
 	} {
-		data := map[Kind]string{
-			KindUserMessage:   `{"id":"u","desc":{"msg":"UserMessage","content":"hi"}}`,
-			KindQueueSnapshot: `[]`,
-			KindTasksSynced:   `{"tasks":[]}`,
-			KindTaskChanged:   `{"task":{"id":"t","status":"idle"}}`,
-			KindAuth:          `{"provider":"codex"}`,
+		data := map[events.Kind]string{
+			events.KindUserMessage:   `{"id":"u","desc":{"msg":"UserMessage","content":"hi"}}`,
+			events.KindQueueSnapshot: `[]`,
+			events.KindTasksSynced:   `{"tasks":[]}`,
+			events.KindTaskChanged:   `{"task":{"id":"t","status":"idle"}}`,
+			events.KindAuth:          `{"provider":"codex"}`,
 		}[kind]
-		if ev := Decode(Frame{Name: name, Data: []byte(data)}); ev.Kind != kind {
+		if ev := Decode(events.Frame{Name: name, Data: []byte(data)}); ev.Kind != kind {
 			t.Errorf("%s: %v, want %v (%s)", name, ev.Kind, kind, ev.Notice)
 		}
 		if TaskStreamName(name) == DaemonStreamName(name) {

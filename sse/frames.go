@@ -1,10 +1,12 @@
-package events
+package sse
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // MaxEventBytes bounds one event, framing included, wherever events are
@@ -38,7 +40,7 @@ const takeAbove = 256 << 10
 // over in the buffer it was read into, not copied, and the reader moves on
 // in a new buffer. So an event costs about its size once while fn runs, and
 // nothing after fn drops the frame.
-func ReadFrames(r io.Reader, fn func(Frame) error) error {
+func ReadFrames(r io.Reader, fn func(events.Frame) error) error {
 	lr := &lineReader{r: r, buf: make([]byte, readRoom), max: MaxEventBytes}
 	var (
 		name    string
@@ -76,7 +78,7 @@ func ReadFrames(r io.Reader, fn func(Frame) error) error {
 		}
 		if len(line) == 0 {
 			if hasData {
-				f := Frame{Name: name, Data: big}
+				f := events.Frame{Name: name, Data: big}
 				if big == nil {
 					f.Data = bytes.Clone(data.Bytes())
 				}
@@ -212,7 +214,3 @@ func (l *lineReader) take(line []byte) []byte {
 	l.buf = nb
 	return line[:len(line):len(line)]
 }
-
-// ScanFrames is ReadFrames for a caller that only looks at each frame
-// while fn runs (and keeps nothing of its data).
-func ScanFrames(r io.Reader, fn func(Frame) error) error { return ReadFrames(r, fn) }

@@ -1,4 +1,4 @@
-package events
+package sse
 
 import (
 	"errors"
@@ -6,23 +6,25 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/perch-tui/perch/events"
 )
 
 func TestReadFrames(t *testing.T) {
 	cases := []struct {
 		name, in string
-		want     []Frame
+		want     []events.Frame
 		err      error
 	}{
-		{"basic", "event: maria\ndata: {}\n\n", []Frame{{"maria", []byte("{}")}}, nil},
-		{"crlf", "event: maria\r\ndata: {}\r\n\r\n", []Frame{{"maria", []byte("{}")}}, nil},
-		{"cr", "event: maria\rdata: {}\r\r", []Frame{{"maria", []byte("{}")}}, nil},
-		{"bom", "\xef\xbb\xbfevent: a\ndata: 1\n\n", []Frame{{"a", []byte("1")}}, nil},
-		{"multi data + comments + id", ": hi\nid: 7\nretry: 5\nevent: a\ndata: x\ndata:y\n\n", []Frame{{"a", []byte("x\ny")}}, nil},
-		{"no data no dispatch", "event: a\n\nevent: b\ndata: 2\n\n", []Frame{{"b", []byte("2")}}, nil},
-		{"truncated tail dropped", "event: a\ndata: 1\n\nevent: b\ndata: {\"x\":", []Frame{{"a", []byte("1")}}, ErrTruncated},
-		{"tail without blank line dropped", "event: a\ndata: 1\n\nevent: b\ndata: 2\n", []Frame{{"a", []byte("1")}}, ErrTruncated},
-		{"long line", "data: " + strings.Repeat("x", 300000) + "\n\n", []Frame{{"", []byte(strings.Repeat("x", 300000))}}, nil},
+		{"basic", "event: maria\ndata: {}\n\n", []events.Frame{{Name: "maria", Data: []byte("{}")}}, nil},
+		{"crlf", "event: maria\r\ndata: {}\r\n\r\n", []events.Frame{{Name: "maria", Data: []byte("{}")}}, nil},
+		{"cr", "event: maria\rdata: {}\r\r", []events.Frame{{Name: "maria", Data: []byte("{}")}}, nil},
+		{"bom", "\xef\xbb\xbfevent: a\ndata: 1\n\n", []events.Frame{{Name: "a", Data: []byte("1")}}, nil},
+		{"multi data + comments + id", ": hi\nid: 7\nretry: 5\nevent: a\ndata: x\ndata:y\n\n", []events.Frame{{Name: "a", Data: []byte("x\ny")}}, nil},
+		{"no data no dispatch", "event: a\n\nevent: b\ndata: 2\n\n", []events.Frame{{Name: "b", Data: []byte("2")}}, nil},
+		{"truncated tail dropped", "event: a\ndata: 1\n\nevent: b\ndata: {\"x\":", []events.Frame{{Name: "a", Data: []byte("1")}}, ErrTruncated},
+		{"tail without blank line dropped", "event: a\ndata: 1\n\nevent: b\ndata: 2\n", []events.Frame{{Name: "a", Data: []byte("1")}}, ErrTruncated},
+		{"long line", "data: " + strings.Repeat("x", 300000) + "\n\n", []events.Frame{{Name: "", Data: []byte(strings.Repeat("x", 300000))}}, nil},
 	}
 	for _, c := range cases {
 		for _, mode := range []string{"whole", "onebyte"} {
@@ -31,8 +33,8 @@ func TestReadFrames(t *testing.T) {
 				if mode == "onebyte" {
 					r = iotest.OneByteReader(r)
 				}
-				var got []Frame
-				err := ReadFrames(r, func(f Frame) error { got = append(got, f); return nil })
+				var got []events.Frame
+				err := ReadFrames(r, func(f events.Frame) error { got = append(got, f); return nil })
 				if !errors.Is(err, c.err) && !(err == nil && c.err == nil) {
 					t.Fatalf("err %v, want %v", err, c.err)
 				}
@@ -41,7 +43,7 @@ func TestReadFrames(t *testing.T) {
 				}
 				for i := range got {
 					if got[i].Name != c.want[i].Name || string(got[i].Data) != string(c.want[i].Data) {
-						t.Fatalf("frame %d = %q %q", i, got[i].Name, Excerpt(got[i].Data, 40))
+						t.Fatalf("frame %d = %q %q", i, got[i].Name, events.Excerpt(got[i].Data, 40))
 					}
 				}
 			})
@@ -56,8 +58,8 @@ func TestReadFramesLargeEvents(t *testing.T) {
 	big := strings.Repeat("0123456789abcdef", 3<<20/16) // 3 MiB
 	in := "event: maria\ndata: " + big + "\r\n\r\nevent: b\ndata: " + big + "\ndata: x\n\n: c\ndata: small\n\n"
 	for _, chunk := range []int{1 << 30, 7, 64 << 10} {
-		var got []Frame
-		err := ReadFrames(&chunkReader{s: in, n: chunk}, func(f Frame) error {
+		var got []events.Frame
+		err := ReadFrames(&chunkReader{s: in, n: chunk}, func(f events.Frame) error {
 			got = append(got, f)
 			return nil
 		})
@@ -74,12 +76,12 @@ func TestReadFramesLargeEvents(t *testing.T) {
 		}
 	}
 	over := io.MultiReader(strings.NewReader("data: "), &repeatReader{n: MaxEventBytes + 1})
-	if err := ReadFrames(over, func(Frame) error { return nil }); err != ErrEventTooLarge {
+	if err := ReadFrames(over, func(events.Frame) error { return nil }); err != ErrEventTooLarge {
 		t.Fatalf("a line past the limit: err %v", err)
 	}
 	lines := strings.Repeat("data: "+strings.Repeat("y", 1<<20)+"\n", MaxEventBytes>>20+1) + "\n"
 	n := 0
-	if err := ReadFrames(strings.NewReader(lines), func(Frame) error { n++; return nil }); err != ErrEventTooLarge || n != 0 {
+	if err := ReadFrames(strings.NewReader(lines), func(events.Frame) error { n++; return nil }); err != ErrEventTooLarge || n != 0 {
 		t.Fatalf("lines past the limit: err %v, %d frames", err, n)
 	}
 }

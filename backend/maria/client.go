@@ -1,4 +1,4 @@
-package client
+package maria
 
 import (
 	"bytes"
@@ -79,9 +79,9 @@ type Client struct {
 	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// New returns a client for baseURL, which must be an http(s) URL ending in
+// NewClient returns a client for baseURL, which must be an http(s) URL ending in
 // /v1 (a trailing slash is accepted), e.g. http://localhost:8090/v1.
-func New(baseURL string, opts ...Option) (*Client, error) {
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	u, err := parseBaseURL(baseURL)
 	if err != nil {
 		return nil, err

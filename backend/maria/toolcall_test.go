@@ -1,14 +1,17 @@
-package events
+package maria
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/jsonx"
 )
 
 // parseToolCallJSON is what parseToolCall did with encoding/json: the
 // oracle of FuzzParseToolCall.
-func parseToolCallJSON(raw []byte) ToolCall {
+func parseToolCallJSON(raw []byte) events.ToolCall {
 	var w struct {
 		ID       json.RawMessage `json:"id"`
 		Name     string          `json:"name"`
@@ -20,9 +23,9 @@ func parseToolCallJSON(raw []byte) ToolCall {
 		} `json:"function"`
 	}
 	if json.Unmarshal(raw, &w) != nil {
-		return ToolCall{}
+		return events.ToolCall{}
 	}
-	c := ToolCall{ID: idString(w.ID), Name: w.Name}
+	c := events.ToolCall{ID: jsonx.ID(w.ID), Name: w.Name}
 	args := w.Args
 	if w.Function != nil {
 		if w.Function.Name != "" {
@@ -35,7 +38,7 @@ func parseToolCallJSON(raw []byte) ToolCall {
 	if args == nil {
 		args = w.Input
 	}
-	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = normalizeArgs(args)
+	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = events.NormalizeArgs(args)
 	return c
 }
 
@@ -65,10 +68,10 @@ func FuzzParseToolCall(f *testing.F) {
 			t.Fatalf("parseToolCall(%q):\n got %#v\nwant %#v", raw, got, want)
 		}
 		list := append(append([]byte("["), raw...), ']')
-		var want []ToolCall
+		var want []events.ToolCall
 		var rawList []json.RawMessage
 		if json.Unmarshal(list, &rawList) == nil {
-			want = make([]ToolCall, 0, len(rawList))
+			want = make([]events.ToolCall, 0, len(rawList))
 			for _, r := range rawList {
 				if c := parseToolCallJSON(r); c.ID != "" || c.Name != "" || c.ArgsRaw != "" {
 					want = append(want, c)

@@ -1,9 +1,11 @@
-package events
+package maria
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // An assistant turn is never lost: whatever the dialect, the shape of
@@ -16,21 +18,21 @@ type turnEncoding struct {
 	name string
 	// frames returns the reply's frames; n numbers events so ids stay
 	// unique, calls are JSON tool-call objects.
-	frames func(n *int, content, usage string, calls []string, ids []string) []Frame
+	frames func(n *int, content, usage string, calls []string, ids []string) []events.Frame
 }
 
 func turnCall(id, path string) string {
 	return `{"id":"` + id + `","function":{"name":"read_file","arguments":"{\"path\": \"` + path + `\"}"},"type":"function"}`
 }
 
-func headFrame(n *int, desc string) Frame {
+func headFrame(n *int, desc string) events.Frame {
 	*n++
-	return Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":"e%d","created":%d,"desc":%s}`, *n, 1774598400000+*n, desc))}
+	return events.Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":"e%d","created":%d,"desc":%s}`, *n, 1774598400000+*n, desc))}
 }
 
-func docsFrame(n *int, body string) Frame {
+func docsFrame(n *int, body string) events.Frame {
 	*n++
-	return Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":%d,`, *n) + body[1:])}
+	return events.Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":%d,`, *n) + body[1:])}
 }
 
 // field renders `,"key":value`, or nothing for an absent value.
@@ -43,8 +45,8 @@ func field(key, value string) string {
 
 const absent = "<absent>"
 
-func headTools(n *int, calls []string, legacy bool) []Frame {
-	var out []Frame
+func headTools(n *int, calls []string, legacy bool) []events.Frame {
+	var out []events.Frame
 	for _, c := range calls {
 		out = append(out, headFrame(n, `{"msg":"PreToolCall","tool_call":`+c+`,"name":"read_file","args":{"path":"f"}}`))
 		result := `"File: f (lines 1-1 (1 lines))\n L1 | x"`
@@ -56,8 +58,8 @@ func headTools(n *int, calls []string, legacy bool) []Frame {
 	return out
 }
 
-func docsTools(n *int, calls, ids []string, toolMessages bool) []Frame {
-	var out []Frame
+func docsTools(n *int, calls, ids []string, toolMessages bool) []events.Frame {
+	var out []events.Frame
 	for i, c := range calls {
 		out = append(out, docsFrame(n, `{"msg":"PreToolCall","tool_call":`+c+`,"name":"read_file","args":{"path":"f"}}`))
 		out = append(out, docsFrame(n, `{"msg":"PostToolCall","tool_call":`+c+`,"name":"read_file","result":"x","text":"x"}`))
@@ -68,36 +70,36 @@ func docsTools(n *int, calls, ids []string, toolMessages bool) []Frame {
 	return out
 }
 
-func docsMessageAdded(n *int, content string, calls []string) Frame {
+func docsMessageAdded(n *int, content string, calls []string) events.Frame {
 	return docsFrame(n, `{"msg":"MessageAdded","message":{"role":"assistant"`+field("content", content)+`,"tool_calls":[`+strings.Join(calls, ",")+`]}}`)
 }
 
-func docsRequestCompleted(n *int, content, usage string, calls []string) Frame {
+func docsRequestCompleted(n *int, content, usage string, calls []string) events.Frame {
 	return docsFrame(n, `{"msg":"RequestCompleted"`+field("usage", usage)+`,"message":{`+strings.TrimPrefix(field("content", content), ",")+
 		map[bool]string{true: "", false: ","}[content == absent]+`"role":"assistant","tool_calls":[`+strings.Join(calls, ",")+`]}}`)
 }
 
 var turnEncodings = []turnEncoding{
-	{"head", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{headFrame(n, `{"msg":"AssistantMessage","tool_calls":[`+strings.Join(calls, ",")+`]`+field("content", content)+field("usage", usage)+`}`)},
+	{"head", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{headFrame(n, `{"msg":"AssistantMessage","tool_calls":[`+strings.Join(calls, ",")+`]`+field("content", content)+field("usage", usage)+`}`)},
 			headTools(n, calls, false)...)
 	}},
-	{"legacy", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{headFrame(n, `{"msg":"AssistantMessage","tool_calls":[`+strings.Join(calls, ",")+`]`+field("content", content)+field("usage", usage)+`}`)},
+	{"legacy", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{headFrame(n, `{"msg":"AssistantMessage","tool_calls":[`+strings.Join(calls, ",")+`]`+field("content", content)+field("usage", usage)+`}`)},
 			headTools(n, calls, true)...)
 	}},
-	{"docs RequestCompleted", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{docsRequestCompleted(n, content, usage, calls)}, docsTools(n, calls, ids, false)...)
+	{"docs RequestCompleted", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{docsRequestCompleted(n, content, usage, calls)}, docsTools(n, calls, ids, false)...)
 	}},
-	{"docs MessageAdded", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{docsMessageAdded(n, content, calls)}, docsTools(n, calls, ids, true)...)
+	{"docs MessageAdded", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{docsMessageAdded(n, content, calls)}, docsTools(n, calls, ids, true)...)
 	}},
-	{"docs MessageAdded+RequestCompleted", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{docsMessageAdded(n, content, calls), docsRequestCompleted(n, content, usage, calls)},
+	{"docs MessageAdded+RequestCompleted", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{docsMessageAdded(n, content, calls), docsRequestCompleted(n, content, usage, calls)},
 			docsTools(n, calls, ids, true)...)
 	}},
-	{"docs RequestCompleted+MessageAdded", func(n *int, content, usage string, calls, ids []string) []Frame {
-		return append([]Frame{docsRequestCompleted(n, content, usage, calls), docsMessageAdded(n, content, calls)},
+	{"docs RequestCompleted+MessageAdded", func(n *int, content, usage string, calls, ids []string) []events.Frame {
+		return append([]events.Frame{docsRequestCompleted(n, content, usage, calls), docsMessageAdded(n, content, calls)},
 			docsTools(n, calls, ids, true)...)
 	}},
 }
@@ -133,13 +135,13 @@ func checkTurns(t *testing.T, tl *pipe, texts []string, turns [][]string) {
 	}
 	for _, it := range tl.Items() {
 		switch it.Kind {
-		case ItemAssistant:
+		case events.ItemAssistant:
 			var ids []string
 			for _, c := range it.ToolCalls {
 				ids = append(ids, c.ID)
 			}
 			got = append(got, fmt.Sprintf("assistant%q%v", it.Text, ids))
-		case ItemTool:
+		case events.ItemTool:
 			got = append(got, "tool:"+it.Tool.CallID+":"+it.Tool.Status.String())
 		default:
 			got = append(got, it.Kind.String()+":"+it.Text)
@@ -160,7 +162,7 @@ func TestEveryTurnIsAnItem(t *testing.T) {
 			for _, c := range contentShapes {
 				t.Run(enc.name+"/usage "+u.name+"/content "+c.name, func(t *testing.T) {
 					n := 0
-					var frames []Frame
+					var frames []events.Frame
 					frames = append(frames, enc.frames(&n, c.json, u.json, []string{turnCall("c1", "a")}, []string{"c1"})...)
 					tl := newPipe()
 					for _, f := range frames {
@@ -204,9 +206,9 @@ func TestDocsDoubleReportOnce(t *testing.T) {
 				calls := []string{turnCall("c1", "a")}
 				ma := docsMessageAdded(&n, c.json, calls)
 				rc := docsRequestCompleted(&n, c.json, `[{"prompt_tokens":10,"completion_tokens":2}]`, calls)
-				pair := []Frame{ma, rc}
+				pair := []events.Frame{ma, rc}
 				if order == "RC,MA" {
-					pair = []Frame{rc, ma}
+					pair = []events.Frame{rc, ma}
 				}
 				tl := newPipe()
 				for _, f := range pair {
@@ -229,7 +231,7 @@ func TestDocsDoubleReportOnce(t *testing.T) {
 	// between them, are two replies too.
 	tl := newPipe()
 	n := 0
-	for _, f := range []Frame{
+	for _, f := range []events.Frame{
 		docsMessageAdded(&n, `"ok"`, nil), docsRequestCompleted(&n, `"ok"`, absent, nil),
 		docsFrame(&n, `{"msg":"MessageAdded","message":{"role":"user","content":"again"}}`),
 		docsMessageAdded(&n, `"ok"`, nil), docsRequestCompleted(&n, `"ok"`, absent, nil),

@@ -1,6 +1,9 @@
-package events
+package maria
 
-import "testing"
+import (
+	"github.com/perch-tui/perch/events"
+	"testing"
+)
 
 // TestQueuedMessageMidTool: maria's queued follow-up that arrives while a
 // tool runs (queued, unqueued, then its UserMessage, in either place
@@ -42,7 +45,7 @@ func TestQueuedMessageMidTool(t *testing.T) {
 				t.Errorf("queue after the run: %+v", q)
 			}
 			for _, it := range tl.Items() {
-				if it.Kind == ItemTool && (it.ID != "c1" || it.Tool.Result == nil || it.Tool.Result.Text == "") {
+				if it.Kind == events.ItemTool && (it.ID != "c1" || it.Tool.Result == nil || it.Tool.Result.Text == "") {
 					t.Errorf("tool %s: result %+v", it.ID, it.Tool.Result)
 				}
 			}

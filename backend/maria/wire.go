@@ -1,4 +1,4 @@
-package events
+package maria
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/jsonx"
 )
 
@@ -26,15 +27,15 @@ type wireTask struct {
 }
 
 // ParseTask decodes one Task object.
-func ParseTask(data []byte) (Task, error) {
+func ParseTask(data []byte) (events.Task, error) {
 	var w wireTask
 	if err := json.Unmarshal(data, &w); err != nil {
-		return Task{}, fmt.Errorf("decode task: %w", err)
+		return events.Task{}, fmt.Errorf("decode task: %w", err)
 	}
 	if w.ID == "" {
-		return Task{}, fmt.Errorf("decode task: no id in %s", Excerpt(data, 80))
+		return events.Task{}, fmt.Errorf("decode task: no id in %s", events.Excerpt(data, 80))
 	}
-	t := Task{
+	t := events.Task{
 		ID: w.ID, Cwd: w.Cwd, Port: w.Port, Status: w.Status,
 		Created: msTime(w.Created), Updated: msTime(w.Updated),
 		WebSearch: w.WebSearch, Model: w.Model,
@@ -42,10 +43,10 @@ func ParseTask(data []byte) (Task, error) {
 	if w.Name != nil {
 		t.Name = *w.Name
 	}
-	if len(w.QueuedMessages) > 0 && !isNull(w.QueuedMessages) {
+	if len(w.QueuedMessages) > 0 && !jsonx.IsNull(w.QueuedMessages) {
 		q, err := ParseQueuedMessages(w.QueuedMessages)
 		if err != nil {
-			return Task{}, fmt.Errorf("decode task %s: %w", w.ID, err)
+			return events.Task{}, fmt.Errorf("decode task %s: %w", w.ID, err)
 		}
 		t.QueuedMessages = q
 	}
@@ -54,7 +55,7 @@ func ParseTask(data []byte) (Task, error) {
 
 // ParseTasks decodes {"tasks":[Task…]} (GET /v1/tasks, daemon.tasks.synchronized)
 // or a bare array of tasks.
-func ParseTasks(data []byte) ([]Task, error) {
+func ParseTasks(data []byte) ([]events.Task, error) {
 	data = bytes.TrimSpace(data)
 	var raw []json.RawMessage
 	if len(data) > 0 && data[0] == '{' {
@@ -68,7 +69,7 @@ func ParseTasks(data []byte) ([]Task, error) {
 	} else if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("decode task list: %w", err)
 	}
-	tasks := make([]Task, 0, len(raw))
+	tasks := make([]events.Task, 0, len(raw))
 	for _, r := range raw {
 		t, err := ParseTask(r)
 		if err != nil {
@@ -81,21 +82,21 @@ func ParseTasks(data []byte) ([]Task, error) {
 
 // wireQueued is a queued message: {"id","message":<message param>,"web_search"?}.
 type wireQueued struct {
-	ID        rawJSON `json:"id"`
-	Message   rawJSON `json:"message"`
-	WebSearch bool    `json:"web_search"`
+	ID        jsonx.Raw `json:"id"`
+	Message   jsonx.Raw `json:"message"`
+	WebSearch bool      `json:"web_search"`
 }
 
 // ParseQueuedMessages decodes a JSON array of queued messages, as found in
 // snapshots, cancel replies, GET …/queued-messages and Task.queued_messages.
-func ParseQueuedMessages(data []byte) ([]QueuedMessage, error) {
+func ParseQueuedMessages(data []byte) ([]events.QueuedMessage, error) {
 	var raw []wireQueued
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("decode queued messages: %w", err)
 	}
-	out := make([]QueuedMessage, 0, len(raw))
+	out := make([]events.QueuedMessage, 0, len(raw))
 	for _, w := range raw {
-		out = append(out, QueuedMessage{ID: idString(w.ID), Text: MessageText(w.Message), WebSearch: w.WebSearch})
+		out = append(out, events.QueuedMessage{ID: jsonx.ID(w.ID), Text: MessageText(w.Message), WebSearch: w.WebSearch})
 	}
 	return out, nil
 }
@@ -105,14 +106,14 @@ func ParseQueuedMessages(data []byte) ([]QueuedMessage, error) {
 // {"text"} or bare strings), or the object's own "content".
 func MessageText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonx.IsNull(raw) {
 		return ""
 	}
 	switch raw[0] {
 	case '{':
 		var m struct {
-			Content rawJSON `json:"content"`
-			Text    *string `json:"text"`
+			Content jsonx.Raw `json:"content"`
+			Text    *string   `json:"text"`
 		}
 		if json.Unmarshal(raw, &m) != nil {
 			return ""
@@ -134,7 +135,7 @@ func MessageText(raw []byte) string {
 // become a short placeholder rather than being dropped.
 func ContentText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonx.IsNull(raw) {
 		return ""
 	}
 	switch raw[0] {
@@ -142,7 +143,7 @@ func ContentText(raw []byte) string {
 		s, _ := jsonx.Unquote(raw)
 		return s
 	case '[':
-		var parts []rawJSON
+		var parts []jsonx.Raw
 		if json.Unmarshal(raw, &parts) != nil {
 			return ""
 		}
@@ -173,14 +174,14 @@ func ContentText(raw []byte) string {
 				continue
 			}
 			var part struct {
-				Type string  `json:"type"`
-				Text rawJSON `json:"text"`
+				Type string    `json:"type"`
+				Text jsonx.Raw `json:"text"`
 			}
 			if json.Unmarshal(p, &part) != nil {
 				continue
 			}
 			text, isText := "", false
-			if len(part.Text) > 0 && !isNull(part.Text) {
+			if len(part.Text) > 0 && !jsonx.IsNull(part.Text) {
 				if text, isText = jsonx.Unquote(part.Text); !isText {
 					continue // a text that is not a string spoils the part
 				}
@@ -202,25 +203,6 @@ func ContentText(raw []byte) string {
 	return ""
 }
 
-// idString turns a JSON id (string or number) into text.
-func idString(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
-		return ""
-	}
-	if raw[0] == '"' {
-		s, _ := jsonx.Unquote(raw)
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
-
 // msTime converts integer milliseconds since the epoch; zero for absent or
 // unparsable values.
 func msTime(n json.Number) time.Time {
@@ -234,20 +216,4 @@ func msTime(n json.Number) time.Time {
 		return time.UnixMilli(int64(f))
 	}
 	return time.Time{}
-}
-
-// Excerpt returns at most max bytes of data as valid UTF-8 text, with a
-// marker when it was cut. Used in notices and error messages.
-func Excerpt(data []byte, max int) string {
-	total := len(data)
-	cut := total > max
-	if cut {
-		data = data[:max]
-	}
-	s := strings.ToValidUTF8(string(data), "\uFFFD")
-	if cut {
-		// Don't end on a partial rune that became U+FFFD.
-		s = strings.TrimRight(s, "\uFFFD") + fmt.Sprintf("… (%d bytes)", total)
-	}
-	return s
 }

@@ -1,14 +1,16 @@
-package events
+package maria
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Seeds that reach the classes the decoder must refuse or keep: foreign
@@ -40,7 +42,7 @@ func corpusFrames(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		_ = ReadFrames(bytes.NewReader(data), func(fr Frame) error {
+		_ = sse.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
 			f.Add(fr.Name, fr.Data)
 			return nil
 		})
@@ -64,20 +66,20 @@ func corpusFrames(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	corpusFrames(f)
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		ev := Decode(Frame{Name: name, Data: data})
-		if (ev.Kind == KindInvalid || ev.Kind == KindUnknown) && len(ev.Notice) > 1000 {
+		ev := Decode(events.Frame{Name: name, Data: data})
+		if (ev.Kind == events.KindInvalid || ev.Kind == events.KindUnknown) && len(ev.Notice) > 1000 {
 			t.Fatalf("notice too long: %d", len(ev.Notice))
 		}
 		if !utf8.ValidString(ev.Notice) {
 			t.Fatal("notice not UTF-8")
 		}
 		if TaskStreamName(name) || DaemonStreamName(name) {
-			if ev.Kind == KindForeign {
+			if ev.Kind == events.KindForeign {
 				t.Fatalf("%q is maria's, decoded as foreign", name)
 			}
 			return
 		}
-		if ev.Kind != KindForeign || ev.ID != "" || ev.Text != "" || ev.Tool != nil || ev.ToolCalls != nil || len(ev.Notice) > 300 {
+		if ev.Kind != events.KindForeign || ev.ID != "" || ev.Text != "" || ev.Tool != nil || ev.ToolCalls != nil || len(ev.Notice) > 300 {
 			t.Fatalf("foreign name %q: %+v", name, ev)
 		}
 		if len(data) > 300 && strings.Contains(ev.Notice, string(data)) {
@@ -104,8 +106,8 @@ func FuzzTimeline(f *testing.F) {
 		f.Add([]byte(s), "message", uint64(0b1010))
 	}
 	f.Fuzz(func(t *testing.T, stream []byte, name string, mask uint64) {
-		var frames, kept []Frame
-		_ = ReadFrames(bytes.NewReader(stream), func(fr Frame) error {
+		var frames, kept []events.Frame
+		_ = sse.ReadFrames(bytes.NewReader(stream), func(fr events.Frame) error {
 			if mask&(1<<(len(frames)%64)) != 0 {
 				fr.Name = name
 			}
@@ -119,7 +121,7 @@ func FuzzTimeline(f *testing.F) {
 		head, docs := 0, 0
 		for _, fr := range frames {
 			for _, ev := range tl.d.Decode(fr) {
-				if ev.Kind == KindAssistantMessage {
+				if ev.Kind == events.KindAssistantMessage {
 					if ev.Variant == "AssistantMessage" {
 						head++
 					} else {
@@ -128,12 +130,11 @@ func FuzzTimeline(f *testing.F) {
 				}
 				tl.Apply(ev)
 			}
-			checkRunningListed(t, tl.Timeline)
 		}
 		n := tl.Len()
 		asst := 0
 		for _, it := range tl.Items() {
-			if it.Kind == ItemAssistant {
+			if it.Kind == events.ItemAssistant {
 				asst++
 			}
 		}
@@ -163,26 +164,23 @@ func FuzzTimeline(f *testing.F) {
 		if tl.Len() != n {
 			t.Fatalf("replay added items: %d -> %d", n, tl.Len())
 		}
-	})
-}
 
-// checkRunningListed: every running tool is in the list endRunningTools
-// settles, so that it settles them all.
-func checkRunningListed(t *testing.T, tl *Timeline) {
-	t.Helper()
-	for _, it := range tl.tools {
-		if it.Tool.Status == ToolRunning && !slices.Contains(tl.running, it) {
-			t.Fatalf("tool %s is running but not listed", it.ID)
+		// The end of input settles every running tool.
+		tl.Apply(events.Event{Kind: events.KindEndOfInput})
+		for _, it := range tl.Items() {
+			if it.Tool != nil && it.Tool.Status == events.ToolRunning {
+				t.Fatalf("tool %s still running after the end of input", it.ID)
+			}
 		}
-	}
+	})
 }
 
 // itemsText renders the items for comparison, without the foreign-frames
 // notice (its text starts with skip).
-func itemsText(tl *Timeline, skip string) string {
+func itemsText(tl *events.Timeline, skip string) string {
 	var b strings.Builder
 	for _, it := range tl.Items() {
-		if skip != "" && it.Kind == ItemNotice && strings.HasPrefix(it.Text, skip) {
+		if skip != "" && it.Kind == events.ItemNotice && strings.HasPrefix(it.Text, skip) {
 			continue
 		}
 		b.WriteString(it.Kind.String() + "|" + it.ID + "|" + it.Text)
@@ -205,11 +203,11 @@ func FuzzReadFrames(f *testing.F) {
 	}
 	f.Add([]byte("event:maria\ndata:" + seedSpoof + "\n\nevent: maria\nevent: foo\ndata: " + seedSpoof + "\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		_ = ReadFrames(bytes.NewReader(in), func(fr Frame) error {
+		_ = sse.ReadFrames(bytes.NewReader(in), func(fr events.Frame) error {
 			if strings.ContainsAny(fr.Name, "\r\n") {
 				t.Fatalf("name %q holds a line end", fr.Name)
 			}
-			if !TaskStreamName(fr.Name) && !DaemonStreamName(fr.Name) && Decode(fr).Kind != KindForeign {
+			if !TaskStreamName(fr.Name) && !DaemonStreamName(fr.Name) && Decode(fr).Kind != events.KindForeign {
 				t.Fatalf("frame %q is not foreign", fr.Name)
 			}
 			return nil
@@ -225,11 +223,11 @@ func FuzzDecodeKeepsNoPartOfTheFrame(f *testing.F) {
 	corpusFrames(f)
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		lent := bytes.Clone(data)
-		got := Decode(Frame{Name: name, Data: lent})
+		got := Decode(events.Frame{Name: name, Data: lent})
 		for i := range lent {
 			lent[i] ^= 0x55 // the next frame, carved from the same memory
 		}
-		if want := Decode(Frame{Name: name, Data: data}); !reflect.DeepEqual(got, want) {
+		if want := Decode(events.Frame{Name: name, Data: data}); !reflect.DeepEqual(got, want) {
 			t.Fatalf("the event changed with its frame's memory:\n got %+v\nwant %+v", got, want)
 		}
 	})

@@ -1,4 +1,4 @@
-package client
+package maria
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func newCanned(t *testing.T) (*canned, *Client, *httptest.Server) {
 		h(w, r, body)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := New(srv.URL+"/v1/", WithHeaders(testHeaders()))
+	c, err := NewClient(srv.URL+"/v1/", WithHeaders(testHeaders()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,22 +89,22 @@ func TestNewValidatesURL(t *testing.T) {
 		"http://[::1]:8090/v1":            "http://[::1]:8090/v1",
 	}
 	for in, want := range good {
-		c, err := New(in)
+		c, err := NewClient(in)
 		if err != nil {
-			t.Errorf("New(%q): %v", in, err)
+			t.Errorf("NewClient(%q): %v", in, err)
 			continue
 		}
 		if c.BaseURL() != want {
-			t.Errorf("New(%q).BaseURL() = %q, want %q", in, c.BaseURL(), want)
+			t.Errorf("NewClient(%q).BaseURL() = %q, want %q", in, c.BaseURL(), want)
 		}
 	}
 	bad := []string{"", "localhost:8090/v1", "ftp://x/v1", "http:///v1", "http://localhost:8090", "http://localhost:8090/v2",
 		"http://localhost:8090/v1?x=1", "http://user:pw@localhost:8090/v1", "http://localhost:8090/v1#f", "http://local host/v1"}
 	for _, in := range bad {
-		if _, err := New(in); err == nil {
-			t.Errorf("New(%q): no error", in)
+		if _, err := NewClient(in); err == nil {
+			t.Errorf("NewClient(%q): no error", in)
 		} else if strings.Contains(err.Error(), "pw@") {
-			t.Errorf("New(%q): error shows credentials: %v", in, err)
+			t.Errorf("NewClient(%q): error shows credentials: %v", in, err)
 		}
 	}
 }
@@ -344,7 +344,7 @@ func TestTransportErrors(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	c, err := New("http://"+addr+"/v1", WithHeaders(testHeaders()))
+	c, err := NewClient("http://"+addr+"/v1", WithHeaders(testHeaders()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestTransportErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, _ = New(srv.URL+"/v1", WithHeaders(testHeaders()))
+	c, _ = NewClient(srv.URL+"/v1", WithHeaders(testHeaders()))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = c.Models(ctx)
@@ -378,7 +378,7 @@ func TestHTTPSUntrustedCertFails(t *testing.T) {
 		io.WriteString(w, `{"models":[]}`)
 	}))
 	defer srv.Close()
-	c, err := New(srv.URL+"/v1", WithHeaders(testHeaders()))
+	c, err := NewClient(srv.URL+"/v1", WithHeaders(testHeaders()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestHTTPSUntrustedCertFails(t *testing.T) {
 	noSecret(t, err)
 	// The same server is fine with a client that trusts its cert, which
 	// shows the failure above is about trust, not https as such.
-	c, _ = New(srv.URL+"/v1", WithHTTPClient(srv.Client()))
+	c, _ = NewClient(srv.URL+"/v1", WithHTTPClient(srv.Client()))
 	if _, err := c.Models(context.Background()); err != nil {
 		t.Errorf("trusted cert: %v", err)
 	}
@@ -458,7 +458,7 @@ func TestDiscover(t *testing.T) {
 	if err != nil || u != "http://localhost:53001/v1" || !fromFile {
 		t.Errorf("daemon.json: %q, %v, %v", u, fromFile, err)
 	}
-	if _, err := New(u); err != nil {
+	if _, err := NewClient(u); err != nil {
 		t.Errorf("discovered URL rejected by New: %v", err)
 	}
 	for _, bad := range []string{`{"port":0}`, `{"pid":1}`, `not json`, `{"port":"x"}`, `{"port":70000}`} {

@@ -1,4 +1,4 @@
-package events
+package maria
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/jsonx"
 )
 
@@ -33,7 +34,7 @@ const (
 // line (an SSE "message"), is KindForeign whatever its data holds: maria's
 // own web client listens to its named events only, and perch must be no
 // easier to spoof.
-func Decode(f Frame) Event { return DecodeIn(f, nil) }
+func Decode(f events.Frame) events.Event { return DecodeIn(f, nil) }
 
 // TextMemory gives memory for the large texts an event keeps (a tool's
 // output); Bytes returns nil to leave a text to the heap. See
@@ -44,12 +45,12 @@ type TextMemory interface {
 
 // DecodeIn is Decode that places the large texts of the event it returns
 // in mem (nil: the heap).
-func DecodeIn(f Frame, mem TextMemory) (ev Event) {
+func DecodeIn(f events.Frame, mem TextMemory) (ev events.Event) {
 	defer func() {
 		if r := recover(); r != nil {
 			ev = invalid(f, fmt.Sprintf("decoder error: %v", r))
 			if DaemonStreamName(f.Name) {
-				ev.Dialect = DialectDaemon
+				ev.Dialect = events.DialectDaemon
 			}
 		}
 	}()
@@ -63,7 +64,7 @@ func DecodeIn(f Frame, mem TextMemory) (ev Event) {
 		if err != nil {
 			return daemonInvalid(f, err.Error())
 		}
-		return Event{Kind: KindTasksSynced, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Tasks: tasks}
+		return events.Event{Kind: events.KindTasksSynced, Dialect: events.DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Tasks: tasks}
 	case "daemon.task.changed":
 		var w struct {
 			Task json.RawMessage `json:"task"`
@@ -75,7 +76,7 @@ func DecodeIn(f Frame, mem TextMemory) (ev Event) {
 		if err != nil {
 			return daemonInvalid(f, err.Error())
 		}
-		return Event{Kind: KindTaskChanged, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Task: &task}
+		return events.Event{Kind: events.KindTaskChanged, Dialect: events.DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Task: &task}
 	case "auth.status.changed", "auth.login.completed", "auth.login.failed":
 		return decodeAuth(f)
 	}
@@ -101,36 +102,30 @@ func DaemonStreamName(name string) bool {
 
 // foreign is a frame maria would not send: its Notice names the frame, never
 // its data, which may impersonate a conversation.
-func foreign(f Frame) Event {
+func foreign(f events.Frame) events.Event {
 	what := "a frame without an event name"
 	if f.Name != "" {
-		what = fmt.Sprintf("event %s", ForeignName(f.Name))
+		what = fmt.Sprintf("event %s", events.ForeignName(f.Name))
 	}
-	return Event{Kind: KindForeign, Variant: f.Name, Fingerprint: fingerprint(f),
+	return events.Event{Kind: events.KindForeign, Variant: f.Name, Fingerprint: fingerprint(f),
 		Notice: fmt.Sprintf("%s (%d bytes of data)", what, len(f.Data))}
 }
 
-// ForeignName quotes an event name maria does not send, bounded and with
-// every control or invisible character escaped, for a notice.
-func ForeignName(name string) string {
-	return strconv.QuoteToGraphic(Excerpt([]byte(name), 40))
-}
-
 // daemonInvalid is invalid for the daemon stream's events.
-func daemonInvalid(f Frame, why string) Event {
+func daemonInvalid(f events.Frame, why string) events.Event {
 	ev := invalid(f, why)
-	ev.Dialect = DialectDaemon
+	ev.Dialect = events.DialectDaemon
 	return ev
 }
 
-func invalid(f Frame, why string) Event {
-	return Event{Kind: KindInvalid, Variant: f.Name, Fingerprint: fingerprint(f),
-		Notice: fmt.Sprintf("%s: %s", why, Excerpt(bytes.TrimSpace(f.Data), excerptLen))}
+func invalid(f events.Frame, why string) events.Event {
+	return events.Event{Kind: events.KindInvalid, Variant: f.Name, Fingerprint: fingerprint(f),
+		Notice: fmt.Sprintf("%s: %s", why, events.Excerpt(bytes.TrimSpace(f.Data), excerptLen))}
 }
 
 // fingerprint identifies an event that has no id, so a replay can be
 // recognised (see Timeline.Reconnected).
-func fingerprint(f Frame) uint64 {
+func fingerprint(f events.Frame) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(f.Name))
 	h.Write([]byte{0})
@@ -138,7 +133,7 @@ func fingerprint(f Frame) uint64 {
 	return h.Sum64()
 }
 
-func decodeSnapshot(f Frame) Event {
+func decodeSnapshot(f events.Frame) events.Event {
 	data := bytes.TrimSpace(f.Data)
 	if len(data) > 0 && data[0] == '{' {
 		// Tolerate {"queued_messages":[…]} or {"messages":[…]}.
@@ -154,17 +149,17 @@ func decodeSnapshot(f Frame) Event {
 			}
 		}
 	}
-	if isNull(data) {
+	if jsonx.IsNull(data) {
 		data = []byte("[]")
 	}
 	q, err := ParseQueuedMessages(data)
 	if err != nil {
 		return invalid(f, "queued-messages snapshot is not a list")
 	}
-	return Event{Kind: KindQueueSnapshot, Dialect: DialectHead, Variant: f.Name, Queue: q}
+	return events.Event{Kind: events.KindQueueSnapshot, Dialect: events.DialectHead, Variant: f.Name, Queue: q}
 }
 
-func decodeAuth(f Frame) Event {
+func decodeAuth(f events.Frame) events.Event {
 	var w struct {
 		Provider      string `json:"provider"`
 		Authenticated bool   `json:"authenticated"`
@@ -173,21 +168,11 @@ func decodeAuth(f Frame) Event {
 	if err := json.Unmarshal(f.Data, &w); err != nil {
 		return daemonInvalid(f, "auth event does not decode")
 	}
-	return Event{Kind: KindAuth, Dialect: DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Auth: &Auth{
+	return events.Event{Kind: events.KindAuth, Dialect: events.DialectDaemon, Variant: f.Name, Fingerprint: fingerprint(f), Auth: &events.Auth{
 		Event: strings.TrimPrefix(f.Name, "auth."), Provider: w.Provider,
 		Authenticated: w.Authenticated, Message: w.Message,
 	}}
 }
-
-// rawJSON is a JSON value left where it is. json.Unmarshal hands an
-// Unmarshaler a slice of its own input, so a field of this type costs no
-// copy, where json.RawMessage copies: a PostToolCall at HEAD carries its
-// output twice (result and text), and both would be copied before either is
-// read. A rawJSON is only valid while the frame's data is: what an Event
-// keeps is always copied out of it (jsonx.Unquote, compact, json.Unmarshal).
-type rawJSON []byte
-
-func (r *rawJSON) UnmarshalJSON(b []byte) error { *r = b; return nil }
 
 // wireEvent covers both the HEAD envelope {"id","created","desc":{…}} and
 // the flat docs shape {"id","msg",…} in one Unmarshal, so the event's bytes
@@ -195,42 +180,38 @@ func (r *rawJSON) UnmarshalJSON(b []byte) error { *r = b; return nil }
 // jsonx.Unquote) so that a wrong type in one field only spoils that field;
 // the outer id shadows the embedded one.
 type wireEvent struct {
-	ID      rawJSON   `json:"id"`
-	Created rawJSON   `json:"created"`
+	ID      jsonx.Raw `json:"id"`
+	Created jsonx.Raw `json:"created"`
 	Desc    *wireDesc `json:"desc"`
 	wireDesc
-	// What split reads desc into (encoding/json fills Desc instead): see
-	// theDesc.
-	desc    wireDesc
-	hasDesc bool
 }
 
 type wireDesc struct {
-	Msg         rawJSON `json:"msg"`
-	ID          rawJSON `json:"id"`
-	Name        rawJSON `json:"name"`
-	Model       rawJSON `json:"model"`
-	Prompt      rawJSON `json:"prompt"`
-	Tool        rawJSON `json:"tool"`
-	Message     rawJSON `json:"message"`
-	Content     rawJSON `json:"content"`
-	ToolCalls   rawJSON `json:"tool_calls"`
-	Usage       rawJSON `json:"usage"`
-	ToolCall    rawJSON `json:"tool_call"`
-	Args        rawJSON `json:"args"`
-	Result      rawJSON `json:"result"`
-	Error       rawJSON `json:"error"`
-	Text        rawJSON `json:"text"`
-	TokenCount  rawJSON `json:"token_count"`
-	OriginCount rawJSON `json:"origin_token_count"`
-	PrunedCount rawJSON `json:"pruned_token_count"`
-	Todos       rawJSON `json:"todos"`
+	Msg         jsonx.Raw `json:"msg"`
+	ID          jsonx.Raw `json:"id"`
+	Name        jsonx.Raw `json:"name"`
+	Model       jsonx.Raw `json:"model"`
+	Prompt      jsonx.Raw `json:"prompt"`
+	Tool        jsonx.Raw `json:"tool"`
+	Message     jsonx.Raw `json:"message"`
+	Content     jsonx.Raw `json:"content"`
+	ToolCalls   jsonx.Raw `json:"tool_calls"`
+	Usage       jsonx.Raw `json:"usage"`
+	ToolCall    jsonx.Raw `json:"tool_call"`
+	Args        jsonx.Raw `json:"args"`
+	Result      jsonx.Raw `json:"result"`
+	Error       jsonx.Raw `json:"error"`
+	Text        jsonx.Raw `json:"text"`
+	TokenCount  jsonx.Raw `json:"token_count"`
+	OriginCount jsonx.Raw `json:"origin_token_count"`
+	PrunedCount jsonx.Raw `json:"pruned_token_count"`
+	Todos       jsonx.Raw `json:"todos"`
 
 	// mem is where a large text of this event goes (nil: the heap).
 	mem TextMemory
 }
 
-func decodeMaria(f Frame, mem TextMemory) Event {
+func decodeMaria(f events.Frame, mem TextMemory) events.Event {
 	data := bytes.TrimSpace(f.Data)
 	if len(data) == 0 {
 		return invalid(f, "empty event")
@@ -238,30 +219,20 @@ func decodeMaria(f Frame, mem TextMemory) Event {
 	if data[0] != '{' {
 		return invalid(f, "event is not a JSON object")
 	}
-	// w stays in this frame, its desc too (see setDesc): they were two
-	// allocations of about 500 bytes an event, a sizeable part of a
-	// replay's garbage.
 	var w wireEvent
-	if !w.split(data) {
-		// encoding/json reads what split refuses, into its own copy so
-		// that w does not escape.
-		wj := new(wireEvent)
-		err := json.Unmarshal(data, wj)
-		// A desc that is not an object is only a wrong type: the rest of
-		// the event was still decoded (and may be the docs shape).
-		var te *json.UnmarshalTypeError
-		if err != nil && !errors.As(err, &te) {
-			return invalid(f, "event is not valid JSON ("+shortErr(err)+")")
-		}
-		w = *wj
+	// A desc that is not an object is only a wrong type: the rest of the
+	// event was still decoded (and may be the docs shape).
+	var te *json.UnmarshalTypeError
+	if err := json.Unmarshal(data, &w); err != nil && !errors.As(err, &te) {
+		return invalid(f, "event is not valid JSON ("+events.Excerpt([]byte(err.Error()), 120)+")")
 	}
-	ev := Event{ID: idString(w.ID), Created: msTime(jsonNumber(w.Created))}
-	d := w.theDesc()
+	ev := events.Event{ID: jsonx.ID(w.ID), Created: msTime(jsonNumber(w.Created))}
+	d := w.Desc
 	switch {
 	case d != nil:
-		ev.Dialect = DialectHead
+		ev.Dialect = events.DialectHead
 	case w.Msg != nil:
-		ev.Dialect = DialectDocs
+		ev.Dialect = events.DialectDocs
 		d = &w.wireDesc
 		d.ID = w.ID
 	default:
@@ -277,7 +248,7 @@ func decodeMaria(f Frame, mem TextMemory) Event {
 	}
 	ev.Variant = msg
 	if err := decodeVariant(&ev, msg, d); err != "" {
-		out := invalid(f, fmt.Sprintf("%s event: %s", Excerpt([]byte(msg), 40), err))
+		out := invalid(f, fmt.Sprintf("%s event: %s", events.Excerpt([]byte(msg), 40), err))
 		out.ID, out.Dialect = ev.ID, ev.Dialect
 		return out
 	}
@@ -286,60 +257,60 @@ func decodeMaria(f Frame, mem TextMemory) Event {
 
 // decodeVariant fills ev for one variant; it returns a non-empty reason when
 // a required part is malformed.
-func decodeVariant(ev *Event, msg string, d *wireDesc) string {
+func decodeVariant(ev *events.Event, msg string, d *wireDesc) string {
 	switch msg {
 	case "ModelLoaded":
-		ev.Kind = KindModelLoaded
+		ev.Kind = events.KindModelLoaded
 		ev.Model = firstString(d.Name, d.Model)
 	case "SystemPromptSet":
-		ev.Kind = KindSystemPromptSet
-		ev.Text = str(d.Prompt)
+		ev.Kind = events.KindSystemPromptSet
+		ev.Text = jsonx.String(d.Prompt)
 	case "ToolAdded":
-		ev.Kind = KindToolAdded
+		ev.Kind = events.KindToolAdded
 		var t struct {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(d.Tool, &t)
 		ev.ToolName = t.Name
 		if ev.ToolName == "" {
-			ev.ToolName = str(d.Name)
+			ev.ToolName = jsonx.String(d.Name)
 		}
 	case "MessageQueued", "MessageUnqueued":
-		ev.Kind = KindMessageQueued
+		ev.Kind = events.KindMessageQueued
 		if msg == "MessageUnqueued" {
-			ev.Kind = KindMessageUnqueued
+			ev.Kind = events.KindMessageUnqueued
 		}
 		var m struct {
 			ID json.RawMessage `json:"id"`
 		}
 		_ = json.Unmarshal(d.Message, &m)
-		ev.MessageID = idString(m.ID)
+		ev.MessageID = jsonx.ID(m.ID)
 		ev.Text = MessageText(d.Message)
 		if ev.MessageID == "" {
 			return "no message id"
 		}
 	case "PreConversation":
-		ev.Kind = KindPreConversation
+		ev.Kind = events.KindPreConversation
 	case "PostConversation":
-		ev.Kind = KindPostConversation
+		ev.Kind = events.KindPostConversation
 	case "Cancelled":
-		ev.Kind = KindCancelled
+		ev.Kind = events.KindCancelled
 	case "Failed":
-		ev.Kind = KindFailed
+		ev.Kind = events.KindFailed
 		ev.Text = ErrorText(d.Error)
 	case "UserMessage":
-		ev.Kind = KindUserMessage
+		ev.Kind = events.KindUserMessage
 		ev.Text = ContentText(d.Content)
 	case "AssistantMessage":
-		ev.Kind = KindAssistantMessage
+		ev.Kind = events.KindAssistantMessage
 		ev.Text = ContentText(d.Content)
 		ev.ToolCalls = parseToolCalls(d.ToolCalls)
 		ev.Usage = parseUsage(d.Usage)
 	case "RequestCompleted":
-		ev.Kind = KindAssistantMessage
+		ev.Kind = events.KindAssistantMessage
 		var m struct {
-			Content   rawJSON `json:"content"`
-			ToolCalls rawJSON `json:"tool_calls"`
+			Content   jsonx.Raw `json:"content"`
+			ToolCalls jsonx.Raw `json:"tool_calls"`
 		}
 		_ = json.Unmarshal(d.Message, &m)
 		ev.Text = ContentText(m.Content)
@@ -348,56 +319,56 @@ func decodeVariant(ev *Event, msg string, d *wireDesc) string {
 	case "MessageAdded":
 		return decodeMessageAdded(ev, d)
 	case "TokenCounted":
-		ev.Kind = KindTokenCounted
-		ev.TokenCount = jsonInt(d.TokenCount)
+		ev.Kind = events.KindTokenCounted
+		ev.TokenCount = jsonx.Int(d.TokenCount)
 	case "ContextPruned":
-		ev.Kind = KindContextPruned
-		ev.TokenCount = jsonInt(d.OriginCount)
-		ev.PrunedTo = jsonInt(d.PrunedCount)
+		ev.Kind = events.KindContextPruned
+		ev.TokenCount = jsonx.Int(d.OriginCount)
+		ev.PrunedTo = jsonx.Int(d.PrunedCount)
 	case "Pruned":
-		ev.Kind = KindPruned
-		ev.PrunedID = idString(d.ID)
+		ev.Kind = events.KindPruned
+		ev.PrunedID = jsonx.ID(d.ID)
 	case "PreToolCall", "PostToolCall":
-		ev.Kind = KindPreToolCall
+		ev.Kind = events.KindPreToolCall
 		call := parseToolCall(d.ToolCall)
-		name := str(d.Name)
+		name := jsonx.String(d.Name)
 		if name == "" {
 			name = call.Name
 		}
 		if call.Name == "" {
 			call.Name = name
 		}
-		if call.Args == nil && call.ArgsRaw == "" && len(d.Args) > 0 && !isNull(d.Args) {
+		if call.Args == nil && call.ArgsRaw == "" && len(d.Args) > 0 && !jsonx.IsNull(d.Args) {
 			// maria's convenience copy: the parsed args, or the raw string.
-			call.Args, call.ArgsRaw, call.ArgsErr, call.DoubleEncoded = normalizeArgs(d.Args)
+			call.Args, call.ArgsRaw, call.ArgsErr, call.DoubleEncoded = events.NormalizeArgs(d.Args)
 		}
-		ev.Tool = &ToolEvent{Call: call, Name: name}
+		ev.Tool = &events.ToolEvent{Call: call, Name: name}
 		if msg == "PostToolCall" {
-			ev.Kind = KindPostToolCall
+			ev.Kind = events.KindPostToolCall
 			res, structured := parseResult(name, call, d)
 			ev.Tool.Result = res
-			if structured && ev.Dialect == DialectHead {
-				ev.Dialect = DialectLegacy
+			if structured && ev.Dialect == events.DialectHead {
+				ev.Dialect = events.DialectLegacy
 			}
 		}
 	case "TodoUpdated":
-		ev.Kind = KindTodoUpdated
-		ev.Todos = parseTodoList(d.Todos)
+		ev.Kind = events.KindTodoUpdated
+		ev.Todos = events.ParseTodoList(d.Todos)
 	default:
-		ev.Kind = KindUnknown
-		ev.Notice = fmt.Sprintf("unknown event variant %q", Excerpt([]byte(msg), 60))
+		ev.Kind = events.KindUnknown
+		ev.Notice = fmt.Sprintf("unknown event variant %q", events.Excerpt([]byte(msg), 60))
 	}
 	return ""
 }
 
 // decodeMessageAdded maps the docs MessageAdded by role.
-func decodeMessageAdded(ev *Event, d *wireDesc) string {
+func decodeMessageAdded(ev *events.Event, d *wireDesc) string {
 	var m struct {
-		Role       string  `json:"role"`
-		Content    rawJSON `json:"content"`
-		ToolCalls  rawJSON `json:"tool_calls"`
-		ToolCallID rawJSON `json:"tool_call_id"`
-		Name       string  `json:"name"`
+		Role       string    `json:"role"`
+		Content    jsonx.Raw `json:"content"`
+		ToolCalls  jsonx.Raw `json:"tool_calls"`
+		ToolCallID jsonx.Raw `json:"tool_call_id"`
+		Name       string    `json:"name"`
 	}
 	if err := json.Unmarshal(d.Message, &m); err != nil {
 		return "message is not an object"
@@ -405,32 +376,32 @@ func decodeMessageAdded(ev *Event, d *wireDesc) string {
 	text := ContentText(m.Content)
 	switch m.Role {
 	case "user":
-		ev.Kind, ev.Text = KindUserMessage, text
+		ev.Kind, ev.Text = events.KindUserMessage, text
 	case "assistant":
-		ev.Kind, ev.Text = KindAssistantMessage, text
+		ev.Kind, ev.Text = events.KindAssistantMessage, text
 		ev.ToolCalls = parseToolCalls(m.ToolCalls)
 	case "system":
-		ev.Kind, ev.Text = KindSystemMessage, text
+		ev.Kind, ev.Text = events.KindSystemMessage, text
 	case "tool":
-		ev.Kind = KindToolMessage
-		ev.Tool = &ToolEvent{Call: ToolCall{ID: idString(m.ToolCallID), Name: m.Name}, Name: m.Name,
-			Result: &ToolResult{Text: text}}
-		fillDetails(ev.Tool.Result, m.Name, ev.Tool.Call)
+		ev.Kind = events.KindToolMessage
+		ev.Tool = &events.ToolEvent{Call: events.ToolCall{ID: jsonx.ID(m.ToolCallID), Name: m.Name}, Name: m.Name,
+			Result: &events.ToolResult{Text: text}}
+		events.FillDetails(ev.Tool.Result, m.Name, ev.Tool.Call)
 	default:
-		ev.Kind = KindUnknown
-		ev.Notice = fmt.Sprintf("MessageAdded with unknown role %q", Excerpt([]byte(m.Role), 40))
+		ev.Kind = events.KindUnknown
+		ev.Notice = fmt.Sprintf("MessageAdded with unknown role %q", events.Excerpt([]byte(m.Role), 40))
 	}
 	return ""
 }
 
-func parseToolCalls(raw []byte) []ToolCall {
+func parseToolCalls(raw []byte) []events.ToolCall {
 	// jsonx.List splits as json.Unmarshal into a []json.RawMessage does,
 	// except for null, which leaves that list nil.
 	list, ok := jsonx.List(raw)
-	if !ok && !isNull(raw) {
+	if !ok && !jsonx.IsNull(raw) {
 		return nil
 	}
-	out := make([]ToolCall, 0, len(list))
+	out := make([]events.ToolCall, 0, len(list))
 	for _, r := range list {
 		c := parseToolCall(r)
 		if c.ID == "" && c.Name == "" && c.ArgsRaw == "" {
@@ -449,7 +420,7 @@ func parseToolCalls(raw []byte) []ToolCall {
 // reflection: keys match case-insensitively, the last of duplicate keys
 // wins, null leaves a string as it was, a second function object merges
 // into the first, and a value of the wrong type spoils the whole call.
-func parseToolCall(raw []byte) ToolCall {
+func parseToolCall(raw []byte) events.ToolCall {
 	var (
 		id, args, input []byte
 		name            string
@@ -468,7 +439,7 @@ func parseToolCall(raw []byte) ToolCall {
 			input = v
 		case strings.EqualFold(key, "function"):
 			switch {
-			case isNull(v):
+			case jsonx.IsNull(v):
 				fn = nil
 			case v[0] != '{':
 				bad = true
@@ -488,9 +459,9 @@ func parseToolCall(raw []byte) ToolCall {
 		}
 	})
 	if !ok || bad {
-		return ToolCall{} // not an object (null gives the same), or a type error
+		return events.ToolCall{} // not an object (null gives the same), or a type error
 	}
-	c := ToolCall{ID: idString(id), Name: name}
+	c := events.ToolCall{ID: jsonx.ID(id), Name: name}
 	if fn != nil {
 		if fn.name != "" {
 			c.Name = fn.name
@@ -502,7 +473,7 @@ func parseToolCall(raw []byte) ToolCall {
 	if args == nil {
 		args = input
 	}
-	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = normalizeArgs(args)
+	c.Args, c.ArgsRaw, c.ArgsErr, c.DoubleEncoded = events.NormalizeArgs(args)
 	return c
 }
 
@@ -515,7 +486,7 @@ type toolFunction struct {
 // setString sets *s from a JSON value as json.Unmarshal into a string
 // field does: null changes nothing, another type is an error (false).
 func setString(s *string, v []byte) bool {
-	if isNull(v) {
+	if jsonx.IsNull(v) {
 		return true
 	}
 	u, ok := jsonx.Unquote(v)
@@ -525,81 +496,11 @@ func setString(s *string, v []byte) bool {
 	return ok
 }
 
-// normalizeArgs turns tool-call arguments (a JSON string, an object, a
-// double-encoded string, empty, absent or invalid) into a JSON value plus the
-// raw text. Invalid arguments are kept raw with the reason; never fatal.
-func normalizeArgs(raw []byte) (args json.RawMessage, text, errText string, double bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
-		return nil, "", "", false
-	}
-	if raw[0] != '"' {
-		return compact(raw), string(raw), "", false
-	}
-	s, ok := jsonx.Unquote(raw)
-	if !ok {
-		err := json.Unmarshal(raw, new(string)) // only to say why
-		if err == nil {
-			err = errors.New("not a JSON string")
-		}
-		return nil, string(raw), shortErr(err), false
-	}
-	text = s
-	if strings.TrimSpace(s) == "" {
-		return nil, "", "", false
-	}
-	// Up to two extra levels of string encoding are undone.
-	cur := []byte(s)
-	for level := 0; level < 3; level++ {
-		// A valid value is cur without the JSON white space around it,
-		// what json.Unmarshal into a rawJSON hands over (a valid value
-		// neither starts nor ends with other space); encoding/json is
-		// asked only to say what is wrong with an invalid one.
-		if !jsonx.Valid(cur) {
-			if level == 0 {
-				var v rawJSON
-				err := json.Unmarshal(cur, &v)
-				if err == nil {
-					err = errors.New("not valid JSON")
-				}
-				return nil, text, shortErr(err), false
-			}
-			// A string that holds a string that isn't JSON: that's the value.
-			return compact(prev(cur)), text, "", true
-		}
-		v := bytes.TrimSpace(cur) // a slice of cur; compact copies what is kept
-		if v[0] != '"' || level == 2 {
-			return compact(v), text, "", level > 0
-		}
-		inner, ok := jsonx.Unquote(v) // as json.Unmarshal into a string
-		if !ok {
-			return compact(v), text, "", level > 0
-		}
-		cur = []byte(inner)
-	}
-	return nil, text, "", false
-}
-
-// prev re-encodes a string value that turned out not to hold JSON.
-func prev(s []byte) json.RawMessage {
-	b, _ := json.Marshal(string(s))
-	return b
-}
-
-// compact is raw without the white space outside its strings, as
-// json.Compact writes it, or a copy of raw when it is not valid JSON.
-func compact(raw []byte) json.RawMessage {
-	if b, ok := jsonx.AppendCompact(make([]byte, 0, len(raw)), raw); ok {
-		return b
-	}
-	return append(json.RawMessage(nil), raw...)
-}
-
 // parseUsage accepts an OpenAI usage object, maria's internal or Anthropic
 // names, an array of records (summed; the docs dialect) and null.
-func parseUsage(raw []byte) *Usage {
+func parseUsage(raw []byte) *events.Usage {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonx.IsNull(raw) {
 		return nil
 	}
 	if raw[0] == '[' {
@@ -607,7 +508,7 @@ func parseUsage(raw []byte) *Usage {
 		if !ok || len(list) == 0 {
 			return nil
 		}
-		var sum Usage
+		var sum events.Usage
 		any := false
 		for _, r := range list {
 			if u := parseUsage(r); u != nil {
@@ -629,7 +530,7 @@ func parseUsage(raw []byte) *Usage {
 	if !ok {
 		return nil
 	}
-	u := &Usage{
+	u := &events.Usage{
 		InputTokens:  firstInt(w, "prompt_tokens", "input_tokens", "inputTokens"),
 		OutputTokens: firstInt(w, "completion_tokens", "output_tokens", "outputTokens"),
 		TotalTokens:  firstInt(w, "total_tokens", "totalTokens"),
@@ -653,7 +554,7 @@ func parseUsage(raw []byte) *Usage {
 func firstInt(m map[string]json.RawMessage, keys ...string) int64 {
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
-			if n := jsonInt(v); n != 0 {
+			if n := jsonx.Int(v); n != 0 {
 				return n
 			}
 		}
@@ -661,46 +562,17 @@ func firstInt(m map[string]json.RawMessage, keys ...string) int64 {
 	return 0
 }
 
-// jsonInt reads an integer leniently: a number, a float or a numeric
-// string; anything else is 0.
-func jsonInt(raw []byte) int64 {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0
-	}
-	s := string(raw)
-	if raw[0] == '"' {
-		var ok bool
-		if s, ok = jsonx.Unquote(raw); !ok {
-			return 0
-		}
-	}
-	if i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-		return i
-	}
-	if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && f < 1e18 && f > -1e18 {
-		return int64(f)
-	}
-	return 0
-}
-
 func jsonNumber(raw []byte) json.Number {
-	if n := jsonInt(raw); n > 0 {
+	if n := jsonx.Int(raw); n > 0 {
 		return json.Number(strconv.FormatInt(n, 10))
 	}
 	return ""
 }
 
-// str reads a JSON string, or "" for anything else.
-func str(raw []byte) string {
-	s, _ := jsonx.Unquote(raw)
-	return s
-}
-
-// checkedStr is str for a field of a wireDesc, which is always a checked
-// JSON value (split reads only an event that jsonx.Members checked whole,
-// its fallback only what encoding/json accepted): the large texts (a
-// tool's output) are read without checking them again.
+// checkedStr is jsonx.String for a field of a wireDesc, which is always a
+// checked JSON value (encoding/json checks an event whole before it
+// decodes it): the large texts (a tool's output) are read without
+// checking them again.
 func checkedStr(raw []byte) string {
 	s, _ := jsonx.UnquoteChecked(raw)
 	return s
@@ -717,7 +589,7 @@ func (d *wireDesc) text(raw []byte) string {
 
 func firstString(raws ...[]byte) string {
 	for _, r := range raws {
-		if s := str(r); s != "" {
+		if s := jsonx.String(r); s != "" {
 			return s
 		}
 	}
@@ -729,16 +601,16 @@ func firstString(raws ...[]byte) string {
 // "HttpError 401: message"; anything else a bounded compact excerpt.
 func ErrorText(raw []byte) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonx.IsNull(raw) {
 		return ""
 	}
 	switch raw[0] {
 	case '"':
-		return str(raw)
+		return jsonx.String(raw)
 	case '[':
 		var parts []json.RawMessage
 		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 && len(bytes.TrimSpace(parts[0])) > 0 && bytes.TrimSpace(parts[0])[0] == '"' {
-			ctor := str(parts[0])
+			ctor := jsonx.String(parts[0])
 			if len(parts) == 1 {
 				return ctor
 			}
@@ -766,7 +638,7 @@ func ErrorText(raw []byte) string {
 			case w.Error != nil:
 				detail = ErrorText(w.Error)
 			case w.Body != nil:
-				detail = str(w.Body)
+				detail = jsonx.String(w.Body)
 				if detail == "" {
 					detail = string(w.Body)
 				}
@@ -776,18 +648,58 @@ func ErrorText(raw []byte) string {
 					}
 				}
 			}
-			if c := jsonInt(w.Code); c != 0 {
+			if c := jsonx.Int(w.Code); c != 0 {
 				code := strconv.FormatInt(c, 10) + ":"
 				if !strings.HasPrefix(detail, code) {
 					detail = strings.TrimSpace(code + " " + detail)
 				}
 			}
 			if detail != "" {
-				return Excerpt([]byte(detail), 1000)
+				return events.Excerpt([]byte(detail), 1000)
 			}
 		}
 	}
-	return Excerpt(compact(raw), 500)
+	return events.Excerpt(jsonx.Compact(raw), 500)
 }
 
-func shortErr(err error) string { return Excerpt([]byte(err.Error()), 120) }
+// parseResult builds a ToolResult from a PostToolCall. It reports whether
+// the result was structured (a legacy build) rather than a string. The text
+// is kept whole; at HEAD result repeats it, and only one copy is read.
+func parseResult(name string, call events.ToolCall, d *wireDesc) (*events.ToolResult, bool) {
+	text := d.text(d.Text)
+	r := &events.ToolResult{}
+	structured := false
+	errRaw := bytes.TrimSpace(d.Error)
+	resRaw := bytes.TrimSpace(d.Result)
+	switch {
+	case len(errRaw) > 0 && !jsonx.IsNull(errRaw):
+		r.IsError = true
+		r.ErrorText = ErrorText(errRaw)
+		if text == "" {
+			text = r.ErrorText
+		}
+	case len(resRaw) > 0 && !jsonx.IsNull(resRaw):
+		if resRaw[0] == '"' {
+			if text == "" {
+				text = d.text(resRaw)
+			}
+		} else {
+			structured = true
+			if len(resRaw) <= MaxStructured {
+				r.Structured = jsonx.Compact(resRaw)
+			}
+			r.Text = text
+			events.FillStructured(r, name, resRaw)
+		}
+	case text == "":
+		r.IsError = true
+		r.ErrorText = "the tool returned neither a result nor an error"
+	}
+	if r.Text == "" {
+		r.Text = text
+	}
+	if !r.IsError {
+		events.FillDetails(r, name, call)
+	}
+	return r, structured
+}

@@ -1,5 +1,5 @@
 //go:build !race
 
-package client
+package maria
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package events
+package maria
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // randomText is n bytes or so of random-ish lines: ASCII, multi-byte UTF-8
@@ -84,7 +86,7 @@ func quoteJSON(s string) string {
 
 // bigPost is the PostToolCall of tool with output body in a dialect, and
 // the text perch must keep and export.
-func bigPost(dialect, tool, body string) (Frame, string) {
+func bigPost(dialect, tool, body string) (events.Frame, string) {
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	var text, args, structured string
 	switch tool {
@@ -120,7 +122,7 @@ func bigPost(dialect, tool, body string) (Frame, string) {
 	if dialect == "docs" {
 		data = `{"id":7,` + desc + `}`
 	}
-	return Frame{Name: "maria", Data: []byte(data)}, text
+	return events.Frame{Name: "maria", Data: []byte(data)}, text
 }
 
 // inMemory reports whether sub lies inside s's memory (a slice, not a copy).
@@ -142,7 +144,7 @@ func TestLargeOutputsKeptWhole(t *testing.T) {
 			t.Run(dialect+"/"+tool, func(t *testing.T) {
 				f, text := bigPost(dialect, tool, body)
 				ev := Decode(f)
-				if ev.Kind != KindPostToolCall {
+				if ev.Kind != events.KindPostToolCall {
 					t.Fatalf("kind %v: %s", ev.Kind, ev.Notice)
 				}
 				r := ev.Tool.Result
@@ -183,12 +185,12 @@ func TestLargeTextsKeptWhole(t *testing.T) {
 	if len(ev.ToolCalls) != 1 || json.Unmarshal(ev.ToolCalls[0].Args, &args) != nil || args.Content != big {
 		t.Errorf("arguments cut")
 	}
-	ev = Decode(Frame{Name: "maria.queued_messages.synchronized", Data: []byte(`[{"id":"m1","message":{"role":"user","content":` + s + `}}]`)})
+	ev = Decode(events.Frame{Name: "maria.queued_messages.synchronized", Data: []byte(`[{"id":"m1","message":{"role":"user","content":` + s + `}}]`)})
 	if len(ev.Queue) != 1 || ev.Queue[0].Text != big {
 		t.Errorf("queued text cut")
 	}
 	ev = Decode(flat(`{"id":3,"msg":"MessageAdded","message":{"role":"tool","tool_call_id":"c","name":"read_file","content":` + s + `}}`))
-	if ev.Kind != KindToolMessage || ev.Tool.Result.Text != big {
+	if ev.Kind != events.KindToolMessage || ev.Tool.Result.Text != big {
 		t.Errorf("docs tool message cut")
 	}
 }

@@ -1,4 +1,4 @@
-package client
+package maria
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestStreamEndpointsAndHeaders(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, err := New(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
+	c, err := NewClient(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestStreamRefusalIsAPIError(t *testing.T) {
 				io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
-			c, _ := New(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
+			c, _ := NewClient(srv.URL+"/v1", WithHeaders(testHeaders()), fastTiming())
 			rec := &recorder{}
 			err := c.StreamTask(context.Background(), idC, rec.Frame, rec.State)
 			var ae *APIError
@@ -162,7 +162,7 @@ func TestStreamTaskProgress(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	c, _ := New(srv.URL+"/v1", fastTiming())
+	c, _ := NewClient(srv.URL+"/v1", fastTiming())
 	p := &sse.Progress{}
 	rec := &recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -190,7 +190,7 @@ func TestStreamTLS(t *testing.T) {
 		if trusted {
 			opts = append(opts, WithHTTPClient(srv.Client()))
 		}
-		c, _ := New(srv.URL+"/v1", opts...)
+		c, _ := NewClient(srv.URL+"/v1", opts...)
 		rec := &recorder{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)

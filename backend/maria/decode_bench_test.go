@@ -1,4 +1,4 @@
-package events
+package maria
 
 import (
 	"bytes"
@@ -8,21 +8,24 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // benchStreamFrames returns every frame of the recorded streams.
-func benchStreamFrames(b testing.TB) []Frame {
+func benchStreamFrames(b testing.TB) []events.Frame {
 	files, err := filepath.Glob("testdata/streams/*.sse")
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no recorded streams: %v", err)
 	}
-	var frames []Frame
+	var frames []events.Frame
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := ReadFrames(bytes.NewReader(data), func(f Frame) error {
+		if err := sse.ReadFrames(bytes.NewReader(data), func(f events.Frame) error {
 			frames = append(frames, f)
 			return nil
 		}); err != nil {
@@ -34,7 +37,7 @@ func benchStreamFrames(b testing.TB) []Frame {
 
 // benchBigPost is a HEAD PostToolCall of execute_command with a ~200 KB
 // output, carried twice (result and text) as maria sends it.
-func benchBigPost() Frame {
+func benchBigPost() events.Frame {
 	var out strings.Builder
 	out.WriteString("Command go test ./... exited with status 0.\n=== STDOUT (4000 lines) ===\n")
 	for i := 0; out.Len() < 200<<10; i++ {
@@ -43,7 +46,7 @@ func benchBigPost() Frame {
 	text, _ := json.Marshal(out.String())
 	data := `{"id":"big-1","created":1774598400003,"desc":{"msg":"PostToolCall","tool_call":{"id":"toolu_big","function":{"name":"execute_command","arguments":"{\"command\": \"go test ./...\"}"},"type":"function"},"name":"execute_command","args":{"command":"go test ./..."},"result":` +
 		string(text) + `,"text":` + string(text) + `}}`
-	return Frame{Name: "maria", Data: []byte(data)}
+	return events.Frame{Name: "maria", Data: []byte(data)}
 }
 
 // BenchmarkDecode measures Decode on a realistic mix: every frame of the
@@ -51,16 +54,16 @@ func benchBigPost() Frame {
 func BenchmarkDecode(b *testing.B) {
 	frames := benchStreamFrames(b)
 	big := benchBigPost()
-	if ev := Decode(big); ev.Kind != KindPostToolCall || ev.Tool.Result.Command == nil {
+	if ev := Decode(big); ev.Kind != events.KindPostToolCall || ev.Tool.Result.Command == nil {
 		b.Fatalf("big PostToolCall decoded as %v", ev.Kind)
 	}
-	size := func(fs ...Frame) (n int64) {
+	size := func(fs ...events.Frame) (n int64) {
 		for _, f := range fs {
 			n += int64(len(f.Data))
 		}
 		return n
 	}
-	run := func(name string, fs []Frame) {
+	run := func(name string, fs []events.Frame) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(size(fs...))
 			b.ReportAllocs()
@@ -72,6 +75,6 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 	run("streams", frames)
-	run("post200k", []Frame{big})
-	run("mix", append(append([]Frame(nil), frames...), big))
+	run("post200k", []events.Frame{big})
+	run("mix", append(append([]events.Frame(nil), frames...), big))
 }

@@ -1,4 +1,4 @@
-package client
+package maria
 
 import (
 	"context"
@@ -139,7 +139,7 @@ func discoveredClient(t *testing.T, home string, opts ...Option) *Client {
 	if !strings.HasPrefix(u, "http://localhost:") {
 		t.Fatalf("discovered URL %q is not localhost", u)
 	}
-	c, err := New(u, append([]Option{WithDiscovered(), WithHeaders(testHeaders())}, opts...)...)
+	c, err := NewClient(u, append([]Option{WithDiscovered(), WithHeaders(testHeaders())}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestExplicitLocalhostFallsBack(t *testing.T) {
 	srv, port := loopbackDaemon(t, "[::1]:0")
 	defer srv.Close()
 	log := &dialLog{}
-	c, err := New("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial))
+	c, err := NewClient("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestExplicitOtherHostNoFallback(t *testing.T) {
 	log := &dialLog{}
 	opts := []Option{WithLookupHost(resolveTo(t, "::1")), withDial(log.dial), WithHeaders(testHeaders())}
 
-	c, err := New("http://127.0.0.1:"+port+"/v1", opts...)
+	c, err := NewClient("http://127.0.0.1:"+port+"/v1", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestExplicitOtherHostNoFallback(t *testing.T) {
 		t.Errorf("dialled %v, want %v", got, want)
 	}
 
-	c, _ = New("http://daemon.example:"+port+"/v1", opts...)
+	c, _ = NewClient("http://daemon.example:"+port+"/v1", opts...)
 	_, err = c.Tasks(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "check the host name") {
 		t.Errorf("unknown host: err = %v", err)
@@ -256,7 +256,7 @@ func TestExplicitOtherHostNoFallback(t *testing.T) {
 	}
 
 	// An explicit [::1] works as given.
-	c, _ = New("http://[::1]:"+port+"/v1", opts...)
+	c, _ = NewClient("http://[::1]:"+port+"/v1", opts...)
 	defer c.hc.CloseIdleConnections()
 	listTasks(t, c)
 	if got, want := log.take(), []string{"[::1]:" + port}; !equalStrings(got, want) {
@@ -312,7 +312,7 @@ func TestLocalhostWinnerRemembered(t *testing.T) {
 	defer srv.Close()
 	log := &dialLog{}
 	// Explicit localhost: 127.0.0.1 (what it resolves to) comes first.
-	c, err := New("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial), fastTiming())
+	c, err := NewClient("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial), fastTiming())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestLocalhostHangingAddressFallsBackSoon(t *testing.T) {
 	srv, port := loopbackDaemon(t, "[::1]:0")
 	defer srv.Close()
 	log := &dialLog{hang: "127.0.0.1:" + port}
-	c, err := New("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial))
+	c, err := NewClient("http://localhost:"+port+"/v1", WithLookupHost(resolveTo(t, "127.0.0.1")), withDial(log.dial))
 	if err != nil {
 		t.Fatal(err)
 	}
