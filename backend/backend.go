@@ -13,11 +13,12 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Names of the live backends, as --backend and PERCH_BACKEND spell them.
@@ -37,6 +38,28 @@ var ErrUnsupported = errors.New("not supported by this backend")
 // the system has no queue of its own (Suna): the caller holds the message
 // in perch's outbox and delivers it when the run ends.
 var ErrBusy = errors.New("the session is running and the server has no queue")
+
+// ErrNotRunning is reported (wrapped) by Cancel when the session has no
+// run in progress. Test with errors.Is.
+var ErrNotRunning = errors.New("no running task")
+
+// ErrNoTask and ErrAmbiguousTask classify Session failures for errors.Is:
+// no session matches the id or prefix, or several do. A backend wraps them
+// (NoTaskError, or its own error naming the candidates).
+var (
+	ErrNoTask        = errors.New("no such task")
+	ErrAmbiguousTask = errors.New("ambiguous task id")
+)
+
+// NoTaskError: no session id equals or starts with Query.
+type NoTaskError struct{ Query string }
+
+func (e *NoTaskError) Error() string {
+	return fmt.Sprintf("no task matches %q", e.Query)
+}
+
+// Is makes errors.Is(err, ErrNoTask) hold.
+func (e *NoTaskError) Is(target error) bool { return target == ErrNoTask }
 
 // Config is what opening a live backend needs. Each system's package has
 // Open(Config) (Backend, error) and Probe(ctx, Config) error (nil when the
@@ -74,8 +97,9 @@ type Capabilities struct {
 	WebSearch bool
 }
 
-// ConnState is a stream connection's state as the views show it.
-type ConnState = client.ConnState
+// ConnState is a stream connection's state as the views show it (the
+// stream's own state, see package sse).
+type ConnState = sse.ConnState
 
 // Update is one step of a followed session. Updates arrive in order; a
 // consumer applies Events to its timeline as they come.

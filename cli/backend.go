@@ -14,7 +14,6 @@ import (
 	"github.com/perch-tui/perch/backend"
 	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -78,7 +77,7 @@ func (c *conn) settings(env Env) (name, token string, err error) {
 func (c *conn) header(token string) (http.Header, error) {
 	h := http.Header{}
 	for _, raw := range c.headers {
-		name, value, err := client.ParseHeader(raw)
+		name, value, err := mariab.ParseHeader(raw)
 		if err != nil {
 			return nil, usageError{err.Error()}
 		}
@@ -123,7 +122,7 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 	}
 	// maria's client adds the headers itself and keeps its loopback
 	// dialling; the others get them from their HTTP client.
-	mariaOpts := []client.Option{client.WithHeaders(h), client.WithLookupHost(env.LookupHost)}
+	mariaOpts := []mariab.Option{mariab.WithHeaders(h), mariab.WithLookupHost(env.LookupHost)}
 	cfg := backend.Config{URL: raw, Token: token}
 	if len(h) > 0 {
 		u, err := url.Parse(raw)

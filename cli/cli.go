@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui"
 )
@@ -36,7 +36,7 @@ type Env struct {
 	Home   string // for ~/.moonagent/daemon.json
 	// LookupHost resolves host names for the client's localhost fallback;
 	// nil means the system resolver.
-	LookupHost client.LookupHostFunc
+	LookupHost mariab.LookupHostFunc
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
@@ -272,7 +272,7 @@ func (c *conn) register(fs *flagSet) {
 
 // client builds the maria daemon client from the flags and the
 // environment, for the commands that speak maria's API directly.
-func (c *conn) client(env Env) (*client.Client, error) {
+func (c *conn) client(env Env) (*mariab.Client, error) {
 	name, token, err := c.settings(env)
 	if err != nil {
 		return nil, err
@@ -280,7 +280,7 @@ func (c *conn) client(env Env) (*client.Client, error) {
 	if name != "" && name != backend.Maria {
 		return nil, fmt.Errorf("perch %s follows maria daemons only so far, not %s; perch tasks, send, cancel, queue and new take --backend %s", c.cmdName(), name, name)
 	}
-	base, fromFile, err := client.Discover(c.url, env.Getenv, env.Home)
+	base, fromFile, err := mariab.Discover(c.url, env.Getenv, env.Home)
 	if err != nil {
 		return nil, err
 	}
@@ -288,11 +288,11 @@ func (c *conn) client(env Env) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []client.Option{client.WithHeaders(h), client.WithLookupHost(env.LookupHost)}
+	opts := []mariab.Option{mariab.WithHeaders(h), mariab.WithLookupHost(env.LookupHost)}
 	if fromFile {
-		opts = append(opts, client.WithDiscovered())
+		opts = append(opts, mariab.WithDiscovered())
 	}
-	return client.New(base, opts...)
+	return mariab.NewClient(base, opts...)
 }
 
 // flagSet is a command's flags plus its help text.
@@ -302,7 +302,7 @@ type flagSet struct {
 }
 
 // task builds the client and resolves a task id or unique prefix.
-func (c *conn) task(ctx context.Context, env Env, idOrPrefix string) (*client.Client, events.Task, error) {
+func (c *conn) task(ctx context.Context, env Env, idOrPrefix string) (*mariab.Client, events.Task, error) {
 	cl, err := c.client(env)
 	if err != nil {
 		return nil, events.Task{}, err

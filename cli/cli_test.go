@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
+	"go.uber.org/goleak"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -388,7 +387,7 @@ func TestErrorsSpeakToPeople(t *testing.T) {
 	if strings.Contains(r.stderr+r.stdout, "sekrit") {
 		t.Fatalf("header leaked: %s", r.stderr)
 	}
-	_ = client.ErrNotRunning
+	_ = backend.ErrNotRunning
 }
 
 // homeWithDaemonJSON makes a home directory whose .moonagent/daemon.json

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	mariab "github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
 )
 
 // taskServer is a daemon serving one task's recorded log: after each replay
@@ -84,7 +83,7 @@ func (s *taskServer) start(t *testing.T) string {
 	return srv.URL + "/v1"
 }
 
-const streamA = "../events/testdata/streams/stream_a.head.sse"
+const streamA = "../backend/maria/testdata/streams/stream_a.head.sse"
 
 // TestExportEndsWhenTheServerCloses: a server that closes the stream after
 // each replay makes export end with the whole transcript (a clean close,
@@ -191,7 +190,7 @@ func exportWith(t *testing.T, base, id string, o exportOpts) (string, time.Durat
 	defer cancel()
 	var errb bytes.Buffer
 	env := Env{Stdout: io.Discard, Stderr: &errb, Getenv: func(string) string { return "" }}
-	cl, err := client.New(base)
+	cl, err := mariab.NewClient(base)
 	if err != nil {
 		t.Fatal(err)
 	}

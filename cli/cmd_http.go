@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
@@ -290,7 +289,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	pending, err := be.Cancel(ctx, task.ID)
-	if errors.Is(err, client.ErrNotRunning) {
+	if errors.Is(err, backend.ErrNotRunning) {
 		fmt.Fprintf(env.Stdout, "Nothing to cancel: task %s is not running.\n", shortID(task.ID))
 		return nil
 	}
@@ -527,7 +526,7 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 		return reachErr
 	}
 	switch {
-	case errors.Is(reachErr, client.ErrNoTask):
+	case errors.Is(reachErr, backend.ErrNoTask):
 		fmt.Fprintf(env.Stdout, "The daemon has no task %s any more (deleted?): its held messages can't be delivered.\n", shortID(box.task.ID))
 	case reachErr != nil:
 		fmt.Fprintf(env.Stdout, "The daemon's queue for task %s is unknown: the daemon did not answer.\n", shortID(box.task.ID))

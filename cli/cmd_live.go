@@ -9,10 +9,10 @@ import (
 	"github.com/perch-tui/perch/backend"
 	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/sse"
 )
 
 // This file is export, tail and record for every live backend, maria
@@ -213,7 +213,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 }
 
 // chatter reports a stream's connection changes on stderr.
-type chatter interface{ state(client.ConnState) }
+type chatter interface{ state(sse.ConnState) }
 
 // liveChatter is what every backend but maria says: a lost connection and
 // its return. A clean close is not reported: Suna ends each run's stream
@@ -225,15 +225,15 @@ type liveChatter struct {
 	announced bool
 }
 
-func (c *liveChatter) state(s client.ConnState) {
+func (c *liveChatter) state(s sse.ConnState) {
 	switch s.Phase {
-	case client.PhaseLive:
+	case sse.PhaseLive:
 		if c.announced {
 			fmt.Fprintln(c.env.Stderr, "perch: reconnected")
 		}
 		c.announced = false
-	case client.PhaseReconnecting, client.PhaseFailed:
-		clean := errors.Is(s.Err, client.ErrStreamClosed) && s.Attempt <= 1
+	case sse.PhaseReconnecting, sse.PhaseFailed:
+		clean := errors.Is(s.Err, sse.ErrStreamClosed) && s.Attempt <= 1
 		if (!c.quiet && !clean) || s.Attempt > 3 {
 			fmt.Fprintf(c.env.Stderr, "perch: stream %s\n", sanitize.Line(s.String()))
 			c.announced = true
@@ -251,15 +251,15 @@ type mariaChatter struct {
 	lastLive, cleanClose, polled bool
 }
 
-func (c *mariaChatter) state(s client.ConnState) {
+func (c *mariaChatter) state(s sse.ConnState) {
 	switch s.Phase {
-	case client.PhaseLive:
+	case sse.PhaseLive:
 		if !c.lastLive && s.Attempt > 0 && !c.quiet && !(c.polled && c.cleanClose) {
 			fmt.Fprintln(c.env.Stderr, "perch: reconnected")
 		}
 		c.lastLive = true
-	case client.PhaseReconnecting:
-		clean := errors.Is(s.Err, client.ErrStreamClosed)
+	case sse.PhaseReconnecting:
+		clean := errors.Is(s.Err, sse.ErrStreamClosed)
 		news := !(clean && c.polled) // a polled server's close is none
 		if clean && c.cleanClose && !c.polled {
 			c.polled, news = true, false

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/sse"
 )
 
 // runReplay opens a transcript file of any known system: in the terminal
@@ -132,11 +132,11 @@ func (b *fileBackend) Task(_ context.Context, id string) (events.Task, error) {
 
 // StreamTaskEvents hands the UI the file's events, then stays "live" until
 // the UI lets go: a file does not change.
-func (b *fileBackend) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(client.ConnState)) error {
+func (b *fileBackend) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(sse.ConnState)) error {
 	if id != b.task.ID {
 		return fmt.Errorf("no task %q in this replay", id)
 	}
-	onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
+	onState(sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()})
 	for _, ev := range b.evs {
 		onEvent(ev)
 	}
@@ -146,8 +146,8 @@ func (b *fileBackend) StreamTaskEvents(ctx context.Context, id string, onEvent f
 
 // StreamDaemon has nothing to say about a file; the task list comes from
 // Tasks.
-func (b *fileBackend) StreamDaemon(ctx context.Context, _ func(events.Frame), onState func(client.ConnState)) error {
-	onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
+func (b *fileBackend) StreamDaemon(ctx context.Context, _ func(events.Frame), onState func(sse.ConnState)) error {
+	onState(sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()})
 	<-ctx.Done()
 	return nil
 }

@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	mariab "github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -284,10 +284,10 @@ type recorder struct {
 func (r *recorder) step(s liveStep) error {
 	if st := s.u.State; st != nil {
 		switch st.Phase {
-		case client.PhaseLive:
+		case sse.PhaseLive:
 			// Each connection replays the log from the start.
 			r.connNew, r.held = !r.seenAny, nil
-		case client.PhaseReconnecting:
+		case sse.PhaseReconnecting:
 			r.held = nil
 		}
 		return nil

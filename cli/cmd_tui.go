@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
@@ -19,13 +19,13 @@ import (
 // liveConfig is the UI's configuration for a daemon: its outbox is the
 // same files as perch send and perch queue use, delivered through the
 // daemon.
-func liveConfig(env Env, cl *client.Client, theme string) tui.Config {
+func liveConfig(env Env, cl *mariab.Client, theme string) tui.Config {
 	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), mariaout.New(cl))
 }
 
 // uiBackend is the live backend the UI follows when it is not maria's
 // daemon (Suna, pynchy), or nil: maria keeps its own path (the raw daemon
-// streams through *client.Client). Without --backend and with a URL, the
+// streams through *mariab.Client). Without --backend and with a URL, the
 // probes say which system answers.
 func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) {
 	name, _, err := c.settings(env)

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -93,9 +95,9 @@ func TestAheadFileTakesBackChanges(t *testing.T) {
 	}
 	none := backend.Update{Backlog: backend.BacklogNone}
 	follow := func(log []byte, tl *events.Timeline) (rewritten bool) {
-		dec := events.NewMariaDecoder()
-		err := events.ReadFrames(bytes.NewReader(log), func(fr events.Frame) error {
-			for _, ev := range dec.Accept(events.Decode(fr)) {
+		dec := mariab.NewDecoder()
+		err := sse.ReadFrames(bytes.NewReader(log), func(fr events.Frame) error {
+			for _, ev := range dec.Accept(mariab.Decode(fr)) {
 				tl.Apply(ev)
 			}
 			// An update that says more is on its way writes nothing.
@@ -145,10 +147,10 @@ func TestAheadFileRewritesAChangedItem(t *testing.T) {
 	f := aheadTarget(t)
 	a := newAheadFile(f)
 	tl := events.NewTimeline()
-	dec := events.NewMariaDecoder()
+	dec := mariab.NewDecoder()
 	changed := false
-	err := events.ReadFrames(bytes.NewReader(withForeign(t)), func(fr events.Frame) error {
-		for _, ev := range dec.Accept(events.Decode(fr)) {
+	err := sse.ReadFrames(bytes.NewReader(withForeign(t)), func(fr events.Frame) error {
+		for _, ev := range dec.Accept(mariab.Decode(fr)) {
 			tl.Apply(ev)
 		}
 		for _, w := range a.items {

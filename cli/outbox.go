@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
@@ -32,8 +32,8 @@ func outboxRoot(env Env) string { return outbox.DefaultRoot(env.Getenv, env.Home
 // unreachable tells a daemon that could not be asked from one that
 // answered with an error or does not have the task.
 func unreachable(err error) bool {
-	var ae *client.APIError
-	return !errors.As(err, &ae) && !errors.Is(err, client.ErrNoTask) && !errors.Is(err, client.ErrAmbiguousTask) &&
+	var ae *mariab.APIError
+	return !errors.As(err, &ae) && !errors.Is(err, backend.ErrNoTask) && !errors.Is(err, backend.ErrAmbiguousTask) &&
 		!errors.Is(err, context.Canceled)
 }
 
@@ -65,7 +65,7 @@ func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*t
 		b.adopt(ctx)
 		return b, nil
 	}
-	if !unreachable(err) && !(use == forQueue && errors.Is(err, client.ErrNoTask)) {
+	if !unreachable(err) && !(use == forQueue && errors.Is(err, backend.ErrNoTask)) {
 		return nil, err
 	}
 	b.reachErr = err // unreachable, or no such task any more

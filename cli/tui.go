@@ -6,9 +6,10 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 	"github.com/perch-tui/perch/tui/bridge"
 )
@@ -49,7 +50,7 @@ func withOutbox(c tui.Config, store outbox.Store, via outbox.Backend) tui.Config
 
 // runLive shows maria's daemon behind cl through the bridge, as any
 // backend.
-func (env Env) runLive(ctx context.Context, cl *client.Client, c tui.Config) error {
+func (env Env) runLive(ctx context.Context, cl *mariab.Client, c tui.Config) error {
 	return env.runUI(ctx, bridge.New(maria.New(cl)), c)
 }
 
@@ -71,8 +72,8 @@ type ReadOnlySource interface {
 	Tasks(ctx context.Context) ([]events.Task, error)
 	Task(ctx context.Context, id string) (events.Task, error)
 	// StreamTaskEvents hands over the task's events, already decoded.
-	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error
-	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(client.ConnState)) error
+	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(sse.ConnState)) error
+	StreamDaemon(ctx context.Context, onFrame func(events.Frame), onState func(sse.ConnState)) error
 	// Note says what the source is ("replay of x.json — read-only").
 	Note() string
 }
@@ -86,12 +87,12 @@ type readOnly struct{ ReadOnlySource }
 
 func (r readOnly) Capabilities() tui.Capabilities { return tui.Capabilities{Note: r.Note()} }
 
-func (readOnly) CreateTask(context.Context, client.CreateTaskRequest) (client.CreateTaskResult, error) {
-	return client.CreateTaskResult{}, errReadOnly
+func (readOnly) CreateTask(context.Context, mariab.CreateTaskRequest) (mariab.CreateTaskResult, error) {
+	return mariab.CreateTaskResult{}, errReadOnly
 }
 
-func (readOnly) Send(context.Context, string, string, bool) (client.SendResult, error) {
-	return client.SendResult{}, errReadOnly
+func (readOnly) Send(context.Context, string, string, bool) (mariab.SendResult, error) {
+	return mariab.SendResult{}, errReadOnly
 }
 
 func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
@@ -100,7 +101,7 @@ func (readOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) 
 
 // WatchTasks: a file's one task comes from Tasks; the source says when it
 // is live.
-func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState func(client.ConnState)) error {
+func (r readOnly) WatchTasks(ctx context.Context, _ func([]events.Task), onState func(sse.ConnState)) error {
 	return r.StreamDaemon(ctx, func(events.Frame) {}, onState)
 }
 

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 	"github.com/perch-tui/perch/tui/bridge"
 )
@@ -142,7 +143,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 			if ev.Kind == events.KindAssistantMessage {
 				texts = append(texts, ev.Text)
 			}
-		}, func(client.ConnState) {})
+		}, func(sse.ConnState) {})
 	}()
 	scancel()
 	if err := <-done; err != nil {
@@ -208,10 +209,10 @@ type noteSource struct{}
 func (noteSource) Tasks(context.Context) ([]events.Task, error)      { return nil, nil }
 func (noteSource) Task(context.Context, string) (events.Task, error) { return events.Task{}, nil }
 func (noteSource) Note() string                                      { return "replay of x — read-only" }
-func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(client.ConnState)) error {
+func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(sse.ConnState)) error {
 	return nil
 }
-func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(client.ConnState)) error {
+func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(sse.ConnState)) error {
 	return nil
 }
 
@@ -229,7 +230,7 @@ func TestReadOnlyRefusesChanges(t *testing.T) {
 	if _, err := r.Cancel(ctx, "t"); !errors.Is(err, errReadOnly) {
 		t.Errorf("Cancel: %v", err)
 	}
-	if _, err := r.CreateTask(ctx, client.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
+	if _, err := r.CreateTask(ctx, mariab.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
 		t.Errorf("CreateTask: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ func TestReplayEverySystem(t *testing.T) {
 	cases := []struct {
 		name, file, want string
 	}{
-		{"maria", "../events/testdata/streams/stream_a.head.sse", "wordfreq"},
+		{"maria", "../backend/maria/testdata/streams/stream_a.head.sse", "wordfreq"},
 		{"suna", "../backend/suna/testdata/stream_run.sse", "one folder was unreadable"},
 		{"pynchy", "../backend/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
 		{"attocode", "../backend/attocode/testdata/fixtures/store.db", "not a change of my instructions"},

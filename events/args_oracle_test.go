@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/perch-tui/perch/jsonx"
 )
 
-// normalizeArgsJSON is what normalizeArgs did with encoding/json (a
+// normalizeArgsJSON is what NormalizeArgs did with encoding/json (a
 // validating and a decoding pass per level, json.Compact): the oracle of
 // FuzzNormalizeArgs.
 func normalizeArgsJSON(raw []byte) (args json.RawMessage, text, errText string, double bool) {
@@ -63,58 +62,6 @@ func normalizeArgsJSON(raw []byte) (args json.RawMessage, text, errText string, 
 	return nil, text, "", false
 }
 
-// parseUsageJSON is what parseUsage did with encoding/json: the oracle of
-// FuzzParseUsage.
-func parseUsageJSON(raw []byte) *Usage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
-		return nil
-	}
-	if raw[0] == '[' {
-		var list []json.RawMessage
-		if json.Unmarshal(raw, &list) != nil || len(list) == 0 {
-			return nil
-		}
-		var sum Usage
-		any := false
-		for _, r := range list {
-			if u := parseUsageJSON(r); u != nil {
-				any = true
-				sum.InputTokens += u.InputTokens
-				sum.OutputTokens += u.OutputTokens
-				sum.CachedTokens += u.CachedTokens
-				sum.TotalTokens += u.TotalTokens
-			}
-		}
-		if !any {
-			return nil
-		}
-		return &sum
-	}
-	var w map[string]json.RawMessage
-	if json.Unmarshal(raw, &w) != nil {
-		return nil
-	}
-	u := &Usage{
-		InputTokens:  firstInt(w, "prompt_tokens", "input_tokens", "inputTokens"),
-		OutputTokens: firstInt(w, "completion_tokens", "output_tokens", "outputTokens"),
-		TotalTokens:  firstInt(w, "total_tokens", "totalTokens"),
-		CachedTokens: firstInt(w, "cache_read_tokens", "cache_read_input_tokens", "cachedTokens", "cacheReadTokens"),
-	}
-	if det, ok := w["prompt_tokens_details"]; ok {
-		var d map[string]json.RawMessage
-		if json.Unmarshal(det, &d) == nil {
-			if c := firstInt(d, "cached_tokens"); c > u.CachedTokens {
-				u.CachedTokens = c
-			}
-		}
-	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.InputTokens + u.OutputTokens
-	}
-	return u
-}
-
 // FuzzNormalizeArgs: tool-call arguments (raw, a string, a string holding
 // a string) read without encoding/json give what they gave with it.
 func FuzzNormalizeArgs(f *testing.F) {
@@ -127,30 +74,37 @@ func FuzzNormalizeArgs(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		a, txt, e, d := normalizeArgs(raw)
+		a, txt, e, d := NormalizeArgs(raw)
 		wa, wtxt, we, wd := normalizeArgsJSON(raw)
 		if !bytes.Equal(a, wa) || (a == nil) != (wa == nil) || txt != wtxt || e != we || d != wd {
-			t.Fatalf("normalizeArgs(%q):\n got %q %q %q %v\nwant %q %q %q %v", raw, a, txt, e, d, wa, wtxt, we, wd)
+			t.Fatalf("NormalizeArgs(%q):\n got %q %q %q %v\nwant %q %q %q %v", raw, a, txt, e, d, wa, wtxt, we, wd)
 		}
 	})
 }
 
-// FuzzParseUsage: usage records read without encoding/json count what
-// they counted with it.
-func FuzzParseUsage(f *testing.F) {
-	for _, s := range []string{
-		`{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}`,
-		`{"input_tokens":"7","output_tokens":2.5,"prompt_tokens_details":{"cached_tokens":3}}`,
-		`{"prompt_tokens_details":null,"cache_read_input_tokens":4}`,
-		`[{"inputTokens":1},{"outputTokens":2},null,5]`, `[]`, `[null]`, `null`, `{}`, `{"a":}`,
-		`{"prompt_tokens":1,"prompt_tokens":2}`, `{"prompt_tok\u0065ns":9}`, `{"PROMPT_TOKENS":9}`,
-		` { "totalTokens" : 1e3 } `, `"x"`, `{"prompt_tokens_details":{"cached_tokens":"x"}}`,
-	} {
-		f.Add([]byte(s))
+func TestNormalizeArgs(t *testing.T) {
+	cases := []struct {
+		name, raw, args, text string
+		errSet, double        bool
+	}{
+		{"json string", `"{\"path\": \"a\"}"`, `{"path":"a"}`, `{"path": "a"}`, false, false},
+		{"object", `{"path":"a"}`, `{"path":"a"}`, `{"path":"a"}`, false, false},
+		{"double encoded", `"\"{\\\"query\\\": \\\"x\\\"}\""`, `{"query":"x"}`, `"{\"query\": \"x\"}"`, false, true},
+		{"empty string", `""`, ``, ``, false, false},
+		{"blank string", `"   "`, ``, ``, false, false},
+		{"null", `null`, ``, ``, false, false},
+		{"absent", ``, ``, ``, false, false},
+		{"invalid", `"{\"query\": \"x\""`, ``, `{"query": "x"`, true, false},
+		{"scalar", `"42"`, `42`, `42`, false, false},
+		{"array", `"[1,2]"`, `[1,2]`, `[1,2]`, false, false},
+		{"string holding plain text", `"\"hello\""`, `"hello"`, `"hello"`, false, true},
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if got, want := parseUsage(raw), parseUsageJSON(raw); !reflect.DeepEqual(got, want) {
-			t.Fatalf("parseUsage(%q):\n got %#v\nwant %#v", raw, got, want)
-		}
-	})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args, text, errText, double := NormalizeArgs(json.RawMessage(c.raw))
+			if string(args) != c.args || text != c.text || (errText != "") != c.errSet || double != c.double {
+				t.Fatalf("got args=%s text=%q err=%q double=%v", args, text, errText, double)
+			}
+		})
+	}
 }

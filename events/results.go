@@ -23,48 +23,6 @@ type (
 	Todo          = tools.Todo
 )
 
-// parseResult builds a ToolResult from a PostToolCall. It reports whether
-// the result was structured (a legacy build) rather than a string. The text
-// is kept whole; at HEAD result repeats it, and only one copy is read.
-func parseResult(name string, call ToolCall, d *wireDesc) (*ToolResult, bool) {
-	text := d.text(d.Text)
-	r := &ToolResult{}
-	structured := false
-	errRaw := bytes.TrimSpace(d.Error)
-	resRaw := bytes.TrimSpace(d.Result)
-	switch {
-	case len(errRaw) > 0 && !isNull(errRaw):
-		r.IsError = true
-		r.ErrorText = ErrorText(errRaw)
-		if text == "" {
-			text = r.ErrorText
-		}
-	case len(resRaw) > 0 && !isNull(resRaw):
-		if resRaw[0] == '"' {
-			if text == "" {
-				text = d.text(resRaw)
-			}
-		} else {
-			structured = true
-			if len(resRaw) <= MaxStructured {
-				r.Structured = compact(resRaw)
-			}
-			r.Text = text
-			fillStructured(r, name, resRaw)
-		}
-	case text == "":
-		r.IsError = true
-		r.ErrorText = "the tool returned neither a result nor an error"
-	}
-	if r.Text == "" {
-		r.Text = text
-	}
-	if !r.IsError {
-		fillDetails(r, name, call)
-	}
-	return r, structured
-}
-
 // fillStructured reads the legacy structured results of docs/protocol.md §7:
 // maria's wire shapes of its tools' outcomes, by the tool's format.
 func fillStructured(r *ToolResult, name string, raw []byte) {

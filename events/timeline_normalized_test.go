@@ -90,26 +90,3 @@ func BenchmarkTextDeltas(b *testing.B) {
 		}
 	}
 }
-
-// pipe is maria's decoder feeding a timeline, as a task stream does.
-type pipe struct {
-	d *MariaDecoder
-	*Timeline
-}
-
-func newPipe() *pipe { return &pipe{NewMariaDecoder(), NewTimeline()} }
-
-// feed decodes one frame and applies what comes of it.
-func (p *pipe) feed(f Frame) bool {
-	changed := false
-	for _, ev := range p.d.Decode(f) {
-		changed = p.Apply(ev) || changed
-	}
-	return changed
-}
-
-// Reconnected: a new connection replays the log.
-func (p *pipe) Reconnected() { p.d.Reconnected() }
-
-// Seen reports whether the decoder already passed an event id on.
-func (p *pipe) Seen(id string) bool { return p.d.seen.has(id) }

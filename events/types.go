@@ -1,6 +1,7 @@
-// Package events turns the maria daemon's wire events (three dialects: HEAD,
-// legacy and the documented one) into normalized values, and reduces them
-// into the timeline a user sees. It does no IO and knows nothing of terminals.
+// Package events is the normalized vocabulary every system's decoder
+// speaks (Event, ToolCall, ToolResult, Usage, Task, …) and the Timeline
+// that reduces events into what a user sees. Wire formats live with their
+// systems (backend/<system>). It does no IO and knows nothing of terminals.
 package events
 
 import (

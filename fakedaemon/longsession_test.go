@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -100,7 +101,7 @@ func TestLongSessionDialects(t *testing.T) {
 			var fences, maxQueue, bigOut, longLine int
 			outputs := map[string]bool{}
 			for i, f := range frames {
-				ev := events.Decode(splitFrame(t, f))
+				ev := maria.Decode(splitFrame(t, f))
 				switch ev.Kind {
 				case events.KindInvalid, events.KindUnknown, events.KindForeign:
 					t.Fatalf("frame %d decodes as %v: %s (%.200q)", i, ev.Kind, ev.Notice, f)
@@ -129,7 +130,7 @@ func TestLongSessionDialects(t *testing.T) {
 			if last.Text != LongSessionFinalReply(n) || len(last.ToolCalls) != 0 || info.FinalReply != last.Text {
 				t.Errorf("last reply %q (%d calls), info %q", last.Text, len(last.ToolCalls), info.FinalReply)
 			}
-			if ev := events.Decode(splitFrame(t, frames[len(frames)-1])); ev.Kind != events.KindPostConversation || ev.ID != info.LastEventID {
+			if ev := maria.Decode(splitFrame(t, frames[len(frames)-1])); ev.Kind != events.KindPostConversation || ev.ID != info.LastEventID {
 				t.Errorf("last frame %v %q, info names %q", ev.Kind, ev.ID, info.LastEventID)
 			}
 			for _, k := range []events.Kind{events.KindMessageQueued, events.KindMessageUnqueued, events.KindUserMessage,

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Options are the choices a user can make about what to import.
@@ -34,14 +35,14 @@ func BadRecord(pos string, raw []byte, why string) string {
 }
 
 // EachFrame streams the frames of an SSE recording. A truncated last frame
-// is reported as events.ErrTruncated after the complete ones.
+// is reported as sse.ErrTruncated after the complete ones.
 func EachFrame(path string, fn func(events.Frame) error) error {
 	f, r, err := openBuffered(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return events.ReadFrames(r, fn)
+	return sse.ReadFrames(r, fn)
 }
 
 // ScanFrames is EachFrame for a caller that only looks at each frame: its
@@ -52,7 +53,7 @@ func ScanFrames(path string, fn func(events.Frame) error) error {
 		return err
 	}
 	defer f.Close()
-	return events.ScanFrames(r, fn)
+	return sse.ReadFrames(r, fn)
 }
 
 // EachLine streams the lines of a JSON-lines file: line is 1-based, raw is

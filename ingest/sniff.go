@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Shape is how a file's bytes are laid out.
@@ -168,7 +169,7 @@ func (s *Sample) addRecord(raw []byte) {
 }
 
 func (s *Sample) sampleSSE(head []byte) {
-	_ = events.ReadFrames(bytes.NewReader(head), func(f events.Frame) error {
+	_ = sse.ReadFrames(bytes.NewReader(head), func(f events.Frame) error {
 		if len(s.Frames) >= sampleRecords {
 			return errStop
 		}

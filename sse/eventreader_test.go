@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/perch-tui/perch/events"
 )
 
 // chunkSource returns its chunks one Read at a time, then end.
@@ -209,7 +207,7 @@ func TestEventReaderLargeEventLinear(t *testing.T) {
 			rest = rest[k:]
 		}
 		src := &chunkSource{chunks: chunks, end: io.EOF}
-		r := newEventReader(src, events.MaxEventBytes, nil)
+		r := newEventReader(src, MaxEventBytes, nil)
 		start := time.Now()
 		got, _, err := drain(t, r, 1<<20)
 		d := time.Since(start)

@@ -55,7 +55,7 @@ type Config struct {
 	// not, as it would cut the stream. nil: a default streaming client.
 	Client *http.Client
 	// MaxEventBytes bounds one event, framing included; 0:
-	// events.MaxEventBytes. A larger event ends the connection (retried).
+	// MaxEventBytes. A larger event ends the connection (retried).
 	MaxEventBytes int
 	// Progress, if not nil, follows the incoming bytes.
 	Progress *Progress
@@ -326,7 +326,7 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 		cfg.CleanCloseDelay = defaultCleanDelay
 	}
 	if cfg.MaxEventBytes <= 0 {
-		cfg.MaxEventBytes = events.MaxEventBytes
+		cfg.MaxEventBytes = MaxEventBytes
 	}
 	if cfg.Server == "" {
 		cfg.Server = defaultServer

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -22,8 +24,8 @@ func replay(t *testing.T, path string) *events.Timeline {
 	}
 	defer f.Close()
 	tl := events.NewTimeline()
-	dec := events.NewMariaDecoder()
-	if err := events.ReadFrames(f, func(fr events.Frame) error {
+	dec := maria.NewDecoder()
+	if err := sse.ReadFrames(f, func(fr events.Frame) error {
 		for _, ev := range dec.Decode(fr) {
 			tl.Apply(ev)
 		}
@@ -56,7 +58,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // three dialects, match golden files; and each stream replayed twice (as a
 // reconnect does) gives the same transcript.
 func TestCorpusGolden(t *testing.T) {
-	files, _ := filepath.Glob("../events/testdata/streams/*.sse")
+	files, _ := filepath.Glob("../backend/maria/testdata/streams/*.sse")
 	if len(files) < 15 {
 		t.Fatalf("corpus has %d files, want >= 15", len(files))
 	}
@@ -77,10 +79,10 @@ func TestCorpusGolden(t *testing.T) {
 			// A reconnect replays the whole log: nothing may double.
 			data, _ := os.ReadFile(path)
 			tl2 := events.NewTimeline()
-			dec2 := events.NewMariaDecoder()
+			dec2 := maria.NewDecoder()
 			for i := 0; i < 2; i++ {
 				dec2.Reconnected()
-				_ = events.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
+				_ = sse.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
 					for _, ev := range dec2.Decode(fr) {
 						tl2.Apply(ev)
 					}

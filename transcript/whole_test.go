@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 )
@@ -39,7 +40,7 @@ func timelineWith(t *testing.T, user, output, queued string) *events.Timeline {
 		`{"id":"4","desc":{"msg":"PostToolCall","tool_call":{"id":"c1","function":{"name":"execute_command","arguments":"{\"command\":\"cat x\"}"}},"name":"execute_command","result":` + q(output) + `,"text":` + q(output) + `}}`,
 		`{"id":"5","desc":{"msg":"MessageQueued","message":{"id":"m1","role":"user","content":` + q(queued) + `}}}`,
 	} {
-		if ev := events.Decode(events.Frame{Name: "maria", Data: []byte(data)}); ev.Kind == events.KindInvalid {
+		if ev := maria.Decode(events.Frame{Name: "maria", Data: []byte(data)}); ev.Kind == events.KindInvalid {
 			t.Fatal(ev.Notice)
 		} else {
 			tl.Apply(ev)

@@ -4,9 +4,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // tickInterval paces the spinner (10 fps is calm and costs nothing).
@@ -47,7 +46,7 @@ func (m *Model) needsTick() bool {
 		if m.overlay == ovNewTask {
 			return false
 		}
-		if m.daemonConn.Phase == client.PhaseReconnecting {
+		if m.daemonConn.Phase == sse.PhaseReconnecting {
 			return true
 		}
 		return !m.daemonGone() && m.list.anyVisibleGenerating()
@@ -56,7 +55,7 @@ func (m *Model) needsTick() bool {
 		if m.held.inflight > 0 || len(m.held.local) > 0 {
 			return true
 		}
-		if m.conn.Phase == client.PhaseReconnecting {
+		if m.conn.Phase == sse.PhaseReconnecting {
 			return true // the countdown
 		}
 		if m.streamGone() {
@@ -83,11 +82,11 @@ func (m *Model) needsTick() bool {
 // it: 404 task gone, 204, another 4xx, or it returned an error). No event
 // will come to end a run or a tool it showed as in progress.
 func (m *Model) streamGone() bool {
-	return m.mode == modeTask && m.conn.Phase == client.PhaseFailed
+	return m.mode == modeTask && m.conn.Phase == sse.PhaseFailed
 }
 
 // daemonGone is the same for the watch behind the task list.
-func (m *Model) daemonGone() bool { return m.daemonConn.Phase == client.PhaseFailed }
+func (m *Model) daemonGone() bool { return m.daemonConn.Phase == sse.PhaseFailed }
 
 // liveSpinner is the spinner frame for something shown in progress, or ""
 // (a static icon) once the stream that would end it is gone.

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -53,7 +54,7 @@ func wireFrames(n int) []events.Frame {
 func decodeAll(frames []events.Frame) []events.Event {
 	evs := make([]events.Event, len(frames))
 	for i, f := range frames {
-		evs[i] = events.Decode(f)
+		evs[i] = maria.Decode(f)
 	}
 	return evs
 }
@@ -74,7 +75,7 @@ func BenchmarkLoad(b *testing.B) {
 		for b.Loop() {
 			tl := events.NewTimeline()
 			for _, f := range frames {
-				tl.Apply(events.Decode(f))
+				tl.Apply(maria.Decode(f))
 			}
 		}
 	})
@@ -141,7 +142,7 @@ func BenchmarkResize(b *testing.B) {
 		for b.Loop() {
 			tl := events.NewTimeline()
 			for _, f := range frames {
-				tl.Apply(events.Decode(f))
+				tl.Apply(maria.Decode(f))
 			}
 		}
 	})

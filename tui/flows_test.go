@@ -8,10 +8,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 func attached(t *testing.T, w, h int) *harness {
@@ -31,7 +31,7 @@ func TestAttachAndReplay(t *testing.T) {
 	if len(hs.ctl.watches) != 1 || hs.ctl.watches[0].taskID != "task-1" || hs.ctl.watches[0].gen != hs.m.gen {
 		t.Fatalf("attach must start the task stream: %+v", hs.ctl.watches)
 	}
-	live := connState{Phase: client.PhaseLive, Since: fixedNow}
+	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: chunksOf([]events.Event{
 		user("u1", "why does the parser fail?"),
 		assistant("a1", "Because the tokenizer drops the last byte."),
@@ -324,14 +324,14 @@ func TestFailedSendKeptAndRetried(t *testing.T) {
 	hs.typ("second try")
 	hs.key("enter")
 	hs.contains("second try")
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseReconnecting, RetryIn: time.Second, Since: fixedNow}})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: sse.PhaseReconnecting, RetryIn: time.Second, Since: fixedNow}})
 	hs.b.sendErr = nil
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: sse.PhaseLive, Since: fixedNow}})
 	if got := hs.b.sends; len(got) != 4 || got[3] != "second try" {
 		t.Fatalf("after the reconnect the daemon got %q", got)
 	}
 	hs.lacks("second try")
-	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: sse.PhaseLive, Since: fixedNow}})
 	if len(hs.b.sends) != 4 {
 		t.Fatalf("sent again: %q", hs.b.sends)
 	}
@@ -398,7 +398,7 @@ func TestCancelWithConfirmationRecoversQueue(t *testing.T) {
 
 	// Nothing running: the daemon says so.
 	hs.b.cancelPending = nil
-	hs.b.cancelErr = fmt.Errorf("POST …/cancel: %w", client.ErrNotRunning)
+	hs.b.cancelErr = fmt.Errorf("POST …/cancel: %w", backend.ErrNotRunning)
 	hs.key("ctrl+x")
 	hs.key("y")
 	hs.contains("nothing to cancel")
@@ -424,7 +424,7 @@ func TestCtrlCClearsThenQuits(t *testing.T) {
 
 func TestReconnectBanner(t *testing.T) {
 	hs := attached(t, 100, 24)
-	st := connState{Phase: client.PhaseReconnecting, Attempt: 2, RetryIn: 3 * time.Second, Err: errors.New("unexpected EOF"), Since: fixedNow}
+	st := connState{Phase: sse.PhaseReconnecting, Attempt: 2, RetryIn: 3 * time.Second, Err: errors.New("unexpected EOF"), Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &st})
 	hs.contains("reconnecting in 3s")
 	hs.contains("unexpected EOF")
@@ -434,7 +434,7 @@ func TestReconnectBanner(t *testing.T) {
 	hs.now = fixedNow.Add(2 * time.Second)
 	hs.send(tickMsg{seq: hs.m.spin.seq})
 	hs.contains("reconnecting in 1s")
-	live := connState{Phase: client.PhaseLive, Since: hs.now}
+	live := connState{Phase: sse.PhaseLive, Since: hs.now}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live})
 	hs.contains("● live")
 }
@@ -630,7 +630,7 @@ func (whiteColor) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0x
 func TestSpinnerTicksOnlyWhileAnimating(t *testing.T) {
 	hs := attached(t, 80, 24)
 	hs.events(user("u", "hi"), assistant("a", "hello"))
-	live := connState{Phase: client.PhaseLive}
+	live := connState{Phase: sse.PhaseLive}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live})
 	if hs.m.needsTick() || hs.m.spin.ticking {
 		t.Fatal("an idle session must not tick")

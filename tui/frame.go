@@ -5,9 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
@@ -223,7 +222,7 @@ func (m *Model) emptyTranscript(h int) []string {
 		msg = "stream ended: " + oneLine(m.streamErr.Error())
 	case m.tl.Status() == events.RunStopped:
 		msg = "this task is stopped; sending a message resumes it"
-	case m.connSeen && m.conn.Phase == client.PhaseLive: // nothing replayed yet
+	case m.connSeen && m.conn.Phase == sse.PhaseLive: // nothing replayed yet
 		msg = "no messages yet — type below and press enter"
 	}
 	out[h/2] = centre(m.ch.Dim.Render(msg), m.w)
@@ -251,7 +250,7 @@ func (m *Model) statusLineMemo() string {
 	var k keyb
 	c := m.conn
 	left := int64(0)
-	if c.Phase == client.PhaseReconnecting {
+	if c.Phase == sse.PhaseReconnecting {
 		left = int64((c.RetryIn - m.now.Sub(c.Since)) / time.Second)
 	}
 	errS := ""

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Whole-screen goldens on the plain text of View (ansi.Strip): they pin the
@@ -29,7 +28,7 @@ func goldenTaskWith(t *testing.T, w, h int, ob *Outbox) *harness {
 		hs.b.sendErr = errors.New("connection refused")
 	}
 	hs.run(hs.m.loadTaskCmd(hs.m.gen, "task-1"))
-	live := connState{Phase: client.PhaseLive, Since: fixedNow}
+	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
 	var out strings.Builder
 	for i := 1; i <= 14; i++ {
 		fmt.Fprintf(&out, "ok  \tgithub.com/acme/parser/pkg%d\t0.0%ds\n", i, i%10)
@@ -91,7 +90,7 @@ func TestGoldenTaskList(t *testing.T) {
 	for _, sz := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			hs := newHarness(t, sz[0], sz[1], Config{})
-			live := connState{Phase: client.PhaseLive, Since: fixedNow}
+			live := connState{Phase: sse.PhaseLive, Since: fixedNow}
 			hs.send(streamBatchMsg{Src: srcDaemon, State: &live, Tasks: []events.Task{
 				{ID: "e3a1c9d2-0001", Name: "Fix the parser at EOF", Cwd: "/home/alice/src/parser", Status: events.StatusGenerating,
 					Model: "anthropic/claude-sonnet-4.5", Created: fixedNow.Add(-5 * time.Minute),

@@ -7,10 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // idleSettle is how long the attached task must stay idle, with its stream
@@ -447,7 +446,7 @@ func (m *Model) deliveryTriggers() tea.Cmd {
 		return nil
 	}
 	h := &m.held
-	live := m.connSeen && m.conn.Phase == client.PhaseLive
+	live := m.connSeen && m.conn.Phase == sse.PhaseLive
 	idle := live && m.tl.Status() == events.RunIdle
 	var cmds []tea.Cmd
 	if live && !h.wasLive {

@@ -11,10 +11,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
-
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // heldTexts is the attached task's held messages, in queue order.
@@ -29,7 +29,7 @@ func heldTexts(hs *harness) []string {
 // live reports the task stream connected.
 func (h *harness) live() {
 	h.t.Helper()
-	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, State: &connState{Phase: client.PhaseLive, Since: fixedNow}})
+	h.send(streamBatchMsg{Src: srcTask, Gen: h.m.gen, State: &connState{Phase: sse.PhaseLive, Since: fixedNow}})
 }
 
 // noFlash lets the flash message expire (the hints row shows keys again).
@@ -343,7 +343,7 @@ func TestHubReportsOutboxChanges(t *testing.T) {
 // acts; a send-intent one kept while the daemon was down says so.
 func TestHeldShowsReasons(t *testing.T) {
 	hs := attached(t, 100, 30)
-	hs.b.sendErr = &client.APIError{Method: "POST", URL: "http://d/v1/task/task-1/message", Status: 404, Message: "task not found"}
+	hs.b.sendErr = &maria.APIError{Method: "POST", URL: "http://d/v1/task/task-1/message", Status: 404, Message: "task not found"}
 	hs.typ("to a deleted task")
 	hs.key("enter")
 	hs.contains("✗ refused")

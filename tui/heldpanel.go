@@ -5,9 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -156,7 +155,7 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 		head = m.ch.Warn.Render("  ⏸ "+what) + m.ch.Hint.Render(" · auto-delivery paused")
 	case nHeld > 0 || nWait > 0:
 		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent one at a time when the task is idle")
-	case m.busy() && m.connSeen && m.conn.Phase == client.PhaseLive:
+	case m.busy() && m.connSeen && m.conn.Phase == sse.PhaseLive:
 		// The server answers but takes nothing while it runs (Suna).
 		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent when the run ends")
 	default:

@@ -19,7 +19,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
@@ -107,7 +106,7 @@ type mariaUI struct{ *maria.Backend }
 
 func newMariaUI(tb testing.TB, url string) mariaUI {
 	tb.Helper()
-	cl, err := client.New(url)
+	cl, err := maria.NewClient(url)
 	if err != nil {
 		tb.Fatal(err)
 	}

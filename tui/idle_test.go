@@ -7,9 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // timers counts the timers the model asks for, by message type.
@@ -70,8 +70,8 @@ func assertIdle(t *testing.T, hs *harness, what string) {
 }
 
 func TestIdleModelSchedulesNothing(t *testing.T) {
-	live := connState{Phase: client.PhaseLive, Since: fixedNow}
-	gone := connState{Phase: client.PhaseFailed, Err: &client.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}}
+	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
+	gone := connState{Phase: sse.PhaseFailed, Err: &maria.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}}
 
 	t.Run("attached idle", func(t *testing.T) {
 		hs := attached(t, 100, 30)
@@ -128,7 +128,7 @@ func TestIdleModelSchedulesNothing(t *testing.T) {
 
 func TestSpinnerStopsWhenStreamFailsForGood(t *testing.T) {
 	hs := attached(t, 120, 30)
-	live := connState{Phase: client.PhaseLive, Since: fixedNow}
+	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live})
 	hs.events(user("u", "run the tests"), runStart("r", fixedNow),
 		preTool("p1", "c1", "execute_command", `{"command":"go test ./..."}`))
@@ -139,8 +139,8 @@ func TestSpinnerStopsWhenStreamFailsForGood(t *testing.T) {
 
 	// The task is deleted: the daemon answers the reconnect with a 404,
 	// which ends the stream for good.
-	err := &client.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}
-	failed := connState{Phase: client.PhaseFailed, Err: err, Since: fixedNow}
+	err := &maria.APIError{Method: "GET", URL: "http://d/v1/task/task-1/events", Status: 404, Message: "task not found"}
+	failed := connState{Phase: sse.PhaseFailed, Err: err, Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &failed, Ended: true, Err: err})
 	hs.send(tickMsg{seq: hs.m.spin.seq}) // the tick already in flight
 	if hs.m.needsTick() || hs.m.spin.ticking {

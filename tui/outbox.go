@@ -3,13 +3,12 @@ package tui
 import (
 	"context"
 	"errors"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/outbox"
 	"net/http"
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/outbox"
 )
 
 // Outbox is where the UI keeps the messages on their way to a task (see
@@ -141,7 +140,7 @@ type sendOnly struct{ b Backend }
 func (s sendOnly) Send(ctx context.Context, task string, m outbox.Message) (outbox.Receipt, error) {
 	res, err := s.b.Send(ctx, task, m.Text, m.WebSearch)
 	if err != nil {
-		var ae *client.APIError
+		var ae *maria.APIError
 		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 &&
 			ae.Status != http.StatusRequestTimeout && ae.Status != http.StatusTooManyRequests {
 			return outbox.Receipt{}, outbox.Permanent(err)

@@ -10,9 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // isKicking reports whether the gate's ticker ticks at a kick's pace.
@@ -160,7 +159,7 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "gate", Status: events.StatusIdle},
 		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-			onState(connState{Phase: client.PhaseLive})
+			onState(connState{Phase: sse.PhaseLive})
 			for _, ev := range decodeAll(wireFrames(8)) {
 				onEvent(ev)
 			}

@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Results of the tea.Cmds that call the Backend. Each carries what it needs
@@ -119,7 +118,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 			m.applyTasks(msg.Tasks)
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
-			m.daemonConn = connState{Phase: client.PhaseFailed, Err: msg.Err, Since: m.now}
+			m.daemonConn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
 		return nil
 	}
@@ -141,8 +140,8 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err
-		if m.conn.Phase != client.PhaseFailed {
-			m.conn = connState{Phase: client.PhaseFailed, Err: msg.Err, Since: m.now}
+		if m.conn.Phase != sse.PhaseFailed {
+			m.conn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
 	}
 	m.comp.setBusy(m.busy())

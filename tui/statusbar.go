@@ -6,9 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 	"github.com/perch-tui/perch/tui/render"
 )
@@ -30,11 +29,11 @@ func (m *Model) connText(c connState, seen bool) string {
 		return m.ch.Connecting()
 	}
 	switch c.Phase {
-	case client.PhaseLive:
+	case sse.PhaseLive:
 		return m.ch.OK.Render("● live")
-	case client.PhaseConnecting:
+	case sse.PhaseConnecting:
 		return m.ch.Connecting()
-	case client.PhaseReconnecting:
+	case sse.PhaseReconnecting:
 		left := c.RetryIn
 		if !c.Since.IsZero() {
 			left -= m.now.Sub(c.Since)

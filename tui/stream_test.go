@@ -15,9 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
+	"github.com/perch-tui/perch/sse"
 )
 
 // sink records what a batcher hands to the UI.
@@ -56,7 +56,7 @@ func TestBatcherCoalescesToOnePerFrame(t *testing.T) {
 	for i, ev := range evs {
 		bt.onEvent(ev)
 		if i%300 == 0 {
-			bt.onState(connState{Phase: client.PhaseLive})
+			bt.onState(connState{Phase: sse.PhaseLive})
 			time.Sleep(10 * time.Millisecond) // a bursty stream
 		}
 	}
@@ -120,7 +120,7 @@ func TestBatcherNeverBlocksTheStream(t *testing.T) {
 			bt.onEvent(ev)
 		}
 		bt.onTasks([]events.Task{{ID: "a"}})
-		bt.onState(connState{Phase: client.PhaseLive})
+		bt.onState(connState{Phase: sse.PhaseLive})
 	}()
 	select {
 	case <-fed:
@@ -139,7 +139,7 @@ func TestHubFollowsTheViewAndStops(t *testing.T) {
 			mu.Lock()
 			live[id] = true
 			mu.Unlock()
-			onState(connState{Phase: client.PhaseLive})
+			onState(connState{Phase: sse.PhaseLive})
 			for _, ev := range decodeAll(wireFrames(3)) {
 				onEvent(ev)
 			}
@@ -208,7 +208,7 @@ func TestRunEndToEnd(t *testing.T) {
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "e2e", Status: events.StatusIdle},
 		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-			onState(connState{Phase: client.PhaseLive})
+			onState(connState{Phase: sse.PhaseLive})
 			for _, ev := range decodeAll(wireFrames(400)) {
 				onEvent(ev)
 			}
@@ -292,7 +292,7 @@ func TestBatcherHandsABurstOverInFewBatches(t *testing.T) {
 	stop := runFlusher(t, bt, &s)
 	defer stop()
 	start := time.Now()
-	bt.onState(connState{Phase: client.PhaseLive})
+	bt.onState(connState{Phase: sse.PhaseLive})
 	for _, ev := range frames {
 		bt.onEvent(ev)
 		// A decoder's pace (about 30 µs a frame on a quiet machine).
@@ -318,7 +318,7 @@ func TestBatcherHandsABurstOverInFewBatches(t *testing.T) {
 func TestBatcherTaskListLatestWins(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	bt := newBatcher()
-	bt.onState(connState{Phase: client.PhaseLive})
+	bt.onState(connState{Phase: sse.PhaseLive})
 	bt.onTasks([]events.Task{{ID: "a"}})
 	bt.onTasks([]events.Task{{ID: "a"}, {ID: "b"}})
 	bt.onTasks(nil) // an empty list is a list, not "no change"
@@ -333,7 +333,7 @@ func TestBatcherTaskListLatestWins(t *testing.T) {
 		t.Fatalf("%d batches, want the one", len(msgs))
 	}
 	m := msgs[0]
-	if len(m.Tasks) != 1 || m.Tasks[0].ID != "b" || m.State == nil || m.State.Phase != client.PhaseLive {
+	if len(m.Tasks) != 1 || m.Tasks[0].ID != "b" || m.State == nil || m.State.Phase != sse.PhaseLive {
 		t.Fatalf("batch %+v", m)
 	}
 	// Nothing new: no list in the next batch.
@@ -354,7 +354,7 @@ func TestHubWatchesTheTaskList(t *testing.T) {
 	lists := make(chan []events.Task)
 	b := &fakeBackend{
 		watchTasks: func(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
-			onState(connState{Phase: client.PhaseLive})
+			onState(connState{Phase: sse.PhaseLive})
 			for {
 				select {
 				case <-ctx.Done():
@@ -376,7 +376,7 @@ func TestHubWatchesTheTaskList(t *testing.T) {
 				continue
 			}
 			if m.State != nil {
-				live = m.State.Phase == client.PhaseLive
+				live = m.State.Phase == sse.PhaseLive
 			}
 			if m.Tasks != nil {
 				ids = ids[:0]
@@ -418,7 +418,7 @@ func TestBatcherBoundsMemoryWhileAReplayComesIn(t *testing.T) {
 	stop := runFlusher(t, bt, &s)
 	defer stop()
 	var lowest int64 = outer
-	bt.onState(connState{Phase: client.PhaseLive})
+	bt.onState(connState{Phase: sse.PhaseLive})
 	var total int64
 	for i, ev := range frames {
 		bt.onEvent(ev)

@@ -32,7 +32,7 @@ type Backend interface {
 	CreateTask(ctx context.Context, req createTaskRequest) (createTaskResult, error)
 	Send(ctx context.Context, taskID, text string, webSearch bool) (sendResult, error)
 	// Cancel returns the messages that were still queued; errors.Is(err,
-	// client.ErrNotRunning) when the agent was idle.
+	// backend.ErrNotRunning) when the agent was idle.
 	Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error)
 	// StreamTaskEvents hands over the task's events, decoded, without
 	// duplicates and in order, then its live events, until ctx ends. A

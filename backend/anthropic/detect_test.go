@@ -54,7 +54,7 @@ func TestDetect(t *testing.T) {
 func TestNotOthersFiles(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, pat := range []string{"../claudecode/testdata/*.json*", "../../events/testdata/streams/*.sse",
+	for _, pat := range []string{"../claudecode/testdata/*.json*", "../maria/testdata/streams/*.sse",
 		"../suna/testdata/*.json*", "../suna/testdata/*.sse", "../pynchy/testdata/*.json*", "../pynchy/testdata/*.sse", "../pynchy/testdata/*.ndjson"} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)

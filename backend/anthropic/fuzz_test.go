@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 )
 
 // seed adds every fixture to the corpus.
@@ -29,7 +30,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := &Decoder{Deltas: len(data)%2 == 0}
 		var evs []events.Event
-		_ = events.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
+		_ = sse.ReadFrames(bytes.NewReader(data), func(fr events.Frame) error {
 			evs = append(evs, d.DecodeFrame("frame", fr)...)
 			return nil
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Importer reads Messages API files: a request body, a response, a log of
@@ -202,7 +203,7 @@ func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit fu
 			emitAll(stream.DecodeFrame("frame "+strconv.Itoa(n), f))
 			return ctx.Err()
 		})
-		if errors.Is(err, events.ErrTruncated) {
+		if errors.Is(err, sse.ErrTruncated) {
 			emit(Notice(events.LevelWarning, events.NoticeInfo,
 				fmt.Sprintf("The recording ends inside frame %d; that frame is left out.", n+1)))
 			err = nil

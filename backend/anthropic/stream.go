@@ -72,8 +72,8 @@ func (d *Decoder) Decode(raw []byte) []events.Event { return d.DecodeAt("", raw)
 // DecodeFrame reads one SSE frame; pos ("frame 7") prefixes the notices
 // of an event that does not decode. The event's type is its data's "type",
 // else the frame's name. The decoder keeps parts of f.Data until the
-// message ends, so it must stay as it is (frames of events.ReadFrames do;
-// those of events.ScanFrames do not).
+// message ends, so it must stay as it is (frames of sse.ReadFrames do:
+// each frame's data is its own).
 func (d *Decoder) DecodeFrame(pos string, f events.Frame) []events.Event {
 	if len(bytes.TrimSpace(f.Data)) == 0 {
 		if f.Name == "" || f.Name == "ping" {

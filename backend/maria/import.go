@@ -12,6 +12,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Importer reads maria sessions: a recorded event stream (`perch record`,
@@ -69,7 +70,7 @@ func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit fu
 			decode("frame "+strconv.Itoa(n), f)
 			return ctx.Err()
 		})
-		if errors.Is(err, events.ErrTruncated) {
+		if errors.Is(err, sse.ErrTruncated) {
 			emit(events.Event{Kind: events.KindNotice, Level: events.LevelWarning, NoticeKind: events.NoticeInfo,
 				Text: fmt.Sprintf("The recording ends inside frame %d; that frame is left out.", n+1)})
 			return nil

@@ -11,25 +11,24 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/internal/textmem"
-	mariaout "github.com/perch-tui/perch/outbox/maria"
+	"github.com/perch-tui/perch/sse"
 )
 
-// Backend is maria as a live backend: a client.Client behind the
+// Backend is maria as a live backend: a Client behind the
 // backend.Backend interface. Its Follow decodes the task stream with
 // maria's decoder (which drops what each reconnect replays) and says when
 // the replay is in.
 type Backend struct {
-	cl *client.Client
+	cl *Client
 	// ReplayEnd makes, for each Follow, the rule that says when its
 	// replay is in; nil means NewEvidenceEnd with the default windows.
 	// ctx ends with the Follow (for work the rule does in the background,
 	// such as asking the daemon for the task's status with cl).
-	ReplayEnd func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd
+	ReplayEnd func(ctx context.Context, cl *Client, sessionID string) ReplayEnd
 }
 
 var (
@@ -39,7 +38,7 @@ var (
 
 // New wraps a client (built with whatever discovery and dialling options
 // the caller needs).
-func New(cl *client.Client) *Backend { return &Backend{cl: cl} }
+func New(cl *Client) *Backend { return &Backend{cl: cl} }
 
 // Open implements the registry's contract: a maria backend for cfg.URL
 // (an http(s) URL ending in /v1), with cfg.Token sent as a bearer token.
@@ -53,8 +52,8 @@ func Open(cfg backend.Config) (backend.Backend, error) {
 
 // OpenWith is Open with extra client options (the CLI's resolver and
 // --header values, the loopback preference of a discovered URL).
-func OpenWith(cfg backend.Config, opts ...client.Option) (*Backend, error) {
-	cl, err := client.New(cfg.URL, append(ClientOptions(cfg), opts...)...)
+func OpenWith(cfg backend.Config, opts ...Option) (*Backend, error) {
+	cl, err := NewClient(cfg.URL, append(ClientOptions(cfg), opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -64,15 +63,15 @@ func OpenWith(cfg backend.Config, opts ...client.Option) (*Backend, error) {
 // ClientOptions turns a backend.Config into client options: the token as
 // an Authorization header (the client never prints header values) and
 // the HTTP client when one is given.
-func ClientOptions(cfg backend.Config) []client.Option {
-	var opts []client.Option
+func ClientOptions(cfg backend.Config) []Option {
+	var opts []Option
 	if cfg.Token != "" {
 		h := http.Header{}
 		h.Set("Authorization", "Bearer "+cfg.Token)
-		opts = append(opts, client.WithHeaders(h))
+		opts = append(opts, WithHeaders(h))
 	}
 	if cfg.Client != nil {
-		opts = append(opts, client.WithHTTPClient(cfg.Client))
+		opts = append(opts, WithHTTPClient(cfg.Client))
 	}
 	return opts
 }
@@ -81,7 +80,7 @@ func ClientOptions(cfg backend.Config) []client.Option {
 func Probe(ctx context.Context, cfg backend.Config) error { return ProbeWith(ctx, cfg) }
 
 // ProbeWith is Probe with extra client options.
-func ProbeWith(ctx context.Context, cfg backend.Config, opts ...client.Option) error {
+func ProbeWith(ctx context.Context, cfg backend.Config, opts ...Option) error {
 	_, err := ProbeTasks(ctx, cfg, opts...)
 	return err
 }
@@ -95,8 +94,8 @@ func ProbeWith(ctx context.Context, cfg backend.Config, opts ...client.Option) e
 // daemon.tasks.synchronized, holding {"tasks":[…]} — a name no other
 // server sends, and an answer that costs the daemon one task list. The
 // stream is closed as soon as that frame (or anything else) arrives.
-func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...client.Option) ([]events.Task, error) {
-	cl, err := client.New(cfg.URL, append(ClientOptions(cfg), opts...)...)
+func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...Option) ([]events.Task, error) {
+	cl, err := NewClient(cfg.URL, append(ClientOptions(cfg), opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("not a maria daemon URL: %w", err)
 	}
@@ -115,11 +114,11 @@ func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...client.Option) 
 			verdict = fmt.Errorf("%s/events: the first event is not maria's daemon.tasks.synchronized; not a maria daemon", cl.BaseURL())
 			return
 		}
-		if ts, err := events.ParseTasks(f.Data); err == nil {
+		if ts, err := ParseTasks(f.Data); err == nil {
 			tasks = append(make([]events.Task, 0, len(ts)), ts...) // never nil: an empty list is a list
 		}
-	}, func(s client.ConnState) {
-		if decided || s.Phase != client.PhaseReconnecting {
+	}, func(s sse.ConnState) {
+		if decided || s.Phase != sse.PhaseReconnecting {
 			return
 		}
 		// A probe does not wait out a backoff: a broken or closed stream
@@ -150,7 +149,7 @@ func isTaskSync(f events.Frame) bool {
 
 // Client is the daemon client under the backend, for the views that
 // still speak maria's API directly.
-func (b *Backend) Client() *client.Client { return b.cl }
+func (b *Backend) Client() *Client { return b.cl }
 
 // Name implements backend.Backend.
 func (b *Backend) Name() string { return backend.Maria }
@@ -185,17 +184,17 @@ func (b *Backend) Session(ctx context.Context, idOrPrefix string) (events.Task, 
 }
 
 // Send implements backend.Backend; errors are classified for the outbox
-// (mariaout.Classify). maria queues a follow-up to a busy task itself.
+// (Classify). maria queues a follow-up to a busy task itself.
 func (b *Backend) Send(ctx context.Context, sessionID string, m backend.Message) (backend.SendResult, error) {
 	res, err := b.cl.Send(ctx, sessionID, m.Text, m.WebSearch)
 	if err != nil {
-		return backend.SendResult{}, mariaout.Classify(err)
+		return backend.SendResult{}, Classify(err)
 	}
 	return backend.SendResult{ID: res.ID, Queued: res.Queued}, nil
 }
 
 // Cancel implements backend.Backend. When nothing runs the error
-// satisfies errors.Is(err, client.ErrNotRunning).
+// satisfies errors.Is(err, backend.ErrNotRunning).
 func (b *Backend) Cancel(ctx context.Context, sessionID string) ([]events.QueuedMessage, error) {
 	return b.cl.Cancel(ctx, sessionID)
 }
@@ -203,7 +202,7 @@ func (b *Backend) Cancel(ctx context.Context, sessionID string) ([]events.Queued
 // Create implements backend.Backend (it can take minutes: the daemon
 // starts the task's process first).
 func (b *Backend) Create(ctx context.Context, r backend.CreateRequest) (events.Task, error) {
-	res, err := b.cl.CreateTask(ctx, client.CreateTaskRequest{Name: r.Name, Model: r.Model, Cwd: r.Cwd, Message: r.Prompt, WebSearch: r.WebSearch})
+	res, err := b.cl.CreateTask(ctx, CreateTaskRequest{Name: r.Name, Model: r.Model, Cwd: r.Cwd, Message: r.Prompt, WebSearch: r.WebSearch})
 	if err != nil {
 		return events.Task{}, err
 	}
@@ -238,7 +237,7 @@ type FollowOptions struct {
 	// connections replay what was delivered, and those texts are dropped:
 	// they go to the heap, so that no chunk is kept for the few new ones
 	// among them.
-	Texts events.TextMemory
+	Texts TextMemory
 }
 
 // Step is one step of FollowWith: an Update, and with FollowOptions.Frames
@@ -254,9 +253,9 @@ type Step struct {
 // goroutine, through the decode pool, to Follow's.
 type streamItem struct {
 	frame *events.Frame
-	ev    events.Event // events.Decode(*frame), made by a pool worker
+	ev    events.Event // Decode(*frame), made by a pool worker
 	size  int          // the frame's data size
-	state *client.ConnState
+	state *sse.ConnState
 }
 
 // Bounds of what the decode pool holds read but not yet delivered
@@ -290,7 +289,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 }
 
 // FollowWith follows a task stream. Every connection replays the task's
-// whole log; frames are decoded on a pool of workers (events.Decode is
+// whole log; frames are decoded on a pool of workers (Decode is
 // pure) and accepted in stream order by maria's decoder, which drops what
 // was delivered before, so each Step carries only new events. Synced is set
 // once the replay is in, as the ReplayEnd rule decides (by default
@@ -299,10 +298,10 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOptions, on func(Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	prog := &client.Progress{}
+	prog := &sse.Progress{}
 	keep := o.Frames
 	if !keep {
-		// events.Decode keeps nothing of a frame's data, so the stream
+		// Decode keeps nothing of a frame's data, so the stream
 		// may carve later frames from the memory of decoded ones.
 		prog.LendFrames()
 	}
@@ -312,11 +311,11 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	}
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
-			var mem events.TextMemory
+			var mem TextMemory
 			if o.Texts != nil && !textsDone.Load() {
 				mem = o.Texts
 			}
-			it.ev = events.DecodeIn(*it.frame, mem)
+			it.ev = DecodeIn(*it.frame, mem)
 			if !keep {
 				prog.Recycle(it.frame.Data)
 				it.frame = nil // decoded: let the raw frame go
@@ -328,7 +327,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	go func() {
 		err := b.cl.StreamTaskProgress(ctx, sessionID,
 			func(f events.Frame) { pool.Put(streamItem{frame: &f, size: len(f.Data)}, len(f.Data), ctx.Done()) },
-			func(s client.ConnState) { pool.Put(streamItem{state: &s}, 0, ctx.Done()) },
+			func(s sse.ConnState) { pool.Put(streamItem{state: &s}, 0, ctx.Done()) },
 			prog)
 		pool.Close()
 		errc <- err
@@ -447,18 +446,18 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		}
 		u := backend.Update{State: it.state}
 		switch it.state.Phase {
-		case client.PhaseLive:
+		case sse.PhaseLive:
 			dec.Reconnected() // a new connection replays the log from its start
 			live, synced = true, false
 			rule.Connected()
-		case client.PhaseReconnecting:
+		case sse.PhaseReconnecting:
 			textsDone.Store(true)
-			replayed := rule.Closed(errors.Is(it.state.Err, client.ErrStreamClosed))
+			replayed := rule.Closed(errors.Is(it.state.Err, sse.ErrStreamClosed))
 			if replayed && waiting() {
 				inNow(&u)
 			}
 			live = false
-		case client.PhaseFailed:
+		case sse.PhaseFailed:
 			live = false
 		}
 		deliver(Step{Update: u})
@@ -552,7 +551,7 @@ func (b *Backend) WatchSessions(ctx context.Context, on func([]events.Task)) err
 func (b *Backend) WatchSessionsState(ctx context.Context, on func([]events.Task), onState func(backend.ConnState)) error {
 	var list []events.Task
 	return b.cl.StreamDaemon(ctx, func(f events.Frame) {
-		ev := events.Decode(f)
+		ev := Decode(f)
 		switch ev.Kind {
 		case events.KindTasksSynced:
 			list = append(list[:0:0], ev.Tasks...)

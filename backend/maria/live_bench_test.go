@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/sse"
 )
 
 // longSession serves a finished session of n events and returns the
@@ -57,11 +57,11 @@ func BenchmarkReplayRawStream(b *testing.B) {
 			if n >= total {
 				cancel()
 			}
-		}, func(s client.ConnState) {
-			if s.Phase == client.PhaseLive {
+		}, func(s sse.ConnState) {
+			if s.Phase == sse.PhaseLive {
 				dec.Reconnected()
 			}
-		}, &client.Progress{})
+		}, &sse.Progress{})
 		cancel()
 	}
 }

@@ -19,10 +19,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -80,7 +80,7 @@ func follow(t *testing.T, b *Backend, id string, stop func(u backend.Update, f *
 		if u.Synced {
 			f.synced++
 		}
-		if u.State != nil && u.State.Phase == client.PhaseReconnecting {
+		if u.State != nil && u.State.Phase == sse.PhaseReconnecting {
 			f.reconn++
 		}
 		if stop(u, f) {
@@ -123,7 +123,7 @@ func loadRecording(t *testing.T, d *fakedaemon.Daemon, path string) string {
 	return id
 }
 
-var corpus = "../../events/testdata/streams/"
+var corpus = "testdata/streams/"
 
 // TestFollowRecordedStreams: for every recorded stream of the corpus (three
 // dialects), served live by the fake daemon, Follow delivers the timeline
@@ -239,7 +239,7 @@ func TestFollowServerClosesAfterReplay(t *testing.T) {
 func TestFollowWaitsOutASlowEvent(t *testing.T) {
 	srv := pausedInsideAnEvent(t, 1500*time.Millisecond, func() {})
 	b := open(t, srv.URL+"/v1")
-	b.ReplayEnd = func(context.Context, *client.Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
 	f := follow(t, b, "t1", untilSynced)
 	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
 	if got := jsonl(t, f.tl); got != string(want) {
@@ -282,7 +282,7 @@ func TestFollowUnknownTask(t *testing.T) {
 	_, base := fake(t, 20)
 	var failed bool
 	err := open(t, base).Follow(context.Background(), "00000000-0000-4000-8000-000000000000", func(u backend.Update) {
-		if u.State != nil && u.State.Phase == client.PhaseFailed {
+		if u.State != nil && u.State.Phase == sse.PhaseFailed {
 			failed = true
 		}
 	})
@@ -475,7 +475,7 @@ func TestTokenAndCalls(t *testing.T) {
 	if err != nil || len(pending) != 1 || pending[0].Text != "and then a joke" {
 		t.Fatalf("cancel %+v %v", pending, err)
 	}
-	if _, err := b.Cancel(ctx, task.ID); !errors.Is(err, client.ErrNotRunning) {
+	if _, err := b.Cancel(ctx, task.ID); !errors.Is(err, backend.ErrNotRunning) {
 		t.Fatalf("cancel when idle: %v", err)
 	}
 	if got := d.Received(task.ID); len(got) != 2 {
@@ -578,7 +578,7 @@ func TestFollowReplayEndWakes(t *testing.T) {
 	id := loadRecording(t, d, corpus+"stream_a.head.sse")
 	b := open(t, base)
 	var made atomic.Int32
-	b.ReplayEnd = func(ctx context.Context, cl *client.Client, sessionID string) ReplayEnd {
+	b.ReplayEnd = func(ctx context.Context, cl *Client, sessionID string) ReplayEnd {
 		made.Add(1)
 		if cl != b.Client() || sessionID != id {
 			t.Errorf("rule made for %v %q", cl, sessionID)

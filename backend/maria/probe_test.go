@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 )
 
 // TestProbeTasksIsTheDaemonsList: the list the probe hands back is the one
@@ -30,7 +29,7 @@ func TestProbeTasksIsTheDaemonsList(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the fake daemon does not answer as maria: %v", err)
 	}
-	cl, err := client.New(base)
+	cl, err := NewClient(base)
 	if err != nil {
 		t.Fatal(err)
 	}

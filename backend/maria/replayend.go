@@ -2,11 +2,9 @@ package maria
 
 import (
 	"context"
+	"github.com/perch-tui/perch/events"
 	"sync"
 	"time"
-
-	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/events"
 )
 
 // Settle is how long a connected task stream must stay quiet (no frame, no
@@ -158,8 +156,8 @@ type EvidenceEnd struct {
 
 // Evidence returns a Backend.ReplayEnd factory of EvidenceEnd rules with
 // the given windows (0: Settle and SettleQuick).
-func Evidence(long, quick time.Duration) func(context.Context, *client.Client, string) ReplayEnd {
-	return func(ctx context.Context, cl *client.Client, id string) ReplayEnd {
+func Evidence(long, quick time.Duration) func(context.Context, *Client, string) ReplayEnd {
+	return func(ctx context.Context, cl *Client, id string) ReplayEnd {
 		return NewEvidenceEnd(ctx, cl, id, long, quick)
 	}
 }
@@ -167,7 +165,7 @@ func Evidence(long, quick time.Duration) func(context.Context, *client.Client, s
 // NewEvidenceEnd returns the rule for task id and asks cl for the task's
 // status in the background, until ctx ends (call Stop to wait for it).
 // cl may be nil: then the daemon is never asked and the rule is QuietEnd.
-func NewEvidenceEnd(ctx context.Context, cl *client.Client, id string, long, quick time.Duration) *EvidenceEnd {
+func NewEvidenceEnd(ctx context.Context, cl *Client, id string, long, quick time.Duration) *EvidenceEnd {
 	e := &EvidenceEnd{QuietEnd: QuietEnd{Window: long}, Quick: quick,
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	if cl == nil {

@@ -3,15 +3,14 @@ package maria
 import (
 	"context"
 	"errors"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testproxy"
+	"github.com/perch-tui/perch/sse"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/fakedaemon"
-	"github.com/perch-tui/perch/internal/testproxy"
 )
 
 // countingTexts counts the texts it is asked to hold (and holds them on
@@ -30,14 +29,14 @@ func (heapTexts) Bytes(int) []byte { return nil }
 
 // followTexts follows id until Synced with texts and returns the timeline
 // and how many reconnects it took.
-func followTexts(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int) {
+func followTexts(t *testing.T, base, id string, texts TextMemory) (*events.Timeline, int) {
 	tl, reconn, _ := followOutputs(t, base, id, texts)
 	return tl, reconn
 }
 
 // followOutputs is followTexts that also returns the tools' outputs in the
 // order they came.
-func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*events.Timeline, int, []string) {
+func followOutputs(t *testing.T, base, id string, texts TextMemory) (*events.Timeline, int, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -53,7 +52,7 @@ func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*eve
 				outputs = append(outputs, ev.Tool.Result.Text)
 			}
 		}
-		if s.State != nil && s.State.Phase == client.PhaseReconnecting {
+		if s.State != nil && s.State.Phase == sse.PhaseReconnecting {
 			reconn++
 		}
 		if s.Synced {

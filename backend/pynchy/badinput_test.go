@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // closedURL is a loopback URL where nothing listens.
@@ -65,7 +65,7 @@ func TestLiveServerGoneAndBack(t *testing.T) {
 	eventually(t, "a reconnecting state", func() bool {
 		return f.get(func(f *follower) bool {
 			for _, s := range f.states {
-				if s.Phase == client.PhaseReconnecting && s.Err != nil && strings.Contains(s.Err.Error(), fs.url+"/api/events") {
+				if s.Phase == sse.PhaseReconnecting && s.Err != nil && strings.Contains(s.Err.Error(), fs.url+"/api/events") {
 					return true
 				}
 			}
@@ -82,7 +82,7 @@ func TestLiveServerGoneAndBack(t *testing.T) {
 	fs.restart(0)
 	golden(t, "finished.jsonl", settled(t, fs, f, chat, 1))
 	get(f, func(f *follower) bool {
-		if n := len(f.states); n == 0 || f.states[n-1].Phase != client.PhaseLive {
+		if n := len(f.states); n == 0 || f.states[n-1].Phase != sse.PhaseLive {
 			t.Errorf("states after the restart %+v, want live last", f.states)
 		}
 		if f.resets != 0 {

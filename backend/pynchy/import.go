@@ -14,6 +14,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Importer reads pynchy chats.
@@ -151,7 +152,7 @@ func importStream(ctx context.Context, path string, opts ingest.Options, emit fu
 		emitAll(emit, d.DecodeAt(n, f.Data))
 		return ctx.Err()
 	})
-	truncated := errors.Is(err, events.ErrTruncated)
+	truncated := errors.Is(err, sse.ErrTruncated)
 	if err != nil && !truncated {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/jsonx"
@@ -305,7 +304,7 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 			f.on(backend.Update{Events: evs})
 		}
 	}
-	onState := func(st client.ConnState) {
+	onState := func(st sse.ConnState) {
 		f.on(backend.Update{State: &st})
 	}
 	h := http.Header{}
@@ -381,7 +380,7 @@ func (f *follower) retry(ctx context.Context, fn func() error) error {
 		if err == nil {
 			if f.failing {
 				f.failing = false
-				st := client.ConnState{Phase: client.PhaseLive, Since: time.Now()}
+				st := sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()}
 				f.on(backend.Update{State: &st})
 			}
 			return nil
@@ -391,12 +390,12 @@ func (f *follower) retry(ctx context.Context, fn func() error) error {
 		}
 		var ae *APIError
 		if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != 408 && ae.Status != 429 {
-			st := client.ConnState{Phase: client.PhaseFailed, Err: err, Since: time.Now()}
+			st := sse.ConnState{Phase: sse.PhaseFailed, Err: err, Since: time.Now()}
 			f.on(backend.Update{State: &st})
 			return err
 		}
 		f.failing = true
-		st := client.ConnState{Phase: client.PhaseReconnecting, Attempt: attempt, RetryIn: delay, Err: err, Since: time.Now()}
+		st := sse.ConnState{Phase: sse.PhaseReconnecting, Attempt: attempt, RetryIn: delay, Err: err, Since: time.Now()}
 		f.on(backend.Update{State: &st})
 		t := time.NewTimer(delay)
 		select {

@@ -13,6 +13,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Importer reads Suna threads and agent-run recordings.
@@ -112,7 +113,7 @@ func importFile(ctx context.Context, s *ingest.Sample, _ ingest.Options, emit fu
 			return ctx.Err()
 		})
 		send(d.Flush())
-		if errors.Is(err, events.ErrTruncated) {
+		if errors.Is(err, sse.ErrTruncated) {
 			emit(events.Event{Kind: events.KindNotice, Level: events.LevelWarning, NoticeKind: events.NoticeInfo,
 				Text: fmt.Sprintf("The recording ends inside frame %d; that frame is left out.", n+1)})
 			return nil

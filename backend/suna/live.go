@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 )
@@ -244,14 +243,14 @@ func (l *Live) Session(ctx context.Context, idOrPrefix string) (events.Task, err
 			}
 			return t, nil
 		}
-		return events.Task{}, &client.NoTaskError{Query: idOrPrefix}
+		return events.Task{}, &backend.NoTaskError{Query: idOrPrefix}
 	}
 	ids := make([]string, len(matches))
 	for i, m := range matches {
 		ids[i] = m.ID
 	}
 	return events.Task{}, fmt.Errorf("%q matches %d threads (%s): give more of the id: %w",
-		idOrPrefix, len(matches), strings.Join(ids, ", "), client.ErrAmbiguousTask)
+		idOrPrefix, len(matches), strings.Join(ids, ", "), backend.ErrAmbiguousTask)
 }
 
 // Send starts a run on an idle thread with the message as its prompt; a
@@ -306,7 +305,7 @@ func (l *Live) Cancel(ctx context.Context, sessionID string) ([]events.QueuedMes
 		return nil, err
 	}
 	if len(runs) == 0 || !runs[0].running() {
-		return nil, fmt.Errorf("thread %s has no running agent run: %w", sessionID, client.ErrNotRunning)
+		return nil, fmt.Errorf("thread %s has no running agent run: %w", sessionID, backend.ErrNotRunning)
 	}
 	if err := l.api.do(ctx, http.MethodPost, l.api.endpoint("agent-run", runs[0].ID, "stop"), nil, "", nil); err != nil {
 		return nil, err

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Defaults of a Driver, the same rule the terminal UI follows.
@@ -116,7 +116,7 @@ func (dr *Driver) Run(ctx context.Context, session string, untilEmpty bool) erro
 	)
 	defer timer.Stop()
 	apply := func(u backend.Update) {
-		if s := u.State; s != nil && s.Phase != client.PhaseLive {
+		if s := u.State; s != nil && s.Phase != sse.PhaseLive {
 			ready = false
 		}
 		if u.Reset {

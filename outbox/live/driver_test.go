@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // fakeSuna is one thread on a server without a queue, scripted in time:
@@ -92,7 +92,7 @@ func (f *fakeSuna) end() {
 }
 
 func (f *fakeSuna) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
-	live := client.ConnState{Phase: client.PhaseLive}
+	live := sse.ConnState{Phase: sse.PhaseLive}
 	f.mu.Lock()
 	f.nsub++
 	id := f.nsub

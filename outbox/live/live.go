@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // ReplayTimeout bounds one Received check.
@@ -127,7 +127,7 @@ func Replay(ctx context.Context, b backend.Backend, session string) (*events.Tim
 		switch {
 		case u.Synced:
 			cancel(errSynced)
-		case u.State != nil && (u.State.Phase == client.PhaseReconnecting || u.State.Phase == client.PhaseFailed):
+		case u.State != nil && (u.State.Phase == sse.PhaseReconnecting || u.State.Phase == sse.PhaseFailed):
 			broke = fmt.Errorf("the stream of session %s at %s broke before its history was in: %v", session, b.URL(), u.State.Err)
 			cancel(broke)
 		}

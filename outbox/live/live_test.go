@@ -11,9 +11,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -61,9 +61,9 @@ func user(id, text string, at time.Time) events.Event {
 
 func TestReceived(t *testing.T) {
 	now := time.Now()
-	broken := client.ConnState{Phase: client.PhaseReconnecting, Err: errors.New("EOF")}
-	failed := client.ConnState{Phase: client.PhaseFailed, Err: errors.New("401 Unauthorized")}
-	live := client.ConnState{Phase: client.PhaseLive}
+	broken := sse.ConnState{Phase: sse.PhaseReconnecting, Err: errors.New("EOF")}
+	failed := sse.ConnState{Phase: sse.PhaseFailed, Err: errors.New("401 Unauthorized")}
+	live := sse.ConnState{Phase: sse.PhaseLive}
 	queued := events.Event{Kind: events.KindQueueSnapshot, Queue: []events.QueuedMessage{{ID: "q1", Text: "hi"}, {ID: "q2", Text: "other"}}}
 	for _, tc := range []struct {
 		name      string

@@ -7,21 +7,19 @@
 // (maria sends no end-of-replay marker) where a live backend says Synced.
 // A maria backend.Backend that classifies its Send errors with Classify
 // and marks Synced by the same rule makes live.New(it) equivalent; this
-// package stays for callers that hold a *client.Client.
+// package stays for callers that hold a *maria.Client.
 package maria
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"time"
 
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/outbox/live"
+	"github.com/perch-tui/perch/sse"
 )
 
 // Settle is how long a task stream must stay quiet before its replay
@@ -31,15 +29,15 @@ const Settle = 600 * time.Millisecond
 // replayTimeout bounds one Received check.
 const replayTimeout = 60 * time.Second
 
-// Backend implements outbox.Backend with a maria client.
+// Backend implements outbox.Backend with a maria maria.
 type Backend struct {
-	Client *client.Client
+	Client *maria.Client
 	// Settle overrides the quiet time that ends a replay (0: Settle).
 	Settle time.Duration
 }
 
-// New returns the backend of a client.
-func New(cl *client.Client) *Backend { return &Backend{Client: cl} }
+// New returns the backend of a maria.
+func New(cl *maria.Client) *Backend { return &Backend{Client: cl} }
 
 // Send implements outbox.Backend: POST …/message, with the error
 // classified (see Classify).
@@ -51,30 +49,8 @@ func (b *Backend) Send(ctx context.Context, task string, m outbox.Message) (outb
 	return outbox.Receipt{ID: res.ID, Queued: res.Queued}, nil
 }
 
-// Classify marks a client error for the outbox: a connection that never
-// opened, 502/503 (the daemon or a proxy turned it away), 408 and 429 are
-// retryable; other 4xx (404: the task is gone or its directory was
-// removed; 400; 409) are permanent; anything else (a timeout or a broken
-// connection after the request went out, 500) leaves the outcome unknown.
-func Classify(err error) error {
-	var ae *client.APIError
-	if errors.As(err, &ae) {
-		switch {
-		case ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusTooManyRequests,
-			ae.Status == http.StatusBadGateway, ae.Status == http.StatusServiceUnavailable:
-			return outbox.Retryable(err)
-		case ae.Status >= 400 && ae.Status < 500:
-			return outbox.Permanent(err)
-		}
-		return err
-	}
-	var oe *net.OpError
-	var dnsErr *net.DNSError
-	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &dnsErr) {
-		return outbox.Retryable(err)
-	}
-	return err
-}
+// Classify marks a client error for the outbox (see maria.Classify).
+func Classify(err error) error { return maria.Classify(err) }
 
 // Received implements outbox.Backend from one replay of the task's event
 // stream: user messages with that exact text created at or after since
@@ -89,7 +65,7 @@ func (b *Backend) Received(ctx context.Context, task, text string, since time.Ti
 
 type streamMsg struct {
 	frame *events.Frame
-	state *client.ConnState
+	state *sse.ConnState
 }
 
 // Replay follows the task's event stream until it has been quiet for
@@ -112,7 +88,7 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 				case <-ctx.Done():
 				}
 			},
-			func(s client.ConnState) {
+			func(s sse.ConnState) {
 				select {
 				case ch <- streamMsg{state: &s}:
 				case <-ctx.Done():
@@ -121,7 +97,7 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 	}()
 	stop := func() { cancel(); <-errc }
 	tl := events.NewTimeline()
-	dec := events.NewMariaDecoder()
+	dec := maria.NewDecoder()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	timer.Stop()
@@ -131,11 +107,11 @@ func (b *Backend) Replay(ctx context.Context, task string) (*events.Timeline, er
 		case m := <-ch:
 			if s := m.state; s != nil {
 				switch s.Phase {
-				case client.PhaseLive:
+				case sse.PhaseLive:
 					dec.Reconnected()
 					live = true
 					timer.Reset(settle)
-				case client.PhaseReconnecting:
+				case sse.PhaseReconnecting:
 					stop()
 					return nil, fmt.Errorf("the event stream of task %s broke: %v", task, s.Err)
 				}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/outbox"
 	"net"
 	"os"
 	"os/exec"
@@ -12,10 +15,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/fakedaemon"
-	"github.com/perch-tui/perch/outbox"
 )
 
 func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.Daemon, string) {
@@ -29,9 +28,9 @@ func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.
 	return d, srv.URL
 }
 
-func newClient(t *testing.T, base string) *client.Client {
+func newClient(t *testing.T, base string) *maria.Client {
 	t.Helper()
-	cl, err := client.New(base)
+	cl, err := maria.NewClient(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +87,11 @@ func TestClassify(t *testing.T) {
 		t.Fatalf("daemon down: %v is %s", err, outbox.OutcomeOf(err))
 	}
 	_, err = New(newClient(t, base)).Send(ctx, "3f2b9c1e-0000-4000-8000-000000000001", outbox.Message{Text: "x"})
-	if outbox.OutcomeOf(err) != outbox.OutcomePermanent || !client.IsNotFound(err) {
+	if outbox.OutcomeOf(err) != outbox.OutcomePermanent || !maria.IsNotFound(err) {
 		t.Fatalf("no such task: %v is %s", err, outbox.OutcomeOf(err))
 	}
 	for status, want := range map[int]outbox.Outcome{503: outbox.OutcomeRetry, 429: outbox.OutcomeRetry, 500: outbox.OutcomeUnknown, 409: outbox.OutcomePermanent} {
-		if got := outbox.OutcomeOf(Classify(&client.APIError{Status: status})); got != want {
+		if got := outbox.OutcomeOf(Classify(&maria.APIError{Status: status})); got != want {
 			t.Errorf("%d: %s, want %s", status, got, want)
 		}
 	}
@@ -127,7 +126,7 @@ func TestHelperProcess(t *testing.T) {
 	if mode == "" {
 		t.Skip("helper process only")
 	}
-	cl, err := client.New(os.Getenv("MARIA_OUTBOX_URL"))
+	cl, err := maria.NewClient(os.Getenv("MARIA_OUTBOX_URL"))
 	if err != nil {
 		panic(err)
 	}

@@ -25,8 +25,9 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -72,20 +73,20 @@ func (br *Bridge) Task(ctx context.Context, id string) (events.Task, error) {
 }
 
 // CreateTask implements tui.Backend.
-func (br *Bridge) CreateTask(ctx context.Context, req client.CreateTaskRequest) (client.CreateTaskResult, error) {
+func (br *Bridge) CreateTask(ctx context.Context, req maria.CreateTaskRequest) (maria.CreateTaskResult, error) {
 	t, err := br.b.Create(ctx, backend.CreateRequest{Name: req.Name, Model: req.Model, Cwd: req.Cwd,
 		Prompt: req.Message, WebSearch: req.WebSearch})
 	if err != nil {
-		return client.CreateTaskResult{}, err
+		return maria.CreateTaskResult{}, err
 	}
-	return client.CreateTaskResult{Task: t}, nil
+	return maria.CreateTaskResult{Task: t}, nil
 }
 
 // Send implements tui.Backend. The UI delivers through its outbox (the
 // backend's outbox adapter, outbox/live); this is its fallback.
-func (br *Bridge) Send(ctx context.Context, taskID, text string, webSearch bool) (client.SendResult, error) {
+func (br *Bridge) Send(ctx context.Context, taskID, text string, webSearch bool) (maria.SendResult, error) {
 	r, err := br.b.Send(ctx, taskID, backend.Message{Text: text, WebSearch: webSearch})
-	return client.SendResult{ID: r.ID, Queued: r.Queued}, err
+	return maria.SendResult{ID: r.ID, Queued: r.Queued}, err
 }
 
 // Cancel implements tui.Backend.
@@ -94,7 +95,7 @@ func (br *Bridge) Cancel(ctx context.Context, taskID string) ([]events.QueuedMes
 }
 
 // StreamTaskEvents implements tui.Backend with Follow.
-func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(client.ConnState)) error {
+func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(sse.ConnState)) error {
 	return br.StreamTaskSteps(ctx, taskID, func(evs []events.Event, _ backend.Backlog) {
 		for _, ev := range evs {
 			onEvent(ev)
@@ -106,7 +107,7 @@ func (br *Bridge) StreamTaskEvents(ctx context.Context, taskID string, onEvent f
 // with events or a Backlog is one step, with the update's Backlog
 // (BacklogUnknown from a backend that does not tell, which leaves the UI
 // its timing rule).
-func (br *Bridge) StreamTaskSteps(ctx context.Context, taskID string, onStep func([]events.Event, backend.Backlog), onState func(client.ConnState)) error {
+func (br *Bridge) StreamTaskSteps(ctx context.Context, taskID string, onStep func([]events.Event, backend.Backlog), onState func(sse.ConnState)) error {
 	live := false
 	return br.b.Follow(ctx, taskID, func(u backend.Update) {
 		evs := u.Events
@@ -118,7 +119,7 @@ func (br *Bridge) StreamTaskSteps(ctx context.Context, taskID string, onStep fun
 		}
 		switch {
 		case u.State != nil:
-			live = u.State.Phase == client.PhaseLive
+			live = u.State.Phase == sse.PhaseLive
 			onState(*u.State)
 		case u.Synced && !live:
 			// Everything the server had is in: the session is followed
@@ -126,7 +127,7 @@ func (br *Bridge) StreamTaskSteps(ctx context.Context, taskID string, onStep fun
 			// closes when the run ends, and the thread is then followed
 			// through its REST routes until the next run).
 			live = true
-			onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
+			onState(sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()})
 		}
 	})
 }
@@ -140,7 +141,7 @@ type StateWatcher interface {
 
 // WatchTasks implements tui.Backend: the backend's own watch of its
 // sessions where it has one, else Sessions polled every pollEvery.
-func (br *Bridge) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(client.ConnState)) error {
+func (br *Bridge) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(sse.ConnState)) error {
 	if w, ok := br.b.(StateWatcher); ok {
 		err := w.WatchSessionsState(ctx, onTasks, onState)
 		if ctx.Err() != nil {
@@ -149,12 +150,12 @@ func (br *Bridge) WatchTasks(ctx context.Context, onTasks func([]events.Task), o
 		return err
 	}
 	if w, ok := br.b.(backend.SessionWatcher); ok {
-		onState(client.ConnState{Phase: client.PhaseConnecting, Since: time.Now()})
+		onState(sse.ConnState{Phase: sse.PhaseConnecting, Since: time.Now()})
 		first := true
 		err := w.WatchSessions(ctx, func(ts []events.Task) {
 			if first {
 				first = false
-				onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
+				onState(sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()})
 			}
 			onTasks(ts)
 		})
@@ -168,12 +169,12 @@ func (br *Bridge) WatchTasks(ctx context.Context, onTasks func([]events.Task), o
 
 // poll asks for the session list every pollEvery and hands it on when it
 // changed. A failure shows as a reconnecting state until the next answer.
-func (br *Bridge) poll(ctx context.Context, send func([]events.Task), onState func(client.ConnState)) error {
+func (br *Bridge) poll(ctx context.Context, send func([]events.Task), onState func(sse.ConnState)) error {
 	every := br.pollEvery
 	if every <= 0 {
 		every = PollEvery
 	}
-	onState(client.ConnState{Phase: client.PhaseConnecting, Since: time.Now()})
+	onState(sse.ConnState{Phase: sse.PhaseConnecting, Since: time.Now()})
 	var last []events.Task
 	live, attempt := false, 0
 	t := time.NewTimer(0)
@@ -193,12 +194,12 @@ func (br *Bridge) poll(ctx context.Context, send func([]events.Task), onState fu
 		case err != nil:
 			attempt++
 			live = false
-			onState(client.ConnState{Phase: client.PhaseReconnecting, Attempt: attempt, RetryIn: every,
+			onState(sse.ConnState{Phase: sse.PhaseReconnecting, Attempt: attempt, RetryIn: every,
 				Err: fmt.Errorf("listing the sessions of %s: %w", br.b.URL(), err), Since: time.Now()})
 		default:
 			if !live {
 				live, attempt = true, 0
-				onState(client.ConnState{Phase: client.PhaseLive, Since: time.Now()})
+				onState(sse.ConnState{Phase: sse.PhaseLive, Since: time.Now()})
 			}
 			if ts == nil {
 				ts = []events.Task{}

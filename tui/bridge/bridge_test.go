@@ -14,10 +14,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/suna"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -112,7 +113,7 @@ func TestCapabilities(t *testing.T) {
 // the UI's reset event at its place, states pass through, and Synced
 // without a state says live.
 func TestStreamTaskEvents(t *testing.T) {
-	reconnecting := client.ConnState{Phase: client.PhaseReconnecting, Attempt: 1}
+	reconnecting := sse.ConnState{Phase: sse.PhaseReconnecting, Attempt: 1}
 	ev := func(id string) events.Event { return events.Event{Kind: events.KindUserMessage, ID: id, Text: id} }
 	b := &scripted{name: "suna", updates: []backend.Update{
 		{Events: []events.Event{ev("a"), ev("b")}, Synced: true},
@@ -123,7 +124,7 @@ func TestStreamTaskEvents(t *testing.T) {
 	var (
 		mu     sync.Mutex
 		got    []string
-		states []client.Phase
+		states []sse.Phase
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -136,15 +137,15 @@ func TestStreamTaskEvents(t *testing.T) {
 				return
 			}
 			got = append(got, e.ID)
-		}, func(s client.ConnState) {
+		}, func(s sse.ConnState) {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, "state:"+s.Phase.String())
 			states = append(states, s.Phase)
 		})
 	}()
-	want := []string{"a", "b", "state:" + client.PhaseLive.String(), "state:" + client.PhaseReconnecting.String(),
-		"RESET", "a", "b", "c", "state:" + client.PhaseLive.String(), "d"}
+	want := []string{"a", "b", "state:" + sse.PhaseLive.String(), "state:" + sse.PhaseReconnecting.String(),
+		"RESET", "a", "b", "c", "state:" + sse.PhaseLive.String(), "d"}
 	waitLen(&mu, &got, len(want))
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -185,7 +186,7 @@ func TestStreamTaskSteps(t *testing.T) {
 				step += " " + evs[i].ID
 			}
 			got = append(got, step)
-		}, func(client.ConnState) {})
+		}, func(sse.ConnState) {})
 	}()
 	want := []string{
 		fmt.Sprintf("backlog %d: a", backend.BacklogMore),
@@ -221,7 +222,7 @@ func TestSendCreateCancel(t *testing.T) {
 	if _, err := br.Cancel(ctx, "c1"); !errors.Is(err, backend.ErrUnsupported) {
 		t.Fatalf("cancel on pynchy: %v, want ErrUnsupported", err)
 	}
-	cr, err := br.CreateTask(ctx, client.CreateTaskRequest{Name: "n", Model: "m", Cwd: "/w", Message: "hi"})
+	cr, err := br.CreateTask(ctx, maria.CreateTaskRequest{Name: "n", Model: "m", Cwd: "/w", Message: "hi"})
 	if err != nil || cr.Task.ID != "new-1" {
 		t.Fatalf("create: %+v %v", cr, err)
 	}
@@ -243,7 +244,7 @@ func TestSessionListPolled(t *testing.T) {
 	var (
 		mu     sync.Mutex
 		lists  [][]events.Task
-		phases []client.Phase
+		phases []sse.Phase
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -252,7 +253,7 @@ func TestSessionListPolled(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			lists = append(lists, ts)
-		}, func(s client.ConnState) {
+		}, func(s sse.ConnState) {
 			mu.Lock()
 			defer mu.Unlock()
 			phases = append(phases, s.Phase)
@@ -278,7 +279,7 @@ func TestSessionListPolled(t *testing.T) {
 	if len(lists) != 2 || !reflect.DeepEqual(lists[0], one) || !reflect.DeepEqual(lists[1], two) {
 		t.Fatalf("lists %+v, want %+v then %+v", lists, one, two)
 	}
-	wantPhases := []client.Phase{client.PhaseConnecting, client.PhaseLive, client.PhaseReconnecting, client.PhaseLive}
+	wantPhases := []sse.Phase{sse.PhaseConnecting, sse.PhaseLive, sse.PhaseReconnecting, sse.PhaseLive}
 	if !reflect.DeepEqual(phases, wantPhases) {
 		t.Fatalf("phases %v, want %v", phases, wantPhases)
 	}
@@ -323,7 +324,7 @@ func TestAgainstFakeSuna(t *testing.T) {
 				return
 			}
 			tl.Apply(e)
-		}, func(client.ConnState) {})
+		}, func(sse.ConnState) {})
 	}()
 	for {
 		mu.Lock()

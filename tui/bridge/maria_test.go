@@ -10,10 +10,10 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -43,7 +43,7 @@ func fakeMaria(t *testing.T, speed float64) (*fakedaemon.Daemon, *testproxy.TCP,
 type watched struct {
 	mu     sync.Mutex
 	lists  [][]events.Task
-	phases []client.Phase
+	phases []sse.Phase
 	tl     *events.Timeline
 }
 
@@ -63,7 +63,7 @@ func (w *watched) onEvent(ev events.Event) {
 	w.tl.Apply(ev)
 }
 
-func (w *watched) onState(s client.ConnState) {
+func (w *watched) onState(s sse.ConnState) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.phases = append(w.phases, s.Phase)
@@ -97,9 +97,9 @@ func (w *watched) lastList() []events.Task {
 	return w.lists[len(w.lists)-1]
 }
 
-func (w *watched) lastPhase() client.Phase {
+func (w *watched) lastPhase() sse.Phase {
 	if len(w.phases) == 0 {
-		return client.PhaseConnecting
+		return sse.PhaseConnecting
 	}
 	return w.phases[len(w.phases)-1]
 }
@@ -140,10 +140,10 @@ func TestMariaThroughTheBridge(t *testing.T) {
 		}
 	}()
 	list.until(t, "the first (empty) list, live", func(w *watched) bool {
-		return len(w.lists) > 0 && w.lastPhase() == client.PhaseLive
+		return len(w.lists) > 0 && w.lastPhase() == sse.PhaseLive
 	})
 
-	res, err := br.CreateTask(ctx, client.CreateTaskRequest{Cwd: t.TempDir(), Name: "slow", Message: "Run the slow benchmark please."})
+	res, err := br.CreateTask(ctx, maria.CreateTaskRequest{Cwd: t.TempDir(), Name: "slow", Message: "Run the slow benchmark please."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestMariaThroughTheBridge(t *testing.T) {
 	task.until(t, "the slow tool running", func(w *watched) bool {
 		for _, it := range w.tl.Items() {
 			if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
-				return w.lastPhase() == client.PhaseLive
+				return w.lastPhase() == sse.PhaseLive
 			}
 		}
 		return false
@@ -188,8 +188,8 @@ func TestMariaThroughTheBridge(t *testing.T) {
 		tk, ok := find(w.lastList(), id)
 		return ok && tk.Status != events.StatusGenerating
 	})
-	if _, err := br.Cancel(ctx, id); !errors.Is(err, client.ErrNotRunning) {
-		t.Fatalf("cancel when idle: %v, want client.ErrNotRunning", err)
+	if _, err := br.Cancel(ctx, id); !errors.Is(err, backend.ErrNotRunning) {
+		t.Fatalf("cancel when idle: %v, want backend.ErrNotRunning", err)
 	}
 	if got := d.Received(id); len(got) != 2 {
 		t.Fatalf("the daemon received %q, want the prompt and the follow-up once each", got)
@@ -224,11 +224,11 @@ func TestMariaDaemonGoesAway(t *testing.T) {
 	}()
 	idle := func(w *watched) bool {
 		tk, ok := find(w.lastList(), id)
-		return ok && tk.Status == events.StatusIdle && w.lastPhase() == client.PhaseLive
+		return ok && tk.Status == events.StatusIdle && w.lastPhase() == sse.PhaseLive
 	}
 	list.until(t, "the task idle in the live list", idle)
 	task.until(t, "the reply, live", func(w *watched) bool {
-		return w.tl.Status() == events.RunIdle && len(w.tl.Items()) >= 2 && w.lastPhase() == client.PhaseLive
+		return w.tl.Status() == events.RunIdle && len(w.tl.Items()) >= 2 && w.lastPhase() == sse.PhaseLive
 	})
 	task.mu.Lock()
 	items := len(task.tl.Items())
@@ -236,13 +236,13 @@ func TestMariaDaemonGoesAway(t *testing.T) {
 	lists := func() int { list.mu.Lock(); defer list.mu.Unlock(); return len(list.lists) }()
 
 	proxy.Stop()
-	list.until(t, "the task list reconnecting", func(w *watched) bool { return w.lastPhase() == client.PhaseReconnecting })
-	task.until(t, "the task stream reconnecting", func(w *watched) bool { return w.lastPhase() == client.PhaseReconnecting })
+	list.until(t, "the task list reconnecting", func(w *watched) bool { return w.lastPhase() == sse.PhaseReconnecting })
+	task.until(t, "the task stream reconnecting", func(w *watched) bool { return w.lastPhase() == sse.PhaseReconnecting })
 	proxy.Start(t)
 	list.until(t, "the task list live again, with a new list", func(w *watched) bool {
 		return idle(w) && len(w.lists) > lists
 	})
-	task.until(t, "the task stream live again", func(w *watched) bool { return w.lastPhase() == client.PhaseLive })
+	task.until(t, "the task stream live again", func(w *watched) bool { return w.lastPhase() == sse.PhaseLive })
 	cancel()
 	wg.Wait()
 	if n := len(task.tl.Items()); n != items {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/styles"
 )
@@ -20,7 +21,7 @@ func TestDetailsReadFromTextDrawTheSame(t *testing.T) {
 	}
 	for _, c := range cases {
 		b, _ := json.Marshal(c.text)
-		ev := events.Decode(events.Frame{Name: "maria", Data: []byte(`{"id":"e1","created":1774598400000,"desc":{"msg":"PostToolCall","tool_call":{"id":"c","function":{"name":"` +
+		ev := maria.Decode(events.Frame{Name: "maria", Data: []byte(`{"id":"e1","created":1774598400000,"desc":{"msg":"PostToolCall","tool_call":{"id":"c","function":{"name":"` +
 			c.name + `","arguments":` + c.args + `},"type":"function"},"name":"` + c.name + `","result":` + string(b) + `,"text":` + string(b) + `}}`)})
 		if ev.Tool == nil || ev.Tool.Result == nil {
 			t.Fatalf("%s: no result decoded: %+v", c.name, ev)

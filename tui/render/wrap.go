@@ -29,7 +29,7 @@ type lineTable struct {
 }
 
 // maxTableText bounds the texts a lineTable indexes (offsets are uint32);
-// events are far smaller (events.MaxEventBytes).
+// events are far smaller (sse.MaxEventBytes).
 const maxTableText = 1<<32 - 1
 
 // newLineTable indexes raw, which has n lines. The common line (printable

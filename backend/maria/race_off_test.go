@@ -1,0 +1,5 @@
+//go:build !race
+
+package maria
+
+const raceEnabled = false

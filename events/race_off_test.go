@@ -1,5 +1,0 @@
-//go:build !race
-
-package events
-
-const raceEnabled = false
