@@ -7,19 +7,18 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/outbox/live"
-	mariaout "github.com/perch-tui/perch/outbox/maria"
 )
 
 // liveOptions are the UI options of a daemon: its outbox is the same files
 // as perch send and perch queue use, delivered through the daemon.
 func liveOptions(env Env, cl *client.Client, theme string) UIOptions {
 	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), OutboxBackend: mariaout.New(cl)}
+		OutboxStore: outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), OutboxBackend: mariab.New(cl)}
 }
 
 // uiBackend is the live backend the UI follows when it is not maria's
@@ -49,10 +48,10 @@ func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) 
 
 // backendOptions are the UI options of a live backend: its outbox is the
 // same files as perch send and perch queue use for that server, delivered
-// through the backend (held while a Suna run runs, see outbox/live).
+// through the backend (held while a Suna run runs, see outbox.Pace).
 func backendOptions(env Env, b backend.Backend, theme string) UIOptions {
 	return UIOptions{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.OpenFileStore(outboxRoot(env), b.URL()), OutboxBackend: live.New(b)}
+		OutboxStore: outbox.OpenFileStore(outboxRoot(env), b.URL()), OutboxBackend: b}
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -198,7 +197,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	// The demo's daemon lives as long as this process: its messages are
 	// kept in memory (what is left is printed at exit).
 	return ui.Live(ctx, cl, UIOptions{TaskID: id, Theme: *theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		OutboxStore: outbox.NewMemStore(), OutboxBackend: mariaout.New(cl)})
+		OutboxStore: outbox.NewMemStore(), OutboxBackend: mariab.New(cl)})
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {

@@ -12,7 +12,6 @@ import (
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/outbox/live"
 )
 
 // demoServer is a fake server of another system, started in this process
@@ -110,5 +109,5 @@ func runDemoBackend(ctx context.Context, env Env, ui UI, name, theme string, spe
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
 	return ui.Backend(ctx, b, UIOptions{TaskID: srv.session, Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv,
-		Home: env.Home, Unsent: env.Stderr, OutboxStore: outbox.NewMemStore(), OutboxBackend: live.New(b)})
+		Home: env.Home, Unsent: env.Stderr, OutboxStore: outbox.NewMemStore(), OutboxBackend: b})
 }

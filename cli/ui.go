@@ -54,7 +54,7 @@ type UIOptions struct {
 	// OutboxStore and OutboxBackend keep and deliver what the user sends;
 	// a nil store keeps messages in memory.
 	OutboxStore   outbox.Store
-	OutboxBackend outbox.Backend
+	OutboxBackend backend.Backend
 	// Tasks is the task list as perch just read it (maria's probe carries
 	// the whole list), shown at once instead of being asked for again; nil
 	// when perch has none.

@@ -38,11 +38,12 @@ func (h *harness) noFlash() {
 	h.send(flashExpiredMsg{seq: h.m.flash.seq})
 }
 
-// settle fires the idle timer the model armed last (the harness runs no
-// timers by itself).
+// settle lets the idle settle: the delivery rule's timer fires, the
+// settle time later (the harness runs no timers by itself, and its clock
+// stands still).
 func (h *harness) settle() {
 	h.t.Helper()
-	h.send(heldSettledMsg{gen: h.m.gen, seq: h.m.held.settleSeq})
+	h.send(heldSettledMsg{gen: h.m.gen, seq: h.m.held.timerSeq, at: h.m.paceNow().Add(outbox.DefaultSettle)})
 }
 
 func (h *harness) sent() []string {

@@ -16,7 +16,6 @@ import (
 	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/internal/textmem"
-	mariaout "github.com/perch-tui/perch/outbox/maria"
 )
 
 // Backend is maria as a live backend: a client.Client behind the
@@ -185,11 +184,11 @@ func (b *Backend) Session(ctx context.Context, idOrPrefix string) (events.Task, 
 }
 
 // Send implements backend.Backend; errors are classified for the outbox
-// (mariaout.Classify). maria queues a follow-up to a busy task itself.
+// (Classify). maria queues a follow-up to a busy task itself.
 func (b *Backend) Send(ctx context.Context, sessionID string, m backend.Message) (backend.SendResult, error) {
 	res, err := b.cl.Send(ctx, sessionID, m.Text, m.WebSearch)
 	if err != nil {
-		return backend.SendResult{}, mariaout.Classify(err)
+		return backend.SendResult{}, Classify(err)
 	}
 	return backend.SendResult{ID: res.ID, Queued: res.Queued}, nil
 }

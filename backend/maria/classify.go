@@ -1,0 +1,36 @@
+package maria
+
+import (
+	"errors"
+	"net"
+	"net/http"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/outbox"
+)
+
+// Classify marks a client error for perch's outbox: a connection that
+// never opened, 502/503 (the daemon or a proxy turned it away), 408 and
+// 429 are retryable; other 4xx (404: the task is gone or its directory
+// was removed; 400; 409) are permanent; anything else (a timeout or a
+// broken connection after the request went out, 500) leaves the outcome
+// unknown, and the outbox asks the task's replay before any resend.
+func Classify(err error) error {
+	var ae *client.APIError
+	if errors.As(err, &ae) {
+		switch {
+		case ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusTooManyRequests,
+			ae.Status == http.StatusBadGateway, ae.Status == http.StatusServiceUnavailable:
+			return outbox.Retryable(err)
+		case ae.Status >= 400 && ae.Status < 500:
+			return outbox.Permanent(err)
+		}
+		return err
+	}
+	var oe *net.OpError
+	var dnsErr *net.DNSError
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &dnsErr) {
+		return outbox.Retryable(err)
+	}
+	return err
+}
