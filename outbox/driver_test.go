@@ -297,3 +297,70 @@ func TestDriverFollowFails(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// idleThread is a sunaLike session whose stream says, once, that its
+// history is in and it is idle.
+type idleThread struct{ sunaLike }
+
+func (b *idleThread) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+	live := sse.ConnState{Phase: sse.PhaseLive}
+	on(backend.Update{State: &live, Events: []events.Event{runState(events.StatusIdle)}, Synced: true})
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Auto-delivery paused, a message held, two perches attached to the idle
+// session (each its own store on the same files, as two processes);
+// perch queue --resume from a third: the message goes within a second,
+// exactly once.
+func TestResumeFromElsewhereDeliversOnce(t *testing.T) {
+	dir := t.TempDir()
+	const url = "http://127.0.0.1:8090/v1"
+	be := &idleThread{sunaLike{stubBackend: stubBackend{noQueue: true}}}
+	cli := OpenFileStore(dir, url)
+	if _, err := cli.Update(task, func(q *Queue) error {
+		if err := q.SetPaused(true); err != nil {
+			return err
+		}
+		_, err := q.Add("X", IntentHold, false, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 {
+		dr := &Driver{Deliverer: &Deliverer{Store: OpenFileStore(dir, url), Backend: be},
+			Pace: &Pace{Settle: 100 * time.Millisecond, StoppedIsIdle: true}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := dr.Run(ctx, task, false); !errors.Is(err, context.Canceled) {
+				t.Errorf("Run: %v", err)
+			}
+		}()
+	}
+	defer func() { cancel(); wg.Wait() }()
+	time.Sleep(500 * time.Millisecond) // both settled on the idle session
+	if got := be.sent(); len(got) != 0 {
+		t.Fatalf("paused, yet sent %q", got)
+	}
+	start := time.Now()
+	if _, err := cli.Update(task, func(q *Queue) error { return q.SetPaused(false) }); err != nil {
+		t.Fatal(err)
+	}
+	for len(be.sent()) == 0 {
+		if time.Since(start) > time.Second {
+			t.Fatal("resumed on an idle session, still held after a second")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("delivered %v after the resume", time.Since(start).Round(time.Millisecond))
+	time.Sleep(700 * time.Millisecond) // the other perch saw the change too
+	if got := be.sent(); !slices.Equal(got, []string{"X"}) {
+		t.Fatalf("sent %q, want X once", got)
+	}
+	if q := load(t, cli, task); q.Len() != 0 || len(q.History()) != 1 {
+		t.Fatalf("pending %+v", q.Pending())
+	}
+}
