@@ -189,9 +189,12 @@ type Backend interface {
 	// returns ctx.Err()) or the server refuses for good. on is called
 	// from one goroutine and must not block for long.
 	Follow(ctx context.Context, sessionID string, on func(Update)) error
-	// Send posts a follow-up. Errors follow outbox.Backend's contract
-	// (outbox.Retryable / outbox.Permanent when certain), and ErrBusy
-	// when perch must hold the message.
+	// Send posts a follow-up. Its error says what became of the message
+	// for perch's outbox: marked outbox.Retryable (certainly not
+	// delivered, a later try may work) or outbox.Permanent (refused for
+	// good) when the backend knows; ErrBusy when perch must hold it until
+	// the run ends; anything else may have arrived, and the outbox asks
+	// the session's replay before any resend.
 	Send(ctx context.Context, sessionID string, m Message) (SendResult, error)
 	// Cancel stops the session's run and returns the messages that were
 	// still queued (ErrUnsupported without Capabilities.Cancel).

@@ -11,8 +11,6 @@ import (
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/outbox/live"
-	mariaout "github.com/perch-tui/perch/outbox/maria"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -20,7 +18,7 @@ import (
 // same files as perch send and perch queue use, delivered through the
 // daemon.
 func liveConfig(env Env, cl *mariab.Client, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), mariaout.New(cl))
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), mariab.New(cl))
 }
 
 // uiBackend is the live backend the UI follows when it is not maria's
@@ -51,9 +49,9 @@ func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) 
 // backendConfig is the UI's configuration for a live backend: its outbox
 // is the same files as perch send and perch queue use for that server,
 // delivered through the backend (held while a Suna run runs, see
-// outbox/live).
+// outbox.Pace).
 func backendConfig(env Env, b backend.Backend, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()), live.New(b))
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()), b)
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -176,7 +174,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	// The demo's daemon lives as long as this process: its messages are
 	// kept in memory (what is left is printed at exit).
-	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore(), mariaout.New(cl))
+	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore(), mariab.New(cl))
 	cfg.TaskID = id
 	return env.runLive(ctx, cl, cfg)
 }

@@ -12,7 +12,6 @@ import (
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/outbox/live"
 )
 
 // demoServer is a fake server of another system, started in this process
@@ -109,7 +108,7 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
-	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore(), live.New(b))
+	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore(), b)
 	cfg.TaskID = srv.session
 	return env.runBackend(ctx, b, cfg)
 }

@@ -11,7 +11,6 @@ import (
 	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/outbox/live"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -116,7 +115,7 @@ func (b *taskBox) adopt(ctx context.Context) {
 }
 
 func (b *taskBox) deliverer() *outbox.Deliverer {
-	return &outbox.Deliverer{Store: b.store, Backend: live.New(b.be)}
+	return &outbox.Deliverer{Store: b.store, Backend: b.be}
 }
 
 // keptError is a delivery that failed while the message stays in the

@@ -43,7 +43,7 @@ func uiConfig(env Env, theme string) tui.Config {
 
 // withOutbox keeps what the user sends in store and delivers it through
 // via.
-func withOutbox(c tui.Config, store outbox.Store, via outbox.Backend) tui.Config {
+func withOutbox(c tui.Config, store outbox.Store, via backend.Backend) tui.Config {
 	c.Outbox = &tui.Outbox{Store: store, Backend: via}
 	return c
 }

@@ -3,12 +3,15 @@ package outbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
 // busyBackend is a session on a server without a queue: while running,
@@ -22,13 +25,13 @@ type busyBackend struct {
 
 var errRunning = errors.New("thread t: agent run r1 is running")
 
-func (b *busyBackend) Send(ctx context.Context, task string, m Message) (Receipt, error) {
+func (b *busyBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
 	b.mu.Lock()
 	b.calls++
 	running := b.running
 	b.mu.Unlock()
 	if running {
-		return Receipt{}, WaitForIdle(errRunning)
+		return backend.SendResult{}, fmt.Errorf("%w: %w", errRunning, backend.ErrBusy)
 	}
 	return b.fakeBackend.Send(ctx, task, m)
 }
@@ -223,22 +226,20 @@ func TestQueueBusyOutcome(t *testing.T) {
 }
 
 // startBackend starts a run with every message (a server without a
-// queue): its receipts say Running. gate, when set, holds each Send until
-// it is closed.
+// queue, so each message it does not queue starts a run). gate, when set,
+// holds each Send until it is closed.
 type startBackend struct {
 	fakeBackend
 	entered chan struct{} // a Send began
 	gate    chan struct{}
 }
 
-func (b *startBackend) Send(ctx context.Context, task string, m Message) (Receipt, error) {
+func (b *startBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
 	if b.gate != nil {
 		b.entered <- struct{}{}
 		<-b.gate
 	}
-	r, err := b.fakeBackend.Send(ctx, task, m)
-	r.Running = true
-	return r, err
+	return b.fakeBackend.Send(ctx, task, m)
 }
 
 // A message that started a run pauses the task like a busy answer: the
@@ -247,7 +248,7 @@ func (b *startBackend) Send(ctx context.Context, task string, m Message) (Receip
 func TestRunningReceiptPauses(t *testing.T) {
 	ctx := context.Background()
 	s := NewMemStore()
-	b := &startBackend{fakeBackend: fakeBackend{now: time.Now}, entered: make(chan struct{}, 2), gate: make(chan struct{})}
+	b := &startBackend{fakeBackend: fakeBackend{stubBackend: stubBackend{noQueue: true}, now: time.Now}, entered: make(chan struct{}, 2), gate: make(chan struct{})}
 	d := &Deliverer{Store: s, Backend: b}
 	add(t, s, task, "first", IntentHold)
 	m2 := add(t, s, task, "second", IntentSend)

@@ -6,36 +6,20 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
-// Backend is what delivery needs of an agent system.
-type Backend interface {
-	// Send hands a message to the task. The error tells what happened to
-	// it: wrap it with Retryable when the message certainly did not arrive
-	// and a later try may work (daemon down), with Permanent when it did
-	// not arrive and never will (task deleted); any other error means it
-	// may have arrived, and perch will ask Received before sending it
-	// again. Wrap it with WaitForIdle when the session is running and the
-	// backend keeps no queue (Suna): the message did not arrive and waits,
-	// held, until the session is idle.
-	Send(ctx context.Context, task string, m Message) (Receipt, error)
-	// Received counts the user messages of the task whose text is exactly
-	// text and that the backend got at or after since (by its own clock;
-	// messages it has no time for, like queued ones, count whatever
-	// since): its transcript and its queue. A backend with no server-side
-	// queue counts its transcript only.
-	Received(ctx context.Context, task, text string, since time.Time) (int, error)
-}
-
-// Receipt is a backend's acceptance of a message.
-type Receipt struct {
-	ID     string // the backend's message id, if it gives one
-	Queued bool   // it waits behind a running turn
-	// Running: the message started a run on a session whose server keeps
-	// no queue (Suna). The Deliverer then treats the task as busy, as
-	// after a WaitForIdle answer, until the caller says it is idle: the
-	// next message must not start a second run beside this one.
-	Running bool
+// Receiver is the one optional extension of backend.Backend the outbox
+// knows: a backend that can count what its server received more cheaply
+// than by a replay of the session. Without it the Deliverer replays the
+// session (Follow up to Synced) and counts there (see Received).
+type Receiver interface {
+	// Received counts the user messages of the session whose text is
+	// exactly text and that the server got at or after since (by its own
+	// clock; messages it has no time for, like queued ones, count whatever
+	// since): its transcript and its queue.
+	Received(ctx context.Context, session, text string, since time.Time) (int, error)
 }
 
 // RecoverySkew widens the window Received is asked about, for clocks that
@@ -59,7 +43,7 @@ func (e *classified) Is(target error) bool { return target == ErrBusy && e.outco
 // is held, Waiting, and goes at the next Next(Idle).
 var ErrBusy = errors.New("the session is running and its server keeps no queue")
 
-// Retryable marks a Send error after which the message certainly did not
+// Retryable marks a backend's Send error after which the message certainly did not
 // arrive and a later try may work.
 func Retryable(err error) error {
 	if err == nil {
@@ -96,26 +80,30 @@ func OutcomeOf(err error) Outcome {
 	return OutcomeUnknown
 }
 
-// Deliverer takes messages from a Store to a Backend, one at a time under
-// the task's delivery lock, so that each is delivered at most once, and,
-// with a backend that answers Received, exactly once.
+// Deliverer takes messages from a Store to a session of a backend.Backend,
+// one at a time under the task's delivery lock, so that each is delivered
+// at most once, and, with a backend whose Follow says Synced (or that
+// implements Receiver), exactly once.
 //
 // Its methods do IO and may take seconds: a UI calls them from a command
 // (a goroutine), never from its update loop. They may be called from
 // several goroutines; a Deliverer must not be copied after first use.
 //
-// Busy sessions: when the backend answers WaitForIdle, the message goes
-// back to held (Waiting, no error) and the Deliverer remembers the task as
-// busy: Next(Busy) and Flush post nothing more to it, and do not ask the
-// backend, until the caller says the session is idle again with
-// Next(Idle) (the same call that delivers held messages on idle) or a
-// send to it succeeds (Release posts whatever the pause). A message whose
-// Receipt says Running (it started a run on such a server) pauses the
-// task the same way. The memory is this Deliverer's only: another process
-// asks the backend once and learns the same.
+// Busy sessions: when the backend answers busy (backend.ErrBusy), the
+// message goes back to held (Waiting, no error) and the Deliverer
+// remembers the task as busy: Next(Busy) and Flush post nothing more to
+// it, and do not ask the backend, until the caller says the session is
+// idle again with Next(Idle) (the same call that delivers held messages on
+// idle) or a send to it succeeds (Release posts whatever the pause). A
+// message that started a run on such a server (see send) pauses the task
+// the same way. The memory is this Deliverer's only: another process asks
+// the backend once and learns the same. Pace is the rule that says when a
+// caller makes that call.
 type Deliverer struct {
-	Store   Store
-	Backend Backend
+	Store Store
+	// Backend is the system the tasks live on; a task is one of its
+	// sessions.
+	Backend backend.Backend
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
@@ -329,13 +317,13 @@ func (d *Deliverer) deliver(ctx context.Context, task string, gated bool, pick f
 	if err != nil || m.ID == "" {
 		return Result{}, err
 	}
-	rec, sendErr := d.Backend.Send(ctx, task, m)
+	rec, running, sendErr := d.send(ctx, task, m)
 	outcome := OutcomeOf(sendErr)
 	busy := sendErr != nil && outcome == OutcomeBusy
 	switch {
 	case busy:
 		d.setBusy(task, sendErr)
-	case sendErr == nil && rec.Running:
+	case sendErr == nil && running:
 		d.setBusy(task, WaitForIdle(fmt.Errorf("message %s started a run: %w", m.ID, ErrBusy)))
 	case sendErr == nil:
 		d.setBusy(task, nil)
@@ -381,7 +369,7 @@ func (d *Deliverer) recoverLocked(ctx context.Context, task string) ([]Message, 
 			continue
 		}
 		since := m.SendingAt.Add(-RecoverySkew)
-		n, err := d.Backend.Received(ctx, task, m.Text, since)
+		n, err := Received(ctx, d.Backend, task, m.Text, since)
 		if err != nil {
 			return done, fmt.Errorf("checking whether message %s reached the agent: %w", m.ID, err)
 		}
@@ -409,4 +397,30 @@ func (d *Deliverer) recoverLocked(ctx context.Context, task string) ([]Message, 
 		}
 	}
 	return done, nil
+}
+
+// send posts m to the session and classifies the answer for the queue.
+// The backend marks what it knows (Retryable: the request never went out;
+// Permanent: refused); backend.ErrBusy (the session runs and its server
+// keeps no queue) becomes WaitForIdle: held, not failed;
+// backend.ErrUnsupported (no follow-ups) is permanent; anything else
+// stays unknown, checked with Received before any resend.
+//
+// running: on a server that neither queues nor pipes follow-ups (Suna),
+// a message it did not queue started a run, and the next one must wait
+// for the caller's next idle.
+func (d *Deliverer) send(ctx context.Context, task string, m Message) (backend.SendResult, bool, error) {
+	res, err := d.Backend.Send(ctx, task, backend.Message{Text: m.Text, WebSearch: m.WebSearch})
+	switch {
+	case err == nil:
+		caps := d.Backend.Capabilities()
+		return res, !res.Queued && !caps.ServerQueue && !caps.PipesFollowUps, nil
+	case errors.Is(err, backend.ErrBusy):
+		return res, false, WaitForIdle(err)
+	case OutcomeOf(err) != OutcomeUnknown:
+		return res, false, err
+	case errors.Is(err, backend.ErrUnsupported):
+		return res, false, Permanent(err)
+	}
+	return res, false, err
 }

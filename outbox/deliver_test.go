@@ -9,10 +9,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
 // fakeBackend is an agent with a transcript; fail decides each Send's fate.
 type fakeBackend struct {
+	stubBackend
 	mu   sync.Mutex
 	got  []string    // texts received, in order
 	at   []time.Time // when
@@ -20,18 +23,18 @@ type fakeBackend struct {
 	fail func(m Message) (deliver bool, err error)
 }
 
-func (b *fakeBackend) Send(_ context.Context, _ string, m Message) (Receipt, error) {
+func (b *fakeBackend) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	deliver, err := true, error(nil)
 	if b.fail != nil {
-		deliver, err = b.fail(m)
+		deliver, err = b.fail(Message{Text: m.Text, WebSearch: m.WebSearch})
 	}
 	if deliver {
 		b.got = append(b.got, m.Text)
 		b.at = append(b.at, b.now())
 	}
-	return Receipt{ID: fmt.Sprint("d", len(b.got))}, err
+	return backend.SendResult{ID: fmt.Sprint("d", len(b.got))}, err
 }
 
 func (b *fakeBackend) Received(_ context.Context, _ string, text string, since time.Time) (int, error) {

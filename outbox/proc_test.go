@@ -14,23 +14,28 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
 )
 
 // httpBackend posts to a test server: POST /send, GET /count?text=.
-type httpBackend struct{ base string }
+type httpBackend struct {
+	stubBackend
+	base string
+}
 
-func (h httpBackend) Send(ctx context.Context, task string, m Message) (Receipt, error) {
+func (h httpBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/send", bytes.NewReader([]byte(m.Text)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return Receipt{}, err
+		return backend.SendResult{}, err
 	}
 	defer resp.Body.Close()
 	id, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return Receipt{}, Retryable(fmt.Errorf("status %d", resp.StatusCode))
+		return backend.SendResult{}, Retryable(fmt.Errorf("status %d", resp.StatusCode))
 	}
-	return Receipt{ID: string(id)}, nil
+	return backend.SendResult{ID: string(id)}, nil
 }
 
 func (h httpBackend) Received(ctx context.Context, task, text string, since time.Time) (int, error) {
@@ -50,7 +55,7 @@ func TestHelperProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process only")
 	}
-	d := &Deliverer{Store: NewFileStore(dir), Backend: httpBackend{base}}
+	d := &Deliverer{Store: NewFileStore(dir), Backend: httpBackend{base: base}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	rs, err := d.Flush(ctx, task)

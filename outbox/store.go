@@ -126,6 +126,7 @@ type MemStore struct {
 	mu       sync.Mutex
 	journals map[string][]byte
 	delivery map[string]chan struct{}
+	watchers map[string]map[chan struct{}]bool
 	// Now is the clock for history pruning; nil means time.Now.
 	Now func() time.Time
 }
@@ -175,6 +176,7 @@ func (s *MemStore) Update(task string, fn func(*Queue) error) (*Queue, error) {
 	if err != nil {
 		return q, err
 	}
+	s.signal(task)
 	if needsCompaction(q, int64(len(data)+len(line)), st) {
 		now := time.Now
 		if s.Now != nil {
@@ -192,6 +194,38 @@ func (s *MemStore) Update(task string, fn func(*Queue) error) (*Queue, error) {
 	}
 	s.journals[task] = append(data, line...)
 	return q, nil
+}
+
+// Watch implements Watcher: a signal after each change of the task's
+// queue (every is not needed: nothing is polled).
+func (s *MemStore) Watch(ctx context.Context, task string, _ time.Duration) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	if s.watchers == nil {
+		s.watchers = map[string]map[chan struct{}]bool{}
+	}
+	if s.watchers[task] == nil {
+		s.watchers[task] = map[chan struct{}]bool{}
+	}
+	s.watchers[task][ch] = true
+	s.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		delete(s.watchers[task], ch)
+		s.mu.Unlock()
+		close(ch)
+	})
+	return ch
+}
+
+// signal tells the task's watchers of a change; s.mu is held.
+func (s *MemStore) signal(task string) {
+	for ch := range s.watchers[task] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // LockDelivery implements Store.

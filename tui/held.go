@@ -12,18 +12,11 @@ import (
 	"github.com/perch-tui/perch/sse"
 )
 
-// idleSettle is how long the attached task must stay idle, with its stream
-// live, before a held message is delivered: a replay (maria sends its
-// whole log on every connection) passes through idle many times.
-const idleSettle = 700 * time.Millisecond
-
-// turnWait bounds the wait for the turn of a delivered held message to
-// start: if the stream never shows it, auto-delivery goes on after it.
-const turnWait = 30 * time.Second
-
 // held is the attached task's outbox as the UI shows it: the last snapshot
-// the commands returned, the selection, the edit in progress and the state
-// of auto-delivery.
+// the commands returned, the selection and the edit in progress. When
+// messages are delivered is not the UI's to decide: pace (outbox.Pace, the
+// rule perch's other callers follow too) is told what the UI sees and says
+// what to do; the UI runs that in commands and draws what pace says.
 type held struct {
 	taskID string
 	q      *outbox.Queue    // last snapshot; nil until loaded
@@ -39,21 +32,14 @@ type held struct {
 	local     []localMsg
 	nextLocal int
 
-	inflight   int  // delivery commands running for this attach
-	nextBusy   bool // a Next(Idle) is running
-	nextFailed bool // the last Next failed: wait for the next idle or reconnect
+	inflight   int // delivery commands running for this attach
 	flushBusy  bool
 	flushAgain bool
-	flushWant  bool // the stream is live again: deliver what was sent meanwhile
 
-	wasLive, wasIdle bool
-	settled          bool // idle and live for idleSettle
-	armed            bool // this idle may deliver one held message
-	settleSeq        int  // the settle timer in force
-	waitTurn         bool // a delivered message's turn has not started yet
-	waitSince        time.Time
-	waitText         string // its text: its user item in the transcript starts its turn
-	scanFrom         int    // transcript items before the delivery began
+	pace     *outbox.Pace
+	clock    time.Time // the latest time a pace timer fired for
+	timerAt  time.Time // the pace timer in force (zero: none)
+	timerSeq int
 }
 
 // localMsg is a submitted text on its way to the outbox.
@@ -63,10 +49,12 @@ type localMsg struct {
 	intent outbox.Intent
 }
 
-// heldSettledMsg: the task stayed idle (seq is the timer's).
+// heldSettledMsg: a time pace asked to be woken at has come (seq is the
+// timer's).
 type heldSettledMsg struct {
 	gen uint64
 	seq int
+	at  time.Time
 }
 
 // outboxChangedMsg: the task's outbox changed on disk (any process).
@@ -119,21 +107,20 @@ func (h *held) count() int {
 	return len(h.local) + len(h.msgs)
 }
 
-// due: the snapshot has a message Next(Idle) would deliver, or one left
-// Sending that it would resolve first.
-func (h *held) due() bool {
-	if h.q == nil {
-		return false
+// note is what the panel says the pending messages wait for.
+func (h *held) note() outbox.Note {
+	if h.pace == nil {
+		return outbox.NoteServer
 	}
-	if _, ok := h.q.Next(outbox.Idle); ok {
-		return true
+	return h.pace.Note(h.q)
+}
+
+// event tells pace one event of the attached task, with the status after
+// it (pace finds there the run a delivered message started).
+func (h *held) event(ev events.Event, status events.RunStatus) {
+	if h.pace != nil {
+		h.pace.Event(ev, status)
 	}
-	for _, m := range h.msgs {
-		if m.State == outbox.Sending {
-			return true
-		}
-	}
-	return false
 }
 
 // waitingSend: a message the user sent is waiting (the daemon was down).
@@ -147,7 +134,7 @@ func (h *held) waitingSend() bool {
 
 // resetHeld starts the held state of a freshly attached task.
 func (m *Model) resetHeld(taskID string) {
-	m.held = held{taskID: taskID}
+	m.held = held{taskID: taskID, pace: m.ob.pace()}
 	if taskID != "" {
 		m.ob.touched[taskID] = true
 	}
@@ -257,14 +244,8 @@ func (m *Model) recoverCmd(gen uint64, taskID string, texts []string) tea.Cmd {
 	}
 }
 
-// noteDelivering counts a delivery command; the first one of a burst
-// marks where the transcript stood, to find the turns it starts.
-func (m *Model) noteDelivering() {
-	if m.held.inflight == 0 {
-		m.held.scanFrom = m.tl.Len()
-	}
-	m.held.inflight++
-}
+// noteDelivering counts a delivery command (the panel's spinner).
+func (m *Model) noteDelivering() { m.held.inflight++ }
 
 // ---- user actions ----
 
@@ -325,7 +306,7 @@ func (m *Model) saveEdit() tea.Cmd {
 			return outbox.ErrState
 		}
 		return q.Edit(msg.ID, text)
-	}), m.maybeNext())
+	}))
 }
 
 // cancelEdit drops the edit; the message keeps its text.
@@ -391,13 +372,11 @@ func (m *Model) releaseHeld() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	m.held.nextFailed = false
 	return m.deliverCmd(opRelease, m.held.taskID, msg.ID)
 }
 
 func (m *Model) togglePause() tea.Cmd {
 	paused := !m.held.paused()
-	m.held.nextFailed = false
 	return m.changeCmd(opPause, "", "", func(q *outbox.Queue) error { return q.SetPaused(paused) })
 }
 
@@ -421,103 +400,62 @@ func (m *Model) flushCmd(taskID string) tea.Cmd {
 	return m.deliverCmd(opFlush, taskID, "")
 }
 
-// maybeFlush delivers, once the task's outbox is loaded, the messages the
-// user sent while the daemon was away (if the snapshot has any: a flush
-// with nothing to do would still take the delivery lock).
-func (m *Model) maybeFlush() tea.Cmd {
-	h := &m.held
-	if !h.flushWant || h.q == nil {
-		return nil
-	}
-	h.flushWant = false
-	if !h.waitingSend() {
-		return nil
-	}
-	return m.flushCmd(h.taskID)
-}
-
 // ---- auto-delivery ----
 
-// deliveryTriggers runs after every Update: it notices the transitions
-// that deliver messages (the task stream live again: what the user sent
-// meanwhile; the task idle for idleSettle: the next held message).
+// paceNow is pace's clock: the model's, or the time of the last pace
+// timer that fired if that is later (a timer never fires early in a real
+// program; tests fire them without waiting).
+func (m *Model) paceNow() time.Time {
+	if m.held.clock.After(m.now) {
+		return m.held.clock
+	}
+	return m.now
+}
+
+// deliveryTriggers runs after every Update: it tells pace what the UI sees
+// of the attached task (its stream live, its status, an edit in progress),
+// runs the deliveries pace asks for, and arms the timer it wants.
 func (m *Model) deliveryTriggers() tea.Cmd {
-	if m.mode != modeTask || m.held.taskID == "" || !m.caps.Send {
+	h := &m.held
+	if m.mode != modeTask || h.taskID == "" || !m.caps.Send || h.pace == nil {
 		return nil
 	}
-	h := &m.held
-	live := m.connSeen && m.conn.Phase == sse.PhaseLive
-	idle := live && m.tl.Status() == events.RunIdle
+	now := m.paceNow()
+	h.pace.Session(now, m.connSeen && m.conn.Phase == sse.PhaseLive, m.tl.Status())
+	h.pace.Block(h.editing != "")
 	var cmds []tea.Cmd
-	if live && !h.wasLive {
-		// (Re)connected: the turn we waited for may have run meanwhile.
-		h.waitTurn, h.nextFailed = false, false
-		h.flushWant = true
-	}
-	cmds = append(cmds, m.maybeFlush())
-	if h.waitTurn && (live && m.tl.Status() == events.RunGenerating || m.turnSeen()) {
-		// Its turn started (and, in one batch, maybe ended too): the next
-		// one waits for a fresh idle.
-		h.waitTurn = false
-		if idle && h.wasIdle {
-			h.wasIdle = false // re-arm the settle timer below
+	for {
+		act, next := h.pace.Step(now)
+		switch act {
+		case outbox.ActNext:
+			cmds = append(cmds, m.deliverCmd(opNext, h.taskID, ""))
+			continue
+		case outbox.ActFlush:
+			cmds = append(cmds, m.flushCmd(h.taskID))
+			continue
 		}
-	}
-	if idle != h.wasIdle {
-		h.settled, h.armed = false, false
-		h.settleSeq++
-		if idle {
-			h.nextFailed = false
-			cmds = append(cmds, m.after(idleSettle, heldSettledMsg{gen: m.gen, seq: h.settleSeq}))
+		if !next.Equal(h.timerAt) {
+			h.timerAt = next
+			h.timerSeq++
+			if !next.IsZero() {
+				cmds = append(cmds, m.after(max(next.Sub(now), 0), heldSettledMsg{gen: m.gen, seq: h.timerSeq, at: next}))
+			}
 		}
+		return tea.Batch(cmds...)
 	}
-	h.wasLive, h.wasIdle = live, idle
-	return tea.Batch(cmds...)
 }
 
-// turnSeen: the transcript shows the user message the delivered held
-// message became.
-func (m *Model) turnSeen() bool {
-	items := m.tl.Items()
-	for i := min(m.held.scanFrom, len(items)); i < len(items); i++ {
-		if it := items[i]; it.Kind == events.ItemUser && it.Text == m.held.waitText {
-			return true
-		}
-	}
-	return false
-}
-
+// handleHeldSettled: pace's timer fired; deliveryTriggers asks it again.
 func (m *Model) handleHeldSettled(msg heldSettledMsg) tea.Cmd {
-	if msg.gen != m.gen || msg.seq != m.held.settleSeq || !m.held.wasIdle {
-		return nil
-	}
-	m.held.settled, m.held.armed = true, true
-	return m.maybeNext()
-}
-
-// maybeNext delivers the next held message when the task became idle
-// (once per idle: held messages wait for the task to finish its work, they
-// do not go the moment they are held on an idle task) and nothing else is
-// on its way. An idle spent on nothing due, or on a failure, disarms it;
-// an edit in progress or a queue not loaded yet keeps it armed.
-func (m *Model) maybeNext() tea.Cmd {
 	h := &m.held
-	if m.mode != modeTask || !h.armed || !h.wasIdle || h.nextBusy || h.editing != "" || h.q == nil {
+	if msg.gen != m.gen || msg.seq != h.timerSeq {
 		return nil
 	}
-	if h.nextFailed || !h.due() {
-		h.armed = false
-		return nil
+	h.timerAt = time.Time{}
+	if msg.at.After(h.clock) {
+		h.clock = msg.at
 	}
-	if h.waitTurn {
-		if m.now.Sub(h.waitSince) < turnWait {
-			return nil // its timer (armed with waitTurn) comes back
-		}
-		h.waitTurn = false
-	}
-	h.armed = false
-	h.nextBusy = true
-	return m.deliverCmd(opNext, h.taskID, "")
+	return nil
 }
 
 // ---- results ----
@@ -530,6 +468,9 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 	if current {
 		if msg.q != nil && msg.seq > h.seq {
 			h.q, h.msgs, h.seq = msg.q, msg.q.Pending(), msg.seq
+			if h.pace != nil {
+				h.pace.Queue(msg.q) // a resume by anyone on an idle task delivers
+			}
 			h.sel = min(max(h.sel, 0), max(len(h.msgs)-1, 0))
 			if m.focus == focusHeld && len(h.msgs) == 0 {
 				cmds = append(cmds, m.focusComposer())
@@ -558,18 +499,19 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 		}
 	}
 	for _, r := range msg.res {
-		if !r.Delivered {
-			continue
-		}
-		if current {
+		if r.Delivered && current {
 			m.tl.NoteSent(r.Message.DaemonID, r.Message.Text, r.Message.Queued)
-			if !r.Message.Queued && !r.Message.Recovered {
-				// It starts a turn: the next held message waits for
-				// that turn to end (or turnWait, if it never shows).
-				h.waitTurn, h.waitSince, h.waitText = true, m.now, r.Message.Text
-				cmds = append(cmds, m.after(turnWait, heldSettledMsg{gen: m.gen, seq: h.settleSeq}))
-			}
 		}
+	}
+	if sameAttach && h.pace != nil && (msg.op == opAdd || msg.op == opNext || msg.op == opFlush || msg.op == opRelease) {
+		act := outbox.ActNone // the user's own send
+		switch msg.op {
+		case opNext:
+			act = outbox.ActNext
+		case opFlush:
+			act = outbox.ActFlush
+		}
+		h.pace.Done(m.paceNow(), act, msg.res, msg.err)
 	}
 	switch msg.op {
 	case opAdd:
@@ -612,17 +554,8 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 			m.setFlash("auto-delivery paused — held messages wait until you resume (p) or send them (s)", false)
 		default:
 			m.setFlash("auto-delivery resumed — held messages go one at a time when the task is idle", false)
-			if current && h.settled {
-				h.armed = true // resumed on an idle task: start now
-			}
 		}
 	case opNext:
-		if sameAttach {
-			h.nextBusy = false
-			if msg.err != nil {
-				h.nextFailed = true
-			}
-		}
 		if msg.err != nil {
 			m.deliveryFlash(msg, "")
 		}
@@ -648,9 +581,6 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 		}
 	case opRecover:
 		cmds = append(cmds, m.recoverDone(msg, current))
-	}
-	if current {
-		cmds = append(cmds, m.maybeFlush(), m.maybeNext())
 	}
 	return tea.Batch(cmds...)
 }

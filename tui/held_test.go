@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
@@ -38,11 +41,12 @@ func (h *harness) noFlash() {
 	h.send(flashExpiredMsg{seq: h.m.flash.seq})
 }
 
-// settle fires the idle timer the model armed last (the harness runs no
-// timers by itself).
+// settle lets the idle settle: the delivery rule's timer fires, the
+// settle time later (the harness runs no timers by itself, and its clock
+// stands still).
 func (h *harness) settle() {
 	h.t.Helper()
-	h.send(heldSettledMsg{gen: h.m.gen, seq: h.m.held.settleSeq})
+	h.send(heldSettledMsg{gen: h.m.gen, seq: h.m.held.timerSeq, at: h.m.paceNow().Add(outbox.DefaultSettle)})
 }
 
 func (h *harness) sent() []string {
@@ -520,5 +524,109 @@ func TestHeldWaitsForTheNextIdle(t *testing.T) {
 	hs.settle()
 	if got := hs.sent(); len(got) != 3 || got[2] != "from before" {
 		t.Fatalf("on attach: %q", got)
+	}
+}
+
+// sunaOutbox is a session on a server without a queue, as the outbox
+// sees it: a follow-up to an idle session starts a run, and while a run
+// is on the server answers busy.
+type sunaOutbox struct {
+	sendOnly
+	mu      sync.Mutex
+	running bool
+	got     []string
+}
+
+func (s *sunaOutbox) Capabilities() backend.Capabilities {
+	return backend.Capabilities{Send: true, Cancel: true}
+}
+
+func (s *sunaOutbox) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return backend.SendResult{}, fmt.Errorf("a run is running: %w", backend.ErrBusy)
+	}
+	s.running = true
+	s.got = append(s.got, m.Text)
+	return backend.SendResult{ID: fmt.Sprint("run-", len(s.got))}, nil
+}
+
+func (s *sunaOutbox) set(running bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = running
+}
+
+func (s *sunaOutbox) sent() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.got, "|")
+}
+
+// Suna: a follow-up typed on the idle task after a held message's run
+// goes at once; it stuck as "sent, not delivered yet · delivered when the
+// daemon answers".
+func TestHeldSunaFollowUpAfterAHeldRun(t *testing.T) {
+	sb := &sunaOutbox{}
+	hs := attachedWith(t, 100, 30, &Outbox{Store: outbox.NewMemStore(), Backend: sb})
+	hs.live()
+	hs.events(user("u0", "hi"), assistant("a0", "hello"))
+	hs.settle()
+	hs.typ("A")
+	hs.key("enter")
+	hs.events(user("uA", "A"), runStart("rA", fixedNow))
+	hs.typ("B") // while A runs: held by perch, starts after A
+	hs.key("enter")
+	if got := sb.sent(); got != "A" {
+		t.Fatalf("sent %q while A runs", got)
+	}
+	hs.contains("sent when the run ends")
+	sb.set(false)
+	hs.events(runEnd("rA-end"))
+	hs.settle()
+	if got := sb.sent(); got != "A|B" {
+		t.Fatalf("after A's run: %q", got)
+	}
+	hs.events(user("uB", "B"), runStart("rB", fixedNow))
+	sb.set(false)
+	hs.events(runEnd("rB-end"))
+	hs.settle()
+	hs.typ("C")
+	hs.key("enter")
+	if got := sb.sent(); got != "A|B|C" {
+		t.Fatalf("C on the idle thread: sent %q", got)
+	}
+	hs.lacks("delivered when the daemon answers")
+}
+
+// perch queue --resume from another shell while the attached task is
+// idle: the held message goes (the UI said "resumed" and kept it).
+func TestHeldResumedElsewhereWhileIdle(t *testing.T) {
+	store := outbox.NewMemStore()
+	if _, err := store.Update("task-1", func(q *outbox.Queue) error {
+		if err := q.SetPaused(true); err != nil {
+			return err
+		}
+		_, err := q.Add("X", outbox.IntentHold, false, fixedNow)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hs := attachedWith(t, 100, 30, &Outbox{Store: store})
+	hs.live()
+	hs.events(user("u0", "hi"), assistant("a0", "hello"))
+	hs.settle()
+	hs.settle()
+	hs.contains("auto-delivery paused")
+	if len(hs.sent()) != 0 {
+		t.Fatalf("paused, yet sent %q", hs.sent())
+	}
+	if _, err := store.Update("task-1", func(q *outbox.Queue) error { return q.SetPaused(false) }); err != nil {
+		t.Fatal(err)
+	}
+	hs.send(outboxChangedMsg{gen: hs.m.gen, taskID: "task-1"})
+	if got := hs.sent(); len(got) != 1 || got[0] != "X" {
+		t.Fatalf("resumed elsewhere on an idle task: sent %q", got)
 	}
 }

@@ -5,8 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/sse"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -149,18 +149,18 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 		parts = append(parts, itoa(nWait)+" waiting for the run to end")
 	}
 	what := strings.Join(parts, ", ")
+	// What they wait for is the delivery rule's word (outbox.Pace).
+	note := m.held.note()
 	var head string
-	switch {
-	case m.held.paused():
-		head = m.ch.Warn.Render("  ⏸ "+what) + m.ch.Hint.Render(" · auto-delivery paused")
-	case nHeld > 0 || nWait > 0:
-		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent one at a time when the task is idle")
-	case m.busy() && m.connSeen && m.conn.Phase == sse.PhaseLive:
-		// The server answers but takes nothing while it runs (Suna).
-		head = m.ch.Accent.Render("  ✎ "+what) + m.ch.Hint.Render(" · sent when the run ends")
+	switch note {
+	case outbox.NotePaused:
+		head = m.ch.Warn.Render("  ⏸ " + what)
+	case outbox.NoteServer:
+		head = m.ch.Warn.Render("  ✎ " + what)
 	default:
-		head = m.ch.Warn.Render("  ✎ "+what) + m.ch.Hint.Render(" · delivered when the daemon answers")
+		head = m.ch.Accent.Render("  ✎ " + what)
 	}
+	head += m.ch.Hint.Render(" · " + note.String())
 	if !focused && m.caps.Send {
 		head += m.ch.Hint.Render(" · shift+tab to edit")
 	}

@@ -38,5 +38,4 @@ func (m *Model) restartTimeline() {
 	m.expanded = make(map[*events.Item]bool)
 	m.search = searchState{}
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
-	m.held.scanFrom = 0
 }

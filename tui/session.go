@@ -137,6 +137,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 			continue
 		}
 		m.tl.Apply(*ev)
+		m.held.event(*ev, m.tl.Status())
 	}
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err

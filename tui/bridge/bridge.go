@@ -82,8 +82,8 @@ func (br *Bridge) CreateTask(ctx context.Context, req maria.CreateTaskRequest) (
 	return maria.CreateTaskResult{Task: t}, nil
 }
 
-// Send implements tui.Backend. The UI delivers through its outbox (the
-// backend's outbox adapter, outbox/live); this is its fallback.
+// Send implements tui.Backend. The UI delivers through its outbox (an
+// outbox.Deliverer over the backend itself); this is its fallback.
 func (br *Bridge) Send(ctx context.Context, taskID, text string, webSearch bool) (maria.SendResult, error) {
 	r, err := br.b.Send(ctx, taskID, backend.Message{Text: text, WebSearch: webSearch})
 	return maria.SendResult{ID: r.ID, Queued: r.Queued}, err

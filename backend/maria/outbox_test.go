@@ -1,13 +1,14 @@
-package maria
+package maria_test
+
+// The outbox through maria: what the daemon received (a replay of the
+// task, ended by Follow's Synced), how a failed send is classified, and
+// exactly once across a perch killed between writing down and posting.
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/fakedaemon"
-	"github.com/perch-tui/perch/outbox"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +16,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/outbox"
 )
 
 func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.Daemon, string) {
@@ -45,7 +51,7 @@ func TestReceived(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := New(newClient(t, base))
+			b := maria.New(newClient(t, base))
 			ctx := context.Background()
 			start := time.Now()
 			// The docs dialect has no times: every message counts.
@@ -54,7 +60,7 @@ func TestReceived(t *testing.T) {
 				old = 1
 			}
 			// Queued behind the running turn: counted from the queue.
-			if _, err := b.Send(ctx, id, outbox.Message{Text: "then say hi ✓"}); err != nil {
+			if _, err := b.Send(ctx, id, backend.Message{Text: "then say hi ✓"}); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range []struct {
@@ -67,7 +73,7 @@ func TestReceived(t *testing.T) {
 				{"Run the slow benchmark please.", start.Add(time.Hour), old}, // too old
 				{"never sent", time.Time{}, 0},
 			} {
-				n, err := b.Received(ctx, id, c.text, c.since)
+				n, err := outbox.Received(ctx, b, id, c.text, c.since)
 				if err != nil || n != c.want {
 					t.Errorf("Received(%q) = %d, %v; want %d", c.text, n, err, c.want)
 				}
@@ -82,20 +88,20 @@ func TestClassify(t *testing.T) {
 	down := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
 	ctx := context.Background()
-	_, err := New(newClient(t, down)).Send(ctx, "3f2b9c1e-0000-4000-8000-000000000001", outbox.Message{Text: "x"})
+	_, err := maria.New(newClient(t, down)).Send(ctx, "3f2b9c1e-0000-4000-8000-000000000001", backend.Message{Text: "x"})
 	if outbox.OutcomeOf(err) != outbox.OutcomeRetry {
 		t.Fatalf("daemon down: %v is %s", err, outbox.OutcomeOf(err))
 	}
-	_, err = New(newClient(t, base)).Send(ctx, "3f2b9c1e-0000-4000-8000-000000000001", outbox.Message{Text: "x"})
+	_, err = maria.New(newClient(t, base)).Send(ctx, "3f2b9c1e-0000-4000-8000-000000000001", backend.Message{Text: "x"})
 	if outbox.OutcomeOf(err) != outbox.OutcomePermanent || !maria.IsNotFound(err) {
 		t.Fatalf("no such task: %v is %s", err, outbox.OutcomeOf(err))
 	}
 	for status, want := range map[int]outbox.Outcome{503: outbox.OutcomeRetry, 429: outbox.OutcomeRetry, 500: outbox.OutcomeUnknown, 409: outbox.OutcomePermanent} {
-		if got := outbox.OutcomeOf(Classify(&maria.APIError{Status: status})); got != want {
+		if got := outbox.OutcomeOf(maria.Classify(&maria.APIError{Status: status})); got != want {
 			t.Errorf("%d: %s, want %s", status, got, want)
 		}
 	}
-	if got := outbox.OutcomeOf(Classify(errors.New("read: connection reset by peer"))); got != outbox.OutcomeUnknown {
+	if got := outbox.OutcomeOf(maria.Classify(errors.New("read: connection reset by peer"))); got != outbox.OutcomeUnknown {
 		t.Errorf("reset: %s", got)
 	}
 }
@@ -104,11 +110,11 @@ func TestClassify(t *testing.T) {
 // real POST: perch dying between writing a message down and the daemon's
 // answer.
 type killer struct {
-	*Backend
+	*maria.Backend
 	after bool
 }
 
-func (k killer) Send(ctx context.Context, task string, m outbox.Message) (outbox.Receipt, error) {
+func (k killer) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
 	if !k.after {
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
@@ -130,12 +136,12 @@ func TestHelperProcess(t *testing.T) {
 	if err != nil {
 		panic(err)
 	}
-	var be outbox.Backend = New(cl)
+	var be backend.Backend = maria.New(cl)
 	switch mode {
 	case "kill-before":
-		be = killer{New(cl), false}
+		be = killer{maria.New(cl), false}
 	case "kill-after":
-		be = killer{New(cl), true}
+		be = killer{maria.New(cl), true}
 	}
 	d := &outbox.Deliverer{Store: outbox.NewFileStore(os.Getenv("MARIA_OUTBOX_DIR")), Backend: be}
 	rs, err := d.Flush(context.Background(), os.Getenv("MARIA_OUTBOX_TASK"))
@@ -201,5 +207,60 @@ func TestKillBetweenWriteAndPost(t *testing.T) {
 				t.Fatalf("pending %d, history %+v\n%s", q.Len(), h, out)
 			}
 		})
+	}
+}
+
+// TestDeliverThroughMaria: the outbox delivers through the maria backend
+// exactly once, and a message left Sending is recognised from the
+// replay instead of being sent again.
+func TestDeliverThroughMaria(t *testing.T) {
+	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := maria.Open(backend.Config{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := outbox.NewMemStore()
+	dl := &outbox.Deliverer{Store: store, Backend: b}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := store.Update(id, func(q *outbox.Queue) error {
+		_, err := q.Add("hello", outbox.IntentSend, false, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := dl.Flush(ctx, id)
+	if err != nil || len(rs) != 1 || !rs[0].Delivered {
+		t.Fatalf("flush %+v %v", rs, err)
+	}
+	// As if perch died after posting: the message is Sending again, and
+	// the daemon has it.
+	if _, err := store.Update(id, func(q *outbox.Queue) error {
+		m, err := q.Add("hello", outbox.IntentSend, false, time.Now())
+		if err != nil {
+			return err
+		}
+		return q.MarkSending(m.ID, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Send(ctx, id, backend.Message{Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	done, err := dl.Recover(ctx, id)
+	if err != nil || len(done) != 1 {
+		t.Fatalf("recover %+v %v", done, err)
+	}
+	if got := d.Received(id); len(got) != 2 {
+		t.Fatalf("daemon received %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package live
+package outbox
 
 import (
 	"context"
@@ -12,11 +12,8 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // scripted is a backend whose Follow plays updates, then waits (or
 // returns followErr); Send answers sendErr or res.
@@ -60,6 +57,7 @@ func user(id, text string, at time.Time) events.Event {
 }
 
 func TestReceived(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	now := time.Now()
 	broken := sse.ConnState{Phase: sse.PhaseReconnecting, Err: errors.New("EOF")}
 	failed := sse.ConnState{Phase: sse.PhaseFailed, Err: errors.New("401 Unauthorized")}
@@ -99,8 +97,8 @@ func TestReceived(t *testing.T) {
 		}, errors.New("the server closed the stream"), 0, "the server closed the stream"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := New(&scripted{updates: tc.updates, followErr: tc.followErr})
-			n, err := o.Received(context.Background(), "s", "hi", now.Add(-time.Minute))
+			b := &scripted{updates: tc.updates, followErr: tc.followErr}
+			n, err := Received(context.Background(), b, "s", "hi", now.Add(-time.Minute))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "127.0.0.1:1") {
 					t.Fatalf("err = %v, want one naming the server and saying %q", err, tc.err)
@@ -114,13 +112,15 @@ func TestReceived(t *testing.T) {
 	}
 }
 
-// A session that never says Synced: Received gives up at its timeout
-// instead of hanging.
+// A session that never says Synced: Received gives up at its deadline
+// (ReplayTimeout, or the caller's if sooner) instead of hanging.
 func TestReceivedTimeout(t *testing.T) {
-	o := &Outbox{Backend: &scripted{updates: []backend.Update{{Events: []events.Event{user("1", "hi", time.Time{})}}}},
-		Timeout: 50 * time.Millisecond}
+	defer goleak.VerifyNone(t)
+	b := &scripted{updates: []backend.Update{{Events: []events.Event{user("1", "hi", time.Time{})}}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
 	start := time.Now()
-	if _, err := o.Received(context.Background(), "s", "hi", time.Time{}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := Received(ctx, b, "s", "hi", time.Time{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -135,32 +135,32 @@ func TestSendClasses(t *testing.T) {
 		caps    backend.Capabilities
 		err     error
 		res     backend.SendResult
-		outcome outbox.Outcome
+		outcome Outcome
 		running bool
 	}{
-		{"busy is not a failure", backend.Capabilities{Send: true}, busyErr, backend.SendResult{}, outbox.OutcomeBusy, false},
-		{"retryable kept", backend.Capabilities{Send: true}, outbox.Retryable(errors.New("connection refused")), backend.SendResult{}, outbox.OutcomeRetry, false},
-		{"permanent kept", backend.Capabilities{Send: true}, outbox.Permanent(errors.New("404")), backend.SendResult{}, outbox.OutcomePermanent, false},
-		{"unsupported is permanent", backend.Capabilities{}, fmt.Errorf("pynchy: %w", backend.ErrUnsupported), backend.SendResult{}, outbox.OutcomePermanent, false},
-		{"anything else is unknown", backend.Capabilities{Send: true}, errors.New("EOF"), backend.SendResult{}, outbox.OutcomeUnknown, false},
+		{"busy is not a failure", backend.Capabilities{Send: true}, busyErr, backend.SendResult{}, OutcomeBusy, false},
+		{"retryable kept", backend.Capabilities{Send: true}, Retryable(errors.New("connection refused")), backend.SendResult{}, OutcomeRetry, false},
+		{"permanent kept", backend.Capabilities{Send: true}, Permanent(errors.New("404")), backend.SendResult{}, OutcomePermanent, false},
+		{"unsupported is permanent", backend.Capabilities{}, fmt.Errorf("pynchy: %w", backend.ErrUnsupported), backend.SendResult{}, OutcomePermanent, false},
+		{"anything else is unknown", backend.Capabilities{Send: true}, errors.New("EOF"), backend.SendResult{}, OutcomeUnknown, false},
 		{"a start on a server without a queue runs", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "run-1"}, "", true},
 		{"maria queues", backend.Capabilities{Send: true, ServerQueue: true}, nil, backend.SendResult{ID: "m1"}, "", false},
 		{"pynchy pipes", backend.Capabilities{Send: true, PipesFollowUps: true}, nil, backend.SendResult{}, "", false},
 		{"queued is not running", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "x", Queued: true}, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := New(&scripted{caps: tc.caps, sendErr: tc.err, res: tc.res})
-			rec, err := o.Send(context.Background(), "s", outbox.Message{Text: "hi"})
+			d := &Deliverer{Store: NewMemStore(), Backend: &scripted{caps: tc.caps, sendErr: tc.err, res: tc.res}}
+			rec, running, err := d.send(context.Background(), "s", Message{Text: "hi"})
 			if tc.err == nil {
-				if err != nil || rec.ID != tc.res.ID || rec.Queued != tc.res.Queued || rec.Running != tc.running {
-					t.Fatalf("Send = %+v, %v", rec, err)
+				if err != nil || rec.ID != tc.res.ID || rec.Queued != tc.res.Queued || running != tc.running {
+					t.Fatalf("send = %+v running %v, %v", rec, running, err)
 				}
 				return
 			}
-			if got := outbox.OutcomeOf(err); got != tc.outcome || !errors.Is(err, tc.err) {
+			if got := OutcomeOf(err); got != tc.outcome || !errors.Is(err, tc.err) {
 				t.Fatalf("outcome %q (err %v), want %q wrapping %v", got, err, tc.outcome, tc.err)
 			}
-			if busy := errors.Is(err, outbox.ErrBusy); busy != (tc.outcome == outbox.OutcomeBusy) {
+			if busy := errors.Is(err, ErrBusy); busy != (tc.outcome == OutcomeBusy) {
 				t.Fatalf("errors.Is(ErrBusy) = %v", busy)
 			}
 		})

@@ -1,4 +1,4 @@
-package live
+package outbox
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -157,15 +156,15 @@ func TestHeldFollowUpsStartOneRunAtATime(t *testing.T) {
 	const lag, runDur = 80 * time.Millisecond, 300 * time.Millisecond
 	f := newFakeSuna(lag, runDur, runDur)
 	defer f.close()
-	s := outbox.NewMemStore()
-	d := &outbox.Deliverer{Store: s, Backend: New(f)}
+	s := NewMemStore()
+	d := &Deliverer{Store: s, Backend: f}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	add := func(text string, intent outbox.Intent) outbox.Message {
+	put := func(text string, intent Intent) Message {
 		t.Helper()
-		var m outbox.Message
-		if _, err := s.Update("t", func(q *outbox.Queue) error {
+		var m Message
+		if _, err := s.Update("t", func(q *Queue) error {
 			var err error
 			m, err = q.Add(text, intent, false, time.Now())
 			return err
@@ -174,17 +173,17 @@ func TestHeldFollowUpsStartOneRunAtATime(t *testing.T) {
 		}
 		return m
 	}
-	m1 := add("one: run the tests", outbox.IntentSend)
+	m1 := put("one: run the tests", IntentSend)
 	rs, err := d.Flush(ctx, "t")
-	if !errors.Is(err, outbox.ErrBusy) || !errors.Is(err, backend.ErrBusy) || len(rs) != 1 || !rs[0].Busy {
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, backend.ErrBusy) || len(rs) != 1 || !rs[0].Busy {
 		t.Fatalf("a follow-up to a running thread: %+v %v", rs, err)
 	}
-	if m := rs[0].Message; m.ID != m1.ID || m.State != outbox.Held || !m.Waiting || m.Err != "" {
+	if m := rs[0].Message; m.ID != m1.ID || m.State != Held || !m.Waiting || m.Err != "" {
 		t.Fatalf("not held as waiting: %+v", m)
 	}
-	add("two: then fix what failed", outbox.IntentHold)
-	add("three: and commit", outbox.IntentSend)
-	if _, err := d.Flush(ctx, "t"); !errors.Is(err, outbox.ErrBusy) {
+	put("two: then fix what failed", IntentHold)
+	put("three: and commit", IntentSend)
+	if _, err := d.Flush(ctx, "t"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("paused flush: %v", err)
 	}
 	if r := f.report(); r.busy != 1 || len(r.starts) != 0 {
@@ -207,9 +206,9 @@ func TestHeldFollowUpsStartOneRunAtATime(t *testing.T) {
 			}
 		}
 	}()
-	var attempts []outbox.Result
-	dr := &Driver{Deliverer: d, Backend: f, Settle: 40 * time.Millisecond, TurnWait: 20 * time.Second,
-		OnResult: func(r outbox.Result, err error) { attempts = append(attempts, r) }}
+	var attempts []Result
+	dr := &Driver{Deliverer: d, Pace: &Pace{Settle: 40 * time.Millisecond, TurnWait: 20 * time.Second, StoppedIsIdle: true},
+		OnResult: func(r Result, err error) { attempts = append(attempts, r) }}
 	err = dr.Run(ctx, "t", true)
 	stopFlush()
 	<-flushDone
@@ -255,12 +254,12 @@ func TestEagerIdleSignalOverlaps(t *testing.T) {
 	const lag, runDur = 200 * time.Millisecond, 400 * time.Millisecond
 	f := newFakeSuna(lag, runDur, 0)
 	defer f.close()
-	s := outbox.NewMemStore()
-	d := &outbox.Deliverer{Store: s, Backend: New(f)}
+	s := NewMemStore()
+	d := &Deliverer{Store: s, Backend: f}
 	ctx := context.Background()
 	for _, text := range []string{"a", "b"} {
-		if _, err := s.Update("t", func(q *outbox.Queue) error {
-			_, err := q.Add(text, outbox.IntentHold, false, time.Now())
+		if _, err := s.Update("t", func(q *Queue) error {
+			_, err := q.Add(text, IntentHold, false, time.Now())
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -268,7 +267,7 @@ func TestEagerIdleSignalOverlaps(t *testing.T) {
 	}
 	time.Sleep(5 * time.Millisecond) // the first run (0 long) is over
 	for i := 0; i < 2; i++ {
-		if r, err := d.Next(ctx, "t", outbox.Idle); err != nil || !r.Delivered {
+		if r, err := d.Next(ctx, "t", Idle); err != nil || !r.Delivered {
 			t.Fatalf("%+v %v", r, err)
 		}
 	}
@@ -280,21 +279,88 @@ func TestEagerIdleSignalOverlaps(t *testing.T) {
 // A follow that fails for good ends Run with an error naming the server.
 func TestDriverFollowFails(t *testing.T) {
 	b := &scripted{followErr: errors.New("401 Unauthorized")}
-	s := outbox.NewMemStore()
-	if _, err := s.Update("t", func(q *outbox.Queue) error {
-		_, err := q.Add("x", outbox.IntentHold, false, time.Now())
+	s := NewMemStore()
+	if _, err := s.Update("t", func(q *Queue) error {
+		_, err := q.Add("x", IntentHold, false, time.Now())
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dr := &Driver{Deliverer: &outbox.Deliverer{Store: s, Backend: New(b)}, Backend: b}
+	dr := &Driver{Deliverer: &Deliverer{Store: s, Backend: b}}
 	err := dr.Run(context.Background(), "t", true)
 	if err == nil || !errors.Is(err, b.followErr) || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "session t") {
 		t.Fatalf("err = %v", err)
 	}
 	// Nothing due: Run does not even follow.
-	empty := &Driver{Deliverer: &outbox.Deliverer{Store: outbox.NewMemStore(), Backend: New(b)}, Backend: b}
+	empty := &Driver{Deliverer: &Deliverer{Store: NewMemStore(), Backend: b}}
 	if err := empty.Run(context.Background(), "t", true); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// idleThread is a sunaLike session whose stream says, once, that its
+// history is in and it is idle.
+type idleThread struct{ sunaLike }
+
+func (b *idleThread) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+	live := sse.ConnState{Phase: sse.PhaseLive}
+	on(backend.Update{State: &live, Events: []events.Event{runState(events.StatusIdle)}, Synced: true})
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Auto-delivery paused, a message held, two perches attached to the idle
+// session (each its own store on the same files, as two processes);
+// perch queue --resume from a third: the message goes within a second,
+// exactly once.
+func TestResumeFromElsewhereDeliversOnce(t *testing.T) {
+	dir := t.TempDir()
+	const url = "http://127.0.0.1:8090/v1"
+	be := &idleThread{sunaLike{stubBackend: stubBackend{noQueue: true}}}
+	cli := OpenFileStore(dir, url)
+	if _, err := cli.Update(task, func(q *Queue) error {
+		if err := q.SetPaused(true); err != nil {
+			return err
+		}
+		_, err := q.Add("X", IntentHold, false, time.Now())
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range 2 {
+		dr := &Driver{Deliverer: &Deliverer{Store: OpenFileStore(dir, url), Backend: be},
+			Pace: &Pace{Settle: 100 * time.Millisecond, StoppedIsIdle: true}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := dr.Run(ctx, task, false); !errors.Is(err, context.Canceled) {
+				t.Errorf("Run: %v", err)
+			}
+		}()
+	}
+	defer func() { cancel(); wg.Wait() }()
+	time.Sleep(500 * time.Millisecond) // both settled on the idle session
+	if got := be.sent(); len(got) != 0 {
+		t.Fatalf("paused, yet sent %q", got)
+	}
+	start := time.Now()
+	if _, err := cli.Update(task, func(q *Queue) error { return q.SetPaused(false) }); err != nil {
+		t.Fatal(err)
+	}
+	for len(be.sent()) == 0 {
+		if time.Since(start) > time.Second {
+			t.Fatal("resumed on an idle session, still held after a second")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("delivered %v after the resume", time.Since(start).Round(time.Millisecond))
+	time.Sleep(700 * time.Millisecond) // the other perch saw the change too
+	if got := be.sent(); !slices.Equal(got, []string{"X"}) {
+		t.Fatalf("sent %q, want X once", got)
+	}
+	if q := load(t, cli, task); q.Len() != 0 || len(q.History()) != 1 {
+		t.Fatalf("pending %+v", q.Pending())
 	}
 }

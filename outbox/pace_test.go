@@ -1,0 +1,287 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
+)
+
+// sunaLike is a session on a server without a queue: a follow-up to an
+// idle session starts a run; while the run is on, Send answers busy.
+type sunaLike struct {
+	stubBackend
+	mu      sync.Mutex
+	running bool
+	got     []string
+}
+
+func (b *sunaLike) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running {
+		return backend.SendResult{}, fmt.Errorf("thread t: a run is running: %w", backend.ErrBusy)
+	}
+	b.running = true
+	b.got = append(b.got, m.Text)
+	return backend.SendResult{ID: fmt.Sprint("run-", len(b.got))}, nil
+}
+
+func (b *sunaLike) Received(_ context.Context, _, text string, _ time.Time) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, g := range b.got {
+		if g == text {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (b *sunaLike) sent() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.got)
+}
+
+func (b *sunaLike) setRunning(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.running = on
+}
+
+// paceRig runs a Pace and a Deliverer the way their callers do (the UI,
+// Driver), on a clock of its own: steps tell what the session shows and
+// what the user does, then make every call the Pace asks for.
+type paceRig struct {
+	t     *testing.T
+	now   time.Time
+	store *MemStore
+	be    *sunaLike
+	d     *Deliverer
+	p     *Pace
+	tl    *events.Timeline
+}
+
+func newPaceRig(t *testing.T) *paceRig {
+	s := NewMemStore()
+	be := &sunaLike{stubBackend: stubBackend{noQueue: true}}
+	r := &paceRig{t: t, now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), store: s, be: be,
+		d: &Deliverer{Store: s, Backend: be}, tl: events.NewTimeline()}
+	r.p = NewPace(be.Capabilities())
+	r.p.Queue(load(t, s, task))
+	return r
+}
+
+func (r *paceRig) show(evs ...events.Event) {
+	for _, ev := range evs {
+		r.tl.Apply(ev)
+		r.p.Event(ev, r.tl.Status())
+	}
+}
+
+func (r *paceRig) change(fn func(q *Queue) error) {
+	r.t.Helper()
+	q, err := r.store.Update(task, fn)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.p.Queue(q) // as a watch of the store tells it, whoever changed it
+}
+
+// step runs one word of a script: see paceScripts.
+func (r *paceRig) step(word string) {
+	r.t.Helper()
+	verb, arg, _ := strings.Cut(word, " ")
+	ctx := context.Background()
+	switch verb {
+	case "idle": // the session's history is in, idle
+		r.show(events.Event{Kind: events.KindRunState, RunStatus: events.StatusIdle})
+	case "run": // the run of arg shows (started by perch, or by someone)
+		r.be.setRunning(true)
+		r.show(events.Event{Kind: events.KindUserMessage, ID: "u-" + arg, Text: arg, Created: r.now},
+			events.Event{Kind: events.KindRunState, RunStatus: events.StatusGenerating})
+	case "end": // the run ends (end X: the run of X began and ended unseen)
+		r.be.setRunning(false)
+		if arg != "" {
+			r.show(events.Event{Kind: events.KindUserMessage, ID: "u-" + arg, Text: arg, Created: r.now})
+		}
+		r.show(events.Event{Kind: events.KindAssistantMessage, Text: "done"},
+			events.Event{Kind: events.KindRunState, RunStatus: events.StatusIdle})
+	case "send": // the user sends arg (Enter): written down, then Flush
+		r.change(func(q *Queue) error { _, err := q.Add(arg, IntentSend, false, r.now); return err })
+		rs, err := r.d.Flush(ctx, task)
+		r.p.Done(r.now, ActNone, rs, err)
+		r.p.Queue(load(r.t, r.store, task))
+	case "hold":
+		r.change(func(q *Queue) error { _, err := q.Add(arg, IntentHold, false, r.now); return err })
+	case "pause", "resume": // perch queue --pause / --resume, from anywhere
+		r.change(func(q *Queue) error { return q.SetPaused(verb == "pause") })
+	case "wait": // time passes: the settle time
+		r.now = r.now.Add(DefaultSettle)
+	case "sent":
+		want := strings.Fields(arg)
+		if got := r.be.sent(); !slices.Equal(got, want) {
+			r.t.Fatalf("sent %q, want %q", got, want)
+		}
+		return
+	default:
+		r.t.Fatalf("unknown step %q", word)
+	}
+	r.p.Session(r.now, true, r.tl.Status())
+	for {
+		act, _ := r.p.Step(r.now)
+		var rs []Result
+		var err error
+		switch act {
+		case ActNone:
+			return
+		case ActNext:
+			var res Result
+			res, err = r.d.Next(ctx, task, Idle)
+			if res.Message.ID != "" {
+				rs = []Result{res}
+			}
+		case ActFlush:
+			rs, err = r.d.Flush(ctx, task)
+		}
+		r.p.Done(r.now, act, rs, err)
+		r.p.Queue(load(r.t, r.store, task))
+	}
+}
+
+// paceScripts: what the session shows, what the user does, and what must
+// have been posted by then (on a server without a queue).
+var paceScripts = []struct {
+	name   string
+	script string
+}{
+	{"a follow-up on an idle session goes at once",
+		"idle, wait, send A, sent A"},
+	{"a follow-up after a held message's run goes (it stuck as sent, not delivered)",
+		"idle, wait, send A, run A, send B, sent A, end, wait, sent A B, run B, end, wait, send C, sent A B C"},
+	{"the same with B's run seen only as its message and its end",
+		"idle, wait, send A, run A, send B, end, wait, sent A B, end B, wait, send C, sent A B C"},
+	{"resuming on an idle session delivers at once (it stayed held)",
+		"pause, hold X, idle, wait, wait, sent, resume, sent X"},
+	{"resuming delivers one; the next waits for its run",
+		"pause, hold X, hold Y, idle, wait, resume, sent X, wait, sent X, run X, end, wait, sent X Y"},
+	{"pausing again before the idle settles keeps them",
+		"hold X, pause, idle, resume, pause, wait, sent"},
+	{"held on an idle session, a message waits for the next idle",
+		"idle, wait, hold X, wait, sent, send Y, sent Y, run Y, end, wait, sent Y X"},
+	{"held messages go one per run, in order",
+		"hold A, hold B, run first, end, sent, wait, sent A, wait, sent A, run A, wait, sent A, end, wait, sent A B"},
+	{"a message sent while a run is on waits for its end",
+		"run first, send A, sent, wait, sent, end, sent, wait, sent A"},
+}
+
+func TestPaceScripts(t *testing.T) {
+	for _, tc := range paceScripts {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPaceRig(t)
+			for _, w := range strings.Split(tc.script, ",") {
+				r.step(strings.TrimSpace(w))
+			}
+		})
+	}
+}
+
+// The rule alone, without a Deliverer: when it asks for what.
+func TestPaceSteps(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	held := func(paused bool) *Queue {
+		q := NewQueue()
+		if _, err := q.Add("x", IntentHold, false, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.SetPaused(paused); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(p *Pace) (Action, time.Time)
+		want Action
+		at   time.Time // when to look again
+	}{
+		{"idle, not settled yet: look again at the settle time", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, true, events.RunIdle)
+			return p.Step(t0.Add(100 * time.Millisecond))
+		}, ActNone, t0.Add(DefaultSettle)},
+		{"idle and settled: next", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, true, events.RunIdle)
+			return p.Step(t0.Add(DefaultSettle))
+		}, ActNext, time.Time{}},
+		{"not live: nothing", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, false, events.RunIdle)
+			return p.Step(t0.Add(time.Hour))
+		}, ActNone, time.Time{}},
+		{"paused: nothing", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(true))
+			p.Session(t0, true, events.RunIdle)
+			return p.Step(t0.Add(DefaultSettle))
+		}, ActNone, time.Time{}},
+		{"resumed by anyone while idle: next", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(true))
+			p.Session(t0, true, events.RunIdle)
+			p.Step(t0.Add(DefaultSettle))
+			p.Queue(held(false))
+			return p.Step(t0.Add(time.Minute))
+		}, ActNext, time.Time{}},
+		{"resumed while running: at the idle", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(true))
+			p.Session(t0, true, events.RunGenerating)
+			p.Queue(held(false))
+			return p.Step(t0.Add(time.Minute))
+		}, ActNone, time.Time{}},
+		{"an edit in progress blocks", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, true, events.RunIdle)
+			p.Block(true)
+			return p.Step(t0.Add(DefaultSettle))
+		}, ActNone, time.Time{}},
+		{"stopped is idle where the server keeps no queue", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, true, events.RunStopped)
+			return p.Step(t0.Add(DefaultSettle))
+		}, ActNext, time.Time{}},
+		{"a run a message started that never shows: after TurnWait", func(p *Pace) (Action, time.Time) {
+			p.Queue(held(false))
+			p.Session(t0, true, events.RunIdle)
+			p.Done(t0, ActNone, []Result{{Delivered: true, Message: Message{Text: "y"}}}, nil)
+			if a, at := p.Step(t0.Add(DefaultSettle)); a != ActNone || !at.Equal(t0.Add(DefaultTurnWait)) {
+				t.Fatalf("during the wait: %v, look again at %v", a, at)
+			}
+			return p.Step(t0.Add(DefaultTurnWait))
+		}, ActNext, time.Time{}},
+		{"reconnected with a message the user sent: flush", func(p *Pace) (Action, time.Time) {
+			q := NewQueue()
+			if _, err := q.Add("x", IntentSend, false, t0); err != nil {
+				t.Fatal(err)
+			}
+			p.Queue(q)
+			p.Session(t0, true, events.RunGenerating)
+			return p.Step(t0)
+		}, ActFlush, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewPace(backend.Capabilities{})
+			a, at := tc.run(p)
+			if a != tc.want || !at.Equal(tc.at) {
+				t.Fatalf("Step = %v, %v; want %v, %v", a, at, tc.want, tc.at)
+			}
+		})
+	}
+}
