@@ -547,7 +547,7 @@ func (b *Backend) WatchSessions(ctx context.Context, on func([]events.Task)) err
 
 // WatchSessionsState is WatchSessions that also reports the daemon
 // stream's connection state to onState (nil for none): the UI's task list
-// shows it (tui/bridge.StateWatcher).
+// shows it (backend.SessionStateWatcher).
 func (b *Backend) WatchSessionsState(ctx context.Context, on func([]events.Task), onState func(backend.ConnState)) error {
 	var list []events.Task
 	return b.cl.StreamDaemon(ctx, func(f events.Frame) {
