@@ -42,7 +42,7 @@ type Env struct {
 	IsTerminal bool
 	// openUI replaces the terminal UI (tests): it is handed what the
 	// command would show; nil means tui.Run.
-	openUI func(ctx context.Context, b tui.Backend, c tui.Config) error
+	openUI func(ctx context.Context, b backend.Backend, c tui.Config) error
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets

@@ -15,10 +15,9 @@ import (
 )
 
 // liveConfig is the UI's configuration for a daemon: its outbox is the
-// same files as perch send and perch queue use, delivered through the
-// daemon.
+// same files as perch send and perch queue use.
 func liveConfig(env Env, cl *mariab.Client, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()), mariab.New(cl))
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()))
 }
 
 // uiBackend is the live backend the UI follows when it is not maria's
@@ -47,11 +46,11 @@ func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) 
 }
 
 // backendConfig is the UI's configuration for a live backend: its outbox
-// is the same files as perch send and perch queue use for that server,
-// delivered through the backend (held while a Suna run runs, see
+// is the same files as perch send and perch queue use for that server
+// (the UI delivers through the backend, held while a Suna run runs: see
 // outbox.Pace).
 func backendConfig(env Env, b backend.Backend, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()), b)
+	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -73,7 +72,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 		}
 		cfg := backendConfig(env, b, *theme)
 		cfg.Model = *model
-		return env.runBackend(ctx, b, cfg)
+		return env.runUI(ctx, b, cfg)
 	}
 	cl, err := c.client(env)
 	if err != nil {
@@ -108,7 +107,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 		}
 		cfg := backendConfig(env, b, *theme)
 		cfg.TaskID = task.ID
-		return env.runBackend(ctx, b, cfg)
+		return env.runUI(ctx, b, cfg)
 	}
 	cl, task, err := c.task(ctx, env, pos[0])
 	if err != nil {
@@ -174,7 +173,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	// The demo's daemon lives as long as this process: its messages are
 	// kept in memory (what is left is printed at exit).
-	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore(), mariab.New(cl))
+	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore())
 	cfg.TaskID = id
 	return env.runLive(ctx, cl, cfg)
 }

@@ -108,7 +108,7 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
-	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore(), b)
+	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
 	cfg.TaskID = srv.session
-	return env.runBackend(ctx, b, cfg)
+	return env.runUI(ctx, b, cfg)
 }

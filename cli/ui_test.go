@@ -11,11 +11,8 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui"
-	"github.com/perch-tui/perch/tui/bridge"
 )
 
 // recordingUI stands in for the terminal UI (Env.openUI): it only notes
@@ -23,24 +20,18 @@ import (
 type recordingUI struct {
 	mu sync.Mutex
 	// calls names each opening: "readonly" for a file, else the system
-	// behind the bridge ("maria", "pynchy", ...).
+	// ("maria", "pynchy", ...).
 	calls    []string
 	cfgs     []tui.Config
-	backends []tui.Backend
+	backends []backend.Backend
 }
 
-func (u *recordingUI) open(_ context.Context, b tui.Backend, c tui.Config) error {
+func (u *recordingUI) open(_ context.Context, b backend.Backend, c tui.Config) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	kind := "?"
-	switch b := b.(type) {
-	case readOnly:
+	kind := b.Name()
+	if b.Capabilities().Recording {
 		kind = "readonly"
-	case *bridge.Bridge:
-		kind = b.Capabilities().Backend
-		if kind == "" {
-			kind = backend.Maria
-		}
 	}
 	u.calls, u.cfgs, u.backends = append(u.calls, kind), append(u.cfgs, c), append(u.backends, b)
 	return nil
@@ -64,7 +55,7 @@ func TestUICommandsCheckTheirArguments(t *testing.T) {
 	} {
 		r := runEnv(context.Background(), t, func(e *Env) {
 			e.IsTerminal = true
-			e.openUI = func(context.Context, tui.Backend, tui.Config) error {
+			e.openUI = func(context.Context, backend.Backend, tui.Config) error {
 				t.Errorf("perch %v opened the UI", c.args)
 				return errors.New("no UI here")
 			}
@@ -116,38 +107,43 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 	if named := ui.cfgs[3]; named.Tasks != nil || replay.Tasks != nil {
 		t.Errorf("a task list without a probe: --backend maria %v, replay %v", named.Tasks, replay.Tasks)
 	}
-	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.Outbox == nil || root.Outbox.Store == nil || root.Outbox.Backend == nil {
+	if root.TaskID != "" || root.Theme != "light" || root.Model != "m1" || root.Outbox == nil || root.Outbox.Store == nil {
 		t.Errorf("root options %+v", root)
 	}
 	// The UI reads the daemon at url.
-	if ts, err := ui.backends[0].Tasks(ctx); err != nil || len(ts) != 1 || ts[0].ID != id {
+	if ts, err := ui.backends[0].Sessions(ctx); err != nil || len(ts) != 1 || ts[0].ID != id {
 		t.Errorf("root backend's tasks %+v %v, want the one task %s at %s", ts, err, id, url)
 	}
 	if attach.TaskID != id || attach.Outbox == nil || attach.Outbox.Store == nil {
 		t.Errorf("attach options %+v, want task %s", attach, id)
 	}
-	src := ui.backends[2].(readOnly).ReadOnlySource
-	tasks, err := src.Tasks(ctx)
+	// The replay is the file, read-only: one session, its events, then
+	// nothing more until let go (backend/registry tests the rest).
+	src := ui.backends[2]
+	if c := src.Capabilities(); c.Send || c.Cancel || c.Create {
+		t.Errorf("a replay offers %+v", c)
+	}
+	tasks, err := src.Sessions(ctx)
 	if err != nil || len(tasks) != 1 || replay.TaskID != tasks[0].ID || replay.Theme != "dark" || replay.Outbox != nil {
 		t.Fatalf("replay: tasks %v %v, options %+v", tasks, err, replay)
 	}
-	if !strings.Contains(src.Note(), "read-only") {
-		t.Errorf("note %q", src.Note())
-	}
-	// The source hands over the file's events, then stays until let go.
 	sctx, scancel := context.WithCancel(ctx)
 	var texts []string
 	done := make(chan error, 1)
 	go func() {
-		done <- src.StreamTaskEvents(sctx, tasks[0].ID, func(ev events.Event) {
-			if ev.Kind == events.KindAssistantMessage {
-				texts = append(texts, ev.Text)
+		done <- src.Follow(sctx, tasks[0].ID, func(u backend.Update) {
+			for _, ev := range u.Events {
+				if ev.Kind == events.KindAssistantMessage {
+					texts = append(texts, ev.Text)
+				}
 			}
-		}, func(sse.ConnState) {})
+			if u.Synced {
+				scancel()
+			}
+		})
 	}()
-	scancel()
-	if err := <-done; err != nil {
-		t.Errorf("StreamTaskEvents: %v", err)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Follow: %v", err)
 	}
 	if !strings.Contains(strings.Join(texts, "|"), "It says hi.") {
 		t.Errorf("replayed texts %q", texts)
@@ -173,7 +169,7 @@ func TestUICommandsThroughABackend(t *testing.T) {
 		t.Fatalf("calls %v", ui.calls)
 	}
 	root, attach := ui.cfgs[0], ui.cfgs[1]
-	if root.TaskID != "" || root.Theme != "dark" || root.Outbox == nil || root.Outbox.Store == nil || root.Outbox.Backend == nil {
+	if root.TaskID != "" || root.Theme != "dark" || root.Outbox == nil || root.Outbox.Store == nil {
 		t.Errorf("root options %+v", root)
 	}
 	if attach.TaskID != "chat-bob" || attach.Outbox == nil || attach.Outbox.Store == nil {
@@ -181,7 +177,7 @@ func TestUICommandsThroughABackend(t *testing.T) {
 	}
 	// Both show the stub's sessions.
 	for i, b := range ui.backends {
-		if ts, err := b.Tasks(context.Background()); err != nil || len(ts) != 2 || ts[0].ID != "chat-alice" {
+		if ts, err := b.Sessions(context.Background()); err != nil || len(ts) != 2 || ts[0].ID != "chat-alice" {
 			t.Errorf("opening %d shows %+v %v, want the stub's sessions", i, ts, err)
 		}
 	}
@@ -201,36 +197,5 @@ func TestDemoSunaOpensTheUI(t *testing.T) {
 	must(t, stubRun(t, with, "demo", "--backend", "suna", "--speed", "50"))
 	if strings.Join(ui.calls, ",") != backend.Suna || ui.cfgs[0].TaskID == "" {
 		t.Fatalf("demo opened %v with %+v", ui.calls, ui.cfgs)
-	}
-}
-
-type noteSource struct{}
-
-func (noteSource) Tasks(context.Context) ([]events.Task, error)      { return nil, nil }
-func (noteSource) Task(context.Context, string) (events.Task, error) { return events.Task{}, nil }
-func (noteSource) Note() string                                      { return "replay of x — read-only" }
-func (noteSource) StreamDaemon(context.Context, func(events.Frame), func(sse.ConnState)) error {
-	return nil
-}
-func (noteSource) StreamTaskEvents(context.Context, string, func(events.Event), func(sse.ConnState)) error {
-	return nil
-}
-
-// TestReadOnlyRefusesChanges: the UI's backend over a read-only source
-// refuses every change and says why in its capabilities.
-func TestReadOnlyRefusesChanges(t *testing.T) {
-	r := readOnly{noteSource{}}
-	ctx := context.Background()
-	if c := r.Capabilities(); c.Send || c.Cancel || c.Create || c.Note != "replay of x — read-only" {
-		t.Errorf("capabilities %+v", c)
-	}
-	if _, err := r.Send(ctx, "t", "hi", false); !errors.Is(err, errReadOnly) {
-		t.Errorf("Send: %v", err)
-	}
-	if _, err := r.Cancel(ctx, "t"); !errors.Is(err, errReadOnly) {
-		t.Errorf("Cancel: %v", err)
-	}
-	if _, err := r.CreateTask(ctx, mariab.CreateTaskRequest{}); !errors.Is(err, errReadOnly) {
-		t.Errorf("CreateTask: %v", err)
 	}
 }

@@ -223,7 +223,7 @@ func TestSearchNextPrev(t *testing.T) {
 func TestSendIdle(t *testing.T) {
 	hs := attached(t, 80, 24)
 	hs.events(user("u0", "earlier"), assistant("a0", "ok"))
-	hs.b.sendRes = sendResult{ID: "m1", Queued: false}
+	hs.b.sendRes = backend.SendResult{ID: "m1", Queued: false}
 	hs.typ("hello agent")
 	// Before the POST returns the message is already on screen.
 	_, cmd := hs.m.Update(keyMsg("enter"))
@@ -287,7 +287,7 @@ func TestSendBusyQueuesAndShowsAtOnce(t *testing.T) {
 	}
 	hs.contains("generating 1m15s")
 	hs.contains("queue a message")
-	hs.b.sendRes = sendResult{ID: "m2", Queued: true}
+	hs.b.sendRes = backend.SendResult{ID: "m2", Queued: true}
 	hs.typ("and also the lexer")
 	_, cmd := hs.m.Update(keyMsg("enter"))
 	hs.contains("sending and also the lexer")
@@ -311,7 +311,7 @@ func TestFailedSendKeptAndRetried(t *testing.T) {
 	}
 	// Retry succeeds.
 	hs.b.sendErr = nil
-	hs.b.sendRes = sendResult{ID: "m9"}
+	hs.b.sendRes = backend.SendResult{ID: "m9"}
 	hs.key("ctrl+r")
 	if hs.b.sendCalls != 2 || hs.b.sends[1] != "precious words" {
 		t.Fatalf("retry sent %q", hs.b.sends)
@@ -570,10 +570,10 @@ func TestNewTaskFlow(t *testing.T) {
 		t.Fatal("closing the form must keep the text")
 	}
 	hs.b.createErr = nil
-	hs.b.createRes = createTaskResult{Task: events.Task{ID: "new-1", Name: "write a README", Cwd: "/home/alice/proj", Status: events.StatusGenerating}, MessageID: "m1"}
+	hs.b.createRes = events.Task{ID: "new-1", Name: "write a README", Cwd: "/home/alice/proj", Status: events.StatusGenerating}
 	hs.key("enter")
 	req := hs.b.creates[len(hs.b.creates)-1]
-	if req.Cwd != "/home/alice/proj" || req.Message != "write a README" {
+	if req.Cwd != "/home/alice/proj" || req.Prompt != "write a README" {
 		t.Fatalf("create request %+v", req)
 	}
 	if hs.m.mode != modeTask || hs.m.task.ID != "new-1" {

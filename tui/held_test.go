@@ -14,7 +14,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -58,7 +57,13 @@ func (h *harness) sent() []string {
 // attachedWith is attached with an outbox of the test's.
 func attachedWith(t *testing.T, w, h int, ob *Outbox) *harness {
 	t.Helper()
-	hs := newHarness(t, w, h, Config{TaskID: "task-1", Outbox: ob})
+	return attachedOn(t, w, h, ob, &fakeBackend{})
+}
+
+// attachedOn is attachedWith on the test's backend.
+func attachedOn(t *testing.T, w, h int, ob *Outbox, b *fakeBackend) *harness {
+	t.Helper()
+	hs := newHarnessOn(t, w, h, Config{TaskID: "task-1", Outbox: ob}, b)
 	hs.b.mu.Lock()
 	hs.b.task = events.Task{ID: "task-1", Name: "fix the parser", Cwd: "/home/alice/src/parser", Status: events.StatusIdle, Model: "anthropic/claude-sonnet-4.5"}
 	hs.b.mu.Unlock()
@@ -347,7 +352,7 @@ func TestHubReportsOutboxChanges(t *testing.T) {
 // acts; a send-intent one kept while the daemon was down says so.
 func TestHeldShowsReasons(t *testing.T) {
 	hs := attached(t, 100, 30)
-	hs.b.sendErr = &maria.APIError{Method: "POST", URL: "http://d/v1/task/task-1/message", Status: 404, Message: "task not found"}
+	hs.b.sendErr = outbox.Permanent(errors.New("POST http://d/v1/task/task-1/message: 404 Not Found: task not found"))
 	hs.typ("to a deleted task")
 	hs.key("enter")
 	hs.contains("✗ refused")
@@ -527,21 +532,21 @@ func TestHeldWaitsForTheNextIdle(t *testing.T) {
 	}
 }
 
-// sunaOutbox is a session on a server without a queue, as the outbox
+// sunaSends is a session on a server without a queue, as the outbox
 // sees it: a follow-up to an idle session starts a run, and while a run
 // is on the server answers busy.
-type sunaOutbox struct {
-	sendOnly
+type sunaSends struct {
 	mu      sync.Mutex
 	running bool
 	got     []string
 }
 
-func (s *sunaOutbox) Capabilities() backend.Capabilities {
-	return backend.Capabilities{Send: true, Cancel: true}
+// backend is a Suna backend whose sends s answers.
+func (s *sunaSends) backend() *fakeBackend {
+	return &fakeBackend{name: backend.Suna, caps: &backend.Capabilities{Send: true, Cancel: true}, onSend: s.send}
 }
 
-func (s *sunaOutbox) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+func (s *sunaSends) send(m backend.Message) (backend.SendResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
@@ -552,13 +557,13 @@ func (s *sunaOutbox) Send(_ context.Context, _ string, m backend.Message) (backe
 	return backend.SendResult{ID: fmt.Sprint("run-", len(s.got))}, nil
 }
 
-func (s *sunaOutbox) set(running bool) {
+func (s *sunaSends) set(running bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running = running
 }
 
-func (s *sunaOutbox) sent() string {
+func (s *sunaSends) sent() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.Join(s.got, "|")
@@ -568,8 +573,8 @@ func (s *sunaOutbox) sent() string {
 // goes at once; it stuck as "sent, not delivered yet · delivered when the
 // daemon answers".
 func TestHeldSunaFollowUpAfterAHeldRun(t *testing.T) {
-	sb := &sunaOutbox{}
-	hs := attachedWith(t, 100, 30, &Outbox{Store: outbox.NewMemStore(), Backend: sb})
+	sb := &sunaSends{}
+	hs := attachedOn(t, 100, 30, &Outbox{Store: outbox.NewMemStore()}, sb.backend())
 	hs.live()
 	hs.events(user("u0", "hi"), assistant("a0", "hello"))
 	hs.settle()

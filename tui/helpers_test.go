@@ -12,20 +12,29 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 )
 
-// fakeBackend records calls and answers from its fields. Streams block
-// until ctx ends unless a stream func is set.
+// fakeBackend is a backend.Backend that records calls and answers from
+// its fields: maria's whole set of capabilities unless caps is set. Its
+// streams block until ctx ends unless a stream func is set.
 type fakeBackend struct {
 	mu sync.Mutex
+
+	name string                // backend.Maria when ""
+	caps *backend.Capabilities // maria's when nil
 
 	tasks   []events.Task
 	task    events.Task
 	taskErr error
 
-	sendRes   sendResult
-	sendErr   error
+	sendRes backend.SendResult
+	sendErr error
+	// onSend, when set, answers sends instead of sendRes and sendErr
+	// (called with the fake's lock held).
+	onSend    func(backend.Message) (backend.SendResult, error)
 	sends     []string
 	sendWebs  []bool
 	sendCalls int
@@ -34,21 +43,46 @@ type fakeBackend struct {
 	cancelErr     error
 	cancels       int
 
-	createRes createTaskResult
+	createRes events.Task
 	createErr error
-	creates   []createTaskRequest
+	creates   []backend.CreateRequest
 
-	streamTask func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error
+	// follow plays a session's updates (Follow).
+	follow func(ctx context.Context, id string, on func(backend.Update)) error
+	// watchTasks plays the session list and its connection's states
+	// (WatchSessionsState, as maria's daemon stream).
 	watchTasks func(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error
 }
 
-func (f *fakeBackend) Tasks(ctx context.Context) ([]events.Task, error) {
+var (
+	_ backend.Backend             = (*fakeBackend)(nil)
+	_ backend.SessionStateWatcher = (*fakeBackend)(nil)
+	_ outbox.Receiver             = (*fakeBackend)(nil)
+)
+
+func (f *fakeBackend) Name() string {
+	if f.name == "" {
+		return backend.Maria
+	}
+	return f.name
+}
+
+func (f *fakeBackend) URL() string { return "http://127.0.0.1:8090/v1" }
+
+func (f *fakeBackend) Capabilities() backend.Capabilities {
+	if f.caps != nil {
+		return *f.caps
+	}
+	return backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
+}
+
+func (f *fakeBackend) Sessions(ctx context.Context) ([]events.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]events.Task(nil), f.tasks...), nil
 }
 
-func (f *fakeBackend) Task(ctx context.Context, id string) (events.Task, error) {
+func (f *fakeBackend) Session(ctx context.Context, id string) (events.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t := f.task
@@ -58,20 +92,33 @@ func (f *fakeBackend) Task(ctx context.Context, id string) (events.Task, error) 
 	return t, f.taskErr
 }
 
-func (f *fakeBackend) CreateTask(ctx context.Context, req createTaskRequest) (createTaskResult, error) {
+func (f *fakeBackend) Create(ctx context.Context, req backend.CreateRequest) (events.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates = append(f.creates, req)
 	return f.createRes, f.createErr
 }
 
-func (f *fakeBackend) Send(ctx context.Context, taskID, text string, web bool) (sendResult, error) {
+// Send records the message. sendErr, unless the test marked it for the
+// outbox, says the message certainly did not arrive (outbox.Retryable).
+func (f *fakeBackend) Send(ctx context.Context, taskID string, m backend.Message) (backend.SendResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sendCalls++
-	f.sends = append(f.sends, text)
-	f.sendWebs = append(f.sendWebs, web)
+	f.sends = append(f.sends, m.Text)
+	f.sendWebs = append(f.sendWebs, m.WebSearch)
+	if f.onSend != nil {
+		return f.onSend(m)
+	}
+	if f.sendErr != nil && outbox.OutcomeOf(f.sendErr) == outbox.OutcomeUnknown {
+		return f.sendRes, outbox.Retryable(f.sendErr)
+	}
 	return f.sendRes, f.sendErr
+}
+
+// Received says no message arrived (no replay to ask).
+func (f *fakeBackend) Received(context.Context, string, string, time.Time) (int, error) {
+	return 0, nil
 }
 
 func (f *fakeBackend) Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error) {
@@ -81,20 +128,34 @@ func (f *fakeBackend) Cancel(ctx context.Context, taskID string) ([]events.Queue
 	return f.cancelPending, f.cancelErr
 }
 
-func (f *fakeBackend) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-	if f.streamTask != nil {
-		return f.streamTask(ctx, id, onEvent, onState)
+func (f *fakeBackend) Follow(ctx context.Context, id string, on func(backend.Update)) error {
+	if f.follow != nil {
+		return f.follow(ctx, id, on)
 	}
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (f *fakeBackend) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
+func (f *fakeBackend) WatchSessionsState(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
 	if f.watchTasks != nil {
 		return f.watchTasks(ctx, onTasks, onState)
 	}
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// eventUpdate is one event as a backend's update (no Backlog: the
+// batcher keeps its timing rule).
+func eventUpdate(ev events.Event) backend.Update {
+	return backend.Update{Events: []events.Event{ev}}
+}
+
+// stateUpdate is a connection state as a backend's update.
+func stateUpdate(s connState) backend.Update { return backend.Update{State: &s} }
+
+// onEvent hands the batcher one event as a step without a Backlog.
+func (b *batcher) onEvent(ev events.Event) {
+	b.onStep([]events.Event{ev}, backend.BacklogUnknown)
 }
 
 // recordControl records stream wishes instead of starting streams.
@@ -122,7 +183,13 @@ type harness struct {
 
 func newHarness(t testing.TB, w, h int, cfg Config) *harness {
 	t.Helper()
-	hs := &harness{t: t, b: &fakeBackend{}, ctl: &recordControl{}, now: fixedNow}
+	return newHarnessOn(t, w, h, cfg, &fakeBackend{})
+}
+
+// newHarnessOn is newHarness on the test's backend.
+func newHarnessOn(t testing.TB, w, h int, cfg Config, b *fakeBackend) *harness {
+	t.Helper()
+	hs := &harness{t: t, b: b, ctl: &recordControl{}, now: fixedNow}
 	if cfg.Theme == "" {
 		cfg.Theme = "dark"
 	}

@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,9 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
@@ -98,62 +95,20 @@ func (s *screenWatch) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// mariaUI is the UI's Backend over maria's backend.Backend, as
-// tui/bridge makes it (which package tui's own tests cannot import): the
-// task stream is Follow's decoded updates, the task list the daemon
-// stream's watch.
-type mariaUI struct{ *maria.Backend }
-
-func newMariaUI(tb testing.TB, url string) mariaUI {
+// newMaria is maria's backend at url, as the UI shows it.
+func newMaria(tb testing.TB, url string) *maria.Backend {
 	tb.Helper()
 	cl, err := maria.NewClient(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return mariaUI{maria.New(cl)}
-}
-
-func (b mariaUI) Tasks(ctx context.Context) ([]events.Task, error) { return b.Sessions(ctx) }
-func (b mariaUI) Task(ctx context.Context, id string) (events.Task, error) {
-	return b.Session(ctx, id)
-}
-func (b mariaUI) CreateTask(context.Context, createTaskRequest) (createTaskResult, error) {
-	return createTaskResult{}, errors.New("not in this test")
-}
-func (b mariaUI) Send(context.Context, string, string, bool) (sendResult, error) {
-	return sendResult{}, errors.New("not in this test")
-}
-func (b mariaUI) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-	return b.Follow(ctx, id, func(u backend.Update) {
-		for _, ev := range u.Events {
-			onEvent(ev)
-		}
-		if u.State != nil {
-			onState(*u.State)
-		}
-	})
-}
-
-// StreamTaskSteps makes mariaUI a HintedStreamer, as the bridge is.
-func (b mariaUI) StreamTaskSteps(ctx context.Context, id string, onStep func([]events.Event, backend.Backlog), onState func(connState)) error {
-	return b.Follow(ctx, id, func(u backend.Update) {
-		if len(u.Events) > 0 || u.Backlog != backend.BacklogUnknown {
-			onStep(u.Events, u.Backlog)
-		}
-		if u.State != nil {
-			onState(*u.State)
-		}
-	})
-}
-
-func (b mariaUI) WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error {
-	return b.WatchSessionsState(ctx, onTasks, onState)
+	return maria.New(cl)
 }
 
 // attachUntil runs the real program on maria's backend against url and
 // returns how long the final reply took to reach the screen.
 func attachUntil(tb testing.TB, url string, info fakedaemon.LongSessionInfo, want string) time.Duration {
-	cl := newMariaUI(tb, url)
+	cl := newMaria(tb, url)
 	out := &screenWatch{want: want, seen: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -235,7 +190,7 @@ func BenchmarkKeyToScreen(b *testing.B) {
 
 func benchKeyToScreen(b *testing.B, setup, keySeq [][]byte) {
 	srv, info := longDaemon(b, 10_000)
-	cl := newMariaUI(b, srv.URL)
+	cl := newMaria(b, srv.URL)
 	in, keys := io.Pipe()
 	out := &screenWatch{want: fakedaemon.LongSessionMarker, seen: make(chan struct{}), writes: make(chan time.Time, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -323,7 +278,7 @@ func TestReplayOverTheBackendInFewBatches(t *testing.T) {
 	}
 	srv, info := longDaemon(t, 10_000)
 	ctx, cancel := context.WithCancel(context.Background())
-	h := newStreamHub(ctx, newMariaUI(t, srv.URL))
+	h := newStreamHub(ctx, newMaria(t, srv.URL))
 	defer h.wait()
 	defer cancel()
 	var s sink

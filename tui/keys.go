@@ -35,7 +35,7 @@ type keyMap struct {
 
 // limitTo disables the keys of actions the backend cannot do: a disabled
 // binding never matches and is left out of the help.
-func (k *keyMap) limitTo(c Capabilities) {
+func (k *keyMap) limitTo(c uiCaps) {
 	if !c.Send {
 		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
 			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,

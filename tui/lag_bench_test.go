@@ -9,20 +9,19 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
-// plainUI hides a backend's hints (HintedStreamer): the UI keeps its
-// timing rule.
-type plainUI struct{ Backend }
-
-// stampUI notes when the step that brings the final reply of the long
-// session was handed to the stream hub.
+// stampUI is maria's backend, noting when the update that brings the
+// final reply of the long session was handed to the stream hub. Unhinted,
+// it hides the updates' Backlog: the UI keeps its timing rule.
 type stampUI struct {
-	mariaUI
-	mu sync.Mutex
-	at time.Time
+	*maria.Backend
+	hinted bool
+	mu     sync.Mutex
+	at     time.Time
 }
 
 func (b *stampUI) stamp(evs []events.Event) {
@@ -35,18 +34,14 @@ func (b *stampUI) stamp(evs []events.Event) {
 	}
 }
 
-func (b *stampUI) StreamTaskSteps(ctx context.Context, id string, onStep func([]events.Event, backend.Backlog), onState func(connState)) error {
-	return b.mariaUI.StreamTaskSteps(ctx, id, func(evs []events.Event, bl backend.Backlog) {
-		onStep(evs, bl)
-		b.stamp(evs)
-	}, onState)
-}
-
-func (b *stampUI) StreamTaskEvents(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-	return b.mariaUI.StreamTaskEvents(ctx, id, func(ev events.Event) {
-		onEvent(ev)
-		b.stamp([]events.Event{ev})
-	}, onState)
+func (b *stampUI) Follow(ctx context.Context, id string, on func(backend.Update)) error {
+	return b.Backend.Follow(ctx, id, func(u backend.Update) {
+		if !b.hinted {
+			u.Backlog = backend.BacklogUnknown
+		}
+		on(u)
+		b.stamp(u.Events)
+	})
 }
 
 // BenchmarkReplayFinalReplyLag: a 10,000-event replay from the fake
@@ -66,12 +61,8 @@ func BenchmarkReplayFinalReplyLag(b *testing.B) {
 			var lags []time.Duration
 			batches := 0
 			for b.Loop() {
-				su := &stampUI{mariaUI: newMariaUI(b, srv.URL)}
-				var be Backend = su
-				if !hinted {
-					be = plainUI{su}
-				}
-				lag, n := replayLag(b, be, su, info.TaskID)
+				su := &stampUI{Backend: newMaria(b, srv.URL), hinted: hinted}
+				lag, n := replayLag(b, su, info.TaskID)
 				lags = append(lags, lag)
 				batches += n
 			}
@@ -82,11 +73,11 @@ func BenchmarkReplayFinalReplyLag(b *testing.B) {
 	}
 }
 
-// replayLag attaches to taskID through be and returns the final reply's
+// replayLag attaches to taskID through su and returns the final reply's
 // lag (see BenchmarkReplayFinalReplyLag) and the batches until then.
-func replayLag(b *testing.B, be Backend, su *stampUI, taskID string) (time.Duration, int) {
+func replayLag(b *testing.B, su *stampUI, taskID string) (time.Duration, int) {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := newStreamHub(ctx, be)
+	h := newStreamHub(ctx, su)
 	defer h.wait()
 	defer cancel()
 	var s sink

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui/chrome"
 )
@@ -45,7 +46,7 @@ const (
 // session.go, composer.go, queue.go, search.go …).
 type Model struct {
 	ctx context.Context
-	b   Backend
+	b   backend.Backend
 	cfg Config
 	ctl streamControl
 
@@ -69,7 +70,7 @@ type Model struct {
 	quitting  bool
 	painted   paintLevel // how far the first screen has been drawn; see firstPaint
 
-	// The task list (live from the backend's WatchTasks).
+	// The task list (kept live by backend.WatchSessions).
 	list       taskList
 	daemonConn connState
 	daemonSeen bool // a state was reported at least once
@@ -84,7 +85,7 @@ type Model struct {
 	tr        transcript
 	focus     focusArea
 	comp      composer
-	caps      Capabilities // what the backend can do; the UI offers nothing else
+	caps      uiCaps // what the backend can do; the UI offers nothing else
 	keys      keyMap
 	drafts    map[string]string // unsent composer text per task id
 	ob        *outboxes         // held messages and delivery (all IO in commands)
@@ -107,7 +108,7 @@ type Model struct {
 
 // New builds the model. ctx bounds every network call the UI makes; ctl
 // receives stream wishes (nil in tests that do not care).
-func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
+func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) *Model {
 	cfg.defaults()
 	if ctl == nil {
 		ctl = nopControl{}
@@ -125,7 +126,7 @@ func New(ctx context.Context, b Backend, cfg Config, ctl streamControl) *Model {
 		tr:       newTranscript(),
 		tl:       newReducer(),
 	}
-	m.caps = capabilitiesOf(b)
+	m.caps = capsOf(b)
 	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)
 	m.theme, m.themeFixed = themeFromConfig(cfg.Theme, cfg.Getenv, true)

@@ -5,6 +5,9 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
 )
 
 // newTaskForm is the `n` form of the task list: a working directory
@@ -21,9 +24,8 @@ type newTaskForm struct {
 }
 
 type createDoneMsg struct {
-	res  createTaskResult
+	task events.Task
 	err  error
-	text string
 }
 
 func newNewTaskForm(t themeKind) newTaskForm {
@@ -111,11 +113,11 @@ func (m *Model) createTask() tea.Cmd {
 		return nil
 	}
 	f.creating, f.err = true, nil
-	req := createTaskRequest{
+	req := backend.CreateRequest{
 		Name:      firstLine(strings.TrimSpace(text)),
 		Model:     m.cfg.Model,
 		Cwd:       strings.TrimSpace(f.cwd.Value()),
-		Message:   text,
+		Prompt:    text,
 		WebSearch: f.msg.web,
 	}
 	if len(req.Name) > 80 {
@@ -124,8 +126,8 @@ func (m *Model) createTask() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := m.callCtx()
 		defer cancel()
-		res, err := m.b.CreateTask(ctx, req)
-		return createDoneMsg{res: res, err: err, text: text}
+		t, err := m.b.Create(ctx, req)
+		return createDoneMsg{task: t, err: err}
 	}
 }
 
@@ -140,10 +142,8 @@ func (m *Model) handleCreateDone(msg createDoneMsg) tea.Cmd {
 	f.msg.reset()
 	f.err = nil
 	m.overlay = ovNone
-	m.list.upsert(msg.res.Task)
-	cmd := m.attach(msg.res.Task)
-	m.tl.NoteSent(msg.res.MessageID, msg.text, msg.res.Queued)
-	return cmd
+	m.list.upsert(msg.task)
+	return m.attach(msg.task)
 }
 
 // newTaskLines draws the form in at most maxH rows.

@@ -2,28 +2,19 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 )
 
 // Outbox is where the UI keeps the messages on their way to a task (see
 // docs/outbox.md): every message the user sends or holds is written to
-// Store before anything is posted, and Backend delivers it.
+// Store before anything is posted; the UI's backend delivers it.
 type Outbox struct {
 	Store outbox.Store
-	// Backend delivers messages: the session interface of the system the
-	// UI shows (maria, Suna, pynchy). Nil sends through the UI's Backend
-	// (and, unable to ask whether a message arrived, treats every failed
-	// send as not arrived).
-	Backend backend.Backend
 }
 
 // pather is a store that keeps its queues in files (FileStore).
@@ -54,19 +45,14 @@ type outboxes struct {
 	touched map[string]bool
 }
 
-func newOutboxes(cfg *Outbox, b Backend) *outboxes {
+func newOutboxes(cfg *Outbox, b backend.Backend) *outboxes {
 	o := &outboxes{touched: map[string]bool{}}
-	var be backend.Backend
 	if cfg != nil && cfg.Store != nil {
 		o.store = cfg.Store
-		be = cfg.Backend
 	} else {
 		o.store = outbox.NewMemStore()
 	}
-	if be == nil {
-		be = sendOnly{b}
-	}
-	o.d = &outbox.Deliverer{Store: o.store, Backend: be}
+	o.d = &outbox.Deliverer{Store: o.store, Backend: b}
 	return o
 }
 
@@ -132,54 +118,3 @@ func (o *outboxes) tasks() []string {
 
 // pace is the delivery rule for a task of this outbox's backend.
 func (o *outboxes) pace() *outbox.Pace { return outbox.NewPace(o.d.Backend.Capabilities()) }
-
-// sendOnly delivers through the UI's Backend: a backend.Backend that can
-// only send. It cannot tell whether a message whose send failed arrived,
-// so it says none did (outbox.Receiver): the outbox then sends it again (a
-// message whose answer was lost may arrive twice; a real backend has no
-// such gap). It says it queues follow-ups, as maria does: the UI's own
-// backend gives no other word, and the outbox then starts no run of its
-// own accord.
-type sendOnly struct{ b Backend }
-
-var (
-	_ backend.Backend = sendOnly{}
-	_ outbox.Receiver = sendOnly{}
-)
-
-func (sendOnly) Name() string { return "" }
-func (sendOnly) URL() string  { return "" }
-func (sendOnly) Capabilities() backend.Capabilities {
-	return backend.Capabilities{Send: true, ServerQueue: true}
-}
-
-func (s sendOnly) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
-	res, err := s.b.Send(ctx, task, m.Text, m.WebSearch)
-	if err != nil {
-		var ae *maria.APIError
-		if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 &&
-			ae.Status != http.StatusRequestTimeout && ae.Status != http.StatusTooManyRequests {
-			return backend.SendResult{}, outbox.Permanent(err)
-		}
-		return backend.SendResult{}, outbox.Retryable(err)
-	}
-	return backend.SendResult{ID: res.ID, Queued: res.Queued}, nil
-}
-
-func (sendOnly) Received(context.Context, string, string, time.Time) (int, error) { return 0, nil }
-
-// The rest of a session's interface is the UI's own business.
-
-func (sendOnly) Sessions(context.Context) ([]events.Task, error) { return nil, backend.ErrUnsupported }
-func (sendOnly) Session(context.Context, string) (events.Task, error) {
-	return events.Task{}, backend.ErrUnsupported
-}
-func (sendOnly) Follow(context.Context, string, func(backend.Update)) error {
-	return backend.ErrUnsupported
-}
-func (sendOnly) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
-	return nil, backend.ErrUnsupported
-}
-func (sendOnly) Create(context.Context, backend.CreateRequest) (events.Task, error) {
-	return events.Task{}, backend.ErrUnsupported
-}

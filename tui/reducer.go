@@ -17,3 +17,5 @@ type reducer interface {
 	NoteSent(id, text string, queued bool)
 	NoteCancelled(pending []events.QueuedMessage)
 }
+
+func newReducer() reducer { return events.NewTimeline() }

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -158,17 +159,17 @@ func TestRenderGateInTheRealProgram(t *testing.T) {
 	more := make(chan struct{})
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "gate", Status: events.StatusIdle},
-		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-			onState(connState{Phase: sse.PhaseLive})
+		follow: func(ctx context.Context, id string, on func(backend.Update)) error {
+			on(stateUpdate(connState{Phase: sse.PhaseLive}))
 			for _, ev := range decodeAll(wireFrames(8)) {
-				onEvent(ev)
+				on(eventUpdate(ev))
 			}
 			select {
 			case <-more:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			onEvent(events.Event{Kind: events.KindUserMessage, ID: "late", Text: "a late question"})
+			on(eventUpdate(events.Event{Kind: events.KindUserMessage, ID: "late", Text: "a late question"}))
 			<-ctx.Done()
 			return ctx.Err()
 		},

@@ -4,10 +4,10 @@ import "github.com/perch-tui/perch/events"
 
 // A backend may be unable to continue a task without duplicates or gaps
 // (pynchy's stream has no ids: after a reconnect its history is loaded
-// again). It then starts the
-// timeline over: it hands ResetEvent to onEvent, followed by the task from
-// its start. The reset travels in the event order, so a batch holding
-// events from before and after it is applied correctly.
+// again). It then starts the timeline over (backend.Update's Reset), and
+// follow puts resetEvent ahead of the task from its start. The reset
+// travels in the event order, so a batch holding events from before and
+// after it is applied correctly.
 //
 // The marker is a notice whose kind no decoder produces (decoders set
 // NoticeKind from perch's own constants, never from the wire), so a server
@@ -17,15 +17,15 @@ const (
 	resetNotice  = "perch.timeline.reset"
 )
 
-// ResetEvent is the event that tells the UI to drop the task's timeline
+// resetEvent is the event that tells the UI to drop the task's timeline
 // built so far (the task itself stays) and build it again from the events
 // that follow.
-func ResetEvent() events.Event {
+func resetEvent() events.Event {
 	return events.Event{Kind: events.KindNotice, Variant: resetVariant, NoticeKind: resetNotice}
 }
 
-// IsResetEvent says whether ev is ResetEvent.
-func IsResetEvent(ev *events.Event) bool {
+// isResetEvent says whether ev is resetEvent.
+func isResetEvent(ev *events.Event) bool {
 	return ev.Kind == events.KindNotice && ev.NoticeKind == resetNotice && ev.Variant == resetVariant
 }
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"testing"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -16,7 +17,7 @@ func TestResetEventStartsTheTimelineOver(t *testing.T) {
 	before := hs.m.tl.Len()
 
 	// Same batch: history again after the reset, nothing duplicated.
-	hs.events(ResetEvent(), user("u1", "the first question"), assistant("a1", "an answer seen twice"))
+	hs.events(resetEvent(), user("u1", "the first question"), assistant("a1", "an answer seen twice"))
 	if got := hs.m.tl.Len(); got != before {
 		t.Fatalf("timeline has %d items after the reset and the same history, want %d", got, before)
 	}
@@ -25,7 +26,7 @@ func TestResetEventStartsTheTimelineOver(t *testing.T) {
 	}
 
 	// Reset alone, then a different history in the next batch.
-	hs.events(assistant("a2", "filler"), ResetEvent())
+	hs.events(assistant("a2", "filler"), resetEvent())
 	if got := hs.m.tl.Len(); got != 0 {
 		t.Fatalf("timeline has %d items right after a reset, want 0", got)
 	}
@@ -39,16 +40,16 @@ func TestResetEventStartsTheTimelineOver(t *testing.T) {
 // TestResetEventIsNotAnyNotice: only the marker resets; an ordinary
 // notice (what a decoder makes of a server's odd frame) is applied.
 func TestResetEventIsNotAnyNotice(t *testing.T) {
-	ev := ResetEvent()
-	if !IsResetEvent(&ev) {
-		t.Fatal("ResetEvent is not recognised")
+	ev := resetEvent()
+	if !isResetEvent(&ev) {
+		t.Fatal("resetEvent is not recognised")
 	}
 	for _, other := range []events.Event{
 		{Kind: events.KindNotice, Variant: resetVariant, Text: "a server's notice named like the marker"},
 		{Kind: events.KindUnknown, Variant: resetVariant},
 		{Kind: events.KindNotice, NoticeKind: resetNotice},
 	} {
-		if IsResetEvent(&other) {
+		if isResetEvent(&other) {
 			t.Fatalf("%+v taken for a reset", other)
 		}
 	}
@@ -60,11 +61,9 @@ func TestResetEventIsNotAnyNotice(t *testing.T) {
 // TestBackendNameInStatusBars: a backend that names itself shows its name
 // in the task list's and the task's status bar.
 func TestBackendNameInStatusBars(t *testing.T) {
-	hs := newHarness(t, 100, 24, Config{})
-	hs.m.caps.Backend = "suna"
+	hs := newHarnessOn(t, 100, 24, Config{}, &fakeBackend{name: backend.Suna})
 	hs.contains("suna")
-	hs2 := attached(t, 100, 24)
-	hs2.m.caps.Backend = "pynchy"
+	hs2 := attachedOn(t, 100, 24, nil, &fakeBackend{name: backend.Pynchy})
 	hs2.contains("pynchy")
 }
 
@@ -72,9 +71,7 @@ func TestBackendNameInStatusBars(t *testing.T) {
 // offers no cancel key (hints, queue panel, help), ctrl+x asks nothing,
 // and ctrl+c on an empty composer quits instead of asking.
 func TestNoCancelOffered(t *testing.T) {
-	hs := attached(t, 140, 30)
-	hs.m.caps = Capabilities{Send: true, Backend: "pynchy"}
-	hs.m.keys.limitTo(hs.m.caps)
+	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: backend.Pynchy, caps: &backend.Capabilities{Send: true, PipesFollowUps: true}})
 	hs.events(user("u1", "go"), runStart("r1", fixedNow))
 	hs.events(events.Event{Kind: events.KindMessageQueued, MessageID: "q1", Text: "piped follow-up"})
 	if !hs.m.busy() {
@@ -100,10 +97,8 @@ func TestNoCancelOffered(t *testing.T) {
 // search (Suna, pynchy), the composer shows no web badge, the hints and
 // the help no ctrl+s, and ctrl+s changes nothing; maria offers all three.
 func TestNoWebSearchOffered(t *testing.T) {
-	hs := attached(t, 140, 30)
-	hs.contains("web off")
-	hs.m.caps = Capabilities{Send: true, Backend: "suna"}
-	hs.m.keys.limitTo(hs.m.caps)
+	attached(t, 140, 30).contains("web off")
+	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: backend.Suna, caps: &backend.Capabilities{Create: true, Send: true, Cancel: true}})
 	hs.events(user("u1", "hello"))
 	hs.lacks("web off")
 	hs.lacks("ctrl+s")

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -39,7 +41,7 @@ func (m *Model) loadTasksCmd() tea.Cmd {
 		if ts, err, ok := m.cfg.tasks.take(ctx); ok {
 			return tasksLoadedMsg{tasks: ts, err: err}
 		}
-		ts, err := m.b.Tasks(ctx)
+		ts, err := m.b.Sessions(ctx)
 		return tasksLoadedMsg{tasks: ts, err: err}
 	}
 }
@@ -48,7 +50,7 @@ func (m *Model) loadTaskCmd(gen uint64, id string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := m.callCtx()
 		defer cancel()
-		t, err := m.b.Task(ctx, id)
+		t, err := m.b.Session(ctx, id)
 		return taskLoadedMsg{gen: gen, task: t, err: err}
 	}
 }
@@ -132,7 +134,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		m.warm.streamAt = m.now
 	}
 	for ev := range msg.Events.All() {
-		if IsResetEvent(ev) {
+		if isResetEvent(ev) {
 			m.restartTimeline()
 			continue
 		}
@@ -240,7 +242,7 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 		m.canceling = false
 	}
 	if msg.err != nil {
-		if errors.Is(msg.err, errNotRunning) {
+		if errors.Is(msg.err, backend.ErrNotRunning) {
 			m.setFlash("nothing to cancel — the run had already ended", false)
 		} else {
 			m.setFlash("cancel failed: "+msg.err.Error(), true)

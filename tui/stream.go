@@ -12,6 +12,7 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/memlimit"
+	"github.com/perch-tui/perch/sse"
 )
 
 // frameInterval is the coalescing window: however fast events arrive, a
@@ -43,8 +44,8 @@ const frameInterval = 16 * time.Millisecond
 //
 // That window is a guess, and the last event of a replay pays it. A
 // backend that knows whether more of its stream is already on its way
-// (HintedStreamer: bytes read and not yet decoded, events in its decode
-// pool) replaces the guess with evidence: while its latest step says more
+// (backend.Update's Backlog: bytes read and not yet decoded, events in its
+// decode pool) replaces the guess with evidence: while its latest step says more
 // is coming the batch is held (up to the hold), and once a step says
 // nothing more has been read the batch goes out batchQuiet after it
 // (burstSettle within a burst). A backend that cannot tell keeps the
@@ -69,22 +70,49 @@ const (
 	batchMaxHold   = 400 * time.Millisecond
 )
 
-// HintedStreamer is a Backend whose task stream says, with each step,
-// whether more of it is already on its way (backend.Update's Backlog):
-// the UI then draws the last events of a replay as soon as they are in
-// rather than after a quiet window that guesses the replay's end.
-type HintedStreamer interface {
-	// StreamTaskSteps is StreamTaskEvents that hands over each step of
-	// the stream with what its backend knows of the rest (a step's events
-	// may begin with ResetEvent).
-	StreamTaskSteps(ctx context.Context, taskID string, onStep func(evs []events.Event, backlog backend.Backlog), onState func(connState)) error
+// pollEvery is how often the session list of a backend that cannot watch
+// it is asked again (see backend.WatchSessions).
+const pollEvery = 3 * time.Second
+
+// connState is a stream connection's state as the status bars show it.
+type connState = backend.ConnState
+
+// follow follows a session of b for the UI: each update with events or a
+// Backlog is one step for onStep, with the update's Backlog (the batching
+// hint; BacklogUnknown from a backend that does not tell, which leaves the
+// batcher its timing rule). A Reset becomes resetEvent ahead of the
+// update's events, so that it travels in the event order. States pass
+// through to onState, and Synced says live.
+func follow(ctx context.Context, b backend.Backend, id string, onStep func([]events.Event, backend.Backlog), onState func(connState)) error {
+	live := false
+	return b.Follow(ctx, id, func(u backend.Update) {
+		evs := u.Events
+		if u.Reset {
+			evs = append([]events.Event{resetEvent()}, evs...)
+		}
+		if len(evs) > 0 || u.Backlog != backend.BacklogUnknown {
+			onStep(evs, u.Backlog)
+		}
+		switch {
+		case u.State != nil:
+			live = u.State.Phase == sse.PhaseLive
+			onState(*u.State)
+		case u.Synced && !live:
+			// Everything the server had is in: the session is followed
+			// live, whatever the last connection did (Suna's run stream
+			// closes when the run ends, and the thread is then followed
+			// through its REST routes until the next run).
+			live = true
+			onState(connState{Phase: sse.PhaseLive, Since: time.Now()})
+		}
+	})
 }
 
 // streamSource says which stream a batch came from.
 type streamSource uint8
 
 const (
-	srcDaemon streamSource = iota // the task list (WatchTasks)
+	srcDaemon streamSource = iota // the task list (backend.WatchSessions)
 	srcTask
 )
 
@@ -188,7 +216,7 @@ type batcher struct {
 	err   error
 	last  time.Time // when the stream last added something
 	// backlog is what the stream's latest step said of what follows it
-	// (BacklogUnknown from a stream without hints: see HintedStreamer).
+	// (BacklogUnknown from a backend that does not tell).
 	backlog backend.Backlog
 	// stall is the longest recent pause between events (see burstQuiet).
 	stall time.Duration
@@ -217,13 +245,7 @@ func poke(c chan struct{}) {
 	}
 }
 
-// onEvent is the stream's callback for each decoded event, in order
-// (a stream without hints).
-func (b *batcher) onEvent(ev events.Event) {
-	b.onStep([]events.Event{ev}, backend.BacklogUnknown)
-}
-
-// onStep is a hinted stream's callback for each step: its events, in
+// onStep is the task stream's callback for each step: its events, in
 // order, and whether more of the stream is already on its way. A step
 // without events only says so.
 func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
@@ -453,7 +475,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 // back is instant); the task stream follows WatchTask.
 type streamHub struct {
 	ctx  context.Context
-	b    Backend
+	b    backend.Backend
 	reqs chan watchReq
 	done chan struct{}
 	// outbox reports changes of a task's outbox by anyone (nil: the store
@@ -469,7 +491,7 @@ type watchReq struct {
 	taskID string
 }
 
-func newStreamHub(ctx context.Context, b Backend) *streamHub {
+func newStreamHub(ctx context.Context, b backend.Backend) *streamHub {
 	return &streamHub{ctx: ctx, b: b, reqs: make(chan watchReq, 1), done: make(chan struct{})}
 }
 
@@ -519,7 +541,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	}
 
 	run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
-		return h.b.WatchTasks(ctx, bt.onTasks, bt.onState)
+		return backend.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
 	})
 
 	var cancelTask context.CancelFunc = func() {}
@@ -550,10 +572,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 				}
 			}
 			run(ctx, srcTask, r.gen, func(ctx context.Context, bt *batcher) error {
-				if hs, ok := h.b.(HintedStreamer); ok {
-					return hs.StreamTaskSteps(ctx, id, bt.onStep, bt.onState)
-				}
-				return h.b.StreamTaskEvents(ctx, id, bt.onEvent, bt.onState)
+				return follow(ctx, h.b, id, bt.onStep, bt.onState)
 			})
 		}
 	}

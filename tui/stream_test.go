@@ -135,13 +135,13 @@ func TestHubFollowsTheViewAndStops(t *testing.T) {
 	var mu sync.Mutex
 	live := map[string]bool{}
 	b := &fakeBackend{
-		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
+		follow: func(ctx context.Context, id string, on func(backend.Update)) error {
 			mu.Lock()
 			live[id] = true
 			mu.Unlock()
-			onState(connState{Phase: sse.PhaseLive})
+			on(stateUpdate(connState{Phase: sse.PhaseLive}))
 			for _, ev := range decodeAll(wireFrames(3)) {
-				onEvent(ev)
+				on(eventUpdate(ev))
 			}
 			<-ctx.Done()
 			mu.Lock()
@@ -207,10 +207,10 @@ func TestRunEndToEnd(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "e2e", Status: events.StatusIdle},
-		streamTask: func(ctx context.Context, id string, onEvent func(events.Event), onState func(connState)) error {
-			onState(connState{Phase: sse.PhaseLive})
+		follow: func(ctx context.Context, id string, on func(backend.Update)) error {
+			on(stateUpdate(connState{Phase: sse.PhaseLive}))
 			for _, ev := range decodeAll(wireFrames(400)) {
-				onEvent(ev)
+				on(eventUpdate(ev))
 			}
 			<-ctx.Done()
 			return ctx.Err()

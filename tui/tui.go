@@ -15,46 +15,27 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 )
 
-// Backend is what the UI needs of a live system (maria, Suna, pynchy
-// through tui/bridge) or of a file. Its streams come already decoded and
-// in order: the UI never reads a system's wire.
-type Backend interface {
-	Tasks(ctx context.Context) ([]events.Task, error)
-	Task(ctx context.Context, id string) (events.Task, error)
-	CreateTask(ctx context.Context, req createTaskRequest) (createTaskResult, error)
-	Send(ctx context.Context, taskID, text string, webSearch bool) (sendResult, error)
-	// Cancel returns the messages that were still queued; errors.Is(err,
-	// backend.ErrNotRunning) when the agent was idle.
-	Cancel(ctx context.Context, taskID string) ([]events.QueuedMessage, error)
-	// StreamTaskEvents hands over the task's events, decoded, without
-	// duplicates and in order, then its live events, until ctx ends. A
-	// backend that cannot continue the task without duplicates or gaps
-	// hands over ResetEvent and the task again from its start.
-	StreamTaskEvents(ctx context.Context, taskID string, onEvent func(events.Event), onState func(connState)) error
-	// WatchTasks calls onTasks with the whole task list each time it
-	// changes (the task list stays live while a task is shown), until ctx
-	// ends. A backend with nothing to watch reports its state and waits.
-	WatchTasks(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error
-}
+// The UI shows one backend.Backend: a live system (maria, Suna, pynchy)
+// or a file (backend.Capabilities.Recording). Its sessions come already
+// decoded and in order: the UI never reads a system's wire, and knows of
+// each system only its name and what its Capabilities say.
 
-// Capabilities say which actions a backend supports. The UI offers no
-// other: no composer without Send, no cancel key without Cancel, no new
-// task without Create. A Backend that does not implement Capable can do
-// all of them.
-type Capabilities struct {
-	Send, Cancel, Create bool
-	// WebSearch: messages can ask for web search (the ctrl+s toggle).
-	WebSearch bool
-	// Note is shown where the composer would be when Send is false (for
-	// example "replay of session.json — read-only").
+// uiCaps is what the UI offers on its backend: no composer without Send,
+// no cancel key without Cancel, no new task without Create, no web search
+// toggle without WebSearch.
+type uiCaps struct {
+	Send, Cancel, Create, WebSearch bool
+	// Note is shown where the composer would be when Send is false.
 	Note string
 	// Backend names the live system behind the UI ("suna", "pynchy"),
 	// shown in the status bars; "" shows none (maria, perch's own
@@ -62,16 +43,20 @@ type Capabilities struct {
 	Backend string
 }
 
-// Capable is implemented by backends that cannot do everything.
-type Capable interface {
-	Capabilities() Capabilities
-}
-
-func capabilitiesOf(b Backend) Capabilities {
-	if c, ok := b.(Capable); ok {
-		return c.Capabilities()
+// capsOf derives what the UI offers from b's capabilities, name and URL.
+func capsOf(b backend.Backend) uiCaps {
+	c := b.Capabilities()
+	out := uiCaps{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch}
+	switch {
+	case c.Recording:
+		out.Note = "replay of " + filepath.Base(b.URL()) + " (" + b.Name() + ") — read-only"
+	case b.Name() != backend.Maria:
+		out.Backend = b.Name()
 	}
-	return Capabilities{Send: true, Cancel: true, Create: true, WebSearch: true}
+	if !c.Send && out.Note == "" {
+		out.Note = b.Name() + " at " + b.URL() + " takes no follow-ups from perch — read-only"
+	}
+	return out
 }
 
 // Config is how perch was started.
@@ -80,9 +65,10 @@ type Config struct {
 	// messages perch keeps for which task and where, and any text typed
 	// but never submitted.
 	Unsent io.Writer
-	// Outbox keeps and delivers the messages the user sends or holds. Nil
-	// keeps them in memory (tests, read-only backends): the exit report
-	// then prints the ones left, since nothing else will.
+	// Outbox keeps the messages the user sends or holds; the backend
+	// delivers them. Nil keeps them in memory (tests, read-only
+	// backends): the exit report then prints the ones left, since nothing
+	// else will.
 	Outbox *Outbox
 
 	// TaskID attaches to a task at start; "" opens the task list.
@@ -143,7 +129,7 @@ func (c *Config) defaults() {
 // it again: that costs a second `tmux info` run inside tmux (colorprofile
 // asks tmux whether it passes 24-bit colour), some 10 to 60 ms before the
 // first frame. opts may still set another profile.
-func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) error {
+func Run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.ProgramOption) error {
 	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)...)
 	if m != nil {
 		w := cfg.Unsent
@@ -156,7 +142,7 @@ func Run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) 
 }
 
 // run is Run returning the final model, for end-to-end tests.
-func run(ctx context.Context, b Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
+func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
 	if b == nil {
 		return nil, errors.New("tui: nil backend")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -40,15 +41,15 @@ type tasksPrefetch struct {
 	taken atomic.Bool
 }
 
-// prefetchTasks starts b.Tasks on its own goroutine, bounded like any
+// prefetchTasks starts b.Sessions on its own goroutine, bounded like any
 // call of the UI; ctx ending stops it.
-func prefetchTasks(ctx context.Context, b Backend) *tasksPrefetch {
+func prefetchTasks(ctx context.Context, b backend.Backend) *tasksPrefetch {
 	p := &tasksPrefetch{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
-		p.tasks, p.err = b.Tasks(ctx)
+		p.tasks, p.err = b.Sessions(ctx)
 	}()
 	return p
 }

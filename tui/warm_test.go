@@ -11,18 +11,18 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// gatedBackend answers Tasks only once released, and counts the calls.
+// gatedBackend answers Sessions only once released, and counts the calls.
 type gatedBackend struct {
 	fakeBackend
 	release chan struct{}
 	calls   chan struct{}
 }
 
-func (g *gatedBackend) Tasks(ctx context.Context) ([]events.Task, error) {
+func (g *gatedBackend) Sessions(ctx context.Context) ([]events.Task, error) {
 	g.calls <- struct{}{}
 	select {
 	case <-g.release:
-		return g.fakeBackend.Tasks(ctx)
+		return g.fakeBackend.Sessions(ctx)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -1,0 +1,126 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
+)
+
+// TestCapsOf: what the UI offers is what the backend can do; the status
+// bars name the system except maria (perch's own daemon) and a file; the
+// composer's place says why nothing can be sent.
+func TestCapsOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps backend.Capabilities
+		want uiCaps
+	}{
+		{"suna", backend.Capabilities{Create: true, Send: true, Cancel: true},
+			uiCaps{Send: true, Cancel: true, Create: true, Backend: "suna"}},
+		{"pynchy", backend.Capabilities{Send: true, PipesFollowUps: true},
+			uiCaps{Send: true, Backend: "pynchy"}},
+		{"maria", backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true},
+			uiCaps{Send: true, Cancel: true, Create: true, WebSearch: true}}, // perch's own daemon: no label
+		{"viewer", backend.Capabilities{},
+			uiCaps{Backend: "viewer", Note: "viewer at http://127.0.0.1:8090/v1 takes no follow-ups from perch — read-only"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := capsOf(&fakeBackend{name: tc.name, caps: &tc.caps}); got != tc.want {
+				t.Fatalf("offers %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	t.Run("file", func(t *testing.T) {
+		got := capsOf(recording{&fakeBackend{name: "claude-code", caps: &backend.Capabilities{Recording: true}}})
+		if want := (uiCaps{Note: "replay of session.jsonl (claude-code) — read-only"}); got != want {
+			t.Fatalf("offers %+v, want %+v", got, want)
+		}
+	})
+}
+
+// recording is a backend whose URL is a file's path.
+type recording struct{ *fakeBackend }
+
+func (recording) URL() string { return "testdata/session.jsonl" }
+
+// TestFollow: a session's updates reach the UI as steps in order, with
+// each update's Backlog; a Reset becomes the reset event ahead of the
+// update's events; an update without events or Backlog makes no step;
+// states pass through, and Synced without a state says live.
+func TestFollow(t *testing.T) {
+	reconnecting := connState{Phase: sse.PhaseReconnecting, Attempt: 1}
+	ev := func(id string) events.Event { return events.Event{Kind: events.KindUserMessage, ID: id, Text: id} }
+	updates := []backend.Update{
+		{Events: []events.Event{ev("a"), ev("b")}, Synced: true, Backlog: backend.BacklogMore},
+		{State: &reconnecting},
+		{Backlog: backend.BacklogNone},
+		{Reset: true, Events: []events.Event{ev("a"), ev("b"), ev("c")}, Synced: true},
+		{Events: []events.Event{ev("d")}},
+	}
+	b := &fakeBackend{follow: func(ctx context.Context, _ string, on func(backend.Update)) error {
+		for _, u := range updates {
+			on(u)
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- follow(ctx, b, "t1", func(evs []events.Event, bl backend.Backlog) {
+			mu.Lock()
+			defer mu.Unlock()
+			step := fmt.Sprintf("backlog %d:", bl)
+			for i := range evs {
+				if isResetEvent(&evs[i]) {
+					step += " RESET"
+					continue
+				}
+				step += " " + evs[i].ID
+			}
+			got = append(got, step)
+		}, func(s connState) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, "state "+s.Phase.String())
+		})
+	}()
+	want := []string{
+		fmt.Sprintf("backlog %d: a b", backend.BacklogMore),
+		"state " + sse.PhaseLive.String(),
+		"state " + sse.PhaseReconnecting.String(),
+		fmt.Sprintf("backlog %d:", backend.BacklogNone),
+		fmt.Sprintf("backlog %d: RESET a b c", backend.BacklogUnknown),
+		"state " + sse.PhaseLive.String(),
+		fmt.Sprintf("backlog %d: d", backend.BacklogUnknown),
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= len(want) {
+			break
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("follow returned %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}
