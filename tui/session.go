@@ -13,7 +13,7 @@ import (
 	"github.com/perch-tui/perch/sse"
 )
 
-// Results of the tea.Cmds that call the Backend. Each carries what it needs
+// Results of the tea.Cmds that call the backend. Each carries what it needs
 // to be matched with current state (generation, task id, local id), since
 // the user may have moved on by the time it arrives.
 type (
