@@ -83,7 +83,7 @@ func withStub(s *stubBackend, state string, env map[string]string) func(*Env) {
 		e.registry = func() *registry.Registry {
 			return &registry.Registry{Systems: []registry.System{
 				{Name: backend.Maria},
-				{Name: s.name, Probe: func(context.Context, backend.Config) error { return nil },
+				{Name: s.name, Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
 					Open: func(cfg backend.Config) (backend.Backend, error) { return s, nil }},
 			}}
 		}
