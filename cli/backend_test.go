@@ -76,8 +76,8 @@ func (s *stubBackend) Create(context.Context, backend.CreateRequest) (events.Tas
 	return events.Task{}, backend.ErrUnsupported
 }
 
-// withStub makes perch's registry answer every URL as the stub (maria's
-// real probe still runs and says no).
+// withStub makes perch's registry answer every URL as the stub (maria is
+// listed but not live: it has no probe).
 func withStub(s *stubBackend, state string, env map[string]string) func(*Env) {
 	return func(e *Env) {
 		e.registry = func() *registry.Registry {
