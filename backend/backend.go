@@ -72,6 +72,25 @@ type Config struct {
 	Token string
 	// Client makes the requests; nil means a default one.
 	Client *http.Client
+
+	// Header, LookupHost and Discovered are how a caller (perch's command
+	// line) says more about the connection than a URL and a token. Each
+	// backend honours what applies to it and ignores the rest.
+
+	// Header holds extra request headers (--header, e.g. for an
+	// authenticating proxy), sent with every request to the server's host,
+	// streams included. Their values are never printed. A backend that
+	// builds its own HTTP client adds them itself; the others take
+	// HTTPClient, which adds them.
+	Header http.Header
+	// LookupHost resolves host names for a backend that dials by itself
+	// (maria tries every loopback address of localhost, because its daemon
+	// listens on [::1] alone); nil means the system resolver.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
+	// Discovered: the URL was found on this machine (registry.Discover),
+	// not given by the user, so a backend may prefer how its own local
+	// daemon listens (maria: [::1] first).
+	Discovered bool
 }
 
 // Capabilities say what a backend can do; the views offer nothing else.

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/events"
 )
 
 // urlExample is each backend's usual base URL, for messages.
@@ -73,94 +70,104 @@ func (c *conn) settings(env Env) (name, token string, err error) {
 	return name, token, nil
 }
 
-// header is the --header values plus the token as a bearer token.
-func (c *conn) header(token string) (http.Header, error) {
+// header is the --header values.
+func (c *conn) header() (http.Header, error) {
 	h := http.Header{}
 	for _, raw := range c.headers {
-		name, value, err := mariab.ParseHeader(raw)
+		name, value, err := backend.ParseHeader(raw)
 		if err != nil {
 			return nil, usageError{err.Error()}
 		}
 		h.Add(name, value)
 	}
-	if token != "" {
-		h.Set("Authorization", "Bearer "+token)
-	}
 	return h, nil
 }
 
-// open returns the live backend the command talks to:
-//   - no URL (neither --url nor PERCH_URL): maria's daemon, found as it
-//     always was (daemon.json, every loopback address);
+// config resolves the backend's name ("" to probe the URL) and its
+// Config from the flags and the environment. Without a URL (neither --url
+// nor PERCH_URL) the registry discovers the daemon of this machine.
+func (c *conn) config(env Env) (string, backend.Config, error) {
+	name, token, err := c.settings(env)
+	if err != nil {
+		return "", backend.Config{}, err
+	}
+	h, err := c.header()
+	if err != nil {
+		return "", backend.Config{}, err
+	}
+	cfg := backend.Config{Token: token, Header: h, LookupHost: env.LookupHost}
+	cfg.URL = strings.TrimSpace(c.url)
+	if cfg.URL == "" {
+		cfg.URL = strings.TrimSpace(getenv(env, "PERCH_URL"))
+	}
+	if cfg.URL != "" {
+		return name, cfg, nil
+	}
+	if name != "" && name != registry.Local {
+		return "", backend.Config{}, usagef("--backend %s needs the server's URL: --url or PERCH_URL (e.g. %s)", name, urlExample[name])
+	}
+	name, cfg.URL, err = registry.Discover(env.Home)
+	if err != nil {
+		return "", backend.Config{}, err
+	}
+	cfg.Discovered = true
+	return name, cfg, nil
+}
+
+// open returns the live backend the command talks to, through the
+// registry:
+//   - no URL (neither --url nor PERCH_URL): the daemon the registry
+//     discovers (maria's, from daemon.json), not asked first;
 //   - --backend (or PERCH_BACKEND): that backend, not asked first;
 //   - else every backend's probe asks the URL at once, and perch says on
 //     stderr which system answered. A URL where nothing listens at all is
 //     taken for maria, perch's first backend, so a message sent while the
 //     daemon is down is kept as always and the error says what failed.
+//
+// A command that opens twice (the UI commands) gets the same backend.
 func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
-	name, token, err := c.settings(env)
+	return c.openAs(ctx, env, false)
+}
+
+// openStream is open for the stream commands (export, tail, record): a
+// URL that no probe recognises is taken for maria, quietly, as before
+// there were other backends (a proxy or server that serves a task's
+// stream but not maria's daemon stream still works, and errors are
+// maria's own).
+func (c *conn) openStream(ctx context.Context, env Env) (backend.Backend, error) {
+	return c.openAs(ctx, env, true)
+}
+
+func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backend, error) {
+	if c.opened != nil {
+		return c.opened, nil
+	}
+	name, cfg, err := c.config(env)
 	if err != nil {
 		return nil, err
-	}
-	raw := strings.TrimSpace(c.url)
-	if raw == "" {
-		raw = strings.TrimSpace(getenv(env, "PERCH_URL"))
-	}
-	if raw == "" {
-		if name == "" || name == backend.Maria {
-			cl, err := c.client(env)
-			if err != nil {
-				return nil, err
-			}
-			return mariab.New(cl), nil
-		}
-		return nil, usagef("--backend %s needs the server's URL: --url or PERCH_URL (e.g. %s)", name, urlExample[name])
-	}
-	h, err := c.header("")
-	if err != nil {
-		return nil, err
-	}
-	// maria's client adds the headers itself and keeps its loopback
-	// dialling; the others get them from their HTTP client.
-	mariaOpts := []mariab.Option{mariab.WithHeaders(h), mariab.WithLookupHost(env.LookupHost)}
-	cfg := backend.Config{URL: raw, Token: token}
-	if len(h) > 0 {
-		u, err := url.Parse(raw)
-		if err == nil {
-			cfg.Client = &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h, host: u.Host}}
-		}
 	}
 	reg := registry.Default()
 	if env.registry != nil {
 		reg = env.registry()
 	}
-	// Read after reg.Open, which waits for every probe it started.
-	var probed []events.Task
-	for i := range reg.Systems {
-		if reg.Systems[i].Name != backend.Maria {
-			continue
-		}
-		reg.Systems[i].Probe = func(ctx context.Context, cfg backend.Config) error {
-			cfg.Client = nil
-			ts, err := mariab.ProbeTasks(ctx, cfg, mariaOpts...)
-			probed = ts
-			return err
-		}
-		reg.Systems[i].Open = func(cfg backend.Config) (backend.Backend, error) {
-			cfg.Client = nil
-			b, err := mariab.OpenWith(cfg, mariaOpts...)
-			if err != nil {
-				return nil, err
-			}
-			return b, nil
-		}
-	}
-	b, err := reg.Open(ctx, name, cfg)
+	b, probed, err := reg.OpenProbed(ctx, name, cfg)
 	var none *registry.NoBackendError
-	if name == "" && errors.As(err, &none) && none.Unreachable {
-		cfg.Client = nil
-		if mb, merr := mariab.OpenWith(cfg, mariaOpts...); merr == nil {
-			return mb, nil
+	if name == "" && errors.As(err, &none) {
+		if _, lerr := reg.Lookup(backend.Maria); lerr == nil {
+			switch {
+			case stream:
+				b, err = reg.Open(ctx, backend.Maria, cfg)
+				if err != nil {
+					return nil, err
+				}
+				c.opened = b
+				return b, nil
+			case none.Unreachable:
+				if mb, merr := reg.Open(ctx, backend.Maria, cfg); merr == nil {
+					c.opened = mb
+					return mb, nil
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -168,29 +175,10 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 	}
 	if name == "" {
 		fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
-		if b.Name() == backend.Maria {
-			c.probedTasks = probed
-		}
+		c.probedTasks = probed
 	}
+	c.opened = b
 	return b, nil
-}
-
-// headerTransport adds the --header values to every request to the
-// server's host (never to a redirect's other host).
-type headerTransport struct {
-	base   http.RoundTripper
-	header http.Header
-	host   string
-}
-
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host == t.host {
-		req = req.Clone(req.Context())
-		for k, vs := range t.header {
-			req.Header[k] = append([]string(nil), vs...)
-		}
-	}
-	return t.base.RoundTrip(req)
 }
 
 // secrets are the values perch must never print (the token). Everything

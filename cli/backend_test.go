@@ -76,14 +76,14 @@ func (s *stubBackend) Create(context.Context, backend.CreateRequest) (events.Tas
 	return events.Task{}, backend.ErrUnsupported
 }
 
-// withStub makes perch's registry answer every URL as the stub (maria's
-// real probe still runs and says no).
+// withStub makes perch's registry answer every URL as the stub (maria is
+// listed but not live: it has no probe).
 func withStub(s *stubBackend, state string, env map[string]string) func(*Env) {
 	return func(e *Env) {
 		e.registry = func() *registry.Registry {
 			return &registry.Registry{Systems: []registry.System{
 				{Name: backend.Maria},
-				{Name: s.name, Probe: func(context.Context, backend.Config) error { return nil },
+				{Name: s.name, Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
 					Open: func(cfg backend.Config) (backend.Backend, error) { return s, nil }},
 			}}
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui"
@@ -34,9 +33,10 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Home   string // for ~/.moonagent/daemon.json
-	// LookupHost resolves host names for the client's localhost fallback;
-	// nil means the system resolver.
-	LookupHost mariab.LookupHostFunc
+	// LookupHost resolves host names for a backend that dials by itself
+	// (backend.Config.LookupHost: maria's localhost fallback); nil means
+	// the system resolver.
+	LookupHost func(ctx context.Context, host string) ([]string, error)
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
@@ -251,10 +251,14 @@ type conn struct {
 	// mariaOnly: a maria daemon whatever the environment says (the demo's
 	// own fake daemon).
 	mariaOnly bool
-	// probedTasks is the task list maria's probe read while open asked
-	// which system answers at the URL (nil: no probe, another system, or
-	// a list that did not decode): the UI shows it instead of asking again.
+	// probedTasks is the task list the probe read while open asked which
+	// system answers at the URL (nil: no probe, a system whose probe reads
+	// none, or a list that did not decode): the UI shows it instead of
+	// asking again.
 	probedTasks []events.Task
+	// opened is the backend open returned: a command that asks again (the
+	// UI commands) gets the same one, probed once.
+	opened backend.Backend
 }
 
 type headerList []string
@@ -270,45 +274,10 @@ func (c *conn) register(fs *flagSet) {
 	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN; never printed)")
 }
 
-// client builds the maria daemon client from the flags and the
-// environment, for the commands that speak maria's API directly.
-func (c *conn) client(env Env) (*mariab.Client, error) {
-	name, token, err := c.settings(env)
-	if err != nil {
-		return nil, err
-	}
-	if name != "" && name != backend.Maria {
-		return nil, fmt.Errorf("perch %s follows maria daemons only so far, not %s; perch tasks, send, cancel, queue and new take --backend %s", c.cmdName(), name, name)
-	}
-	base, fromFile, err := mariab.Discover(c.url, env.Getenv, env.Home)
-	if err != nil {
-		return nil, err
-	}
-	h, err := c.header(token)
-	if err != nil {
-		return nil, err
-	}
-	opts := []mariab.Option{mariab.WithHeaders(h), mariab.WithLookupHost(env.LookupHost)}
-	if fromFile {
-		opts = append(opts, mariab.WithDiscovered())
-	}
-	return mariab.NewClient(base, opts...)
-}
-
 // flagSet is a command's flags plus its help text.
 type flagSet struct {
 	*flag.FlagSet
 	help func()
-}
-
-// task builds the client and resolves a task id or unique prefix.
-func (c *conn) task(ctx context.Context, env Env, idOrPrefix string) (*mariab.Client, events.Task, error) {
-	cl, err := c.client(env)
-	if err != nil {
-		return nil, events.Task{}, err
-	}
-	task, err := cl.ResolveTask(ctx, idOrPrefix)
-	return cl, task, err
 }
 
 // newFlagSet makes a FlagSet that reports errors once (as a usage error)

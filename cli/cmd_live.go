@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sanitize"
@@ -17,64 +15,25 @@ import (
 
 // This file is export, tail and record for every live backend, maria
 // included: the session comes from the backend's Follow as ordered,
-// decoded updates, applied to an events.Timeline. maria's Follow says
-// when its replay is in (backend/maria's EvidenceEnd); what stays maria's
-// own here is how its task is found (the daemon's list, as perch always
-// resolved it), the words on stderr and record, which writes maria's raw
-// frames.
+// decoded updates, applied to an events.Timeline. What a backend offers
+// beyond Follow (backend.OptionFollower: maria says when its replay is in
+// and the run is over, and hands over its wire frames for record;
+// backend.SettledFollower: Suna reads a finished run whole) is used where
+// it is offered. What stays maria's own here are the words on stderr and
+// tail's heading, as perch always printed them for maria's tasks.
 
 // streamTarget returns the backend a stream command (export, tail,
 // record) follows and the session, resolved from idOrPrefix.
 func (c *conn) streamTarget(ctx context.Context, env Env, idOrPrefix string) (backend.Backend, events.Task, error) {
-	b, err := c.streamBackend(ctx, env)
+	b, err := c.openStream(ctx, env)
 	if err != nil {
 		return nil, events.Task{}, err
 	}
-	if b != nil {
-		task, err := b.Session(ctx, idOrPrefix)
-		return b, task, err
-	}
-	cl, task, err := c.task(ctx, env, idOrPrefix)
+	task, err := b.Session(ctx, idOrPrefix)
 	if err != nil {
 		return nil, events.Task{}, err
 	}
-	return mariab.New(cl), task, nil
-}
-
-// streamBackend returns the live backend a stream command follows, or nil
-// for maria, whose client is built from the flags as it always was
-// (daemon.json discovery, --header) and whose task is resolved from the
-// daemon's list. Without a URL and without a backend other than maria
-// nothing is asked. Otherwise the backend is opened as tasks and send open
-// it (probing the URL when --backend is not given); a URL that no probe
-// recognises is left to maria.
-func (c *conn) streamBackend(ctx context.Context, env Env) (backend.Backend, error) {
-	name, _, err := c.settings(env)
-	if err != nil {
-		return nil, err
-	}
-	if name == backend.Maria {
-		return nil, nil
-	}
-	if name == "" && c.url == "" && getenv(env, "PERCH_URL") == "" {
-		return nil, nil
-	}
-	b, err := c.open(ctx, env)
-	var none *registry.NoBackendError
-	if name == "" && errors.As(err, &none) {
-		// No system answered the probes: maria, as before there were
-		// other backends (a proxy or server that serves a task's stream
-		// but not maria's daemon stream still works, and errors are
-		// maria's own).
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if b.Name() == backend.Maria {
-		return nil, nil
-	}
-	return b, nil
+	return b, task, nil
 }
 
 // liveOpts says when followLive stops and what it hands on.
@@ -128,10 +87,9 @@ type liveStep struct {
 func followLive(ctx context.Context, env Env, b backend.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
 	tl := events.NewTimeline()
 	tl.SetTask(task)
-	mb, maria := b.(*mariab.Backend)
 	noun := "session"
 	var chat chatter = &liveChatter{env: env, quiet: o.quiet}
-	if maria {
+	if b.Name() == backend.Maria {
 		noun = "task"
 		chat = &mariaChatter{env: env, quiet: o.quiet}
 	}
@@ -187,18 +145,23 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 			stop()
 		}
 	}
+	of, withOptions := b.(backend.OptionFollower)
+	sf, settled := b.(backend.SettledFollower)
 	var ferr error
-	if maria {
-		fo := mariab.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
+	switch {
+	case settled && o.settledOnly():
+		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
+	case withOptions:
+		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
 		if o.keepTexts {
 			texts := textmem.NewMapped(textMemLimit)
 			defer texts.Close()
 			fo.Texts = texts
 		}
-		ferr = mb.FollowWith(sctx, task.ID, fo, func(s mariab.Step) { on(s.Update, s.Frame) })
-	} else if sf, ok := b.(backend.SettledFollower); ok && o.settledOnly() {
-		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
-	} else {
+		ferr = of.FollowWith(sctx, task.ID, fo, func(s backend.Step) { on(s.Update, s.Frame) })
+	case o.frames:
+		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), backend.ErrUnsupported)
+	default:
 		ferr = b.Follow(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	}
 	switch {
@@ -348,7 +311,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, maria := b.(*mariab.Backend)
+	maria := b.Name() == backend.Maria
 	out := bufio.NewWriter(env.Stdout)
 	p := newPrinter(out, *jsonl)
 	p.holdOpen = true
@@ -401,8 +364,16 @@ func (p *printer) restart(old, tl *events.Timeline) {
 // one stream that holds a session (Suna streams each run apart from the
 // thread's history, pynchy one stream for every chat), so perch says what
 // to use instead rather than writing a file that replays nothing.
+// It says so with an error that matches backend.ErrUnsupported.
 func recordRefusal(b backend.Backend, id string) error {
-	return fmt.Errorf("perch record saves a maria task's raw event stream; %s at %s has no such stream. "+
+	return unsupportedError(fmt.Sprintf("perch record saves a maria task's raw event stream; %s at %s has no such stream. "+
 		"Use perch export %s --backend %s --url URL --format jsonl (--until-idle to wait for the run) for the transcript",
-		b.Name(), b.URL(), id, b.Name())
+		b.Name(), b.URL(), id, b.Name()))
 }
+
+// unsupportedError is a sentence for people that says what a backend
+// cannot do; errors.Is(err, backend.ErrUnsupported) holds.
+type unsupportedError string
+
+func (e unsupportedError) Error() string        { return string(e) }
+func (e unsupportedError) Is(target error) bool { return target == backend.ErrUnsupported }

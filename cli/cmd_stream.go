@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	mariab "github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
@@ -229,13 +229,14 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 	if *out == "" {
 		return usagef("record: -o FILE is required")
 	}
-	if b, err := c.streamBackend(ctx, env); err != nil || b != nil {
-		if err != nil {
-			return err
-		}
+	b, err := c.openStream(ctx, env)
+	if err != nil {
+		return err
+	}
+	if _, ok := b.(backend.OptionFollower); !ok {
 		return recordRefusal(b, pos[0])
 	}
-	cl, task, err := c.task(ctx, env, pos[0])
+	task, err := b.Session(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -255,7 +256,7 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		}
 		return bw.Flush()
 	}}
-	_, err = followLive(ctx, env, mariab.New(cl), task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
+	_, err = followLive(ctx, env, b, task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil // Ctrl-C is how a recording ends
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	mariab "github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
@@ -74,7 +75,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 		cfg.Model = *model
 		return env.runUI(ctx, b, cfg)
 	}
-	cl, err := c.client(env)
+	cl, err := c.mariaClient(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 		cfg.TaskID = task.ID
 		return env.runUI(ctx, b, cfg)
 	}
-	cl, task, err := c.task(ctx, env, pos[0])
+	cl, task, err := c.mariaTask(ctx, env, pos[0])
 	if err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("demo: create the demo task: %w", err)
 	}
 	c := conn{url: srv.URL, mariaOnly: true}
-	cl, err := c.client(env)
+	cl, err := c.mariaClient(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -232,4 +233,29 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 		sc.Long = &fakedaemon.LongSession{Events: *long, BigOutput: int(*bigMB * (1 << 20)), LongLine: int(*lineMB * (1 << 20))}
 	}
 	return fakedaemon.RunScenario(ctx, *addr, fakedaemon.Options{Dialect: d, Speed: *speed}, sc, env.Stdout)
+}
+
+// mariaClient is the daemon client under the maria backend c.open opened,
+// for the UI's maria path (it streams through *mariab.Client) until the UI
+// follows every system through backend.Backend.
+func (c *conn) mariaClient(ctx context.Context, env Env) (*mariab.Client, error) {
+	b, err := c.open(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	mb, ok := b.(*mariab.Backend)
+	if !ok {
+		return nil, fmt.Errorf("%s at %s is not a maria daemon", b.Name(), b.URL())
+	}
+	return mb.Client(), nil
+}
+
+// mariaTask is mariaClient and the task idOrPrefix names.
+func (c *conn) mariaTask(ctx context.Context, env Env, idOrPrefix string) (*mariab.Client, events.Task, error) {
+	cl, err := c.mariaClient(ctx, env)
+	if err != nil {
+		return nil, events.Task{}, err
+	}
+	task, err := cl.ResolveTask(ctx, idOrPrefix)
+	return cl, task, err
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
@@ -31,8 +30,8 @@ func outboxRoot(env Env) string { return outbox.DefaultRoot(env.Getenv, env.Home
 // unreachable tells a daemon that could not be asked from one that
 // answered with an error or does not have the task.
 func unreachable(err error) bool {
-	var ae *mariab.APIError
-	return !errors.As(err, &ae) && !errors.Is(err, backend.ErrNoTask) && !errors.Is(err, backend.ErrAmbiguousTask) &&
+	var he *backend.HTTPError
+	return !errors.As(err, &he) && !errors.Is(err, backend.ErrNoTask) && !errors.Is(err, backend.ErrAmbiguousTask) &&
 		!errors.Is(err, context.Canceled)
 }
 

@@ -223,6 +223,16 @@ func (e *APIError) Error() string {
 	return s
 }
 
+// As lets errors.As find the daemon's answer as the system-neutral
+// *backend.HTTPError: the daemon was reached and said no.
+func (e *APIError) As(target any) bool {
+	if t, ok := target.(**backend.HTTPError); ok {
+		*t = &backend.HTTPError{Status: e.Status, Message: e.Message, URL: e.URL}
+		return true
+	}
+	return false
+}
+
 // IsNotFound reports whether err is (or wraps) a 404 from the daemon.
 func IsNotFound(err error) bool {
 	var ae *APIError

@@ -54,38 +54,3 @@ func Discover(flagURL string, getenv func(string) string, home string) (u string
 	}
 	return fmt.Sprintf("http://localhost:%d/v1", port), true, nil
 }
-
-// ParseHeader splits a --header flag "Name: value". Errors never quote the
-// input: a mistyped flag is likely to contain a secret.
-func ParseHeader(s string) (name, value string, err error) {
-	i := strings.IndexByte(s, ':')
-	if i < 0 {
-		return "", "", errors.New(`invalid --header: want "Name: value" (no ':' found)`)
-	}
-	name = strings.TrimSpace(s[:i])
-	value = strings.TrimSpace(s[i+1:])
-	if name == "" {
-		return "", "", errors.New(`invalid --header: want "Name: value" (empty name)`)
-	}
-	for j := 0; j < len(name); j++ {
-		if !isTokenChar(name[j]) {
-			return "", "", fmt.Errorf(`invalid --header: the name has a character not allowed in a header name (at byte %d); want "Name: value"`, j+1)
-		}
-	}
-	for j := 0; j < len(value); j++ {
-		if b := value[j]; (b < 0x20 && b != '\t') || b == 0x7f {
-			return "", "", fmt.Errorf("invalid --header %s: the value contains a control character", name)
-		}
-	}
-	return name, value, nil
-}
-
-// isTokenChar reports whether b may appear in an HTTP header name (RFC 9110
-// tchar).
-func isTokenChar(b byte) bool {
-	switch {
-	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
-}

@@ -34,6 +34,7 @@ type Backend struct {
 var (
 	_ backend.Backend        = (*Backend)(nil)
 	_ backend.SessionWatcher = (*Backend)(nil)
+	_ backend.OptionFollower = (*Backend)(nil)
 )
 
 // New wraps a client (built with whatever discovery and dialling options
@@ -50,8 +51,7 @@ func Open(cfg backend.Config) (backend.Backend, error) {
 	return b, nil
 }
 
-// OpenWith is Open with extra client options (the CLI's resolver and
-// --header values, the loopback preference of a discovered URL).
+// OpenWith is Open with extra client options (tests: timings, a dialer).
 func OpenWith(cfg backend.Config, opts ...Option) (*Backend, error) {
 	cl, err := NewClient(cfg.URL, append(ClientOptions(cfg), opts...)...)
 	if err != nil {
@@ -61,14 +61,25 @@ func OpenWith(cfg backend.Config, opts ...Option) (*Backend, error) {
 }
 
 // ClientOptions turns a backend.Config into client options: the token as
-// an Authorization header (the client never prints header values) and
-// the HTTP client when one is given.
+// an Authorization header and cfg.Header (the client never prints header
+// values), the resolver and the discovered URL's loopback preference for
+// the client's own dialling, and the HTTP client when one is given (which
+// then dials as it likes: no loopback fallback).
 func ClientOptions(cfg backend.Config) []Option {
 	var opts []Option
 	if cfg.Token != "" {
 		h := http.Header{}
 		h.Set("Authorization", "Bearer "+cfg.Token)
 		opts = append(opts, WithHeaders(h))
+	}
+	if len(cfg.Header) > 0 {
+		opts = append(opts, WithHeaders(cfg.Header))
+	}
+	if cfg.LookupHost != nil {
+		opts = append(opts, WithLookupHost(cfg.LookupHost))
+	}
+	if cfg.Discovered {
+		opts = append(opts, WithDiscovered())
 	}
 	if cfg.Client != nil {
 		opts = append(opts, WithHTTPClient(cfg.Client))
@@ -77,25 +88,22 @@ func ClientOptions(cfg backend.Config) []Option {
 }
 
 // Probe reports whether cfg.URL answers as a maria daemon (nil) or not.
-func Probe(ctx context.Context, cfg backend.Config) error { return ProbeWith(ctx, cfg) }
-
-// ProbeWith is Probe with extra client options.
-func ProbeWith(ctx context.Context, cfg backend.Config, opts ...Option) error {
-	_, err := ProbeTasks(ctx, cfg, opts...)
+func Probe(ctx context.Context, cfg backend.Config) error {
+	_, err := ProbeTasks(ctx, cfg)
 	return err
 }
 
-// ProbeTasks is ProbeWith returning, when cfg.URL answers as maria, the
-// task list the answer carries (nil when it does not decode), so that a
-// caller that probed need not ask for the list again.
+// ProbeTasks is Probe returning, when cfg.URL answers as maria, the task
+// list the answer carries (nil when it does not decode), so that a caller
+// that probed need not ask for the list again.
 //
 // The probe opens the daemon stream (GET /events) and reads its first
 // frame: maria always starts it with a named event,
 // daemon.tasks.synchronized, holding {"tasks":[…]} — a name no other
 // server sends, and an answer that costs the daemon one task list. The
 // stream is closed as soon as that frame (or anything else) arrives.
-func ProbeTasks(ctx context.Context, cfg backend.Config, opts ...Option) ([]events.Task, error) {
-	cl, err := NewClient(cfg.URL, append(ClientOptions(cfg), opts...)...)
+func ProbeTasks(ctx context.Context, cfg backend.Config) ([]events.Task, error) {
+	cl, err := NewClient(cfg.URL, ClientOptions(cfg)...)
 	if err != nil {
 		return nil, fmt.Errorf("not a maria daemon URL: %w", err)
 	}
@@ -209,46 +217,6 @@ func (b *Backend) Create(ctx context.Context, r backend.CreateRequest) (events.T
 	return res.Task, nil
 }
 
-// FollowOptions are what perch's own commands ask of a Follow beyond
-// backend.Backend's contract.
-type FollowOptions struct {
-	// UntilIdle: Synced marks only the points where the replay is in and
-	// the daemon, asked then (GET /task/{id}), says the task is not
-	// generating: the stream may lag behind a run that just started.
-	// Follow asks again each time the stream was quiet for the rule's
-	// window (so at Settle's pace while the daemon says generating), on
-	// every connection, and Synced may come several times; export
-	// --until-idle stops at the first one that leaves its timeline's run
-	// over.
-	UntilIdle bool
-	// Frames: every frame makes a Step that carries it, even one that
-	// brought nothing new (record writes the wire frames).
-	Frames bool
-	// BoundMemory keeps the process's memory near what the stream brought
-	// while Follow runs (internal/memlimit): a consumer that keeps the
-	// whole timeline (export) gets no pile of raw frames, garbage once
-	// decoded. It sets a process-wide limit: only for a program that owns
-	// its process.
-	BoundMemory bool
-	// Texts takes the large texts (tools' outputs) of the first
-	// connection's replay, the bulk of what a consumer keeps (nil: a
-	// textmem.New arena, which packs them in chunks the collector takes
-	// back with them; export owning its process passes a mapped one). Later
-	// connections replay what was delivered, and those texts are dropped:
-	// they go to the heap, so that no chunk is kept for the few new ones
-	// among them.
-	Texts TextMemory
-}
-
-// Step is one step of FollowWith: an Update, and with FollowOptions.Frames
-// the frame it was decoded from.
-type Step struct {
-	backend.Update
-	// Frame is the wire frame of this step (nil for a state or a Synced
-	// step, and without FollowOptions.Frames).
-	Frame *events.Frame
-}
-
 // streamItem is one step of the task stream on its way from the stream's
 // goroutine, through the decode pool, to Follow's.
 type streamItem struct {
@@ -285,7 +253,7 @@ const (
 
 // Follow implements backend.Backend: FollowWith without options.
 func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.Update)) error {
-	return b.FollowWith(ctx, sessionID, FollowOptions{}, func(s Step) { on(s.Update) })
+	return b.FollowWith(ctx, sessionID, backend.FollowOptions{}, func(s backend.Step) { on(s.Update) })
 }
 
 // FollowWith follows a task stream. Every connection replays the task's
@@ -295,7 +263,17 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 // once the replay is in, as the ReplayEnd rule decides (by default
 // EvidenceEnd), at most once per connection (with UntilIdle: see
 // FollowOptions).
-func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOptions, on func(Step)) error {
+//
+// maria's way with the options: UntilIdle asks the daemon (GET
+// /task/{id}) each time the replay is in and whenever the stream was quiet
+// for the rule's window (so at Settle's pace while the daemon says
+// generating), on every connection. Texts takes the texts of the first
+// connection's replay (nil: a textmem.New arena, which packs them in
+// chunks the collector takes back with them); later connections replay
+// what was delivered, and their texts go to the heap, so that no chunk is
+// kept for the few new ones among them. BoundMemory uses
+// internal/memlimit.
+func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.FollowOptions, on func(backend.Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := &sse.Progress{}
@@ -387,7 +365,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 	}
 	window := func() time.Duration { w, _ := rule.Quiet(); return w }
 	// Nothing reaches on once ctx has ended, even what was already queued.
-	deliver := func(s Step) {
+	deliver := func(s backend.Step) {
 		if ctx.Err() == nil {
 			on(s)
 		}
@@ -434,7 +412,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 					recheckIn = backlogRecheck
 					recheck.Reset(recheckIn)
 				}
-				deliver(Step{Update: backend.Update{Events: evs, Backlog: bl}, Frame: it.frame})
+				deliver(backend.Step{Update: backend.Update{Events: evs, Backlog: bl}, Frame: it.frame})
 			}
 			if mem != nil {
 				mem.Update()
@@ -460,7 +438,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 		case sse.PhaseFailed:
 			live = false
 		}
-		deliver(Step{Update: u})
+		deliver(backend.Step{Update: u})
 		arm(window())
 	}
 	ch := pool.Results()
@@ -502,7 +480,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 			var u backend.Update
 			inNow(&u)
 			if u.Synced {
-				deliver(Step{Update: u})
+				deliver(backend.Step{Update: u})
 			}
 			arm(window())
 		case <-wake:
@@ -517,7 +495,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o FollowOpti
 				continue
 			}
 			more = false
-			deliver(Step{Update: backend.Update{Backlog: backend.BacklogNone}})
+			deliver(backend.Step{Update: backend.Update{Backlog: backend.BacklogNone}})
 		case err := <-errc:
 			if ctx.Err() != nil {
 				return ctx.Err()

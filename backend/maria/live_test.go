@@ -730,7 +730,7 @@ func TestFollowEvidenceAndUntilIdle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tl := events.NewTimeline()
-	err = b.FollowWith(ctx, "t1", FollowOptions{UntilIdle: true}, func(s Step) {
+	err = b.FollowWith(ctx, "t1", backend.FollowOptions{UntilIdle: true}, func(s backend.Step) {
 		for _, ev := range s.Events {
 			tl.Apply(ev)
 		}
@@ -764,7 +764,7 @@ func TestFollowFrames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	frames, news := 0, 0
-	err = open(t, base).FollowWith(ctx, "t1", FollowOptions{Frames: true}, func(s Step) {
+	err = open(t, base).FollowWith(ctx, "t1", backend.FollowOptions{Frames: true}, func(s backend.Step) {
 		if s.Frame != nil {
 			frames++
 			if len(s.Frame.Data) == 0 {

@@ -3,6 +3,7 @@ package maria
 import (
 	"context"
 	"errors"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
@@ -42,7 +43,7 @@ func followOutputs(t *testing.T, base, id string, texts TextMemory) (*events.Tim
 	defer cancel()
 	tl, reconn := events.NewTimeline(), 0
 	var outputs []string
-	err := open(t, base).FollowWith(ctx, id, FollowOptions{Texts: texts}, func(s Step) {
+	err := open(t, base).FollowWith(ctx, id, backend.FollowOptions{Texts: texts}, func(s backend.Step) {
 		if s.Reset {
 			tl = events.NewTimeline()
 		}

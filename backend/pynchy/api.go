@@ -64,8 +64,8 @@ func open(cfg backend.Config) (*Live, error) {
 	}
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	l := &Live{base: strings.TrimRight(u.String(), "/"), token: cfg.Token, active: map[string]bool{}}
-	if cfg.Client != nil {
-		l.client, l.stream = cfg.Client, cfg.Client
+	if hc := cfg.HTTPClient(); hc != nil { // the Client, with cfg.Header on every request
+		l.client, l.stream = hc, hc
 	} else {
 		l.client = &http.Client{Timeout: requestTimeout}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/events"
 )
 
 // Opening a live backend: the one the user named (--backend), or the one
@@ -24,6 +25,12 @@ const ProbeTimeout = 5 * time.Second
 // backend at once and opens the one that answers (its Name says which).
 func Open(ctx context.Context, name string, cfg backend.Config) (backend.Backend, error) {
 	return Default().Open(ctx, name, cfg)
+}
+
+// OpenProbed is Open that also returns the sessions the probe saw (see
+// Registry.OpenProbed).
+func OpenProbed(ctx context.Context, name string, cfg backend.Config) (backend.Backend, []events.Task, error) {
+	return Default().OpenProbed(ctx, name, cfg)
 }
 
 // ErrUnknownBackend is returned (wrapped) for a name no live system has.
@@ -41,18 +48,31 @@ func (r *Registry) Lookup(name string) (System, error) {
 
 // Open is the package's Open on this registry.
 func (r *Registry) Open(ctx context.Context, name string, cfg backend.Config) (backend.Backend, error) {
+	b, _, err := r.OpenProbed(ctx, name, cfg)
+	return b, err
+}
+
+// OpenProbed is Open that also returns the sessions the probe saw, when
+// it probed and the answering system's probe reads them (maria's task
+// list), so that the caller need not ask for them again; nil otherwise.
+func (r *Registry) OpenProbed(ctx context.Context, name string, cfg backend.Config) (backend.Backend, []events.Task, error) {
+	var sessions []events.Task
 	if name == "" {
-		found, err := r.Probe(ctx, cfg)
+		found, err := r.probe(ctx, cfg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		name = found
+		name, sessions = found.name, found.sessions
 	}
 	s, err := r.Lookup(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.Open(cfg)
+	b, err := s.Open(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, sessions, nil
 }
 
 // NoBackendError says that no backend answered at a URL, with each
@@ -113,6 +133,17 @@ func orList(names []string) string {
 // name of the first that answers; the others are cancelled. When none
 // does, the error is a *NoBackendError.
 func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error) {
+	found, err := r.probe(ctx, cfg)
+	return found.name, err
+}
+
+// found is the system a probe found and the sessions its answer carried.
+type found struct {
+	name     string
+	sessions []events.Task
+}
+
+func (r *Registry) probe(ctx context.Context, cfg backend.Config) (found, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = ProbeTimeout
@@ -121,35 +152,37 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	type answer struct {
-		i   int
-		err error
+		i        int
+		sessions []events.Task
+		err      error
 	}
 	live := r.live()
 	answers := make(chan answer, len(live))
 	for i, e := range live {
 		go func() {
-			err := e.Probe(ctx, cfg)
+			sessions, err := e.Probe(ctx, cfg)
 			if err == nil && ctx.Err() != nil {
 				err = ctx.Err()
 			}
-			answers <- answer{i, err}
+			answers <- answer{i, sessions, err}
 		}()
 	}
 	reasons := make([]error, len(live))
-	found := -1
+	first := -1
+	var sessions []events.Task
 	for range live {
 		a := <-answers
 		reasons[a.i] = a.err
-		if a.err == nil && found < 0 {
-			found = a.i
+		if a.err == nil && first < 0 {
+			first, sessions = a.i, a.sessions
 			cancel() // the others need not finish; they return at once
 		}
 	}
-	if found >= 0 {
-		return live[found].Name, nil
+	if first >= 0 {
+		return found{live[first].Name, sessions}, nil
 	}
 	if err := parent.Err(); err != nil {
-		return "", err // the caller gave up
+		return found{}, err // the caller gave up
 	}
 	dialErr := unreachable(parent, cfg.URL)
 	secrets := []string{cfg.Token}
@@ -159,7 +192,7 @@ func (r *Registry) Probe(ctx context.Context, cfg backend.Config) (string, error
 			secrets = append(secrets, p)
 		}
 	}
-	return "", &NoBackendError{URL: RedactURL(cfg.URL), Names: r.LiveNames(), Reasons: reasons,
+	return found{}, &NoBackendError{URL: RedactURL(cfg.URL), Names: r.LiveNames(), Reasons: reasons,
 		Unreachable: dialErr != nil, DialErr: dialErr, secrets: secrets}
 }
 

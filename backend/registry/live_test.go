@@ -16,6 +16,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
@@ -70,11 +71,11 @@ func opener(name string) func(backend.Config) (backend.Backend, error) {
 // testRegistry has the real maria probe and two probes in the style of
 // the other systems', each asking a route only its system answers.
 func testRegistry(calls *atomic.Int32) *Registry {
-	count := func(p func(context.Context, backend.Config) error) func(context.Context, backend.Config) error {
-		return func(ctx context.Context, cfg backend.Config) error {
+	count := func(p func(context.Context, backend.Config) error) func(context.Context, backend.Config) ([]events.Task, error) {
+		return ProbeOnly(func(ctx context.Context, cfg backend.Config) error {
 			calls.Add(1)
 			return p(ctx, cfg)
-		}
+		})
 	}
 	return &Registry{Systems: []System{
 		{Name: backend.Maria, Probe: count(maria.Probe), Open: maria.Open},
@@ -168,6 +169,24 @@ func TestDefaultRegistryFindsMaria(t *testing.T) {
 	}
 }
 
+// TestOpenProbedSessions: the sessions maria's probe read come with the
+// backend it opened; with a name there is no probe and no list.
+func TestOpenProbedSessions(t *testing.T) {
+	base := mariaFake(t)
+	ctx := context.Background()
+	b, sessions, err := OpenProbed(ctx, "", backend.Config{URL: base})
+	if err != nil || b.Name() != backend.Maria || sessions == nil {
+		t.Fatalf("%v %v %v", b, sessions, err)
+	}
+	want, err := b.Sessions(ctx)
+	if err != nil || len(want) != len(sessions) {
+		t.Fatalf("probe saw %d sessions, the list has %d (%v)", len(sessions), len(want), err)
+	}
+	if _, sessions, err := OpenProbed(ctx, backend.Maria, backend.Config{URL: base}); err != nil || sessions != nil {
+		t.Fatalf("named: %v %v", sessions, err)
+	}
+}
+
 // TestNoBackendAnswers: a server that is none of them gives one error
 // naming the URL, every backend and --backend, without the token.
 func TestNoBackendAnswers(t *testing.T) {
@@ -229,12 +248,12 @@ func TestProbeTimeout(t *testing.T) {
 
 	var cancelled atomic.Bool
 	reg = &Registry{Systems: []System{
-		{Name: "slow", Probe: func(ctx context.Context, cfg backend.Config) error {
+		{Name: "slow", Probe: ProbeOnly(func(ctx context.Context, cfg backend.Config) error {
 			<-ctx.Done()
 			cancelled.Store(true)
 			return ctx.Err()
-		}, Open: opener("slow")},
-		{Name: "quick", Probe: func(context.Context, backend.Config) error { return nil }, Open: opener("quick")},
+		}), Open: opener("slow")},
+		{Name: "quick", Probe: ProbeOnly(func(context.Context, backend.Config) error { return nil }), Open: opener("quick")},
 	}}
 	start = time.Now()
 	b, err := reg.Open(context.Background(), "", backend.Config{URL: "http://x/"})
@@ -248,7 +267,7 @@ func TestProbeTimeout(t *testing.T) {
 func TestCallerCancels(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	reg := &Registry{Systems: []System{{Name: "a", Probe: func(ctx context.Context, _ backend.Config) error { return ctx.Err() }, Open: opener("a")}}}
+	reg := &Registry{Systems: []System{{Name: "a", Probe: ProbeOnly(func(ctx context.Context, _ backend.Config) error { return ctx.Err() }), Open: opener("a")}}}
 	if _, err := reg.Open(ctx, "", backend.Config{URL: "http://x/"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}

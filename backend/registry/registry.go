@@ -5,7 +5,7 @@
 //
 // Everything that needs to know which systems exist asks here: `perch
 // import` and `perch replay` (Run, Choose, Stream), the live commands
-// (Open, Probe), and help text and errors (Names, LiveNames, KindList).
+// (Open, Probe, Discover), and help text and errors (Names, LiveNames, KindList).
 // Nothing under backend/ imports this package; it imports them.
 package registry
 
@@ -22,6 +22,7 @@ import (
 	"github.com/perch-tui/perch/backend/openai"
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -33,8 +34,10 @@ type System struct {
 	// system perch only follows live (tests' stand-ins).
 	Files ingest.Importer
 	// Probe and Open are set for a system perch follows live: Probe says
-	// (nil) that a URL answers as this system does, Open opens it.
-	Probe func(ctx context.Context, cfg backend.Config) error
+	// (nil error) that a URL answers as this system does, with the
+	// sessions its answer carried when it carries them (maria's probe
+	// reads the task list; nil for the others), and Open opens it.
+	Probe func(ctx context.Context, cfg backend.Config) ([]events.Task, error)
 	Open  func(cfg backend.Config) (backend.Backend, error)
 }
 
@@ -51,20 +54,26 @@ type Registry struct {
 // Default is the registry of every system perch has. A system's name is
 // its importer's, so it is spelled in one place (backend/<system>).
 func Default() *Registry {
-	live := func(k ingest.Importer, probe func(context.Context, backend.Config) error, open func(backend.Config) (backend.Backend, error)) System {
+	live := func(k ingest.Importer, probe func(context.Context, backend.Config) ([]events.Task, error), open func(backend.Config) (backend.Backend, error)) System {
 		return System{Name: k.Name, Files: k, Probe: probe, Open: open}
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
 	return &Registry{Systems: []System{
-		live(maria.Importer(), maria.Probe, maria.Open),
-		live(suna.Importer(), suna.Probe, suna.Open),
-		live(pynchy.Importer(), pynchy.Probe, pynchy.Open),
+		live(maria.Importer(), maria.ProbeTasks, maria.Open),
+		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open),
+		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
 		file(claudecode.Importer()),
 		file(openai.Importer()),
 		file(codex.Importer()),
 	}}
+}
+
+// ProbeOnly makes a system's Probe of a probe whose answer carries no
+// sessions.
+func ProbeOnly(probe func(context.Context, backend.Config) error) func(context.Context, backend.Config) ([]events.Task, error) {
+	return func(ctx context.Context, cfg backend.Config) ([]events.Task, error) { return nil, probe(ctx, cfg) }
 }
 
 // Names lists every system's name.

@@ -40,7 +40,7 @@ func newAPI(cfg backend.Config) (*api, error) {
 	if err != nil {
 		return nil, err
 	}
-	hc := cfg.Client
+	hc := cfg.HTTPClient() // the Client, with cfg.Header on every request
 	if hc == nil {
 		hc = &http.Client{Transport: http.DefaultTransport}
 	}

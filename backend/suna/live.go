@@ -58,7 +58,7 @@ func open(cfg backend.Config, t tuning) (*Live, error) {
 // Probe reports whether cfg.URL answers as a Suna API: its health route
 // answers {"status": "ok", "instance_id": …} (no token needed).
 func Probe(ctx context.Context, cfg backend.Config) error {
-	a, err := newAPI(backend.Config{URL: cfg.URL, Client: cfg.Client}) // the health route wants no token
+	a, err := newAPI(backend.Config{URL: cfg.URL, Client: cfg.Client, Header: cfg.Header}) // the health route wants no token
 	if err != nil {
 		return err
 	}
