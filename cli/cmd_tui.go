@@ -7,51 +7,20 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/tui"
 )
 
-// liveConfig is the UI's configuration for a daemon: its outbox is the
-// same files as perch send and perch queue use.
-func liveConfig(env Env, cl *mariab.Client, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), cl.BaseURL()))
-}
-
-// uiBackend is the live backend the UI follows when it is not maria's
-// daemon (Suna, pynchy), or nil: maria keeps its own path (the raw daemon
-// streams through *mariab.Client). Without --backend and with a URL, the
-// probes say which system answers.
-func (c *conn) uiBackend(ctx context.Context, env Env) (backend.Backend, error) {
-	name, _, err := c.settings(env)
-	if err != nil {
-		return nil, err
-	}
-	if name == backend.Maria {
-		return nil, nil
-	}
-	if name == "" && strings.TrimSpace(c.url) == "" && strings.TrimSpace(getenv(env, "PERCH_URL")) == "" {
-		return nil, nil // maria's daemon, found as always
-	}
-	b, err := c.open(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	if b.Name() == backend.Maria {
-		return nil, nil
-	}
-	return b, nil
-}
-
-// backendConfig is the UI's configuration for a live backend: its outbox
-// is the same files as perch send and perch queue use for that server
-// (the UI delivers through the backend, held while a Suna run runs: see
-// outbox.Pace).
-func backendConfig(env Env, b backend.Backend, theme string) tui.Config {
-	return withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
+// liveConfig is the UI's configuration for a live backend: its outbox is
+// the same files as perch send and perch queue use for that server (the
+// UI delivers through the backend; see outbox.Pace), and the task list
+// the probe read, when it read one, is shown at once.
+func (c *conn) liveConfig(env Env, b backend.Backend, theme string) tui.Config {
+	cfg := withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
+	cfg.Tasks = c.probedTasks
+	return cfg
 }
 
 func runRoot(ctx context.Context, env Env, args []string) error {
@@ -67,22 +36,13 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	prepareUI()
-	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
-		if err != nil {
-			return err
-		}
-		cfg := backendConfig(env, b, *theme)
-		cfg.Model = *model
-		return env.runUI(ctx, b, cfg)
-	}
-	cl, err := c.mariaClient(ctx, env)
+	b, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
-	cfg := liveConfig(env, cl, *theme)
+	cfg := c.liveConfig(env, b, *theme)
 	cfg.Model = *model
-	cfg.Tasks = c.probedTasks
-	return env.runLive(ctx, cl, cfg)
+	return env.runUI(ctx, b, cfg)
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -98,26 +58,17 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	prepareUI()
-	if b, err := c.uiBackend(ctx, env); err != nil || b != nil {
-		if err != nil {
-			return err
-		}
-		task, err := b.Session(ctx, pos[0])
-		if err != nil {
-			return err
-		}
-		cfg := backendConfig(env, b, *theme)
-		cfg.TaskID = task.ID
-		return env.runUI(ctx, b, cfg)
-	}
-	cl, task, err := c.mariaTask(ctx, env, pos[0])
+	b, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
-	cfg := liveConfig(env, cl, *theme)
+	task, err := b.Session(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	cfg := c.liveConfig(env, b, *theme)
 	cfg.TaskID = task.ID
-	cfg.Tasks = c.probedTasks
-	return env.runLive(ctx, cl, cfg)
+	return env.runUI(ctx, b, cfg)
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {
@@ -168,7 +119,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("demo: create the demo task: %w", err)
 	}
 	c := conn{url: srv.URL, mariaOnly: true}
-	cl, err := c.mariaClient(ctx, env)
+	b, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -176,7 +127,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	// kept in memory (what is left is printed at exit).
 	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore())
 	cfg.TaskID = id
-	return env.runLive(ctx, cl, cfg)
+	return env.runUI(ctx, b, cfg)
 }
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {
@@ -233,29 +184,4 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 		sc.Long = &fakedaemon.LongSession{Events: *long, BigOutput: int(*bigMB * (1 << 20)), LongLine: int(*lineMB * (1 << 20))}
 	}
 	return fakedaemon.RunScenario(ctx, *addr, fakedaemon.Options{Dialect: d, Speed: *speed}, sc, env.Stdout)
-}
-
-// mariaClient is the daemon client under the maria backend c.open opened,
-// for the UI's maria path (it streams through *mariab.Client) until the UI
-// follows every system through backend.Backend.
-func (c *conn) mariaClient(ctx context.Context, env Env) (*mariab.Client, error) {
-	b, err := c.open(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	mb, ok := b.(*mariab.Backend)
-	if !ok {
-		return nil, fmt.Errorf("%s at %s is not a maria daemon", b.Name(), b.URL())
-	}
-	return mb.Client(), nil
-}
-
-// mariaTask is mariaClient and the task idOrPrefix names.
-func (c *conn) mariaTask(ctx context.Context, env Env, idOrPrefix string) (*mariab.Client, events.Task, error) {
-	cl, err := c.mariaClient(ctx, env)
-	if err != nil {
-		return nil, events.Task{}, err
-	}
-	task, err := cl.ResolveTask(ctx, idOrPrefix)
-	return cl, task, err
 }

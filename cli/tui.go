@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/perch-tui/perch/backend"
-	mariab "github.com/perch-tui/perch/backend/maria"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/tui"
 )
@@ -42,9 +41,4 @@ func uiConfig(env Env, theme string) tui.Config {
 func withOutbox(c tui.Config, store outbox.Store) tui.Config {
 	c.Outbox = &tui.Outbox{Store: store}
 	return c
-}
-
-// runLive shows maria's daemon behind cl, as any backend.
-func (env Env) runLive(ctx context.Context, cl *mariab.Client, c tui.Config) error {
-	return env.runUI(ctx, mariab.New(cl), c)
 }
