@@ -93,6 +93,7 @@ const streamA = "../events/testdata/streams/stream_a.head.sse"
 // --until-idle ends too, without recording the replays twice; tail follows
 // quietly.
 func TestExportEndsWhenTheServerCloses(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +157,7 @@ func TestExportEndsWhenTheServerCloses(t *testing.T) {
 // stalls for longer than the quiet time in the middle of an event must not
 // make export end without that event and the rest.
 func TestExportWaitsOutASlowEvent(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +221,7 @@ func exportWith(t *testing.T, base, id string, o exportOpts) (string, time.Durat
 // long one (here a minute); with weak evidence (the daemon says
 // generating; the log stops mid-run) it waits for the long window.
 func TestExportEndsSoonOnEvidence(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +263,7 @@ func TestExportEndsSoonOnEvidence(t *testing.T) {
 // right before the run's end), still gets everything exported, quickly
 // once the run's end is in.
 func TestExportWaitsOutPauses(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -313,6 +317,7 @@ func TestExportWaitsOutPauses(t *testing.T) {
 // run is not enough while the daemon says generating (maria, stream kept
 // open).
 func TestUntilIdleWaitsForTheDaemon(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -390,6 +395,7 @@ func TestExportBoundsMemoryAndRestores(t *testing.T) {
 // the stream started and generating since is asked again at the long
 // window's pace, not the short one's, until it says idle.
 func TestUntilIdleAsksCalmly(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)

@@ -197,6 +197,7 @@ func sameOutput(t *testing.T, what string, got []string, want string) {
 // Under -race (ten times slower) or -short, only the HEAD read_file case
 // runs, with 5 MB: still more than the 4 MiB perch used to keep.
 func TestExportKeepsLargeOutputsWhole(t *testing.T) {
+	t.Parallel()
 	size := 30 << 20
 	cases := []struct{ dialect, tool string }{
 		{"head", "read_file"}, {"head", "execute_command"}, {"legacy", "read_file"},
