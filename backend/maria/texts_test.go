@@ -72,7 +72,6 @@ func followOutputs(t *testing.T, base, id string, texts events.TextMemory) (*eve
 // whole while any of its texts is), and the timeline is the one with every
 // text on the heap, with the default arena too.
 func TestFollowTextsFirstReplayOnly(t *testing.T) {
-	t.Parallel()
 	d, base := fake(t, 1000)
 	info, err := d.AddLongSession(fakedaemon.LongSession{Events: 300})
 	if err != nil {
