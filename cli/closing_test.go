@@ -101,56 +101,75 @@ func TestExportEndsWhenTheServerCloses(t *testing.T) {
 	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
 	const id = "3f2b0000-0000-4000-8000-000000000001"
 	idle := func() string { return "idle" }
-
-	s := &taskServer{id: id, log: log, closing: true, status: idle}
-	base := s.start(t)
-	start := time.Now()
-	r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl"))
-	if r.stdout != want {
-		t.Fatalf("export differs from the replay of the log:\n%s\nvs\n%s", r.stdout, want)
-	}
-	if d := time.Since(start); d > 8*time.Second || s.conns.Load() < 2 {
-		t.Errorf("export took %v and %d connections", d, s.conns.Load())
+	// closing serves the log to one sub-test, which counts its connections.
+	closing := func(t *testing.T) (*taskServer, string) {
+		s := &taskServer{id: id, log: log, closing: true, status: idle}
+		return s, s.start(t)
 	}
 
-	// --until-idle: the daemon says generating for 2.5 s.
-	flip := time.Now().Add(2500 * time.Millisecond)
-	s2 := &taskServer{id: id, log: log, closing: true, status: func() string {
-		if time.Now().Before(flip) {
-			return "generating"
+	t.Run("export", func(t *testing.T) {
+		t.Parallel()
+		s, base := closing(t)
+		start := time.Now()
+		r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl"))
+		if r.stdout != want {
+			t.Fatalf("export differs from the replay of the log:\n%s\nvs\n%s", r.stdout, want)
 		}
-		return "idle"
-	}}
-	base2 := s2.start(t)
-	r = must(t, run(t, "", "export", id, "--url", base2, "--format", "jsonl", "--until-idle"))
-	if time.Now().Before(flip) {
-		t.Errorf("--until-idle ended while the daemon said generating")
-	}
-	if r.stdout != want {
-		t.Fatalf("--until-idle export differs:\n%s", r.stdout)
-	}
+		if d := time.Since(start); d > 8*time.Second || s.conns.Load() < 2 {
+			t.Errorf("export took %v and %d connections", d, s.conns.Load())
+		}
+	})
 
-	// record --until-idle ends like export, and writes each frame once.
-	file := filepath.Join(t.TempDir(), "rec.sse")
-	must(t, run(t, "", "record", id, "-o", file, "--until-idle", "--url", base))
-	rec, _ := os.ReadFile(file)
-	if got, n := strings.Count(string(rec), "event: "), strings.Count(string(log), "event: "); got != n {
-		t.Errorf("recorded %d frames of %d", got, n)
-	}
-	if r := must(t, run(t, "", "replay", file, "--format", "jsonl")); r.stdout != want {
-		t.Errorf("the recording replays differently:\n%s", r.stdout)
-	}
+	t.Run("until idle", func(t *testing.T) {
+		t.Parallel()
+		// The daemon says generating for 2.5 s.
+		flip := time.Now().Add(2500 * time.Millisecond)
+		s2 := &taskServer{id: id, log: log, closing: true, status: func() string {
+			if time.Now().Before(flip) {
+				return "generating"
+			}
+			return "idle"
+		}}
+		base2 := s2.start(t)
+		r := must(t, run(t, "", "export", id, "--url", base2, "--format", "jsonl", "--until-idle"))
+		if time.Now().Before(flip) {
+			t.Errorf("--until-idle ended while the daemon said generating")
+		}
+		if r.stdout != want {
+			t.Fatalf("--until-idle export differs:\n%s", r.stdout)
+		}
+	})
 
-	// tail follows by reconnecting, says so once, and prints nothing twice.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	r = runCtx(ctx, t, "", "tail", id, "--url", base)
-	if r.code != 0 || strings.Count(r.stdout, "What does this project do?") != 1 {
-		t.Errorf("tail: %+v", r)
-	}
-	if strings.Count(r.stderr, "closes the stream after each replay") != 1 || strings.Count(r.stderr, "reconnect") > 2 {
-		t.Errorf("tail chatter:\n%s", r.stderr)
-	}
+	t.Run("record", func(t *testing.T) {
+		t.Parallel()
+		// record --until-idle ends like export, and writes each frame once.
+		_, base := closing(t)
+		file := filepath.Join(t.TempDir(), "rec.sse")
+		must(t, run(t, "", "record", id, "-o", file, "--until-idle", "--url", base))
+		rec, _ := os.ReadFile(file)
+		if got, n := strings.Count(string(rec), "event: "), strings.Count(string(log), "event: "); got != n {
+			t.Errorf("recorded %d frames of %d", got, n)
+		}
+		if r := must(t, run(t, "", "replay", file, "--format", "jsonl")); r.stdout != want {
+			t.Errorf("the recording replays differently:\n%s", r.stdout)
+		}
+	})
+
+	t.Run("tail", func(t *testing.T) {
+		t.Parallel()
+		// tail follows by reconnecting, says so once, and prints nothing
+		// twice.
+		_, base := closing(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		r := runCtx(ctx, t, "", "tail", id, "--url", base)
+		if r.code != 0 || strings.Count(r.stdout, "What does this project do?") != 1 {
+			t.Errorf("tail: %+v", r)
+		}
+		if strings.Count(r.stderr, "closes the stream after each replay") != 1 || strings.Count(r.stderr, "reconnect") > 2 {
+			t.Errorf("tail chatter:\n%s", r.stderr)
+		}
+	})
 }
 
 // TestExportWaitsOutASlowEvent: a server (maria-like, it never closes) that
