@@ -109,6 +109,7 @@ func stubRun(t *testing.T, tweak func(*Env), args ...string) result {
 // held by perch and printed as queued; cancel without Cancel exits 1 with
 // a sentence.
 func TestCommandsThroughABackend(t *testing.T) {
+	t.Parallel()
 	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
 	state := t.TempDir()
 	tw := withStub(s, state, nil)
@@ -168,6 +169,7 @@ func TestCommandsThroughABackend(t *testing.T) {
 // TestBackendFlagErrors: bad names are usage errors; a backend other
 // than maria needs a URL; a backend at another system's URL says so.
 func TestBackendFlagErrors(t *testing.T) {
+	t.Parallel()
 	_, base := fake(t, "head", 20)
 	for _, tc := range []struct {
 		args []string
@@ -212,6 +214,7 @@ func TestBackendFlagErrors(t *testing.T) {
 // server as a bearer token on calls and streams, and is never printed,
 // even when a server echoes it back in an error.
 func TestTokenNeverPrinted(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, "head", 20)
 	id := strings.TrimSpace(must(t, run(t, "", "new", "Say hello", "--url", base, "--cwd", t.TempDir())).stdout)
 	var mu sync.Mutex

@@ -17,18 +17,29 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testpar"
 	"github.com/perch-tui/perch/internal/testproxy"
 	"go.uber.org/goleak"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// Most of these tests wait on fakes and timers: run eight at once.
+func TestMain(m *testing.M) {
+	testpar.Raise(8)
+	goleak.VerifyTestMain(m)
+}
 
 // fake starts the fake daemon on loopback.
 func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.Daemon, string) {
 	t.Helper()
-	d := fakedaemon.New(fakedaemon.Options{Dialect: dialect, Speed: speed, Seed: 7})
+	return fakeWith(t, fakedaemon.Options{Dialect: dialect, Speed: speed, Seed: 7})
+}
+
+// fakeWith starts the fake daemon with opts on loopback.
+func fakeWith(t *testing.T, opts fakedaemon.Options) (*fakedaemon.Daemon, string) {
+	t.Helper()
+	d := fakedaemon.New(opts)
 	srv, err := d.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +47,19 @@ func fake(t *testing.T, dialect fakedaemon.Dialect, speed float64) (*fakedaemon.
 	t.Cleanup(func() { srv.Close() })
 	return d, srv.URL
 }
+
+// heldFake is a fast fake daemon whose slow tool (the benchmark) runs
+// until the test calls ReleaseSlowTools: conversations that must act while
+// it runs (send while busy, cancel) do so however loaded the machine is,
+// without waiting seconds for it.
+func heldFake(t *testing.T, dialect fakedaemon.Dialect) (*fakedaemon.Daemon, string) {
+	t.Helper()
+	return fakeWith(t, fakedaemon.Options{Dialect: dialect, Speed: fastSpeed, Seed: 7, HoldSlowTools: true})
+}
+
+// fastSpeed paces the fake agent for tests that check what perch shows,
+// not how it copes with time: a model reply takes 8 ms, a tool 3 ms.
+const fastSpeed = 100
 
 type result struct {
 	code           int
@@ -114,19 +138,9 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// speedFor paces the fake agent: conversations that must act while the slow
-// tool runs (send while busy, cancel) get a slow tool of 4 s, so a loaded
-// CI machine still sends and cancels in time; the others run fast.
-func speedFor(kind string) float64 {
-	if kind == "queue" || kind == "cancel" {
-		return 1.5
-	}
-	return 8
-}
-
-// conversation drives one scripted conversation to its end and returns the
-// task id and its cwd.
-func conversation(t *testing.T, base, kind string) (string, string) {
+// conversation drives one scripted conversation of a heldFake to its end
+// and returns the task id and its cwd.
+func conversation(t *testing.T, d *fakedaemon.Daemon, base, kind string) (string, string) {
 	t.Helper()
 	cwd := t.TempDir()
 	first := map[string]string{
@@ -150,6 +164,7 @@ func conversation(t *testing.T, base, kind string) (string, string) {
 			}
 		}
 	}
+	d.ReleaseSlowTools()
 	return id, cwd
 }
 
@@ -171,11 +186,13 @@ func waitRunningTool(t *testing.T, base, id string) {
 // in every dialect, `perch export --format jsonl --until-idle` equals golden
 // files.
 func TestExportGolden(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []fakedaemon.Dialect{"head", "docs", "legacy"} {
 		for _, kind := range []string{"basic", "queue", "failing", "cancel"} {
 			t.Run(string(dialect)+"/"+kind, func(t *testing.T) {
-				_, base := fake(t, dialect, speedFor(kind))
-				id, cwd := conversation(t, base, kind)
+				t.Parallel()
+				d, base := heldFake(t, dialect)
+				id, cwd := conversation(t, d, base, kind)
 				r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle"))
 				golden(t, kind+"."+string(dialect)+".jsonl", canon(r.stdout, cwd))
 			})
@@ -186,10 +203,12 @@ func TestExportGolden(t *testing.T) {
 // TestCutStreamSameExport: a stream cut every few events gives the same
 // export as an uninterrupted one, with nothing lost or doubled.
 func TestCutStreamSameExport(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []fakedaemon.Dialect{"head", "docs"} {
 		t.Run(string(dialect), func(t *testing.T) {
-			_, base := fake(t, dialect, speedFor("queue"))
-			id, cwd := conversation(t, base, "queue")
+			t.Parallel()
+			d, base := heldFake(t, dialect)
+			id, cwd := conversation(t, d, base, "queue")
 			direct := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl", "--until-idle")).stdout
 			proxy := testproxy.Cut(t, base, 5, nil)
 			cut := must(t, run(t, "", "export", id, "--url", proxy.URL+"/v1", "--format", "jsonl", "--until-idle")).stdout
@@ -203,6 +222,7 @@ func TestCutStreamSameExport(t *testing.T) {
 // TestDaemonRestartSameExport: the daemon goes away mid-stream and comes
 // back on the same port; tail-style following ends with the same export.
 func TestDaemonRestartSameExport(t *testing.T) {
+	t.Parallel()
 	_, base := fake(t, "head", 4)
 	u, _ := url.Parse(base)
 	p := &testproxy.TCP{Addr: "127.0.0.1:0", Target: u.Host}
@@ -237,6 +257,7 @@ func TestDaemonRestartSameExport(t *testing.T) {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, "head", 20)
 	cwd := t.TempDir()
 	id := strings.TrimSpace(must(t, run(t, "", "new", "Say hello", "--url", base, "--cwd", cwd, "--name", "greeting")).stdout)
@@ -306,7 +327,8 @@ func TestCommands(t *testing.T) {
 }
 
 func TestQueueAndCancelRecoverText(t *testing.T) {
-	_, base := fake(t, "legacy", speedFor("cancel"))
+	t.Parallel()
+	_, base := heldFake(t, "legacy")
 	cwd := t.TempDir()
 	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", cwd, "Run the slow benchmark please.")).stdout)
 	waitRunningTool(t, base, id)
@@ -325,6 +347,7 @@ func TestQueueAndCancelRecoverText(t *testing.T) {
 }
 
 func TestErrorsSpeakToPeople(t *testing.T) {
+	t.Parallel()
 	_, base := fake(t, "head", 20)
 	// A daemon that is down: a closed port.
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")

@@ -92,6 +92,7 @@ const streamA = "../backend/maria/testdata/streams/stream_a.head.sse"
 // --until-idle ends too, without recording the replays twice; tail follows
 // quietly.
 func TestExportEndsWhenTheServerCloses(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -99,62 +100,82 @@ func TestExportEndsWhenTheServerCloses(t *testing.T) {
 	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
 	const id = "3f2b0000-0000-4000-8000-000000000001"
 	idle := func() string { return "idle" }
-
-	s := &taskServer{id: id, log: log, closing: true, status: idle}
-	base := s.start(t)
-	start := time.Now()
-	r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl"))
-	if r.stdout != want {
-		t.Fatalf("export differs from the replay of the log:\n%s\nvs\n%s", r.stdout, want)
-	}
-	if d := time.Since(start); d > 8*time.Second || s.conns.Load() < 2 {
-		t.Errorf("export took %v and %d connections", d, s.conns.Load())
+	// closing serves the log to one sub-test, which counts its connections.
+	closing := func(t *testing.T) (*taskServer, string) {
+		s := &taskServer{id: id, log: log, closing: true, status: idle}
+		return s, s.start(t)
 	}
 
-	// --until-idle: the daemon says generating for 2.5 s.
-	flip := time.Now().Add(2500 * time.Millisecond)
-	s2 := &taskServer{id: id, log: log, closing: true, status: func() string {
-		if time.Now().Before(flip) {
-			return "generating"
+	t.Run("export", func(t *testing.T) {
+		t.Parallel()
+		s, base := closing(t)
+		start := time.Now()
+		r := must(t, run(t, "", "export", id, "--url", base, "--format", "jsonl"))
+		if r.stdout != want {
+			t.Fatalf("export differs from the replay of the log:\n%s\nvs\n%s", r.stdout, want)
 		}
-		return "idle"
-	}}
-	base2 := s2.start(t)
-	r = must(t, run(t, "", "export", id, "--url", base2, "--format", "jsonl", "--until-idle"))
-	if time.Now().Before(flip) {
-		t.Errorf("--until-idle ended while the daemon said generating")
-	}
-	if r.stdout != want {
-		t.Fatalf("--until-idle export differs:\n%s", r.stdout)
-	}
+		if d := time.Since(start); d > 8*time.Second || s.conns.Load() < 2 {
+			t.Errorf("export took %v and %d connections", d, s.conns.Load())
+		}
+	})
 
-	// record --until-idle ends like export, and writes each frame once.
-	file := filepath.Join(t.TempDir(), "rec.sse")
-	must(t, run(t, "", "record", id, "-o", file, "--until-idle", "--url", base))
-	rec, _ := os.ReadFile(file)
-	if got, n := strings.Count(string(rec), "event: "), strings.Count(string(log), "event: "); got != n {
-		t.Errorf("recorded %d frames of %d", got, n)
-	}
-	if r := must(t, run(t, "", "replay", file, "--format", "jsonl")); r.stdout != want {
-		t.Errorf("the recording replays differently:\n%s", r.stdout)
-	}
+	t.Run("until idle", func(t *testing.T) {
+		t.Parallel()
+		// The daemon says generating for 2.5 s.
+		flip := time.Now().Add(2500 * time.Millisecond)
+		s2 := &taskServer{id: id, log: log, closing: true, status: func() string {
+			if time.Now().Before(flip) {
+				return "generating"
+			}
+			return "idle"
+		}}
+		base2 := s2.start(t)
+		r := must(t, run(t, "", "export", id, "--url", base2, "--format", "jsonl", "--until-idle"))
+		if time.Now().Before(flip) {
+			t.Errorf("--until-idle ended while the daemon said generating")
+		}
+		if r.stdout != want {
+			t.Fatalf("--until-idle export differs:\n%s", r.stdout)
+		}
+	})
 
-	// tail follows by reconnecting, says so once, and prints nothing twice.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	r = runCtx(ctx, t, "", "tail", id, "--url", base)
-	if r.code != 0 || strings.Count(r.stdout, "What does this project do?") != 1 {
-		t.Errorf("tail: %+v", r)
-	}
-	if strings.Count(r.stderr, "closes the stream after each replay") != 1 || strings.Count(r.stderr, "reconnect") > 2 {
-		t.Errorf("tail chatter:\n%s", r.stderr)
-	}
+	t.Run("record", func(t *testing.T) {
+		t.Parallel()
+		// record --until-idle ends like export, and writes each frame once.
+		_, base := closing(t)
+		file := filepath.Join(t.TempDir(), "rec.sse")
+		must(t, run(t, "", "record", id, "-o", file, "--until-idle", "--url", base))
+		rec, _ := os.ReadFile(file)
+		if got, n := strings.Count(string(rec), "event: "), strings.Count(string(log), "event: "); got != n {
+			t.Errorf("recorded %d frames of %d", got, n)
+		}
+		if r := must(t, run(t, "", "replay", file, "--format", "jsonl")); r.stdout != want {
+			t.Errorf("the recording replays differently:\n%s", r.stdout)
+		}
+	})
+
+	t.Run("tail", func(t *testing.T) {
+		t.Parallel()
+		// tail follows by reconnecting, says so once, and prints nothing
+		// twice.
+		_, base := closing(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		r := runCtx(ctx, t, "", "tail", id, "--url", base)
+		if r.code != 0 || strings.Count(r.stdout, "What does this project do?") != 1 {
+			t.Errorf("tail: %+v", r)
+		}
+		if strings.Count(r.stderr, "closes the stream after each replay") != 1 || strings.Count(r.stderr, "reconnect") > 2 {
+			t.Errorf("tail chatter:\n%s", r.stderr)
+		}
+	})
 }
 
 // TestExportWaitsOutASlowEvent: a server (maria-like, it never closes) that
 // stalls for longer than the quiet time in the middle of an event must not
 // make export end without that event and the rest.
 func TestExportWaitsOutASlowEvent(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +239,7 @@ func exportWith(t *testing.T, base, id string, o exportOpts) (string, time.Durat
 // long one (here a minute); with weak evidence (the daemon says
 // generating; the log stops mid-run) it waits for the long window.
 func TestExportEndsSoonOnEvidence(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +281,7 @@ func TestExportEndsSoonOnEvidence(t *testing.T) {
 // right before the run's end), still gets everything exported, quickly
 // once the run's end is in.
 func TestExportWaitsOutPauses(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +335,7 @@ func TestExportWaitsOutPauses(t *testing.T) {
 // run is not enough while the daemon says generating (maria, stream kept
 // open).
 func TestUntilIdleWaitsForTheDaemon(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)
@@ -389,6 +413,7 @@ func TestExportBoundsMemoryAndRestores(t *testing.T) {
 // the stream started and generating since is asked again at the long
 // window's pace, not the short one's, until it says idle.
 func TestUntilIdleAsksCalmly(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(streamA)
 	if err != nil {
 		t.Fatal(err)

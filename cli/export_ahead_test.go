@@ -216,6 +216,7 @@ func TestAheadFileOnlyForFiles(t *testing.T) {
 // each pause, and its notice taken back), holds what the export to a pipe
 // holds, after what the file held before.
 func TestExportToAFile(t *testing.T) {
+	t.Parallel()
 	log := withForeign(t)
 	const id = "3f2b0000-0000-4000-8000-0000000000a1"
 	var at []int

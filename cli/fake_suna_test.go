@@ -32,6 +32,7 @@ func (l *lockedBuffer) String() string {
 // perch fake-daemon --kind suna serves the fake Suna API, prints the base
 // URL to use (never the token) and stops with its context.
 func TestFakeDaemonSuna(t *testing.T) {
+	t.Parallel()
 	const token = "fake-suna-token-42"
 	var out, errb lockedBuffer
 	ctx, cancel := context.WithCancel(context.Background())

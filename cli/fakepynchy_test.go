@@ -11,6 +11,7 @@ import (
 // fake pynchy and prints the URL to give perch; an unknown kind is a usage
 // error.
 func TestFakeDaemonKindPynchy(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	r := runCtx(ctx, t, "", "fake-daemon", "--kind", "pynchy", "--addr", "127.0.0.1:0")

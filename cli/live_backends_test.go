@@ -27,6 +27,7 @@ func serveOn(t *testing.T, serve func(context.Context, net.Listener) error) stri
 // finds which system a URL is, and tasks, send, cancel and new behave as
 // each system allows, without ever printing the token.
 func TestLiveBackendsThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	s := sfake.New(sfake.Options{Token: "jwt-secret-1", FrameDelay: 50 * time.Millisecond})
 	t.Cleanup(s.Close)
 	sURL := serveOn(t, s.Serve) + "/v1"

@@ -67,6 +67,7 @@ func waitIdle(t *testing.T, base, id string) {
 // line, then released one at a time, each after the previous turn ended:
 // delivered in the new order, as separate turns, each exactly once.
 func TestHeldMessagesCLI(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, "head", 20)
 	state := t.TempDir()
 	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
@@ -145,6 +146,7 @@ func TestHeldMessagesCLI(t *testing.T) {
 // Messages sent while the daemon is down are kept, and delivered once it
 // is back on the same port, each exactly once, in order.
 func TestSendWhileDaemonDown(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, "head", 20)
 	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
 	if err != nil {
@@ -207,7 +209,8 @@ func TestSendWhileDaemonDown(t *testing.T) {
 // Cancel brings the daemon's pending messages back as held messages at the
 // front of perch's queue, in order, and pauses auto-delivery.
 func TestCancelHoldsRecovered(t *testing.T) {
-	_, base := fake(t, "legacy", speedFor("cancel"))
+	t.Parallel()
+	_, base := heldFake(t, "legacy")
 	state := t.TempDir()
 	id := strings.TrimSpace(must(t, run(t, "", "new", "--url", base, "--cwd", t.TempDir(), "Run the slow benchmark please.")).stdout)
 	must(t, stateRun(t, state, "", "send", id, "already held", "--hold", "--url", base))
@@ -232,6 +235,7 @@ func TestCancelHoldsRecovered(t *testing.T) {
 // A task the daemon no longer has: its held messages stay listed, with the
 // reason once a delivery was refused, until the user deletes them.
 func TestHeldMessagesOfADeletedTask(t *testing.T) {
+	t.Parallel()
 	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
 	srv, err := d.Start("127.0.0.1:0")
 	if err != nil {
@@ -280,6 +284,7 @@ func TestHeldMessagesOfADeletedTask(t *testing.T) {
 // Sends racing on one task from several processes' worth of commands: each
 // message goes once, and each command reports its own message sent.
 func TestConcurrentSends(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, "head", 20)
 	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
 	if err != nil {

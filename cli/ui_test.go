@@ -74,6 +74,7 @@ func TestUICommandsCheckTheirArguments(t *testing.T) {
 // task list maria's probe read is handed over, so the UI need not ask for
 // it again; without a probe (--backend maria) there is none.
 func TestUICommandsOpenTheUI(t *testing.T) {
+	t.Parallel()
 	d, url := fake(t, "head", 50)
 	id, err := d.SeedDemo()
 	if err != nil {
@@ -192,6 +193,7 @@ func TestUICommandsThroughABackend(t *testing.T) {
 // TestDemoSunaOpensTheUI: perch demo --backend suna serves a fake Suna
 // API in this process and opens the UI on its demo thread.
 func TestDemoSunaOpensTheUI(t *testing.T) {
+	t.Parallel()
 	ui := &recordingUI{}
 	with := func(e *Env) { e.openUI, e.IsTerminal = ui.open, true }
 	must(t, stubRun(t, with, "demo", "--backend", "suna", "--speed", "50"))

@@ -15,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testpar"
 )
 
 var perch string // the built binary
@@ -59,6 +62,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e: build failed:", err)
 		os.Exit(1)
 	}
+	// The tests wait on terminals and fakes, not the CPU: six at once.
+	testpar.Raise(6)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -152,6 +157,20 @@ func fakeDaemon(t *testing.T, speed string) string {
 	return m
 }
 
+// heldDaemon serves the fake daemon in the test process, its slow tool
+// (the benchmark) held until d.ReleaseSlowTools, so that the test acts
+// while it runs however long typing takes on a loaded machine.
+func heldDaemon(t *testing.T) (*fakedaemon.Daemon, string) {
+	t.Helper()
+	d := fakedaemon.New(fakedaemon.Options{Speed: 6, Seed: 7, HoldSlowTools: true})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return d, srv.URL
+}
+
 func run(t *testing.T, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(perch, args...)
@@ -199,6 +218,7 @@ func waitTurns(t *testing.T, url, id string, want ...string) {
 }
 
 func TestDemoShowsConversation(t *testing.T) {
+	t.Parallel()
 	tm := newTerm(t, perch+" demo --speed 4")
 	tm.waitText("What does this project do?", 20*time.Second)
 	tm.waitText("list_files", 20*time.Second)
@@ -211,6 +231,7 @@ func TestDemoShowsConversation(t *testing.T) {
 }
 
 func TestSendFollowUpAndReply(t *testing.T) {
+	t.Parallel()
 	url := fakeDaemon(t, "6")
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
 	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s", perch, id, url))
@@ -228,7 +249,8 @@ func TestSendFollowUpAndReply(t *testing.T) {
 }
 
 func TestQueuedWhileBusyThenInTranscript(t *testing.T) {
-	url := fakeDaemon(t, "1.5")
+	t.Parallel()
+	d, url := heldDaemon(t)
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Run the slow benchmark please."))
 	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s", perch, id, url))
 	tm.waitText("go test -bench", 20*time.Second)
@@ -240,6 +262,7 @@ func TestQueuedWhileBusyThenInTranscript(t *testing.T) {
 	tm.waitFor("the queued message in the queue panel", 5*time.Second, func(s string) bool {
 		return strings.Contains(s, queued) && strings.Contains(s, "⧗ 1 queued")
 	})
+	d.ReleaseSlowTools()
 	// …and then, consumed by the agent, as a user turn with its reply.
 	tm.waitText("write_to_file", 30*time.Second)
 	s := tm.waitFor("the queue to empty", 20*time.Second, func(s string) bool {
@@ -254,7 +277,8 @@ func TestQueuedWhileBusyThenInTranscript(t *testing.T) {
 }
 
 func TestCancelRecoversQueuedText(t *testing.T) {
-	url := fakeDaemon(t, "0.5")
+	t.Parallel()
+	_, url := heldDaemon(t)
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Run the slow benchmark please."))
 	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s", perch, id, url))
 	tm.waitText("go test -bench", 30*time.Second)
@@ -290,6 +314,7 @@ func TestCancelRecoversQueuedText(t *testing.T) {
 }
 
 func TestTaskListAndBack(t *testing.T) {
+	t.Parallel()
 	url := fakeDaemon(t, "6")
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e list task", "Say hello."))
 	tm := newTerm(t, fmt.Sprintf("%s --url %s", perch, url))

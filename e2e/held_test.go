@@ -44,6 +44,7 @@ func stillTurns(t *testing.T, url, id string, want ...string) {
 // task is idle after its next turn they are delivered in the new order,
 // one turn each, each exactly once. At exit perch says what it keeps.
 func TestHeldMessagesInTheTUI(t *testing.T) {
+	t.Parallel()
 	url := fakeDaemon(t, "6")
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
 	tm := newTerm(t, fmt.Sprintf("%s attach %s --url %s; echo EXITED; sleep 60", perch, id, url))
@@ -119,6 +120,7 @@ func TestHeldMessagesInTheTUI(t *testing.T) {
 // and are delivered once it is back on the same port, each exactly once,
 // in order.
 func TestSendWhileDaemonDownInTheTUI(t *testing.T) {
+	t.Parallel()
 	url := fakeDaemon(t, "6")
 	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
 	u, err := urlHost(url)

@@ -69,6 +69,7 @@ func (tm *term) paneProcess() int {
 // its own: no spinner, no timers, and no renderer ticking to redraw an
 // unchanged screen (which cost about 0.9 % of a core before).
 func TestIdleAttachedUsesNoCPU(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc to measure CPU time")
 	}

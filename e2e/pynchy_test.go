@@ -36,6 +36,7 @@ func fakePynchy(t *testing.T, opts fakepynchy.Options) (*fakepynchy.Server, stri
 // no cancel key is offered (pynchy has no cancel endpoint), not even in the
 // help, and ctrl+x asks nothing.
 func TestPynchyFollowUpQueuedNoCancel(t *testing.T) {
+	t.Parallel()
 	const chat = "tui:main"
 	s, base := fakePynchy(t, fakepynchy.Options{StepDelay: 150 * time.Millisecond})
 	if err := s.Say(chat, "What is in this repository?"); err != nil {
@@ -95,6 +96,7 @@ func TestPynchyFollowUpQueuedNoCancel(t *testing.T) {
 // perch demo --backend pynchy opens the TUI on a fake pynchy chat whose
 // run goes to its end, with its cost.
 func TestDemoPynchy(t *testing.T) {
+	t.Parallel()
 	tm := newTerm(t, perch+" demo --backend pynchy --speed 4")
 	tm.waitText("What is in this repository?", 20*time.Second)
 	tm.waitFor("the answer, idle", 40*time.Second, func(s string) bool {

@@ -11,6 +11,7 @@ import (
 // terminal UI: the conversation shows, the view says it is read-only, and
 // no key offers an action a file cannot do.
 func TestReplayEverySystem(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, file, want string
 	}{

@@ -121,10 +121,10 @@ func lastAfter(screen, marker, text string) bool {
 // their own runs one after another once it has ended, each exactly once,
 // in order.
 func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
-	// Each demo run pauses (pings only) before its final answer: long
-	// enough to type two follow-ups while it runs, on a loaded machine too
-	// (6 s was not always).
-	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: 5 * time.Millisecond, Pause: 12 * time.Second})
+	t.Parallel()
+	// The runs of the follow-ups are held before their end (s.Hold) while
+	// the test types and checks, however loaded the machine.
+	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: 5 * time.Millisecond})
 	thread, _, err := s.Start("", "What is in my workspace?")
 	if err != nil {
 		t.Fatal(err)
@@ -141,6 +141,7 @@ func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 	}
 
 	first := "Which files are biggest?"
+	s.Hold()
 	tm.typeText(first)
 	tm.keys("Enter")
 	waitCond(t, "the follow-up to start a run", 20*time.Second, func() bool { return s.Requests("POST /agent/start") == 1 })
@@ -167,11 +168,14 @@ func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 	}
 
 	// The held ones start their runs one after another, in order: the
-	// third only once the second's run has ended.
+	// third only once the second's run has ended (held until then).
+	s.Release()
+	s.Hold()
 	waitCond(t, "the first held follow-up to start its run", 60*time.Second, func() bool { return s.Requests("POST /agent/start") == 2 })
 	if ids, st := runsOf(s, thread); len(ids) != 3 || st != "running" {
 		t.Fatalf("runs %v (%s) after the first held follow-up went", ids, st)
 	}
+	s.Release()
 	waitCond(t, "the second held follow-up to start its run", 60*time.Second, func() bool { return s.Requests("POST /agent/start") == 3 })
 	waitCond(t, "the last run to end", 60*time.Second, func() bool { ids, st := runsOf(s, thread); return len(ids) == 4 && st == "completed" })
 	tm.waitFor("the last reply, idle, nothing held", 30*time.Second, func(s string) bool {
@@ -196,6 +200,7 @@ func TestSunaFollowUpAndHeldWhileRunning(t *testing.T) {
 // perch demo --backend suna opens the TUI on a fake Suna thread whose run
 // streams to its end.
 func TestDemoSuna(t *testing.T) {
+	t.Parallel()
 	tm := newTerm(t, perch+" demo --backend suna --speed 4")
 	tm.waitText("What is in my workspace?", 20*time.Second)
 	tm.waitText("execute_command", 20*time.Second)

@@ -16,6 +16,7 @@ import (
 // named once, and after quitting the terminal is as before: the normal
 // screen, echo, line editing and signal keys on.
 func TestTaskListAtURL(t *testing.T) {
+	t.Parallel()
 	url := fakeDaemon(t, "6")
 	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e first task", "Say hello.")
 	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e another task", "Say bye.")
@@ -25,6 +26,7 @@ func TestTaskListAtURL(t *testing.T) {
 // TestTaskListAtURLSuna: the same with Suna, whose threads perch asks for
 // after its probe.
 func TestTaskListAtURLSuna(t *testing.T) {
+	t.Parallel()
 	s, base := fakeSuna(t, fakesuna.Options{FrameDelay: time.Millisecond})
 	for _, prompt := range []string{"Paint the fence first.", "Then the shed."} {
 		if _, _, err := s.Start("", prompt); err != nil {

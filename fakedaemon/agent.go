@@ -94,11 +94,13 @@ func (d *Daemon) process(t *task, r *run, m queued) bool {
 			}
 			d.emitPre(t, c, d.nowMS())
 			d.mu.Unlock()
-			delay := toolDelay
+			var ok bool
 			if c.slow {
-				delay = slowToolDelay
+				ok = d.slowTool(r.ctx)
+			} else {
+				ok = d.pause(r.ctx, toolDelay)
 			}
-			if !d.pause(r.ctx, delay) {
+			if !ok {
 				return false
 			}
 			d.mu.Lock()

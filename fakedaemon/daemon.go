@@ -56,6 +56,10 @@ type Options struct {
 	Clock   func() time.Time                 // optional; for "created" stamps
 	Seed    int64                            // seeds the per-daemon RNG so ids are reproducible
 	Logf    func(format string, args ...any) // optional request log
+	// HoldSlowTools makes the slow tool (the benchmark) run until
+	// ReleaseSlowTools instead of for its scaled time, so that a test can
+	// act while it runs at any Speed, however loaded the machine.
+	HoldSlowTools bool
 }
 
 // DefaultModel is the model used when Options.Model is empty.
@@ -87,6 +91,10 @@ type Daemon struct {
 	shutdown     chan struct{} // closed by POST /v1/shutdown
 	closeOnce    sync.Once
 
+	holdSlow    bool
+	releaseOnce sync.Once
+	released    chan struct{} // closed by ReleaseSlowTools
+
 	mu       sync.Mutex
 	closed   bool
 	rng      *rand.Rand // task ids and ports
@@ -116,6 +124,8 @@ func New(opts Options) *Daemon {
 		logf:     opts.Logf,
 		seed:     opts.Seed,
 		shutdown: make(chan struct{}),
+		holdSlow: opts.HoldSlowTools,
+		released: make(chan struct{}),
 		rng:      rand.New(rand.NewPCG(uint64(opts.Seed), 0x6d61726961)),
 		tasks:    map[string]*task{},
 		events:   newFeed[daemonEvent](),
@@ -156,6 +166,12 @@ func (d *Daemon) Close() error {
 		}
 	})
 	return nil
+}
+
+// ReleaseSlowTools ends the slow tools held by Options.HoldSlowTools, the
+// running ones and later ones alike. It is safe to call more than once.
+func (d *Daemon) ReleaseSlowTools() {
+	d.releaseOnce.Do(func() { close(d.released) })
 }
 
 // ShutdownRequested is closed once a client has called POST /v1/shutdown.
@@ -290,6 +306,20 @@ func (d *Daemon) pause(ctx context.Context, base time.Duration) bool {
 	defer tm.Stop()
 	select {
 	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// slowTool waits out the slow tool: its scaled time, or until
+// ReleaseSlowTools when held. False means ctx ended first.
+func (d *Daemon) slowTool(ctx context.Context) bool {
+	if !d.holdSlow {
+		return d.pause(ctx, slowToolDelay)
+	}
+	select {
+	case <-d.released:
 		return true
 	case <-ctx.Done():
 		return false

@@ -684,3 +684,20 @@ func TestSeedDemoAndRun(t *testing.T) {
 		}
 	}
 }
+
+// HoldSlowTools: the slow tool runs until ReleaseSlowTools, whatever the
+// speed; then the run ends as it would have.
+func TestHoldSlowTools(t *testing.T) {
+	e := newEnv(t, Options{Seed: 3, Speed: 1000, HoldSlowTools: true})
+	id, _ := e.createTask("Run the slow benchmarks please.", "")
+	s := e.open("/task/" + id + "/events")
+	s.until(func(f sseFrame) bool { return f.msg() == "PreToolCall" && strings.Contains(f.data, "-bench") })
+	if f, ok := s.next(200 * time.Millisecond); ok {
+		t.Fatalf("the held slow tool went on: %s", f.msg())
+	}
+	e.d.ReleaseSlowTools()
+	fs := s.until(isMsg("PostConversation"))
+	if fs[0].msg() != "PostToolCall" || !strings.Contains(fs[0].data, "-bench") {
+		t.Fatalf("after the release: %v", shape(fs))
+	}
+}

@@ -21,12 +21,17 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/internal/testpar"
 	"github.com/perch-tui/perch/internal/testproxy"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/transcript"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// Most Follow tests wait out quiet windows: run eight at once.
+func TestMain(m *testing.M) {
+	testpar.Raise(8)
+	goleak.VerifyTestMain(m)
+}
 
 // fake starts the maria fake daemon on loopback.
 func fake(t *testing.T, speed float64) (*fakedaemon.Daemon, string) {
@@ -160,6 +165,7 @@ func TestFollowRecordedStreams(t *testing.T) {
 // gives, through the reconnects, exactly the golden timeline: nothing
 // doubled, nothing lost.
 func TestFollowReconnectNoDuplicates(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"stream_b.head", "stream_a.docs", "stream_c.legacy"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -184,6 +190,7 @@ func TestFollowReconnectNoDuplicates(t *testing.T) {
 // agent: the live updates end in the same timeline as a later replay, and
 // Synced comes while the run may still go on.
 func TestFollowLiveRun(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, 20)
 	b := open(t, base)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -209,6 +216,7 @@ func TestFollowLiveRun(t *testing.T) {
 // a replay with nothing new (the quiet window never passes while
 // connected), and the replays double nothing.
 func TestFollowServerClosesAfterReplay(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(corpus + "stream_a.head.sse")
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +245,7 @@ func TestFollowServerClosesAfterReplay(t *testing.T) {
 // TestFollowWaitsOutASlowEvent: an event that takes longer than the quiet
 // window to arrive does not end the replay early.
 func TestFollowWaitsOutASlowEvent(t *testing.T) {
+	t.Parallel()
 	srv := pausedInsideAnEvent(t, 1500*time.Millisecond, func() {})
 	b := open(t, srv.URL+"/v1")
 	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(300 * time.Millisecond) }
@@ -426,6 +435,7 @@ func TestProbe(t *testing.T) {
 // streams; Sessions, Session (prefix), Send, Cancel and Create reach the
 // fake daemon.
 func TestTokenAndCalls(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, 2)
 	var mu sync.Mutex
 	auth := map[string]bool{}
@@ -574,6 +584,7 @@ func (w *wakingEnd) Quiet() (time.Duration, bool) {
 // TestFollowReplayEndWakes: a replaceable rule decides the window; a wake
 // makes Follow ask it again, so new evidence ends the replay at once.
 func TestFollowReplayEndWakes(t *testing.T) {
+	t.Parallel()
 	d, base := fake(t, 1000)
 	id := loadRecording(t, d, corpus+"stream_a.head.sse")
 	b := open(t, base)
@@ -699,6 +710,7 @@ func statusServer(t *testing.T, log []byte, status func() string) (string, *atom
 // with UntilIdle, Synced waits for the daemon to stop saying generating,
 // asking it at the long window's pace.
 func TestFollowEvidenceAndUntilIdle(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile(corpus + "stream_a.head.sse")
 	if err != nil {
 		t.Fatal(err)
@@ -790,6 +802,7 @@ func TestFollowFrames(t *testing.T) {
 // server sent is delivered, an update says nothing more is (on the last
 // events or on its own), soon, and not before the last event.
 func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var rest time.Time // when the rest was written
 	srv := pausedInsideAnEvent(t, 500*time.Millisecond, func() {

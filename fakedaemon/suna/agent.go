@@ -107,9 +107,10 @@ func (a *agentRun) wait(d time.Duration) bool {
 	}
 }
 
-// hold waits for Release when Options.Hold is set.
+// hold waits for Release when the run started while holding (Hold,
+// Options.Hold).
 func (a *agentRun) hold() bool {
-	if !a.s.opts.Hold {
+	if a.r.held == nil {
 		return true
 	}
 	select {
@@ -117,7 +118,7 @@ func (a *agentRun) hold() bool {
 		return false
 	case <-a.s.stopAll:
 		return false
-	case <-a.s.held:
+	case <-a.r.held:
 		return true
 	}
 }

@@ -61,7 +61,8 @@ type Options struct {
 	// Trim keeps only the last Trim frames of a run for the catch-up (0:
 	// all): a late joiner sees a stream that starts mid-response.
 	Trim int
-	// Hold makes every run wait before its last frame until Release.
+	// Hold makes every run wait before its last frame until Release (as
+	// Server.Hold does from the start).
 	Hold bool
 	// Clock stamps rows and event ids (nil: time.Now).
 	Clock func() time.Time
@@ -84,6 +85,7 @@ type Server struct {
 	lastMS   int64
 	lastSeq  int64
 	held     chan struct{} // closed by Release
+	holding  bool          // runs started now wait on held
 	closed   bool
 	agents   sync.WaitGroup
 	stopAll  chan struct{}
@@ -112,7 +114,8 @@ type run struct {
 	wake         chan struct{} // closed and replaced when frames or status change
 	stop         chan struct{}
 	stopOnce     sync.Once
-	pending      rowList // rows written to the history when the run ends
+	held         chan struct{} // nil, or the hold it waits out before its last frame
+	pending      rowList       // rows written to the history when the run ends
 }
 
 type frame struct {
@@ -138,7 +141,7 @@ func New(opts Options) *Server {
 		opts.Clock = time.Now
 	}
 	return &Server{opts: opts, threads: map[string]*thread{}, runs: map[string]*run{},
-		held: make(chan struct{}), stopAll: make(chan struct{}), requests: map[string]int{}}
+		holding: opts.Hold, held: make(chan struct{}), stopAll: make(chan struct{}), requests: map[string]int{}}
 }
 
 // Serve answers on ln until ctx ends, then closes every connection
@@ -174,13 +177,24 @@ func (s *Server) Close() {
 	s.agents.Wait()
 }
 
-// Release lets runs held by Options.Hold (and later ones) finish.
+// Hold makes the runs started from now on wait before their last frame
+// until the next Release, so that a test can act while one runs, however
+// long that takes.
+func (s *Server) Hold() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.holding {
+		s.holding, s.held = true, make(chan struct{})
+	}
+}
+
+// Release lets the held runs finish; runs started later are not held
+// (until the next Hold).
 func (s *Server) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.held:
-	default:
+	if s.holding {
+		s.holding = false
 		close(s.held)
 	}
 }
@@ -290,6 +304,9 @@ func (s *Server) startLocked(threadID, prompt string) (string, string, error) {
 	}
 	r := &run{id: s.newID('r'), threadID: t.id, status: "running", started: s.now(),
 		wake: make(chan struct{}), stop: make(chan struct{})}
+	if s.holding {
+		r.held = s.held
+	}
 	t.runs = append(t.runs, r)
 	t.updated = r.started
 	s.runs[r.id] = r

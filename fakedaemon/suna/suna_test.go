@@ -330,3 +330,34 @@ func TestBenchScenario(t *testing.T) {
 		t.Errorf("bench run: %d frames, want about %d", n, BenchFrames)
 	}
 }
+
+// Hold holds the runs started after it until Release; runs started before
+// it, or after Release, are not held.
+func TestHoldAndReleaseAgain(t *testing.T) {
+	t.Parallel()
+	s := New(Options{FrameDelay: -1})
+	defer s.Close()
+	tid, rid, err := s.Start("", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, s, rid, "completed")
+	for range 2 {
+		s.Hold()
+		_, rid, err = s.Start(tid, "again")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // time to end, were it not held
+		if st := s.RunStatus(rid); st != "running" {
+			t.Fatalf("a run started while holding is %s", st)
+		}
+		s.Release()
+		waitRun(t, s, rid, "completed")
+	}
+	_, rid, err = s.Start(tid, "free")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, s, rid, "completed")
+}
