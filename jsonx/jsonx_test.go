@@ -92,6 +92,19 @@ func check(t *testing.T, raw []byte) {
 		t.Fatalf("Members(%q) = %q, %v; Object %q, %v", raw, seen, okMembers, gotM, okM)
 	}
 
+	// CheckedMembers reads a checked object as Members does, member by
+	// member in order, and never panics on anything else.
+	type member struct {
+		k string
+		v string
+	}
+	var all, checked []member
+	Members(raw, func(k string, v []byte) { all = append(all, member{k, string(v)}) })
+	CheckedMembers(raw, func(k string, v []byte) { checked = append(checked, member{k, string(v)}) })
+	if okM && !reflect.DeepEqual(checked, all) {
+		t.Fatalf("CheckedMembers(%q) = %q; Members %q", raw, checked, all)
+	}
+
 	var wantL []json.RawMessage
 	errL := json.Unmarshal(raw, &wantL)
 	gotL, okL := List(raw)

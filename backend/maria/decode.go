@@ -3,7 +3,6 @@ package maria
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -174,41 +173,135 @@ func decodeAuth(f events.Frame) events.Event {
 	}}
 }
 
-// wireEvent covers both the HEAD envelope {"id","created","desc":{…}} and
-// the flat docs shape {"id","msg",…} in one Unmarshal, so the event's bytes
-// are scanned once. Every field stays raw (and is read once, see
-// jsonx.Unquote) so that a wrong type in one field only spoils that field;
-// the outer id shadows the embedded one.
+// wireEvent is one maria event as wireEvent.read reads it: the HEAD envelope
+// {"id","created","desc":{…}} or the flat docs shape {"id","msg",…}.
+// Every field stays raw, a slice of the frame's data read later and once
+// (see jsonx.Unquote), so that a wrong type in one field only spoils that
+// field.
 type wireEvent struct {
-	ID      jsonx.Raw `json:"id"`
-	Created jsonx.Raw `json:"created"`
-	Desc    *wireDesc `json:"desc"`
-	wireDesc
+	ID      jsonx.Raw
+	Created jsonx.Raw
+	desc    wireDesc // HEAD: the desc object, when hasDesc
+	hasDesc bool
+	flat    wireDesc // docs: the members beside id and created
 }
 
+// wireDesc is what a variant of maria's event may carry, by its key.
 type wireDesc struct {
-	Msg         jsonx.Raw `json:"msg"`
-	ID          jsonx.Raw `json:"id"`
-	Name        jsonx.Raw `json:"name"`
-	Model       jsonx.Raw `json:"model"`
-	Prompt      jsonx.Raw `json:"prompt"`
-	Tool        jsonx.Raw `json:"tool"`
-	Message     jsonx.Raw `json:"message"`
-	Content     jsonx.Raw `json:"content"`
-	ToolCalls   jsonx.Raw `json:"tool_calls"`
-	Usage       jsonx.Raw `json:"usage"`
-	ToolCall    jsonx.Raw `json:"tool_call"`
-	Args        jsonx.Raw `json:"args"`
-	Result      jsonx.Raw `json:"result"`
-	Error       jsonx.Raw `json:"error"`
-	Text        jsonx.Raw `json:"text"`
-	TokenCount  jsonx.Raw `json:"token_count"`
-	OriginCount jsonx.Raw `json:"origin_token_count"`
-	PrunedCount jsonx.Raw `json:"pruned_token_count"`
-	Todos       jsonx.Raw `json:"todos"`
+	Msg         jsonx.Raw // msg
+	ID          jsonx.Raw // id
+	Name        jsonx.Raw // name
+	Model       jsonx.Raw // model
+	Prompt      jsonx.Raw // prompt
+	Tool        jsonx.Raw // tool
+	Message     jsonx.Raw // message
+	Content     jsonx.Raw // content
+	ToolCalls   jsonx.Raw // tool_calls
+	Usage       jsonx.Raw // usage
+	ToolCall    jsonx.Raw // tool_call
+	Args        jsonx.Raw // args
+	Result      jsonx.Raw // result
+	Error       jsonx.Raw // error
+	Text        jsonx.Raw // text
+	TokenCount  jsonx.Raw // token_count
+	OriginCount jsonx.Raw // origin_token_count
+	PrunedCount jsonx.Raw // pruned_token_count
+	Todos       jsonx.Raw // todos
 
 	// mem is where a large text of this event goes (nil: the heap).
 	mem TextMemory
+}
+
+// read reads data, the bytes of one event, into w with jsonx, the one
+// reader of maria's envelope: jsonx.Members checks the whole event in one
+// pass and hands out its members, and the desc object, checked with it,
+// is split with jsonx.CheckedMembers without a second check (a
+// PostToolCall carries its output twice, result and text). It reports
+// false, leaving w as it was, when data is not valid JSON.
+//
+// The rules, plainly:
+//   - Keys match exactly. maria writes its keys in lower case, as
+//     docs/protocol.md §6 names them; a key in another case is not one of
+//     maria's and is ignored like any unknown key.
+//   - Of duplicate keys the last wins; a later desc replaces an earlier
+//     one whole.
+//   - desc: an object is the HEAD envelope; null is no desc; any other
+//     value is a HEAD envelope with nothing in its desc (so no variant).
+//   - id and created are the envelope's. The other keys beside them are
+//     the docs shape's fields (msg, message, usage…), whose id is the
+//     envelope's.
+func (w *wireEvent) read(data []byte) bool {
+	return jsonx.Members(data, func(key string, v []byte) {
+		switch key {
+		case "id":
+			w.ID = v
+		case "created":
+			w.Created = v
+		case "desc":
+			w.desc, w.hasDesc = wireDesc{}, string(v) != "null"
+			if v[0] == '{' {
+				jsonx.CheckedMembers(v, w.desc.set)
+			}
+		default:
+			w.flat.set(key, v)
+		}
+	})
+}
+
+// set keeps v as the field named key; other keys are not maria's.
+func (d *wireDesc) set(key string, v []byte) {
+	switch key {
+	case "msg":
+		d.Msg = v
+	case "id":
+		d.ID = v
+	case "name":
+		d.Name = v
+	case "model":
+		d.Model = v
+	case "prompt":
+		d.Prompt = v
+	case "tool":
+		d.Tool = v
+	case "message":
+		d.Message = v
+	case "content":
+		d.Content = v
+	case "tool_calls":
+		d.ToolCalls = v
+	case "usage":
+		d.Usage = v
+	case "tool_call":
+		d.ToolCall = v
+	case "args":
+		d.Args = v
+	case "result":
+		d.Result = v
+	case "error":
+		d.Error = v
+	case "text":
+		d.Text = v
+	case "token_count":
+		d.TokenCount = v
+	case "origin_token_count":
+		d.OriginCount = v
+	case "pruned_token_count":
+		d.PrunedCount = v
+	case "todos":
+		d.Todos = v
+	}
+}
+
+// notJSON is the notice for an event jsonx refused. jsonx gives a verdict,
+// not a reason, so encoding/json is asked for the words of its error only:
+// into a struct with no fields, it decodes nothing.
+func notJSON(f events.Frame, data []byte) events.Event {
+	why := "event is not valid JSON"
+	var none struct{}
+	if err := json.Unmarshal(data, &none); err != nil {
+		why += " (" + events.Excerpt([]byte(err.Error()), 120) + ")"
+	}
+	return invalid(f, why)
 }
 
 func decodeMaria(f events.Frame, mem TextMemory) events.Event {
@@ -219,21 +312,21 @@ func decodeMaria(f events.Frame, mem TextMemory) events.Event {
 	if data[0] != '{' {
 		return invalid(f, "event is not a JSON object")
 	}
+	// w stays in this frame (two descs of about 500 bytes, which would
+	// be a sizeable part of a replay's garbage on the heap).
 	var w wireEvent
-	// A desc that is not an object is only a wrong type: the rest of the
-	// event was still decoded (and may be the docs shape).
-	var te *json.UnmarshalTypeError
-	if err := json.Unmarshal(data, &w); err != nil && !errors.As(err, &te) {
-		return invalid(f, "event is not valid JSON ("+events.Excerpt([]byte(err.Error()), 120)+")")
+	if !w.read(data) {
+		return notJSON(f, data)
 	}
 	ev := events.Event{ID: jsonx.ID(w.ID), Created: msTime(jsonNumber(w.Created))}
-	d := w.Desc
+	var d *wireDesc
 	switch {
-	case d != nil:
+	case w.hasDesc:
 		ev.Dialect = events.DialectHead
-	case w.Msg != nil:
+		d = &w.desc
+	case w.flat.Msg != nil:
 		ev.Dialect = events.DialectDocs
-		d = &w.wireDesc
+		d = &w.flat
 		d.ID = w.ID
 	default:
 		return invalid(f, "event has neither desc.msg nor msg")
@@ -570,8 +663,8 @@ func jsonNumber(raw []byte) json.Number {
 }
 
 // checkedStr is jsonx.String for a field of a wireDesc, which is always a
-// checked JSON value (encoding/json checks an event whole before it
-// decodes it): the large texts (a tool's output) are read without
+// checked JSON value (wireEvent.read reads only an event that jsonx.Members
+// checked whole): the large texts (a tool's output) are read without
 // checking them again.
 func checkedStr(raw []byte) string {
 	s, _ := jsonx.UnquoteChecked(raw)
