@@ -15,7 +15,7 @@ import (
 // FuzzNormalizeArgs.
 func normalizeArgsJSON(raw []byte) (args json.RawMessage, text, errText string, double bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonx.IsNull(raw) {
 		return nil, "", "", false
 	}
 	compactJSON := func(raw []byte) json.RawMessage {
@@ -42,7 +42,7 @@ func normalizeArgsJSON(raw []byte) (args json.RawMessage, text, errText string, 
 	}
 	cur := []byte(s)
 	for level := 0; level < 3; level++ {
-		var v rawJSON
+		var v jsonx.Raw
 		if err := json.Unmarshal(cur, &v); err != nil {
 			if level == 0 {
 				return nil, text, shortErr(err), false

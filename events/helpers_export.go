@@ -23,11 +23,3 @@ func WithDetails(r *ToolResult, f tools.Format, call ToolCall) *ToolResult {
 // per-tool details (command, file, write, patch, todos; a listing and a
 // search are marked to be read when drawn), unless r has details already.
 func FillDetails(r *ToolResult, name string, call ToolCall) { fillDetails(r, name, call) }
-
-// FillStructured reads a legacy structured tool result (maria's
-// constructor-tagged JSON, docs/protocol.md §7) into r's details.
-func FillStructured(r *ToolResult, name string, raw []byte) { fillStructured(r, name, raw) }
-
-// ParseTodoList reads a list of maria Todo items (docs/protocol.md §8.6),
-// as a TodoUpdated event carries it.
-func ParseTodoList(raw []byte) []Todo { return parseTodoList(raw) }

@@ -446,7 +446,7 @@ func decodeVariant(ev *events.Event, msg string, d *wireDesc) string {
 		}
 	case "TodoUpdated":
 		ev.Kind = events.KindTodoUpdated
-		ev.Todos = events.ParseTodoList(d.Todos)
+		ev.Todos = parseTodoList(d.Todos)
 	default:
 		ev.Kind = events.KindUnknown
 		ev.Notice = fmt.Sprintf("unknown event variant %q", events.Excerpt([]byte(msg), 60))
@@ -782,7 +782,7 @@ func parseResult(name string, call events.ToolCall, d *wireDesc) (*events.ToolRe
 				r.Structured = jsonx.Compact(resRaw)
 			}
 			r.Text = text
-			events.FillStructured(r, name, resRaw)
+			fillStructured(r, name, resRaw)
 		}
 	case text == "":
 		r.IsError = true
