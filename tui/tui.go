@@ -6,8 +6,8 @@
 //   - no IO in Update or View: every network call is a tea.Cmd, streams live
 //     in goroutines next to the program;
 //   - per-frame work is bounded by the viewport, never by session length;
-//   - at most one stream batch per frame, and ticks only while something
-//     visible animates (Bubble Tea's frame ticker included: renderGate).
+//   - at most one stream batch per frame, and perch's own timers tick only
+//     while something visible animates.
 package tui
 
 import (
@@ -98,8 +98,6 @@ type Config struct {
 	// replay's garbage does not double the peak (see internal/memlimit).
 	BoundMemory bool
 
-	// observeGate lets tests watch the renderer gate of run.
-	observeGate func(*renderGate)
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
 	tasks *tasksPrefetch
@@ -163,25 +161,13 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
 	hub.boundMemory = cfg.BoundMemory
-	// Frames go to standard output through gateOutput, which tells the
-	// gate when one is written (a test's own output replaces it).
-	out := &gateOutput{File: os.Stdout}
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
-		tea.WithFPS(renderFPS),
-		tea.WithOutput(out),
 	}, opts...)
 	p := tea.NewProgram(m, all...)
-	gate := newRenderGate(p)
-	out.gate = gate
-	m.gate = gate
-	if cfg.observeGate != nil {
-		cfg.observeGate(gate)
-	}
 	hub.start(p.Send)
 	final, err := p.Run()
-	gate.close()
 	cancel()
 	hub.wait()
 	cfg.tasks.wait()
