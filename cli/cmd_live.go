@@ -46,9 +46,6 @@ type liveOpts struct {
 	// quiet: no connection chatter on stderr (export), unless the
 	// connection keeps failing.
 	quiet bool
-	// bound: keep the process's memory near the stream's bytes (export,
-	// when it owns the process; maria, whose raw frames pass through).
-	bound bool
 	// keepTexts: the texts of maria's replay go to memory of their own,
 	// never given back (internal/textmem): for export when it owns the
 	// process, which keeps them all until it exits.
@@ -152,7 +149,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	case settled && o.settledOnly():
 		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	case withOptions:
-		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
+		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
 		if o.keepTexts {
 			texts := textmem.NewMapped(textMemLimit)
 			defer texts.Close()
@@ -260,8 +257,6 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
-	// without the bound, 66 MB with it, for the same processor time.
 	o := exportLiveOpts(*untilIdle, env.OwnsProcess)
 	var ahead *aheadFile
 	if *format == "jsonl" {
@@ -283,10 +278,10 @@ func runExport(ctx context.Context, env Env, args []string) error {
 }
 
 // exportLiveOpts are export's rule: the session once synced (or idle, with
-// untilIdle), only its settled state counts, no chatter, memory bound when
-// export owns the process.
+// untilIdle), only its settled state counts, no chatter; texts kept in
+// memory of their own when export owns the process.
 func exportLiveOpts(untilIdle, ownsProcess bool) liveOpts {
-	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, bound: ownsProcess, keepTexts: ownsProcess}
+	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, keepTexts: ownsProcess}
 }
 
 // textMemLimit bounds the memory export maps for texts; past it they go to

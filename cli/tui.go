@@ -29,11 +29,9 @@ func (env Env) runUI(ctx context.Context, b backend.Backend, c tui.Config) error
 func prepareUI() { tui.Prepare() }
 
 // uiConfig is what every command gives the UI: the environment and the
-// theme. The UI bounds the process's memory while a replay comes in only
-// when the command owns the process.
+// theme.
 func uiConfig(env Env, theme string) tui.Config {
-	return tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		BoundMemory: env.OwnsProcess}
+	return tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr}
 }
 
 // withOutbox keeps what the user sends in store (the UI's backend

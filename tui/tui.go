@@ -93,11 +93,6 @@ type Config struct {
 	// the UI does not ask for it again at start. Nil: the UI asks.
 	Tasks []events.Task
 
-	// BoundMemory says that the UI owns its process: while a task's replay
-	// comes in, it may set the process's soft memory limit so that the
-	// replay's garbage does not double the peak (see internal/memlimit).
-	BoundMemory bool
-
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
 	tasks *tasksPrefetch
@@ -160,7 +155,6 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
-	hub.boundMemory = cfg.BoundMemory
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),

@@ -12,7 +12,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/internal/ordered"
 	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sse"
@@ -271,8 +270,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 // connection's replay (nil: a textmem.New arena, which packs them in
 // chunks the collector takes back with them); later connections replay
 // what was delivered, and their texts go to the heap, so that no chunk is
-// kept for the few new ones among them. BoundMemory uses
-// internal/memlimit.
+// kept for the few new ones among them.
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.FollowOptions, on func(backend.Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -327,11 +325,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	var wake <-chan struct{}
 	if w, ok := rule.(Waker); ok {
 		wake = w.Wake()
-	}
-	var mem *memlimit.Bound
-	if o.BoundMemory {
-		mem = memlimit.Start(prog.Bytes, memlimit.Current())
-		defer mem.Relax()
 	}
 	dec := NewDecoder()
 	timer := time.NewTimer(time.Hour)
@@ -413,9 +406,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 					recheck.Reset(recheckIn)
 				}
 				deliver(backend.Step{Update: backend.Update{Events: evs, Backlog: bl}, Frame: it.frame})
-			}
-			if mem != nil {
-				mem.Update()
 			}
 			if it.size >= bigFrame {
 				runtime.GC() // see bigFrame
