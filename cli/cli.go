@@ -48,10 +48,6 @@ type Env struct {
 	secrets *secrets
 	// registry replaces the live backends (tests); nil means registry.Default.
 	registry func() *registry.Registry
-	// OwnsProcess says that the command is the whole process, so it may
-	// tune the runtime (export bounds its memory); false in tests that
-	// run commands side by side in one process.
-	OwnsProcess bool
 }
 
 // OSEnv is the Env of the running process.
@@ -60,7 +56,7 @@ func OSEnv() Env {
 	cwd, _ := os.Getwd()
 	fi, _ := os.Stdout.Stat()
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Home: home, Cwd: cwd,
-		IsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0, OwnsProcess: true}
+		IsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0}
 }
 
 // usageError is a mistake in how perch was called: exit code 2.

@@ -360,30 +360,6 @@ func TestUntilIdleWaitsForTheDaemon(t *testing.T) {
 	}
 }
 
-// TestExportOwningItsProcess: an export that owns its process writes what
-// the replay of the same stream writes.
-func TestExportOwningItsProcess(t *testing.T) {
-	log, err := os.ReadFile(streamA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const id = "3f2b0000-0000-4000-8000-000000000006"
-	s := &taskServer{id: id, log: log, status: func() string { return "idle" }}
-	base := s.start(t)
-	var out bytes.Buffer
-	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, OwnsProcess: true,
-		Home: t.TempDir(), Cwd: t.TempDir()}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if code := Main(ctx, env, []string{"export", id, "--url", base, "--format", "jsonl"}); code != 0 {
-		t.Fatalf("export: exit %d", code)
-	}
-	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
-	if out.String() != want {
-		t.Errorf("export differs:\n%s", out.String())
-	}
-}
-
 // TestUntilIdleAsksCalmly: with --until-idle, a daemon that said idle when
 // the stream started and generating since is asked again at the long
 // window's pace, not the short one's, until it says idle.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
 )
@@ -46,10 +45,6 @@ type liveOpts struct {
 	// quiet: no connection chatter on stderr (export), unless the
 	// connection keeps failing.
 	quiet bool
-	// keepTexts: the texts of maria's replay go to memory of their own,
-	// never given back (internal/textmem): for export when it owns the
-	// process, which keeps them all until it exits.
-	keepTexts bool
 	// frames: each step of maria's stream carries its wire frame, even
 	// one that brought nothing new (record).
 	frames bool
@@ -150,11 +145,6 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	case withOptions:
 		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
-		if o.keepTexts {
-			texts := textmem.NewMapped(textMemLimit)
-			defer texts.Close()
-			fo.Texts = texts
-		}
 		ferr = of.FollowWith(sctx, task.ID, fo, func(s backend.Step) { on(s.Update, s.Frame) })
 	case o.frames:
 		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), backend.ErrUnsupported)
@@ -257,7 +247,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := exportLiveOpts(*untilIdle, env.OwnsProcess)
+	o := exportLiveOpts(*untilIdle)
 	var ahead *aheadFile
 	if *format == "jsonl" {
 		if ahead = newAheadFile(env.Stdout); ahead != nil {
@@ -278,15 +268,10 @@ func runExport(ctx context.Context, env Env, args []string) error {
 }
 
 // exportLiveOpts are export's rule: the session once synced (or idle, with
-// untilIdle), only its settled state counts, no chatter; texts kept in
-// memory of their own when export owns the process.
-func exportLiveOpts(untilIdle, ownsProcess bool) liveOpts {
-	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, keepTexts: ownsProcess}
+// untilIdle), only its settled state counts, no chatter.
+func exportLiveOpts(untilIdle bool) liveOpts {
+	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true}
 }
-
-// textMemLimit bounds the memory export maps for texts; past it they go to
-// the heap.
-const textMemLimit = 2 << 30
 
 // runTail is perch tail: the items as they come, with the same rendering
 // for every backend. After a Reset (the backend read the session again)

@@ -46,9 +46,9 @@ func TestExportFollowsSettled(t *testing.T) {
 		o    liveOpts
 		want string
 	}{
-		{"export --until-idle", exportLiveOpts(true, false), "FollowSettled"},
-		{"export --until-idle into a file", withAhead(exportLiveOpts(true, true)), "FollowSettled"},
-		{"export", exportLiveOpts(false, false), "Follow"},
+		{"export --until-idle", exportLiveOpts(true), "FollowSettled"},
+		{"export --until-idle into a file", withAhead(exportLiveOpts(true)), "FollowSettled"},
+		{"export", exportLiveOpts(false), "Follow"},
 		{"until idle, not an export", liveOpts{untilIdle: true}, "Follow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

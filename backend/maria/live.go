@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/ordered"
-	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -266,11 +264,7 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 // maria's way with the options: UntilIdle asks the daemon (GET
 // /task/{id}) each time the replay is in and whenever the stream was quiet
 // for the rule's window (so at Settle's pace while the daemon says
-// generating), on every connection. Texts takes the texts of the first
-// connection's replay (nil: a textmem.New arena, which packs them in
-// chunks the collector takes back with them); later connections replay
-// what was delivered, and their texts go to the heap, so that no chunk is
-// kept for the few new ones among them.
+// generating), on every connection.
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.FollowOptions, on func(backend.Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -281,17 +275,9 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 		// may carve later frames from the memory of decoded ones.
 		prog.LendFrames()
 	}
-	var textsDone atomic.Bool // the first replay is in, or its connection ended
-	if o.Texts == nil {
-		o.Texts = textmem.New()
-	}
 	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
 		if it.frame != nil {
-			var mem TextMemory
-			if o.Texts != nil && !textsDone.Load() {
-				mem = o.Texts
-			}
-			it.ev = DecodeIn(*it.frame, mem)
+			it.ev = Decode(*it.frame)
 			if !keep {
 				prog.Recycle(it.frame.Data)
 				it.frame = nil // decoded: let the raw frame go
@@ -367,7 +353,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	// word first (a run's end in the stream is not enough while the
 	// daemon says generating).
 	inNow := func(u *backend.Update) {
-		textsDone.Store(true)
 		if !o.UntilIdle {
 			synced = true
 			u.Synced = true
@@ -419,7 +404,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			live, synced = true, false
 			rule.Connected()
 		case sse.PhaseReconnecting:
-			textsDone.Store(true)
 			replayed := rule.Closed(errors.Is(it.state.Err, sse.ErrStreamClosed))
 			if replayed && waiting() {
 				inNow(&u)
