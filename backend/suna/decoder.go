@@ -30,12 +30,11 @@ type Decoder struct {
 	events map[string]struct{} // _event_id values seen, but those in ids
 	ids    []redisID           // _event_id values seen that are Redis entry ids, ascending
 
-	lastCall, lastTool lastStr             // the fast path's last tool output's call id and tool name
-	rows               map[string]struct{} // message ids of rows seen
-	turn               *openTurn
-	held               []events.Event
-	out                []events.Event
-	turnSeq            int
+	rows    map[string]struct{} // message ids of rows seen
+	turn    *openTurn
+	held    []events.Event
+	out     []events.Event
+	turnSeq int
 
 	turns     map[string]*turnInfo // emitted assistant turns by id
 	lastTurn  string               // the last assistant turn since the last user turn
@@ -47,9 +46,6 @@ type Decoder struct {
 	running   bool
 
 	saidNoText bool // the notice about text-less optimized rows was given
-
-	scratch [2][]byte // fastChunk's unquoted metadata and content, reused
-	slow    bool      // no fastChunk (tests compare the two paths; a history's rows)
 }
 
 // openTurn is an assistant turn whose chunks are arriving.
@@ -98,18 +94,15 @@ func (d *Decoder) Decode(data []byte) []events.Event { return d.decode("", true,
 // DecodeAt is Decode with the record's position for notices ("message 3").
 func (d *Decoder) DecodeAt(pos string, data []byte) []events.Event { return d.decode(pos, false, data) }
 
-// decode reads one record. With frame, its position is "frame N", named
-// only when needed: most frames never are, and a name costs an allocation.
+// decode reads one record. With frame, its position is "frame N".
 func (d *Decoder) decode(pos string, frame bool, data []byte) []events.Event {
 	d.init()
 	d.n++
 	d.out = nil
-	if d.slow || !d.fastChunk(data) {
-		if frame {
-			pos = "frame " + strconv.Itoa(d.n)
-		}
-		d.record(pos, data)
+	if frame {
+		pos = "frame " + strconv.Itoa(d.n)
 	}
+	d.record(pos, data)
 	out := d.out
 	d.out = nil
 	return out

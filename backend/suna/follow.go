@@ -238,13 +238,7 @@ func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, c
 		h.rows[len(h.rows)-1].raw = raw
 	}
 	var evs []events.Event
-	// A history's rows are whole messages: the decoder's fast path for
-	// stream chunks would only look for a chunk's names in each (three
-	// scans of every row) to hand it on to the general path, which
-	// decodes a chunk as the fast path does (FuzzFastChunk) anyway.
-	f.d.slow = true
 	h.decode(ctx, f.d, func(batch []events.Event) { evs = append(evs, batch...) })
-	f.d.slow = false
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
