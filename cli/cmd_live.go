@@ -58,7 +58,7 @@ type liveOpts struct {
 
 // settledOnly: only the session as it stands once the run is over is
 // used (export --until-idle), not the steps that lead there; onUpdate, if
-// any, may see fewer steps (export's write-ahead takes a Reset back).
+// any, may see fewer steps.
 func (o liveOpts) settledOnly() bool { return o.settled && o.untilIdle && !o.follow }
 
 // liveStep is one update as followLive applied it.
@@ -247,22 +247,9 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := exportLiveOpts(*untilIdle)
-	var ahead *aheadFile
-	if *format == "jsonl" {
-		if ahead = newAheadFile(env.Stdout); ahead != nil {
-			o.onUpdate = func(s liveStep) error { ahead.step(s); return nil }
-		}
-	}
-	tl, err := followLive(ctx, env, b, task, o)
+	tl, err := followLive(ctx, env, b, task, exportLiveOpts(*untilIdle))
 	if err != nil {
-		if ahead != nil {
-			ahead.abandon()
-		}
 		return err
-	}
-	if ahead != nil {
-		return ahead.finish(tl)
 	}
 	return writeExport(env.Stdout, tl, *format, task.Name, *full)
 }

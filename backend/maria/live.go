@@ -369,8 +369,8 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			evs := dec.Accept(it.ev)
 			rule.Decoded(it.ev.Kind, evs)
 			// The quiet window runs from the frame, not from the end of
-			// on: a consumer that works while the stream is quiet (export
-			// writing ahead) does not push the end back by its work. The
+			// on: a consumer that works while the stream is quiet (the UI
+			// drawing) does not push the end back by its work. The
 			// window is looked at strictly when it ends, whenever that is.
 			armQuiet(window())
 			if len(evs) > 0 || o.Frames {
