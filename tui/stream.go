@@ -133,7 +133,7 @@ type streamBatchMsg struct {
 // eventChunks are events in order, in chunks: a replay's tens of
 // thousands of events are gathered without growing one slice (each
 // regrowth copied the batch whole into fresh memory, and page faults on
-// that memory cost a third of perch-ui's processor time attaching to a
+// that memory cost a third of the UI's processor time attaching to a
 // 20,000-frame Suna run).
 type eventChunks [][]events.Event
 
