@@ -119,6 +119,15 @@ const (
 	CodexWebSearchItem  = "web_search"
 	CodexWebSearch      = "web_search"
 	CodexTodoItem       = "todo_list"
+
+	// codex's own names for the tools it offers the model (0.17x), as its
+	// requests and rollouts carry them: exec_command starts a command (in
+	// a PTY) and write_stdin writes to or polls one still running;
+	// shell_command is the single-command tool of some models.
+	CodexExecCommand  = "exec_command"
+	CodexWriteStdin   = "write_stdin"
+	CodexShellCommand = "shell_command"
+	CodexUpdatePlan   = "update_plan"
 )
 
 // names maps tool names to what perch knows of them, by system; a name
@@ -149,7 +158,9 @@ var names = map[string]Tool{
 
 	// codex: the calls perch makes of its items, and the item types
 	CodexShell: {Kind: Command}, CodexCommandItem: {Kind: Command}, CodexFileChangeItem: {Kind: Patch},
-	CodexTodoItem: {Kind: TodoList}, "update_plan": {Kind: TodoList}, "local_shell": {Kind: Command},
+	CodexTodoItem: {Kind: TodoList}, CodexUpdatePlan: {Kind: TodoList}, "local_shell": {Kind: Command},
+	CodexExecCommand: {Kind: Command, keys: []string{"cmd"}}, CodexWriteStdin: {Kind: Command, keys: []string{"chars"}},
+	CodexShellCommand: {Kind: Command, keys: []string{"command"}},
 
 	// provider tool sets and other agents
 	"run_command": {Kind: Command}, "exec": {Kind: Command}, "run_terminal_cmd": {Kind: Command},

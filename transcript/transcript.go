@@ -639,8 +639,8 @@ func callsMarkdown(calls []events.ToolCall) string {
 
 func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 	status := t.Status.String()
-	if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil && *r.Command.ExitCode != 0 {
-		status += fmt.Sprintf(", exit %d", *r.Command.ExitCode)
+	if e := t.Result.Exit(); e != nil && *e != 0 { // reported by the source, or read from the output
+		status += fmt.Sprintf(", exit %d", *e)
 	}
 	fmt.Fprintf(b, "**Tool `%s`** (%s)", sanitize.Line(t.Name), status)
 	if k := t.KeyArg(); k != "" {
