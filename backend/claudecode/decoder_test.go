@@ -28,8 +28,14 @@ func timeline(t *testing.T, evs []events.Event) []*events.Item {
 	return tl.Items()
 }
 
-func asst(id, block string, out int) string {
-	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[%s],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":%d}},"session_id":"s"}`, id, block, out)
+// asst is an assistant line as stream-json prints it, one block before the
+// reply ends: stop_reason null, and message_start's usage.
+func asst(id, block string, out int) string { return asstStop(id, block, out, "null") }
+
+// asstStop is an assistant line written with its stop reason (stop is
+// JSON): the reply had ended, its usage is final.
+func asstStop(id, block string, out int, stop string) string {
+	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[%s],"stop_reason":%s,"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":%d}},"session_id":"s"}`, id, block, stop, out)
 }
 
 const (
@@ -40,9 +46,9 @@ const (
 
 func TestMergeBlockLines(t *testing.T) {
 	t.Parallel()
-	evs := feed(NewDecoder(), asst("m1", think, 1), asst("m1", text, 1), asst("m1", bash, 40),
+	evs := feed(NewDecoder(), asst("m1", think, 1), asst("m1", text, 1), asstStop("m1", bash, 40, `"tool_use"`),
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1\n","is_error":true}]},"session_id":"s"}`,
-		asst("m2", text, 3))
+		asstStop("m2", text, 3, `"end_turn"`))
 	items := timeline(t, evs)
 	if len(items) != 3 {
 		t.Fatalf("%d items, want turn, tool, turn", len(items))
@@ -70,6 +76,21 @@ func TestMergeBlockLines(t *testing.T) {
 	}
 }
 
+// TestUnknownUsage: lines printed block by block, before the reply ended
+// (stop_reason null), carry message_start's usage, whose output count is a
+// placeholder (1): the turn's usage is unknown, not 1, and a turn that
+// asks for tools stopped for them.
+func TestUnknownUsage(t *testing.T) {
+	t.Parallel()
+	items := timeline(t, feed(NewDecoder(), asst("m1", text, 1), asst("m1", bash, 1), asst("m2", text, 1)))
+	if items[0].Usage != nil || items[2].Usage != nil {
+		t.Errorf("usage = %+v, %+v, want unknown", items[0].Usage, items[2].Usage)
+	}
+	if items[0].StopReason != events.StopToolUse || items[2].StopReason != "" {
+		t.Errorf("stops = %q, %q, want tool_use and unknown", items[0].StopReason, items[2].StopReason)
+	}
+}
+
 func TestCumulativeLines(t *testing.T) {
 	t.Parallel()
 	items := timeline(t, feed(NewDecoder(), asst("m1", text, 1), asst("m1", text+","+bash, 9), asst("m1", text+","+bash, 9)))
@@ -90,7 +111,7 @@ func TestResult(t *testing.T) {
 		level events.NoticeLevel
 	}{
 		{"success after text", []string{asst("m1", text, 1), result("success", false)}, events.StopEndTurn, events.LevelInfo},
-		{"success after a call says nothing", []string{asst("m1", bash, 1), result("success", false)}, "", events.LevelInfo},
+		{"success after a call stopped for it", []string{asst("m1", bash, 1), result("success", false)}, events.StopToolUse, events.LevelInfo},
 		{"max turns", []string{asst("m1", bash, 1), `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`, result("error_max_turns", true)}, events.StopTerminated, events.LevelError},
 		{"execution error", []string{asst("m1", text, 1), result("error_during_execution", true)}, events.StopError, events.LevelError},
 		{"budget", []string{asst("m1", text, 1), result("error_max_budget_usd", true)}, events.StopTerminated, events.LevelError},
@@ -107,7 +128,7 @@ func TestResult(t *testing.T) {
 			if last.Kind != events.ItemNotice || last.Level != c.level || !strings.Contains(last.Text, "2 turns, 1.5 s, $0.25") {
 				t.Errorf("notice = %+v", last)
 			}
-			if items[0].Usage == nil || items[0].Usage.HasCost {
+			if items[0].Usage != nil && items[0].Usage.HasCost {
 				t.Errorf("the run's cost went into a turn: %+v", items[0].Usage)
 			}
 		})
@@ -213,7 +234,7 @@ func TestSystemAndUnknown(t *testing.T) {
 		"info|Claude Code session s: model m, in /w, 1 tool",
 		"host|MCP server y: needs-auth",
 		"context|Context compacted (manual, from 1000 tokens)",
-		`info|line 3: Claude Code system message "hook_response"`,
+		`progress|Claude Code hook_response`,
 		`info|line 5: Claude Code message "rate_limit_event" is not one perch knows; left out`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
