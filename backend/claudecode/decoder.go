@@ -116,6 +116,8 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 		return d.streamEvent(pos, raw, o)
 	case "keep_alive":
 		return nil
+	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot":
+		return nil // a session file's bookkeeping: not the conversation
 	case "":
 		return []events.Event{anthropic.BadRecord(pos, raw, "a line without a type")}
 	default:

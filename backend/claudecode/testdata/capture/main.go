@@ -271,7 +271,12 @@ func withoutReminders(content any) any {
 			if j < 0 {
 				return strings.TrimRight(s[:i], "\n")
 			}
-			s = strings.TrimRight(s[:i], "\n") + s[i+j+len("</system-reminder>"):]
+			rest := strings.TrimLeft(s[i+j+len("</system-reminder>"):], "\n")
+			if rest == "" {
+				s = strings.TrimRight(s[:i], "\n") // appended: the newlines before it go too
+			} else {
+				s = s[:i] + rest
+			}
 		}
 	}
 	switch c := content.(type) {
