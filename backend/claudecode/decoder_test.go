@@ -259,3 +259,72 @@ func TestTodos(t *testing.T) {
 		t.Errorf("%d todo updates, want 1", n)
 	}
 }
+
+// TestSubagentNested: a subagent's lines (parent_tool_use_id) are the
+// running output of the Agent call that started it, never top-level turns
+// or tools, and its prompt is never the user's message.
+func TestSubagentNested(t *testing.T) {
+	t.Parallel()
+	agent := `{"type":"tool_use","id":"ag","name":"Agent","input":{"description":"Count","prompt":"Count the files","subagent_type":"general-purpose"}}`
+	sub := func(typ, content string) string {
+		return fmt.Sprintf(`{"type":%q,"message":{"id":"msg_s","role":%q,"content":%s,"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":"ag","session_id":"s"}`, typ, typ, content)
+	}
+	evs := feed(NewDecoder(), asst("m1", agent, 1),
+		`{"type":"system","subtype":"task_started","task_id":"k","tool_use_id":"ag","subagent_type":"general-purpose","is_backgrounded":false,"session_id":"s"}`,
+		sub("user", `[{"type":"text","text":"Count the files"}]`),
+		sub("assistant", `[{"type":"tool_use","id":"sb","name":"Bash","input":{"command":"ls | wc -l"}}]`),
+		sub("user", `[{"type":"tool_result","tool_use_id":"sb","content":"0"}]`),
+		sub("assistant", `[{"type":"text","text":"None."}]`),
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ag","content":"None."}]},"parent_tool_use_id":null,"session_id":"s"}`,
+		asstStop("m2", text, 3, `"end_turn"`))
+	var running strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == events.KindToolOutputDelta && ev.Tool.Call.ID == "ag" {
+			running.WriteString(ev.Text)
+		}
+	}
+	if want := "Subagent general-purpose started\n→ Bash ls | wc -l\n← 0\nNone.\n"; running.String() != want {
+		t.Errorf("running output %q, want %q", running.String(), want)
+	}
+	items := timeline(t, evs)
+	var kinds []string
+	for _, it := range items {
+		kinds = append(kinds, it.Kind.String()+":"+it.ID)
+		if it.Kind == events.ItemUser {
+			t.Errorf("a user turn: %q", it.Text)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "assistant:m1 tool:ag assistant:m2" {
+		t.Errorf("items %s, want the two turns and the Agent call", got)
+	}
+	if r := items[1].Tool.Result; r == nil || r.Text != "None." {
+		t.Errorf("Agent result = %+v", r)
+	}
+}
+
+// TestTaskTools: Claude Code 2.1 plans with TaskCreate/TaskUpdate; the
+// todo list follows their results (ids from "Task #N created").
+func TestTaskTools(t *testing.T) {
+	t.Parallel()
+	create := func(id, subject string) string {
+		return fmt.Sprintf(`{"type":"tool_use","id":%q,"name":"TaskCreate","input":{"subject":%q,"description":"d","activeForm":"a"}}`, id, subject)
+	}
+	result := func(id, text string) string {
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q}]},"parent_tool_use_id":null,"session_id":"s"}`, id, text)
+	}
+	evs := feed(NewDecoder(), asst("m1", create("c1", "Write"), 1), asst("m1", create("c2", "Build"), 1),
+		result("c1", "Task #1 created successfully: Write"), result("c2", "Task #2 created successfully: Build"),
+		asst("m2", `{"type":"tool_use","id":"u1","name":"TaskUpdate","input":{"taskId":"2","status":"completed"}}`, 1),
+		result("u1", "Updated task #2 status"))
+	tl := events.NewTimeline()
+	for _, ev := range evs {
+		tl.Apply(ev)
+	}
+	var got []string
+	for _, td := range tl.Todos() {
+		got = append(got, td.ID+" "+td.Content+" "+td.Status)
+	}
+	if s := strings.Join(got, ", "); s != "1 Write pending, 2 Build completed" {
+		t.Errorf("todos: %s", s)
+	}
+}
