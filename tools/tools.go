@@ -102,9 +102,16 @@ const (
 	MariaPatch     = "apply_patch"
 	MariaTodo      = "todo"
 
-	// Claude Code (and pynchy, which runs Claude Code)
-	ClaudeBash      = "Bash"
-	ClaudeTodoWrite = "TodoWrite"
+	// Claude Code (and pynchy, which runs Claude Code). Since 2.1 Claude
+	// Code tracks its plan with the Task* tools (TodoWrite is gone), and
+	// its subagent tool is Agent (Task before).
+	ClaudeBash       = "Bash"
+	ClaudeTodoWrite  = "TodoWrite"
+	ClaudeTaskCreate = "TaskCreate"
+	ClaudeTaskUpdate = "TaskUpdate"
+	ClaudeTaskList   = "TaskList"
+	ClaudeTaskGet    = "TaskGet"
+	ClaudeAgent      = "Agent"
 
 	// PynchyCommand is the call pynchy's decoder makes of a "!cmd" command
 	// a person ran in the chat.
@@ -152,6 +159,9 @@ var names = map[string]Tool{
 	"bash": {Kind: Command}, "read": {Kind: ReadFile}, "ls": {Kind: ListFiles}, "grep": {Kind: Search},
 	"glob": {Kind: Search}, "write": {Kind: WriteFile}, "edit": {Kind: Patch}, "multiedit": {Kind: Patch},
 	"todowrite": {Kind: TodoList}, "webfetch": {Kind: Web}, "websearch": {Kind: Web}, PynchyCommand: {Kind: Command},
+	ClaudeTaskCreate: {Kind: TodoList, keys: []string{"subject"}}, ClaudeTaskUpdate: {Kind: TodoList, keys: []string{"taskId", "status"}},
+	ClaudeTaskList: {Kind: TodoList}, ClaudeTaskGet: {Kind: TodoList, keys: []string{"taskId"}},
+	ClaudeAgent: {keys: []string{"description", "subagent_type"}}, "notebookedit": {Kind: Patch},
 
 	// Attocode
 	"write_file": {Kind: WriteFile}, "edit_file": {Kind: Patch},

@@ -592,7 +592,11 @@ func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) er
 			}
 			b.WriteString("\n\n")
 			if u := it.Usage; u != nil {
-				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out_\n\n", u.InputTokens, u.CachedTokens, u.OutputTokens)
+				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedTokens, u.OutputTokens)
+				if u.HasCost {
+					b.WriteString(", " + costText(u.CostUSD))
+				}
+				b.WriteString("_\n\n")
 			}
 		case events.ItemTool:
 			writeToolMarkdown(b, it.Tool, full)
@@ -639,8 +643,10 @@ func callsMarkdown(calls []events.ToolCall) string {
 
 func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 	status := t.Status.String()
-	if e := t.Result.Exit(); e != nil && *e != 0 { // reported by the source, or read from the output
-		status += fmt.Sprintf(", exit %d", *e)
+	if code := t.Result.Exit(); code != nil && *code != 0 {
+		// Exit covers a status the source reported beside the output
+		// (Claude Code's Bash) as well as one read from it.
+		status += fmt.Sprintf(", exit %d", *code)
 	}
 	fmt.Fprintf(b, "**Tool `%s`** (%s)", sanitize.Line(t.Name), status)
 	if k := t.KeyArg(); k != "" {
@@ -666,6 +672,16 @@ func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 		fence += "`"
 	}
 	fmt.Fprintf(b, "%s\n%s\n%s\n\n", fence, strings.TrimRight(out, "\n"), fence)
+}
+
+// costText is a cost as a person reads it: cents above a dollar, four
+// decimals at most below (the JSON forms keep it exact).
+func costText(usd float64) string {
+	if usd >= 1 {
+		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+	}
+	s := strings.TrimRight(strconv.FormatFloat(usd, 'f', 4, 64), "0")
+	return "$" + strings.TrimSuffix(s, ".")
 }
 
 func quote(s string) string {
