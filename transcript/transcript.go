@@ -594,7 +594,7 @@ func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) er
 			if u := it.Usage; u != nil {
 				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedTokens, u.OutputTokens)
 				if u.HasCost {
-					b.WriteString(", " + costText(u.CostUSD))
+					b.WriteString(", " + events.CostText(u.CostUSD))
 				}
 				b.WriteString("_\n\n")
 			}
@@ -672,16 +672,6 @@ func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 		fence += "`"
 	}
 	fmt.Fprintf(b, "%s\n%s\n%s\n\n", fence, strings.TrimRight(out, "\n"), fence)
-}
-
-// costText is a cost as a person reads it: cents above a dollar, four
-// decimals at most below (the JSON forms keep it exact).
-func costText(usd float64) string {
-	if usd >= 1 {
-		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
-	}
-	s := strings.TrimRight(strconv.FormatFloat(usd, 'f', 4, 64), "0")
-	return "$" + strings.TrimSuffix(s, ".")
 }
 
 func quote(s string) string {

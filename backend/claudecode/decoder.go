@@ -677,7 +677,7 @@ func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage, 
 	}
 	if u != nil {
 		if u.HasCost {
-			parts = append(parts, costText(u.CostUSD))
+			parts = append(parts, events.CostText(u.CostUSD))
 		}
 		if u.InputTokens > 0 || u.OutputTokens > 0 {
 			parts = append(parts, fmt.Sprintf("%d input tokens (%d cached), %d output tokens",
@@ -711,16 +711,6 @@ func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage, 
 		text += ": " + strings.Join(why, "; ")
 	}
 	return anthropic.Notice(events.LevelError, events.NoticeError, text)
-}
-
-// costText is a run's cost as the notice shows it: cents above a dollar,
-// at most four decimals below (the usage keeps it exact).
-func costText(usd float64) string {
-	if usd >= 1 {
-		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
-	}
-	s := strings.TrimRight(strconv.FormatFloat(usd, 'f', 4, 64), "0")
-	return "$" + strings.TrimSuffix(s, ".")
 }
 
 // count is "1 turn", "3 turns".
