@@ -99,8 +99,8 @@ func commands() []command {
 			"perch record 3f2b -o session.sse --until-idle", runRecord},
 		{"replay", "FILE", "open a transcript file of any known system in the terminal UI, read-only (or print it with --format)",
 			"perch replay session.sse\nperch replay thread.json --from suna\nperch replay session.sse --format md", runReplay},
-		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export",
-			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice", runImport},
+		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export; FILE - reads stdin",
+			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
 		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
 			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev\nperch fake-daemon --kind pynchy --addr localhost:8484", runFakeDaemon},
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -37,7 +36,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	formatSet := false
 	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
 	path := pos[0]
-	opts := ingest.Options{Chat: *chat, Session: *session}
+	opts := ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}
 	toUI := env.IsTerminal && !formatSet
 	if toUI {
 		prepareUI()
@@ -60,24 +59,28 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		}
 		return env.runUI(ctx, b, cfg)
 	}
-	s, k, err := registry.Choose(path, *from)
+	res, err := registry.Run(ctx, path, *from, opts)
 	if err != nil {
 		return importErr(err)
 	}
-	tl := events.NewTimeline()
-	if err := registry.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return importErr(err)
-	}
+	tl := res.Timeline
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
 		newPrinter(out, false).update(tl)
 		return out.Flush()
 	}
-	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if err := writeExport(out, tl, *format, title, *full); err != nil {
+	if err := writeExport(out, tl, *format, fileTitle(path), *full); err != nil {
 		return err
 	}
 	return out.Flush()
+}
+
+// fileTitle is the title of a transcript read from path ("-" is stdin).
+func fileTitle(path string) string {
+	if path == registry.Stdin {
+		return "stdin"
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // importErr turns an importer's error into what the command returns: a
