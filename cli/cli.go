@@ -83,8 +83,8 @@ func commands() []command {
 			"perch demo\nperch demo --speed 3 --dialect legacy", runDemo},
 		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue",
 			"perch tasks\nperch tasks --json", runTasks},
-		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted",
-			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .", runTail},
+		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted (--until-idle: until the run ends)",
+			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .\nperch tail 3f2b --until-idle && notify-send 'run over'", runTail},
 		{"export", "TASK", "print the transcript once the replay is in (--until-idle: after the run ends)",
 			"perch export 3f2b --format md > session.md\nperch export 3f2b --format jsonl --until-idle", runExport},
 		{"send", "TASK TEXT", "send a message (TEXT '-' reads stdin), or --hold it; kept by perch until the daemon has it",
@@ -114,6 +114,17 @@ func Main(ctx context.Context, env Env, args []string) int {
 	}
 	env.Stderr = redactWriter{w: env.Stderr, s: env.secrets}
 	err := dispatch(ctx, env, args)
+	if sig, ok := interruption(ctx); ok {
+		// Ctrl-C: say so, and exit as a shell would report it. A command
+		// with more to say (export printed what it had, marked
+		// incomplete) says it in its error.
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(env.Stderr, "perch: %v\n", err)
+		} else {
+			fmt.Fprintf(env.Stderr, "perch: %s\n", sig.word())
+		}
+		return sig.exitCode()
+	}
 	switch {
 	case err == nil:
 		return ExitOK
@@ -123,7 +134,7 @@ func Main(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		return ExitOK // interrupted by the user: a normal way to stop tail
+		return ExitOK // ended by the caller (not a signal): a normal way to stop tail
 	default:
 		fmt.Fprintf(env.Stderr, "perch: %v\n", err)
 		return ExitFailure
