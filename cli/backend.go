@@ -174,7 +174,10 @@ func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backen
 		return nil, err
 	}
 	if name == "" {
-		fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
+		if env.StderrIsTerminal || c.verbose {
+			// A note for people; a script's stderr stays for errors.
+			fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
+		}
 		c.probedTasks = probed
 	}
 	c.opened = b

@@ -40,6 +40,10 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
+	// StderrIsTerminal reports whether stderr is a terminal: notes for
+	// people (which system answered a URL) are said there only then,
+	// or with -v.
+	StderrIsTerminal bool
 	// openUI replaces the terminal UI (tests): it is handed what the
 	// command would show; nil means tui.Run.
 	openUI func(ctx context.Context, b backend.Backend, c tui.Config) error
@@ -54,9 +58,13 @@ type Env struct {
 func OSEnv() Env {
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
-	fi, _ := os.Stdout.Stat()
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Home: home, Cwd: cwd,
-		IsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0}
+		IsTerminal: isTerminal(os.Stdout), StderrIsTerminal: isTerminal(os.Stderr)}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, _ := f.Stat()
+	return fi != nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // usageError is a mistake in how perch was called: exit code 2.
@@ -156,6 +164,8 @@ func hoistCommand(args []string) []string {
 				}
 			}
 			return args
+		case name == "v" || strings.HasPrefix(name, "v="):
+			lead = append(lead, a) // -v takes no value
 		case connFlag(name):
 			if i+1 < len(args) {
 				lead = append(lead, a, args[i+1])
@@ -241,6 +251,7 @@ Connection flags (every command):
                           $PERCH_BACKEND, else perch asks the URL and says what it found)
   --token TOKEN           bearer token for the server (default: $PERCH_TOKEN; never printed)
   --header 'Name: value'  extra request header, repeatable (values are never printed)
+  -v                      say which system answered the URL (said anyway when stderr is a terminal)
 
 Flags may come before or after the arguments. A TASK may be any unique
 prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage.
@@ -263,6 +274,9 @@ type conn struct {
 	// none, or a list that did not decode): the UI shows it instead of
 	// asking again.
 	probedTasks []events.Task
+	// verbose (-v): say which system answered the URL even when stderr
+	// is not a terminal.
+	verbose bool
 	// opened is the backend open returned: a command that asks again (the
 	// UI commands) gets the same one, probed once.
 	opened backend.Backend
@@ -279,6 +293,7 @@ func (c *conn) register(fs *flagSet) {
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else asked of the URL)")
 	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN; never printed)")
+	fs.BoolVar(&c.verbose, "v", false, "say which system answered the URL (said anyway when stderr is a terminal)")
 }
 
 // flagSet is a command's flags plus its help text.

@@ -101,7 +101,7 @@ func TestTailAndRecordInterrupted(t *testing.T) {
 	t.Parallel()
 	f := newFollowStub(midRun)
 	r := interruptWhen(t, f.reached, f.tweak, "tail", "chat-bob", "--url", f.url)
-	if r.code != 130 || !strings.HasSuffix(r.stderr, "perch: interrupted\n") || !strings.Contains(r.stdout, "Counting so far") {
+	if r.code != 130 || r.stderr != "perch: interrupted\n" || !strings.Contains(r.stdout, "Counting so far") {
 		t.Errorf("tail: %+v", r)
 	}
 
