@@ -65,7 +65,7 @@ func (c *conn) settings(env Env) (name, token string, err error) {
 		return "", token, nil
 	}
 	if _, err := registry.Default().Lookup(name); err != nil {
-		return "", "", usagef("%s must be one of %s, not %q", from, strings.Join(registry.LiveNames(), ", "), name)
+		return "", "", usagef("%s must be one of %s, not %q%s", from, strings.Join(registry.LiveNames(), ", "), name, didYouMean(name, registry.LiveNames()))
 	}
 	return name, token, nil
 }
@@ -76,7 +76,7 @@ func (c *conn) header() (http.Header, error) {
 	for _, raw := range c.headers {
 		name, value, err := backend.ParseHeader(raw)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: err.Error()}
 		}
 		h.Add(name, value)
 	}

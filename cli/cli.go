@@ -67,12 +67,16 @@ func isTerminal(f *os.File) bool {
 	return fi != nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// usageError is a mistake in how perch was called: exit code 2.
-type usageError struct{ msg string }
+// usageError is a mistake in how perch was called: exit code 2. cmd is
+// the command it was made with ("" for perch itself), whose help Main
+// points to.
+type usageError struct{ msg, cmd string }
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
 
 // command is one subcommand.
 type command struct {
@@ -139,7 +143,13 @@ func Main(ctx context.Context, env Env, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, new(usageError)):
-		fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
+		var ue usageError
+		errors.As(err, &ue)
+		if ue.cmd != "" {
+			fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch %s --help' for its flags and examples.\n", err, ue.cmd)
+		} else {
+			fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
+		}
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return ExitOK // ended by the caller (not a signal): a normal way to stop tail
@@ -220,10 +230,24 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, env, args[1:])
+			err := c.run(ctx, env, args[1:])
+			if ue, ok := err.(usageError); ok && ue.cmd == "" {
+				ue.cmd = c.name
+				return ue
+			}
+			return err
 		}
 	}
-	return usagef("unknown command %q", name)
+	return usagef("unknown command %q%s", name, didYouMean(name, commandNames()))
+}
+
+// commandNames lists the commands, in the order help shows them.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
 }
 
 // Version is set at build time with -ldflags "-X …cli.Version=…".
@@ -345,7 +369,7 @@ func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+			return nil, usagef("%s: %v%s", fs.Name(), err, flagHint(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -383,6 +407,22 @@ func oneOf(flagName, v string, allowed ...string) error {
 			return nil
 		}
 	}
+	hint := didYouMean(v, allowed)
 	sort.Strings(allowed)
-	return usagef("--%s must be one of %s, not %q", flagName, strings.Join(allowed, ", "), v)
+	return usagef("--%s must be one of %s, not %q%s", flagName, strings.Join(allowed, ", "), v, hint)
+}
+
+// flagHint suggests the flag nearest to one the flag package did not
+// know ("flag provided but not defined: -NAME", its stable wording).
+func flagHint(fs *flagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if hint := didYouMean(strings.TrimPrefix(name, "-"), names); hint != "" {
+		return strings.Replace(hint, "mean ", "mean --", 1)
+	}
+	return ""
 }

@@ -23,6 +23,9 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
 	}
+	if err := fromFlag(*from); err != nil {
+		return err
+	}
 	res, err := registry.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin})
 	if err != nil {
 		return importErr(err)
@@ -36,4 +39,13 @@ func runImport(ctx context.Context, env Env, args []string) error {
 
 func kindNames() string {
 	return strings.Join(registry.Names(), ", ")
+}
+
+// fromFlag checks --from before anything is read, and suggests the kind
+// nearest to a misspelt one.
+func fromFlag(v string) error {
+	if _, ok := registry.Default().Kind(v); v == "" || ok {
+		return nil
+	}
+	return usagef("unknown kind %q for --from%s; the kinds are:\n%s", v, didYouMean(v, registry.Names()), registry.Default().KindList())
 }

@@ -33,6 +33,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
 		return err
 	}
+	if err := fromFlag(*from); err != nil {
+		return err
+	}
 	formatSet := false
 	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
 	path := pos[0]
@@ -88,7 +91,7 @@ func fileTitle(path string) string {
 func importErr(err error) error {
 	var ue *ingest.UsageError
 	if errors.As(err, &ue) {
-		return usageError{ue.Msg}
+		return usageError{msg: ue.Msg}
 	}
 	return err
 }
