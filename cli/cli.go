@@ -207,7 +207,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 			return nil
 		}
 		if len(args) > 0 && args[0] == "--version" {
-			fmt.Fprintln(env.Stdout, "perch", Version)
+			fmt.Fprintln(env.Stdout, versionText())
 			return nil
 		}
 		return runRoot(ctx, env, args)
@@ -225,7 +225,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	if name == "version" {
-		fmt.Fprintln(env.Stdout, "perch", Version)
+		fmt.Fprintln(env.Stdout, versionText())
 		return nil
 	}
 	for _, c := range commands() {
@@ -249,9 +249,6 @@ func commandNames() []string {
 	}
 	return names
 }
-
-// Version is set at build time with -ldflags "-X …cli.Version=…".
-var Version = "dev"
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `perch — a terminal client for live agent sessions (maria, Suna, pynchy)
