@@ -52,6 +52,9 @@ type Env struct {
 	secrets *secrets
 	// registry replaces the live backends (tests); nil means registry.Default.
 	registry func() *registry.Registry
+	// listFlags, when set, is handed each command's flags instead of
+	// running it (perch completion asks the commands for their flags).
+	listFlags func(*flag.FlagSet)
 }
 
 // OSEnv is the Env of the running process.
@@ -113,6 +116,8 @@ func commands() []command {
 			"perch replay session.sse\nperch replay thread.json --from suna\nperch replay session.sse --format md", runReplay},
 		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export; FILE - reads stdin",
 			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
+		{"completion", "SHELL", "print a completion script for bash, zsh or fish",
+			"source <(perch completion bash)        # in ~/.bashrc\nperch completion zsh > \"${fpath[1]}/_perch\"\nperch completion fish > ~/.config/fish/completions/perch.fish", runCompletion},
 		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
 			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev\nperch fake-daemon --kind pynchy --addr localhost:8484", runFakeDaemon},
 	}
@@ -321,6 +326,8 @@ func (c *conn) register(fs *flagSet) {
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+	// list is Env.listFlags.
+	list func(*flag.FlagSet)
 }
 
 // newFlagSet makes a FlagSet that reports errors once (as a usage error)
@@ -346,12 +353,16 @@ func newFlagSet(env Env, cmd string) *flagSet {
 		}
 		printUsage(env.Stdout)
 	}
-	return &flagSet{FlagSet: fs, help: help}
+	return &flagSet{FlagSet: fs, help: help, list: env.listFlags}
 }
 
 // parse parses flags that may come before or after positional arguments;
 // everything after "--" is positional. It checks the positional count.
 func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
+	if fs.list != nil {
+		fs.list(fs.FlagSet)
+		return nil, flag.ErrHelp // stop here: the command was asked its flags
+	}
 	var tail []string
 	for i, a := range args {
 		if a == "--" {
