@@ -52,6 +52,9 @@ type Env struct {
 	secrets *secrets
 	// registry replaces the live backends (tests); nil means registry.Default.
 	registry func() *registry.Registry
+	// conf is the config file, read once per run by the first command
+	// that needs it (Main sets it; nil reads it at each ask).
+	conf *configState
 	// listFlags, when set, is handed each command's flags instead of
 	// running it (perch completion asks the commands for their flags).
 	listFlags func(*flag.FlagSet)
@@ -116,6 +119,8 @@ func commands() []command {
 			"perch replay session.sse\nperch replay thread.json --from suna\nperch replay session.sse --format md", runReplay},
 		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export; FILE - reads stdin",
 			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
+		{"config", "[path]", "print the settings in effect and where each comes from (the token redacted), or where the config file is",
+			"perch config\nperch config path\n$EDITOR \"$(perch config path)\"", runConfig},
 		{"completion", "SHELL", "print a completion script for bash, zsh or fish",
 			"source <(perch completion bash)        # in ~/.bashrc\nperch completion zsh > \"${fpath[1]}/_perch\"\nperch completion fish > ~/.config/fish/completions/perch.fish", runCompletion},
 		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
@@ -128,6 +133,9 @@ func commands() []command {
 func Main(ctx context.Context, env Env, args []string) int {
 	if env.secrets == nil {
 		env.secrets = &secrets{}
+	}
+	if env.conf == nil {
+		env.conf = &configState{}
 	}
 	env.Stderr = redactWriter{w: env.Stderr, s: env.secrets}
 	err := dispatch(ctx, env, args)

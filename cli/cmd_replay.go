@@ -22,7 +22,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	chat := fs.String("chat", "", "pynchy: the chat (jid) to open when the file holds several")
 	session := fs.String("session", "", "attocode: the session id to open (default: the newest)")
 	full := fs.Bool("full", false, "md: quote every tool output whole")
-	theme := fs.String("theme", "auto", "colour theme of the terminal UI: auto, dark or light")
+	theme := themeFlag(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -30,7 +30,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "text", "md", "json", "jsonl"); err != nil {
 		return err
 	}
-	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+	if err := resolveTheme(env, theme); err != nil {
 		return err
 	}
 	if err := fromFlag(*from); err != nil {
