@@ -280,15 +280,19 @@ Commands:
 Connection flags (every command):
   --url URL               server base URL, e.g. http://localhost:8090/v1 (maria),
                           http://localhost:8000/v1 (Suna), http://localhost:8484 (pynchy)
-                          (default: $PERCH_URL, else maria's port in ~/.moonagent/daemon.json)
-  --backend NAME          the server's system: maria, suna or pynchy (default:
-                          $PERCH_BACKEND, else perch asks the URL and says what it found)
-  --token TOKEN           bearer token for the server (default: $PERCH_TOKEN; never printed)
+                          (default: $PERCH_URL, else url in the config file, else maria's
+                          port in ~/.moonagent/daemon.json)
+  --backend NAME          the server's system: maria, suna or pynchy (default: $PERCH_BACKEND,
+                          else the config file's, else perch asks the URL)
+  --token TOKEN           bearer token for the server (default: $PERCH_TOKEN, else the
+                          config file's token_command; never printed)
   --header 'Name: value'  extra request header, repeatable (values are never printed)
   -v                      say which system answered the URL (said anyway when stderr is a terminal)
 
 Flags may come before or after the arguments. A TASK may be any unique
-prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage.
+prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted.
+Settings: 'perch config' (the file: 'perch config path'). Flags win over
+the environment, which wins over the config file.
 Run 'perch COMMAND --help' for a command's flags and examples.
 `)
 }
@@ -323,10 +327,10 @@ func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 
 func (c *conn) register(fs *flagSet) {
 	c.cmd = fs.Name()
-	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else maria's ~/.moonagent/daemon.json)")
+	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else the config file's url, else maria's ~/.moonagent/daemon.json)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
-	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else asked of the URL)")
-	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN; never printed)")
+	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else the config file's, else asked of the URL)")
+	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN, else the config file's token_command; never printed)")
 	fs.BoolVar(&c.verbose, "v", false, "say which system answered the URL (said anyway when stderr is a terminal)")
 }
 
