@@ -121,7 +121,7 @@ func commands() []command {
 			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
 		{"config", "[path]", "print the settings in effect and where each comes from (the token redacted), or where the config file is",
 			"perch config\nperch config path\n$EDITOR \"$(perch config path)\"", runConfig},
-		{"completion", "SHELL", "print a completion script for bash, zsh or fish",
+		{"completion", "bash|zsh|fish", "print a completion script for bash, zsh or fish",
 			"source <(perch completion bash)        # in ~/.bashrc\nperch completion zsh > \"${fpath[1]}/_perch\"\nperch completion fish > ~/.config/fish/completions/perch.fish", runCompletion},
 		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
 			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev\nperch fake-daemon --kind pynchy --addr localhost:8484", runFakeDaemon},

@@ -29,7 +29,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"expand": &k.Expand, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch, "copy": &k.Copy,
 		"todos": &k.Todos, "queue": &k.Queue, "compose": &k.Compose, "back": &k.Back, "held": &k.Held,
 
-		"send": &k.Send, "hold": &k.Hold, "newline": &k.Newline, "history": &k.History, "web_search": &k.WebSearch,
+		"send": &k.Send, "hold": &k.Hold, "newline": &k.Newline, "history": &k.History, "web_search_toggle": &k.WebSearch,
 		"leave": &k.Leave, "cancel_run": &k.CancelRun, "retry": &k.Retry,
 		"queue_toggle": &k.QueueToggle, "todos_toggle": &k.TodosToggle, "scroll_page": &k.ScrollPage, "to_held": &k.ToHeld,
 
