@@ -169,6 +169,7 @@ _perch() {
         "") COMPREPLY=($(compgen -W %q -- "$cur")) ;;
         help) COMPREPLY=($(compgen -W %q -- "$cur")) ;;
         completion) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
+        config) COMPREPLY=($(compgen -W "path" -- "$cur")) ;;
         %s) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
 }
@@ -218,6 +219,8 @@ func writeZsh(w io.Writer, table []cmdFlags) {
 			fmt.Fprint(w, " \\\n                    '1:file:_files'")
 		case c.name == "completion":
 			fmt.Fprint(w, " \\\n                    '1:shell:(bash zsh fish)'")
+		case c.name == "config":
+			fmt.Fprint(w, " \\\n                    '1:what:(path)'")
 		}
 		fmt.Fprint(w, " ;;\n")
 	}
@@ -260,6 +263,8 @@ func writeFish(w io.Writer, table []cmdFlags) {
 			fmt.Fprintf(w, "complete -c perch -n '%s' -F\n", cond)
 		case c.name == "completion":
 			fmt.Fprintf(w, "complete -c perch -n '%s' -a 'bash zsh fish'\n", cond)
+		case c.name == "config":
+			fmt.Fprintf(w, "complete -c perch -n '%s' -a path\n", cond)
 		}
 	}
 }

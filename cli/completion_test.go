@@ -43,9 +43,9 @@ func TestCompletion(t *testing.T) {
 		}
 		script := `source "$1"
 t() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _perch; echo "${COMPREPLY[*]}"; }
-t perch ta; t perch --url http://x ex; t perch export 3f2b --unt; t perch import x --from cl; t perch --backend py; t perch completion z`
+t perch ta; t perch --url http://x ex; t perch export 3f2b --unt; t perch import x --from cl; t perch --backend py; t perch completion z; t perch config p`
 		out, err := exec.Command(sh, "-c", script, "bash", file).CombinedOutput()
-		if want := "tasks tail\nexport\n--until-idle\nclaude-code\npynchy\nzsh\n"; err != nil || string(out) != want {
+		if want := "tasks tail\nexport\n--until-idle\nclaude-code\npynchy\nzsh\npath\n"; err != nil || string(out) != want {
 			t.Errorf("bash completes:\n%s(%v), want:\n%s", out, err, want)
 		}
 	}
