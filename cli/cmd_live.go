@@ -248,6 +248,16 @@ func runExport(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	tl, err := followLive(ctx, env, b, task, exportLiveOpts(*untilIdle))
+	if _, stopped := interruption(ctx); err != nil && stopped && tl != nil {
+		// Ctrl-C: print what was read so far, with a last notice that
+		// says it is incomplete (a notice line in jsonl, a line in md).
+		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning,
+			Text: "perch export was interrupted: this transcript is incomplete"})
+		if werr := writeExport(env.Stdout, tl, *format, task.Name, *full); werr != nil {
+			return werr
+		}
+		return errors.New("interrupted: the export holds what was read so far, marked incomplete")
+	}
 	if err != nil {
 		return err
 	}
@@ -270,6 +280,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	var c conn
 	c.register(fs)
 	jsonl := fs.Bool("jsonl", false, "print normalized JSON lines (a tool line repeats, same id, when it finishes)")
+	untilIdle := fs.Bool("until-idle", false, "stop once the replay is in and the run has ended (else follow until interrupted)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -284,12 +295,12 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	p.holdOpen = true
 	if !*jsonl {
 		if maria {
-			fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
+			fmt.Fprintf(out, "Following task %s  %s  (%s)  — %s\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
 		} else {
-			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — Ctrl-C to stop\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status)
+			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — %s\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
 		}
 	}
-	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, onUpdate: func(s liveStep) error {
+	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, untilIdle: *untilIdle, onUpdate: func(s liveStep) error {
 		if s.old != nil {
 			p.restart(s.old, s.tl)
 		}
@@ -305,10 +316,21 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		return nil
 	}})
 	out.Flush()
+	if _, stopped := interruption(ctx); stopped {
+		return ctx.Err() // Ctrl-C: Main says so and exits 130
+	}
 	if ctx.Err() != nil {
-		return nil
+		return nil // the caller ended it
 	}
 	return err
+}
+
+// stopHint is the end of tail's heading: how the command ends.
+func stopHint(untilIdle bool) string {
+	if untilIdle {
+		return "until the run ends"
+	}
+	return "Ctrl-C to stop"
 }
 
 // restart carries the printer over to a timeline that replaced old: the

@@ -312,7 +312,7 @@ func TestExportSunaErrors(t *testing.T) {
 		}
 	}
 	// Probed, not named: perch says what answered, then exports.
-	r := must(t, run(t, "", "export", tid, "--url", base, "--token", sunaSecret, "--format", "jsonl"))
+	r := must(t, run(t, "", "export", tid, "--url", base, "--token", sunaSecret, "--format", "jsonl", "-v"))
 	noSecret(t, "probed export", r)
 	if r.stderr != "perch: "+base+" answers as suna\n" || r.stdout != sunaImport(t, base, sunaSecret, tid) {
 		t.Errorf("probed export: %+v", r)

@@ -88,6 +88,12 @@ type Config struct {
 	// default).
 	Model string
 
+	// Keys are the user's key overrides from perch's config file: an
+	// action's name (KeyActions) → the keys that trigger it instead of
+	// its defaults, each checked with CheckKey. Not applied to the key
+	// map yet.
+	Keys map[string][]string
+
 	// Tasks is the task list as the caller just read it (perch's probe of
 	// a --url reads maria's whole list): the first frame shows it, and
 	// the UI does not ask for it again at start. Nil: the UI asks.

@@ -1,0 +1,25 @@
+package tui
+
+import "testing"
+
+func TestCheckKey(t *testing.T) {
+	for _, ok := range []string{"a", "K", "?", "+", "ctrl++", "ctrl+x", "ctrl+alt+x", "shift+tab", "pgdown", "f5", "space", "alt+enter"} {
+		if err := CheckKey(ok); err != nil {
+			t.Errorf("CheckKey(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "ctl+x", "alt+ctrl+x", "pagedown", "f99", "ctrl+", "two words"} {
+		if CheckKey(bad) == nil {
+			t.Errorf("CheckKey(%q) passed", bad)
+		}
+	}
+	for _, name := range []string{"cancel_run", "hold", "held_release", "quit"} {
+		found := false
+		for _, a := range KeyActions() {
+			found = found || a == name
+		}
+		if !found {
+			t.Errorf("KeyActions lacks %s", name)
+		}
+	}
+}
