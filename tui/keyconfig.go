@@ -41,6 +41,20 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 	}
 }
 
+// with returns k with the keys of the actions in over replaced (their help
+// rows then name the new keys). Unknown actions and empty lists are left
+// alone: the command line checks a config file before the UI starts.
+func (k keyMap) with(over map[string][]string) keyMap {
+	b := k.bindings()
+	for name, keys := range over {
+		if kb, ok := b[name]; ok && len(keys) > 0 {
+			kb.SetKeys(keys...)
+			kb.SetHelp(strings.Join(keys, "/"), kb.Help().Desc)
+		}
+	}
+	return k
+}
+
 // KeyActions lists, sorted, the names of the actions a config file may
 // bind to other keys.
 func KeyActions() []string {

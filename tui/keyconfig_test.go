@@ -23,3 +23,14 @@ func TestCheckKey(t *testing.T) {
 		}
 	}
 }
+
+// A [keys] override from the config file takes the action's keys: the new
+// key does what the old one did, and the old one no longer does.
+func TestKeyOverridesApply(t *testing.T) {
+	hs := newHarness(t, 100, 40, Config{TaskID: "task-1", Keys: map[string][]string{"help": {"F"}}})
+	hs.key("tab")
+	hs.key("?")
+	hs.lacks("next user turn")
+	hs.key("F")
+	hs.contains("next user turn")
+}

@@ -116,7 +116,7 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 		cfg:      cfg,
 		ctl:      ctl,
 		now:      cfg.Now(),
-		keys:     newKeyMap(),
+		keys:     newKeyMap().with(cfg.Keys),
 		after:    realAfter,
 		drafts:   make(map[string]string),
 		expanded: make(map[*events.Item]bool),

@@ -90,8 +90,8 @@ type Config struct {
 
 	// Keys are the user's key overrides from perch's config file: an
 	// action's name (KeyActions) → the keys that trigger it instead of
-	// its defaults, each checked with CheckKey. Not applied to the key
-	// map yet.
+	// its defaults, each checked with CheckKey. The help and the hint
+	// rows show the keys in force.
 	Keys map[string][]string
 
 	// Tasks is the task list as the caller just read it (perch's probe of
