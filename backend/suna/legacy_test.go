@@ -1,0 +1,48 @@
+package suna
+
+import (
+	"testing"
+
+	"github.com/perch-tui/perch/events"
+)
+
+func TestLegacyResult(t *testing.T) {
+	for _, tc := range []struct {
+		in, out string
+		ok, legacy bool
+	}{
+		{`<tool_result> <web-search> ToolResult(success=True, output='Oracle was founded in 1977.') </web-search> </tool_result>`, "Oracle was founded in 1977.", true, true},
+		{` <ask> ToolResult(success=False, output="can't \n do") </ask> `, "can't \n do", false, true},
+		{`Result for create_file: ToolResult(success=True, output='a\\b\'c')`, `a\b'c`, true, true},
+		{`ToolResult(success=True, output=None)`, "", true, true},
+		{`ToolResult(success=True, output={'a': 1})`, "", false, false}, // not a string: as written
+		{`ToolResult(success='yes', output='x')`, "", false, false},
+		{`<a> ToolResult(success=True, output='x') </b>`, "", false, false},
+		{`<tool_result> ToolResult(success=True, output='x') and more </tool_result>`, "", false, false},
+		{`Result for a b: ToolResult(success=True, output='x')`, "", false, false},
+		{`OtherResult(success=True, output='x')`, "", false, false},
+		{`plain text`, "", false, false},
+	} {
+		out, ok, legacy := legacyResult(tc.in)
+		if out != tc.out || ok != tc.ok || legacy != tc.legacy {
+			t.Errorf("legacyResult(%q) = %q, %v, %v; want %q, %v, %v", tc.in, out, ok, legacy, tc.out, tc.ok, tc.legacy)
+		}
+	}
+}
+
+// A legacy tool row on a live stream is unwrapped as on import.
+func TestLegacyResultLive(t *testing.T) {
+	d := &Decoder{Deltas: true}
+	tl := run(t, d,
+		streamRow("assistant", "a-1", map[string]any{"role": "assistant",
+			"content": "Looking.\n<function_calls>\n<invoke name=\"web-search\">\n<parameter name=\"query\">q</parameter>\n</invoke>\n</function_calls>"},
+			map[string]any{"stream_status": "complete"}),
+		streamRow("tool", "t-1", map[string]any{"role": "user",
+			"content": "<tool_result> <web-search> ToolResult(success=False, output='rate limited') </web-search> </tool_result>"},
+			map[string]any{"tool_call_id": "xml_tool_index0_a-1"}))
+	tools := items(tl, events.ItemTool)
+	if len(tools) != 1 || tools[0].Tool.Result == nil || tools[0].Tool.Result.Text != "rate limited" ||
+		tools[0].Tool.Status != events.ToolError {
+		t.Fatalf("tools: %+v", tools)
+	}
+}
