@@ -1,6 +1,7 @@
 package suna
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/perch-tui/perch/events"
@@ -44,5 +45,32 @@ func TestLegacyResultLive(t *testing.T) {
 	if len(tools) != 1 || tools[0].Tool.Result == nil || tools[0].Tool.Result.Text != "rate limited" ||
 		tools[0].Tool.Status != events.ToolError {
 		t.Fatalf("tools: %+v", tools)
+	}
+}
+
+// A history's tool row older than the assistant row that calls it waits
+// for it; one whose call never comes is shown at the end of its run.
+func TestToolWaitsForItsCall(t *testing.T) {
+	d := NewDecoder()
+	tl := run(t, d,
+		streamRow("user", "u-1", map[string]any{"role": "user", "content": "go"}, map[string]any{}),
+		streamRow("tool", "t-1", map[string]any{"role": "tool", "tool_call_id": "c-1", "content": "one"},
+			map[string]any{"assistant_message_id": "a-1"}),
+		streamRow("tool", "t-2", map[string]any{"role": "tool", "tool_call_id": "c-lost", "content": "lost"}, map[string]any{}),
+		streamRow("assistant", "a-1", map[string]any{"role": "assistant", "content": "calling",
+			"tool_calls": []any{map[string]any{"id": "c-1", "type": "function", "function": map[string]any{"name": "x", "arguments": `{"a":1}`}}}},
+			map[string]any{}),
+		streamRow("user", "u-2", map[string]any{"role": "user", "content": "next"}, map[string]any{}))
+	var got []string
+	for _, it := range tl.Items() {
+		s := it.ID
+		if it.Kind == events.ItemTool {
+			s += "=" + string(it.Tool.Call.Args)
+		}
+		got = append(got, s)
+	}
+	want := []string{"u-1", "a-1", `c-1={"a":1}`, "c-lost=", "u-2"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("items %v, want %v", got, want)
 	}
 }
