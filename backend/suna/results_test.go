@@ -9,7 +9,7 @@ import (
 
 func TestLegacyResult(t *testing.T) {
 	for _, tc := range []struct {
-		in, out string
+		in, out    string
 		ok, legacy bool
 	}{
 		{`<tool_result> <web-search> ToolResult(success=True, output='Oracle was founded in 1977.') </web-search> </tool_result>`, "Oracle was founded in 1977.", true, true},
