@@ -36,11 +36,18 @@ func (d *Decoder) waits(callID, turnID string) bool {
 	return !open
 }
 
-// emitTool emits a tool event, or holds it until its call is seen.
+// emitTool emits a tool event, or holds it until its call is seen. On a
+// live stream, a tool that runs while its turn is open comes after that
+// turn: a turn that showed nothing yet (tool-call chunks only) is opened
+// first, with an empty delta.
 func (d *Decoder) emitTool(callID, turnID string, ev events.Event) {
 	if d.waits(callID, turnID) {
 		d.waiting = append(d.waiting, waiting{callID: callID, turnID: turnID, ev: ev})
 		return
+	}
+	if t := d.turn; d.Deltas && t != nil && !t.deltas {
+		t.deltas = true
+		d.out = append(d.out, events.Event{Kind: events.KindTextDelta, ID: t.id})
 	}
 	d.emit(ev)
 }

@@ -74,3 +74,27 @@ func TestToolWaitsForItsCall(t *testing.T) {
 		t.Errorf("items %v, want %v", got, want)
 	}
 }
+
+// On a live stream of the current pipeline, a turn of tool calls only
+// runs its tool before its complete row: the turn still comes first.
+func TestLiveToolAfterItsTurn(t *testing.T) {
+	d := &Decoder{Deltas: true}
+	tl := run(t, d,
+		streamRow("assistant", "", map[string]any{"role": "assistant", "content": ""},
+			map[string]any{"stream_status": "tool_call_chunk", "tool_calls": []any{map[string]any{
+				"tool_call_id": "c-1", "function_name": "x", "arguments_delta": `{"a":1}`, "is_delta": true}}}),
+		streamRow("status", "", map[string]any{"status_type": "tool_started", "tool_call_id": "c-1", "function_name": "x"}, map[string]any{}),
+		streamRow("tool", "t-1", map[string]any{"role": "tool", "tool_call_id": "c-1", "content": "done"},
+			map[string]any{"assistant_message_id": "a-1"}),
+		streamRow("assistant", "a-1", map[string]any{"role": "assistant", "content": "",
+			"tool_calls": []any{map[string]any{"id": "c-1", "type": "function", "function": map[string]any{"name": "x", "arguments": `{"a":1}`}}}},
+			map[string]any{"stream_status": "complete"}))
+	its := tl.Items()
+	if len(its) != 2 || its[0].Kind != events.ItemAssistant || its[1].Kind != events.ItemTool ||
+		string(its[1].Tool.Call.Args) != `{"a":1}` || its[1].Tool.Result == nil || its[1].Tool.Result.Text != "done" {
+		for _, it := range its {
+			t.Logf("%v %s", it.Kind, it.ID)
+		}
+		t.Fatal("want the turn, then its tool with arguments and result")
+	}
+}
