@@ -56,6 +56,9 @@ type Decoder struct {
 	apiError string
 	// denied are the tool calls whose permission denial was shown.
 	denied map[string]bool
+	// runUsageSeen: a reply of the current run carried its own usage, so
+	// the result line's totals are not counted again.
+	runUsageSeen bool
 }
 
 // turn is one assistant message.
@@ -264,6 +267,9 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 				ev.Usage = t.usage.Usage()
 			}
 		}
+	}
+	if ev.Usage != nil {
+		d.runUsageSeen = true
 	}
 	ev.StopReason = t.stop
 	ev.Incomplete = t.incomplete
@@ -636,7 +642,15 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 			out = append(out, d.form(d.last, true)...)
 		}
 	}
-	return append(out, resultNotice(o, sub, failed, usage, d.apiError))
+	n := resultNotice(o, sub, failed, usage, d.apiError)
+	if !d.runUsageSeen && d.last != nil {
+		// No reply of this run said its usage (stream-json without partial
+		// messages prints each block before the reply's usage is known):
+		// the result's totals are the run's, counted once.
+		n.Usage = usage
+	}
+	d.runUsageSeen = false
+	return append(out, n)
 }
 
 func (d *Decoder) hasCalls(t *turn) bool {
