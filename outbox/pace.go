@@ -280,6 +280,7 @@ const (
 	NoteNextIdle               // held while idle: it waits for the session's next run to end
 	NoteStopped                // the session is stopped and is not restarted behind the user's back
 	NoteRefused                // only refused messages are left: the user decides
+	NoteOrphaned               // only orphans are left: their session is gone
 )
 
 func (n Note) String() string {
@@ -312,6 +313,8 @@ func (n Note) String() string {
 		return "the task is stopped: they wait until one is sent now"
 	case NoteRefused:
 		return "refused: edit, send or delete it"
+	case NoteOrphaned:
+		return "its session is gone: move it to another session or take it back"
 	}
 	return ""
 }
@@ -336,9 +339,12 @@ func (p *Pace) Note(q *Queue) Note {
 	if q.Paused() {
 		return NotePaused
 	}
-	held, send, refused := false, false, true
+	held, send, refused, orphans := false, false, true, false
 	for _, m := range q.pending {
 		switch {
+		case m.State == Orphaned:
+			orphans = true
+			continue
 		case m.State == Failed:
 			continue
 		case m.Intent == IntentSend || m.Waiting || m.State == Sending:
@@ -349,6 +355,8 @@ func (p *Pace) Note(q *Queue) Note {
 		refused = false
 	}
 	switch {
+	case refused && orphans:
+		return NoteOrphaned
 	case refused:
 		return NoteRefused
 	case !p.ready && held && !send:
