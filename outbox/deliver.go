@@ -298,6 +298,9 @@ func (d *Deliverer) deliver(ctx context.Context, task string, gated bool, pick f
 		return Result{}, err
 	}
 	defer unlock()
+	if err := d.orphanLocked(ctx, task); err != nil {
+		return Result{}, err
+	}
 	if _, err := d.recoverLocked(ctx, task); err != nil {
 		return Result{}, err
 	}

@@ -71,6 +71,8 @@ type Pace struct {
 	// behind the user's back.
 	StoppedIsIdle bool
 
+	queues               bool // the server queues or pipes a follow-up to a running session
+	wasReady             bool // the stream was live once
 	ready, idle, running bool
 	idleAt               time.Time // when the current idle began
 	armed                bool      // the current idle may deliver one message
@@ -94,7 +96,7 @@ type turnWait struct {
 
 // NewPace returns the rule for a session of a backend with caps.
 func NewPace(caps backend.Capabilities) *Pace {
-	return &Pace{StoppedIsIdle: !caps.ServerQueue}
+	return &Pace{StoppedIsIdle: !caps.ServerQueue, queues: caps.ServerQueue || caps.PipesFollowUps}
 }
 
 func (p *Pace) settle() time.Duration {
@@ -125,6 +127,7 @@ func (p *Pace) Session(now time.Time, ready bool, status events.RunStatus) {
 		}
 	}
 	p.ready = ready
+	p.wasReady = p.wasReady || ready
 	p.running = ready && status == events.RunGenerating
 	if p.running {
 		p.wait = turnWait{} // a run is seen: the next idle is a fresh one
@@ -239,6 +242,13 @@ func (p *Pace) Done(now time.Time, a Action, rs []Result, err error) {
 	}
 	if busy {
 		p.gated = true
+		if a != ActNext && p.idle && !p.wait.on {
+			// The user's send, or a flush, found the session busy while it
+			// looks idle here (the server's run ended later than its
+			// stream says, or the Deliverer still paused for a run now
+			// over): a fresh idle, so that Next(Idle) goes after Settle.
+			p.armed, p.idleAt = true, now
+		}
 	}
 	if a == ActNext && err != nil && !p.wait.on {
 		// Failed, or busy: wait for a run, a reconnect or TurnWait.
@@ -249,15 +259,28 @@ func (p *Pace) Done(now time.Time, a Action, rs []Result, err error) {
 // Waiting reports whether the next message waits for a run to be seen.
 func (p *Pace) Waiting() bool { return p.wait.on }
 
-// Note is what the pending messages of q wait for, as a UI says it.
+// Note is what the pending messages of q wait for, as a UI says it. Every
+// word a UI shows about when a message goes comes from here, so that it
+// matches what the rule will do.
 type Note uint8
 
 const (
-	NoteNone   Note = iota // nothing pending
-	NotePaused             // auto-delivery is paused
-	NoteIdle               // held messages go one at a time on idle
-	NoteRun                // the session is running (or about to): they go when it ends
-	NoteServer             // the server does not answer: they go when it does
+	NoteNone       Note = iota // nothing pending
+	NotePaused                 // auto-delivery is paused
+	NoteIdle                   // held messages go one at a time when the session is idle
+	NoteRun                    // a run is running on a server that queues: they go when it ends
+	NoteServer                 // the server does not answer: they go when it does
+	NoteRunStarts              // a run is running on a server without a queue: the next starts when it ends
+	NoteLoading                // the session's stream is not live yet (never was)
+	NoteDelivering             // a delivery is under way
+	NoteTurn                   // a delivered message started a run that has not shown yet
+	NoteRetry                  // the last try failed or found the session busy
+	NoteEditing                // a held message is being edited
+	NoteSettle                 // the session is idle: one goes once it has been idle for Settle
+	NoteNextIdle               // held while idle: it waits for the session's next run to end
+	NoteStopped                // the session is stopped and is not restarted behind the user's back
+	NoteRefused                // only refused messages are left: the user decides
+	NoteOrphaned               // only orphans are left: their session is gone
 )
 
 func (n Note) String() string {
@@ -270,15 +293,45 @@ func (n Note) String() string {
 		return "sent when the run ends"
 	case NoteServer:
 		return "delivered when the daemon answers"
+	case NoteRunStarts:
+		return "starts when the running run ends"
+	case NoteLoading:
+		return "delivered once the session is loaded"
+	case NoteDelivering:
+		return "being delivered"
+	case NoteTurn:
+		return "the next goes once the run of the last one has shown"
+	case NoteRetry:
+		return "tried again after a run, a reconnect or in a while"
+	case NoteEditing:
+		return "waiting while a held message is being edited"
+	case NoteSettle:
+		return "sent once the task has been idle for a moment"
+	case NoteNextIdle:
+		return "sent after the task's next run (held while it was idle)"
+	case NoteStopped:
+		return "the task is stopped: they wait until one is sent now"
+	case NoteRefused:
+		return "refused: edit, send or delete it"
+	case NoteOrphaned:
+		return "its session is gone: move it to another session or take it back"
 	}
 	return ""
 }
 
-// Note says what q's pending messages wait for: paused; held ones (or one
-// refused, or one waiting for a run) go one at a time on idle; the ones
-// the user sent go when the run ends (the session is running, or the run
-// a message started has not shown yet) or, with no live stream, when the
-// server answers again.
+// Note says what q's pending messages wait for, from what the rule knows
+// now: the words a UI prints about them (see Note's values).
+//
+//   - paused wins: held messages wait for a resume;
+//   - no live stream: the ones the user sent wait for the server to answer
+//     (or, before the stream was ever live, for the session to load);
+//   - a run running: held messages go one at a time on idle; the ones the
+//     user sent go when it ends (on a server without a queue the next one
+//     starts a run then);
+//   - otherwise exactly what the rule waits for: a delivery under way, the
+//     run of the last delivered message, a retry, an edit, the settle
+//     time, the next idle (a message held while the session was idle), or
+//     the user (a stopped maria task, refused messages).
 func (p *Pace) Note(q *Queue) Note {
 	if q == nil || q.Len() == 0 {
 		return NoteNone
@@ -286,16 +339,52 @@ func (p *Pace) Note(q *Queue) Note {
 	if q.Paused() {
 		return NotePaused
 	}
+	held, send, refused, orphans := false, false, true, false
 	for _, m := range q.pending {
-		if m.Waiting && m.State == Held || m.Intent != IntentSend || m.State == Failed {
-			return NoteIdle
+		switch {
+		case m.State == Orphaned:
+			orphans = true
+			continue
+		case m.State == Failed:
+			continue
+		case m.Intent == IntentSend || m.Waiting || m.State == Sending:
+			send = true
+		default:
+			held = true
 		}
+		refused = false
 	}
 	switch {
+	case refused && orphans:
+		return NoteOrphaned
+	case refused:
+		return NoteRefused
+	case !p.ready && held && !send:
+		return NoteIdle
+	case !p.ready && !p.wasReady:
+		return NoteLoading
 	case !p.ready:
 		return NoteServer
-	case p.running || p.wait.on || p.gated:
+	case p.nexting || p.flushing:
+		return NoteDelivering
+	case p.running && held:
+		return NoteIdle
+	case p.running && p.queues:
 		return NoteRun
+	case p.running:
+		return NoteRunStarts
+	case p.wait.on && p.wait.text != "":
+		return NoteTurn
+	case p.wait.on:
+		return NoteRetry
+	case !p.idle:
+		return NoteStopped
+	case p.blocked:
+		return NoteEditing
+	case p.armed:
+		return NoteSettle
+	case held && !send:
+		return NoteNextIdle
 	}
 	return NoteIdle
 }

@@ -285,3 +285,111 @@ func TestPaceSteps(t *testing.T) {
 		})
 	}
 }
+
+// The words: what Note says the pending messages wait for, in each state
+// of the rule. Each is what the rule will do next, never a stale reason.
+func TestPaceNotes(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	queue := func(intent Intent, paused bool) *Queue {
+		q := NewQueue()
+		if _, err := q.Add("x", intent, false, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.SetPaused(paused); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	held, sent := queue(IntentHold, false), queue(IntentSend, false)
+	refused := NewQueue()
+	m, _ := refused.Add("x", IntentHold, false, t0)
+	_ = refused.MarkSending(m.ID, t0)
+	_ = refused.MarkFailed(m.ID, OutcomePermanent, "404")
+	noQueue, maria := backend.Capabilities{}, backend.Capabilities{ServerQueue: true}
+	for _, tc := range []struct {
+		name string
+		caps backend.Capabilities
+		q    *Queue
+		run  func(p *Pace)
+		want Note
+	}{
+		{"nothing pending", noQueue, NewQueue(), func(p *Pace) {}, NoteNone},
+		{"paused", noQueue, queue(IntentHold, true), func(p *Pace) { p.Session(t0, true, events.RunIdle) }, NotePaused},
+		{"sent, the stream never live yet", noQueue, sent, func(p *Pace) { p.Session(t0, false, events.RunIdle) }, NoteLoading},
+		{"sent, the stream lost: the daemon does not answer", noQueue, sent, func(p *Pace) {
+			p.Session(t0, true, events.RunIdle)
+			p.Session(t0, false, events.RunIdle)
+		}, NoteServer},
+		{"held, the stream lost", noQueue, held, func(p *Pace) { p.Session(t0, false, events.RunIdle) }, NoteIdle},
+		{"held while a run runs", noQueue, held, func(p *Pace) { p.Session(t0, true, events.RunGenerating) }, NoteIdle},
+		{"sent while a run runs, server queues", maria, sent, func(p *Pace) { p.Session(t0, true, events.RunGenerating) }, NoteRun},
+		{"sent while a run runs, no queue: it starts a run then", noQueue, sent, func(p *Pace) {
+			p.Session(t0, true, events.RunGenerating)
+		}, NoteRunStarts},
+		{"idle, not settled yet", noQueue, held, func(p *Pace) { p.Session(t0, true, events.RunIdle) }, NoteSettle},
+		{"held on an idle task that settled: the next idle", noQueue, held, func(p *Pace) {
+			p.Queue(NewQueue())
+			p.Session(t0, true, events.RunIdle)
+			p.Step(t0.Add(DefaultSettle)) // spent on nothing due
+		}, NoteNextIdle},
+		{"a delivery under way", noQueue, held, func(p *Pace) {
+			p.Session(t0, true, events.RunIdle)
+			p.Step(t0.Add(DefaultSettle))
+		}, NoteDelivering},
+		{"waiting for the run a message started", noQueue, held, func(p *Pace) {
+			p.Session(t0, true, events.RunIdle)
+			p.Done(t0, ActNone, []Result{{Delivered: true, Message: Message{Text: "y"}}}, nil)
+		}, NoteTurn},
+		{"a failed try waits", noQueue, held, func(p *Pace) {
+			p.Session(t0, true, events.RunIdle)
+			p.Step(t0.Add(DefaultSettle))
+			p.Done(t0.Add(DefaultSettle), ActNext, nil, Retryable(fmt.Errorf("503")))
+		}, NoteRetry},
+		{"an edit in progress", noQueue, held, func(p *Pace) {
+			p.Session(t0, true, events.RunIdle)
+			p.Block(true)
+		}, NoteEditing},
+		{"a stopped maria task", maria, held, func(p *Pace) { p.Session(t0, true, events.RunStopped) }, NoteStopped},
+		{"only refused ones", noQueue, refused, func(p *Pace) { p.Session(t0, true, events.RunIdle) }, NoteRefused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewPace(tc.caps)
+			p.Queue(tc.q)
+			tc.run(p)
+			p.Queue(tc.q)
+			if got := p.Note(tc.q); got != tc.want {
+				t.Fatalf("Note = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A send the user made on a task that looks idle here, answered busy (the
+// server's run ended after its stream said so): it goes at the next
+// settled idle, and meanwhile it says so; it stuck, "sent, not delivered
+// yet", until something else happened.
+func TestPaceBusySendOnIdleGoesAfterSettle(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	p := NewPace(backend.Capabilities{})
+	p.Queue(NewQueue())
+	p.Session(t0, true, events.RunIdle)
+	if a, _ := p.Step(t0.Add(DefaultSettle)); a != ActNone {
+		t.Fatalf("nothing due: %v", a)
+	}
+	q := NewQueue()
+	m, _ := q.Add("C", IntentSend, false, t0)
+	_ = q.MarkSending(m.ID, t0)
+	_ = q.MarkFailed(m.ID, OutcomeBusy, "")
+	p.Queue(q)
+	now := t0.Add(time.Minute)
+	p.Done(now, ActNone, []Result{{Message: m, Busy: true}}, WaitForIdle(backend.ErrBusy))
+	if n := p.Note(q); n != NoteSettle {
+		t.Fatalf("Note = %q, want %q", n, NoteSettle)
+	}
+	if a, at := p.Step(now); a != ActNone || !at.Equal(now.Add(DefaultSettle)) {
+		t.Fatalf("Step = %v, %v; want none until %v", a, at, now.Add(DefaultSettle))
+	}
+	if a, _ := p.Step(now.Add(DefaultSettle)); a != ActNext {
+		t.Fatalf("after Settle: %v, want ActNext", a)
+	}
+}

@@ -46,6 +46,11 @@ const (
 	// It stays listed with Err until the user edits, releases or drops it;
 	// it is never delivered automatically.
 	Failed State = "failed"
+	// Orphaned: the session it was written for is gone (no session with
+	// its id, or the id now names a session created at another time). It
+	// is never delivered to the task id again by itself: the user moves it
+	// to a session (MoveTo), takes it back, or deletes it.
+	Orphaned State = "orphan"
 )
 
 // Intent is what the user asked for.
@@ -67,10 +72,14 @@ type Message struct {
 	State     State  `json:"state"`
 	Intent    Intent `json:"intent"`
 	WebSearch bool   `json:"web_search,omitempty"` // for backends that can search the web
-	Err       string `json:"error,omitempty"`      // why the last try failed
-	DaemonID  string `json:"daemon_id,omitempty"`  // the backend's id once accepted
-	Queued    bool   `json:"queued,omitempty"`     // the backend queued it behind a running turn
-	Recovered bool   `json:"recovered,omitempty"`  // marked sent because the backend already had it
+	// Session is the session it was written for (SessionStamp); "" for a
+	// message written without one, which goes to whatever session has the
+	// task's id.
+	Session   string `json:"session,omitempty"`
+	Err       string `json:"error,omitempty"`     // why the last try failed
+	DaemonID  string `json:"daemon_id,omitempty"` // the backend's id once accepted
+	Queued    bool   `json:"queued,omitempty"`    // the backend queued it behind a running turn
+	Recovered bool   `json:"recovered,omitempty"` // marked sent because the backend already had it
 	// Waiting: the last try found the session running on a server that
 	// keeps no queue of its own (OutcomeBusy). Not an error: the message
 	// is held until the session is idle again. Cleared when it is next
@@ -85,7 +94,7 @@ type Message struct {
 type Op string
 
 const (
-	OpAdd     Op = "add"     // ID, Text, Intent, WebSearch, At; Index: insert there (nil: at the end)
+	OpAdd     Op = "add"     // ID, Text, Intent, WebSearch, Session, At; Index: insert there (nil: at the end)
 	OpEdit    Op = "edit"    // ID, Text
 	OpMove    Op = "move"    // ID, Index (0-based among the pending messages)
 	OpDrop    Op = "drop"    // ID
@@ -94,6 +103,7 @@ const (
 	OpSent    Op = "sent"    // ID, DaemonID, Queued, Recovered, At
 	OpFailed  Op = "failed"  // ID, Outcome, Err (none with OutcomeBusy)
 	OpRequeue Op = "requeue" // ID: a sending message the backend does not have goes back to held
+	OpOrphan  Op = "orphan"  // ID, Err: its session is gone (held, sending or failed)
 	OpPause   Op = "pause"   // auto-delivery of held messages is paused
 	OpResume  Op = "resume"
 	OpPut     Op = "put"   // Msg: a whole message, appended (compaction)
@@ -126,6 +136,7 @@ type Record struct {
 	Text      string    `json:"text,omitempty"`
 	Intent    Intent    `json:"intent,omitempty"`
 	WebSearch bool      `json:"web_search,omitempty"`
+	Session   string    `json:"session,omitempty"`
 	Index     *int      `json:"index,omitempty"`
 	At        time.Time `json:"at,omitzero"`
 	DaemonID  string    `json:"daemon_id,omitempty"`
@@ -240,8 +251,15 @@ func intp(i int) *int { return &i }
 // Add appends a message (IntentHold: held, IntentSend: to be delivered
 // now) under a new id and returns it.
 func (q *Queue) Add(text string, intent Intent, webSearch bool, now time.Time) (Message, error) {
+	return q.AddFor("", text, intent, webSearch, now)
+}
+
+// AddFor is Add for the session stamped session (SessionStamp): the
+// message is delivered to that session only; if it is gone, the message
+// becomes an orphan. An empty stamp is Add.
+func (q *Queue) AddFor(session, text string, intent Intent, webSearch bool, now time.Time) (Message, error) {
 	id := q.NewID()
-	if err := q.do(Record{Op: OpAdd, ID: id, Text: text, Intent: intent, WebSearch: webSearch, At: now}); err != nil {
+	if err := q.do(Record{Op: OpAdd, ID: id, Text: text, Intent: intent, WebSearch: webSearch, Session: session, At: now}); err != nil {
 		return Message{}, err
 	}
 	m, _ := q.Get(id)
@@ -293,6 +311,22 @@ func (q *Queue) MarkFailed(id string, outcome Outcome, reason string) error {
 	return q.do(Record{Op: OpFailed, ID: id, Outcome: outcome, Err: reason})
 }
 
+// Orphan records that a message's session is gone (reason says how).
+func (q *Queue) Orphan(id, reason string) error {
+	return q.do(Record{Op: OpOrphan, ID: id, Err: reason})
+}
+
+// Orphans returns the pending messages whose session is gone.
+func (q *Queue) Orphans() []Message {
+	var out []Message
+	for _, m := range q.pending {
+		if m.State == Orphaned {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Requeue puts a sending message the backend does not have back to held.
 func (q *Queue) Requeue(id string) error { return q.do(Record{Op: OpRequeue, ID: id}) }
 
@@ -313,6 +347,12 @@ func (q *Queue) SetPaused(paused bool) error {
 // stopped the agent, so nothing is sent behind their back. It returns the
 // new messages. It is one record: all of them or none.
 func (q *Queue) RecoverFromCancel(texts []string, now time.Time) ([]Message, error) {
+	return q.RecoverFromCancelFor("", texts, now)
+}
+
+// RecoverFromCancelFor is RecoverFromCancel for the session stamped
+// session (see AddFor).
+func (q *Queue) RecoverFromCancelFor(session string, texts []string, now time.Time) ([]Message, error) {
 	var ops []Record
 	seen := map[string]bool{}
 	for i, t := range texts {
@@ -321,7 +361,7 @@ func (q *Queue) RecoverFromCancel(texts []string, now time.Time) ([]Message, err
 			id = q.NewID()
 		}
 		seen[id] = true
-		ops = append(ops, Record{Op: OpAdd, ID: id, Text: t, Intent: IntentHold, Index: intp(i), At: now})
+		ops = append(ops, Record{Op: OpAdd, ID: id, Text: t, Intent: IntentHold, Session: session, Index: intp(i), At: now})
 	}
 	if len(ops) == 0 {
 		return nil, nil
@@ -415,7 +455,7 @@ func (q *Queue) Apply(r Record) error {
 	bad := func() error { return fmt.Errorf("%s %s: message is %s: %w", r.Op, r.ID, m.State, ErrState) }
 	switch r.Op {
 	case OpEdit:
-		if m.State != Held && m.State != Failed {
+		if m.State != Held && m.State != Failed && m.State != Orphaned {
 			return bad()
 		}
 		if err := checkText(r.Text); err != nil {
@@ -473,6 +513,11 @@ func (q *Queue) Apply(r Record) error {
 			return bad()
 		}
 		m.State = Held
+	case OpOrphan:
+		if m.State != Held && m.State != Sending && m.State != Failed {
+			return bad()
+		}
+		m.State, m.Err, m.Waiting = Orphaned, r.Err, false
 	default:
 		return fmt.Errorf("%w: op %q", ErrBadRecord, r.Op)
 	}
@@ -499,7 +544,7 @@ func (q *Queue) add(r Record) error {
 		}
 		at = *r.Index
 	}
-	m := Message{ID: r.ID, Text: r.Text, State: Held, Intent: r.Intent, WebSearch: r.WebSearch, Created: r.At}
+	m := Message{ID: r.ID, Text: r.Text, State: Held, Intent: r.Intent, WebSearch: r.WebSearch, Session: r.Session, Created: r.At}
 	q.pending = slices.Insert(q.pending, at, m)
 	return nil
 }
@@ -517,7 +562,7 @@ func (q *Queue) put(m *Message) error {
 	switch m.State {
 	case Sent:
 		q.sent = append(q.sent, *m)
-	case Held, Sending, Failed:
+	case Held, Sending, Failed, Orphaned:
 		q.pending = append(q.pending, *m)
 	default:
 		return fmt.Errorf("%w: state %q", ErrBadRecord, m.State)

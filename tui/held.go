@@ -600,7 +600,7 @@ func (m *Model) addDone(msg outboxMsg, current bool) tea.Cmd {
 		return nil
 	}
 	if msg.intent == outbox.IntentHold {
-		m.setFlash("held "+msg.msg.ID+" — sent when the task is idle; shift+tab to edit or reorder", false)
+		m.setFlash("held "+msg.msg.ID+" — "+m.held.note().String()+"; shift+tab to edit or reorder", false)
 		return nil
 	}
 	if msg.msg.State == outbox.Sent {
@@ -641,8 +641,13 @@ func (m *Model) deliveryFlash(msg outboxMsg, ok string) {
 	case outbox.OutcomeOf(msg.err) == outbox.OutcomePermanent:
 		note = " refused" + where + ", kept: edit, send or delete it"
 	case errors.Is(msg.err, outbox.ErrBusy):
-		// Not a failure: the server keeps no queue (Suna).
-		m.setFlash(what+" held"+where+": it starts when the running run ends", false)
+		// Not a failure: the server keeps no queue (Suna). What it waits
+		// for is the rule's word, for the attached task.
+		if where == "" {
+			m.setFlash(what+" held — "+m.held.note().String(), false)
+		} else {
+			m.setFlash(what+" held"+where+" until its run ends", false)
+		}
 		return
 	case msg.msg.State == outbox.Sending:
 		note = " not confirmed" + where + ", kept: checked before any resend"

@@ -586,7 +586,7 @@ func TestHeldSunaFollowUpAfterAHeldRun(t *testing.T) {
 	if got := sb.sent(); got != "A" {
 		t.Fatalf("sent %q while A runs", got)
 	}
-	hs.contains("sent when the run ends")
+	hs.contains("starts when the running run ends") // Suna: B starts a run of its own
 	sb.set(false)
 	hs.events(runEnd("rA-end"))
 	hs.settle()
@@ -634,4 +634,40 @@ func TestHeldResumedElsewhereWhileIdle(t *testing.T) {
 	if got := hs.sent(); len(got) != 1 || got[0] != "X" {
 		t.Fatalf("resumed elsewhere on an idle task: sent %q", got)
 	}
+}
+
+// The held panel says what its messages wait for, as the delivery rule
+// sees it (outbox.Pace's Note): a message held on an idle task waits for
+// the task's next run, an edit holds delivery back, a pause, and a message
+// sent while the daemon is away waits for it; never words of another
+// state.
+func TestHeldWordsMatchTheState(t *testing.T) {
+	hs := attachedWith(t, 100, 30, &Outbox{Store: outbox.NewMemStore()})
+	hs.live()
+	hs.events(user("u0", "hi"), assistant("a0", "hello"))
+	hs.settle() // the idle is spent on nothing due
+	hs.typ("X")
+	hs.key("ctrl+g")
+	hs.contains("✎ 1 held · sent after the task's next run")
+	hs.lacks("daemon answers")
+	hs.lacks("run ends")
+
+	hs.key("shift+tab")
+	hs.key("e")
+	hs.contains("waiting while a held message is being edited")
+	hs.key("esc")
+	hs.contains("✎ 1 held · sent after the task's next run")
+
+	// The daemon goes away: a message sent now waits for it.
+	hs.b.mu.Lock()
+	hs.b.sendErr = errors.New("connection refused")
+	hs.b.mu.Unlock()
+	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &connState{Phase: sse.PhaseReconnecting, RetryIn: time.Second, Since: fixedNow}})
+	hs.typ("Y")
+	hs.key("enter")
+	hs.contains("1 held, 1 sent, not delivered yet · delivered when the daemon answers")
+
+	hs.key("shift+tab")
+	hs.key("p")
+	hs.contains("⏸ 1 held, 1 sent, not delivered yet · auto-delivery paused")
 }

@@ -127,9 +127,12 @@ func (m *Model) heldLines(maxH int) []string {
 // heldHeader is the panel's first row: what it holds and what happens to
 // it.
 func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
+	// What they wait for is the delivery rule's word (outbox.Pace).
+	note := m.held.note()
+	running := note == outbox.NoteRun || note == outbox.NoteRunStarts
 	nHeld, nSend, nWait := 0, 0, 0
 	for _, msg := range pending {
-		if msg.Waiting && msg.State == outbox.Held {
+		if msg.Waiting && msg.State == outbox.Held && running {
 			// Sent to a running session whose server keeps no queue.
 			nWait++
 		} else if msg.Intent == outbox.IntentSend && msg.State != outbox.Failed {
@@ -149,8 +152,6 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 		parts = append(parts, itoa(nWait)+" waiting for the run to end")
 	}
 	what := strings.Join(parts, ", ")
-	// What they wait for is the delivery rule's word (outbox.Pace).
-	note := m.held.note()
 	var head string
 	switch note {
 	case outbox.NotePaused:
