@@ -146,6 +146,14 @@ type SourceState struct {
 	RetryIn time.Duration
 	Err     string // sanitized, bounded: why it is not live
 	Since   time.Time
+	// Listed: a list of its sessions has arrived (since the board began).
+	Listed bool
+}
+
+// Settled: the source is either listed or has said why it is not (a
+// command that prints the board once waits for every source to settle).
+func (s SourceState) Settled() bool {
+	return s.Listed && s.Conn == Live || s.Conn != Live && s.Conn != Connecting
 }
 
 // Line is the state in words for the source's row, e.g. "retrying in 3s
@@ -453,6 +461,7 @@ func (m *Model) Sources() []SourceState {
 	out := make([]SourceState, len(m.sources))
 	for i, s := range m.sources {
 		out[i] = s.state
+		out[i].Listed = s.synced
 	}
 	return out
 }
