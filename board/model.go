@@ -326,7 +326,13 @@ func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change 
 				continue
 			}
 		} else {
-			if runEnded(e.s.Status, n.Status) && n.Updated.After(m.seen[key]) {
+			if runEnded(e.s.Status, n.Status) {
+				// A run ended while the board watched: news, even when
+				// the source did not move its activity time (maria's
+				// task list does not for every run).
+				if !n.Updated.After(m.seen[key]) {
+					n.Updated = now
+				}
 				e.unread++
 			}
 			e.s = n

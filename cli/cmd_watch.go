@@ -62,6 +62,7 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	said := map[string]string{} // each source's last line (OnSource is called one at a time)
 	b, err := c.startBoard(ctx, env, board.Options{
 		OnChange: func(ch board.Change) {
 			if *asJSON {
@@ -73,7 +74,12 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 			write(env.Stdout, changeLine(ch)+"\n")
 		},
 		OnSource: func(s board.SourceState) {
-			write(env.Stderr, fmt.Sprintf("perch: source %s: %s\n", sanitize.Line(s.Name), s.Line(time.Now())))
+			line := s.Line(time.Now())
+			if said[s.Name] == line {
+				return
+			}
+			said[s.Name] = line
+			write(env.Stderr, fmt.Sprintf("perch: source %s: %s\n", sanitize.Line(s.Name), line))
 		},
 	})
 	if err != nil {
