@@ -98,7 +98,7 @@ func commands() []command {
 		{"attach", "TASK", "open a task in the terminal UI (TASK may be a unique id prefix)",
 			"perch attach 3f2b\nperch attach 3f2b --url http://localhost:8090/v1", runAttach},
 		{"demo", "", "start the built-in fake daemon with a demo task and open it",
-			"perch demo\nperch demo --speed 3 --dialect legacy", runDemo},
+			"perch demo\nperch demo --speed 3 --dialect legacy\nperch demo --all --serve   # then: perch watch --url … --url … --url …", runDemo},
 		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue (--all: every source's sessions, as the board shows them)",
 			"perch tasks\nperch tasks --json\nperch tasks --all --url http://localhost:8090/v1 --url http://localhost:8484", runTasks},
 		{"watch", "", "print one line per change of a session's state across every source (--json: one object a line)",
