@@ -86,6 +86,7 @@ func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []strin
 	res := t.Result
 	icon = r.statusIcon(t.Status)
 	isCommand := tools.KindOf(name) == tools.Command
+	edits := tools.Edits(name, t.Call.Args)
 	switch {
 	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
 		segs, tags = errorBody(r, t)
@@ -96,6 +97,9 @@ func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []strin
 			// The tool worked; the mark says how the command did.
 			icon = mark
 		}
+	case len(edits) > 0 && (res != nil || t.Status == events.ToolRunning):
+		// The change the call makes, already while it runs.
+		segs, tags = r.editBody(edits)
 	case res != nil:
 		segs, tags = toolBodies(name)(r, t, w-2)
 	}
