@@ -88,8 +88,8 @@ func fixtures() map[string]*events.Item {
 			map[string]any{"path": "hello.sh", "kind": "add"}, map[string]any{"path": "notes.txt", "kind": "update"}}}, events.ToolOK, &events.ToolResult{
 			Text: "add hello.sh\nupdate notes.txt"}),
 		"edit_running": toolItem("Edit", map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y"}, events.ToolRunning, nil),
-		"cmd_legacy": toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, legacyCmd),
-		"cmd_head":   toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, headCmd),
+		"cmd_legacy":   toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, legacyCmd),
+		"cmd_head":     toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, headCmd),
 		"cmd_ok": toolItem("execute_command", map[string]any{"command": "ls"}, events.ToolOK, &events.ToolResult{
 			Text: "Command ls exited with status 0.\n=== STDOUT (3 lines) ===\nREADME.md\nmain.go\n"}),
 		"cmd_timeout": toolItem("execute_command", map[string]any{"command": "sleep 5"}, events.ToolOK, &events.ToolResult{
