@@ -17,6 +17,7 @@ require (
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/r3labs/sse/v2 v2.10.0
+	github.com/yuin/goldmark v1.7.8
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 	gopkg.in/cenkalti/backoff.v1 v1.1.0
@@ -43,7 +44,6 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v1.0.0 // indirect
-	github.com/yuin/goldmark v1.7.8 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	golang.org/x/net v0.39.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
