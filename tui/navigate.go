@@ -200,7 +200,9 @@ func isUserTurn(it *events.Item) bool { return it.Kind == events.ItemUser }
 func isError(it *events.Item) bool {
 	switch it.Kind {
 	case events.ItemTool:
-		return it.Tool != nil && it.Tool.Status == events.ToolError
+		// A command that exited non-zero is an error here as everywhere
+		// (events.ToolOutcome).
+		return it.Tool != nil && it.Tool.Outcome().Failed()
 	case events.ItemNotice:
 		return it.Level == events.LevelError
 	}

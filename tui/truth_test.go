@@ -68,3 +68,17 @@ func TestNextItemSelectsFirstVisible(t *testing.T) {
 		t.Errorf("] selected item %d, want the first (0): the whole session is on screen", hs.m.tr.sel)
 	}
 }
+
+// TestNextErrorFindsFailedCommand: e (next error) stops at a command that
+// exited non-zero, as its ✗ mark says it failed.
+func TestNextErrorFindsFailedCommand(t *testing.T) {
+	hs := failedCommandTask(t, 80, 24)
+	hs.key("esc")
+	hs.view()
+	hs.key("]") // You
+	hs.key("e")
+	items := hs.m.tl.Items()
+	if sel := hs.m.tr.sel; sel < 0 || items[sel].Tool == nil || items[sel].Tool.Name != "execute_command" {
+		t.Fatalf("e selected item %d, want the failed make build", sel)
+	}
+}
