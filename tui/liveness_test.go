@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -94,4 +96,29 @@ func TestReplayIsNotLive(t *testing.T) {
 	checkFrame(t, hs.m)
 	hs.contains("▶ replay")
 	hs.lacks("live")
+}
+
+// TestErrReasonAndTaskGone: the reason a person acts on, from the errors
+// every system's stream gives, and "task gone" for any system's 404.
+func TestErrReasonAndTaskGone(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		reason string
+		gone   bool
+	}{
+		{"refused", refused(), "connection refused", false},
+		{"sse 404", &sse.StatusError{URL: "http://h/v1/task/x/events", Status: 404, Message: "task not found"}, "404 Not Found: task not found", true},
+		{"maria 404", &maria.APIError{Method: "GET", URL: "http://h/v1/task/x", Status: 404, Message: "task not found"}, "404 Not Found: task not found", true},
+		{"suna 404", &suna.APIError{Method: "GET", URL: "http://h/api/thread/x", Status: 404, Message: "Thread not found"}, "404 Not Found: Thread not found", true},
+		{"no such session", fmt.Errorf("follow: %w", &backend.NoTaskError{Query: "abc"}), `no task matches "abc"`, true},
+		{"opaque", fmt.Errorf("GET http://127.0.0.1:8090/v1/task/x/events: stream stalled"), "GET 127.0.0.1:8090/…: stream stalled", false},
+	} {
+		if got := errReason(tc.err); got != tc.reason {
+			t.Errorf("%s: reason %q, want %q", tc.name, got, tc.reason)
+		}
+		if got := taskGone(tc.err); got != tc.gone {
+			t.Errorf("%s: gone %v, want %v", tc.name, got, tc.gone)
+		}
+	}
 }

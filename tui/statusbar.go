@@ -145,7 +145,6 @@ func errReason(err error) string {
 	var se *sse.StatusError
 	var he *backend.HTTPError
 	var dns *net.DNSError
-	var op *net.OpError
 	switch {
 	case errors.As(err, &se):
 		return statusReason(se.Status, se.Message)
@@ -155,15 +154,16 @@ func errReason(err error) string {
 		return oneLine(dns.Err + " (" + dns.Name + ")")
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
-	case errors.As(err, &op) && op.Err != nil:
-		// dial tcp …: connect: connection refused → connection refused
-		inner := op.Err
-		for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(u) {
-			inner = u
-		}
-		return oneLine(inner.Error())
 	}
-	return oneLine(chrome.ShortenURLs(err.Error()))
+	// The innermost cause: "GET …: dial tcp …: connect: connection
+	// refused (hint)" → "connection refused", "GET …: unexpected EOF
+	// (hint)" → "unexpected EOF". An error that wraps nothing is its own
+	// cause, its URLs shortened.
+	inner := err
+	for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(u) {
+		inner = u
+	}
+	return oneLine(chrome.ShortenURLs(inner.Error()))
 }
 
 func statusReason(status int, msg string) string {
