@@ -99,15 +99,17 @@ func writeItemText(w io.Writer, it *events.Item) {
 		fmt.Fprintf(w, "\n%s\n\n", indent(text, "  "))
 	case events.ItemTool:
 		t := it.Tool
-		icon := map[events.ToolStatus]string{events.ToolRunning: "…", events.ToolOK: "✓", events.ToolError: "✗",
-			events.ToolCancelled: "⊘", events.ToolUnknown: "?"}[t.Status]
-		fmt.Fprintf(w, "%s %s", icon, sanitize.Line(t.Name))
+		// The mark and the word are the outcome every view shows
+		// (events.ToolOutcome): a command that exited non-zero failed.
+		cr := t.Command()
+		o := events.ToolOutcome(t.Status, cr)
+		fmt.Fprintf(w, "%s %s", outcomeMark(o), sanitize.Line(t.Name))
 		if k := t.KeyArg(); k != "" {
 			fmt.Fprintf(w, " %s", clip(sanitize.Line(k), 100))
 		}
-		fmt.Fprintf(w, "  [%s", t.Status)
-		if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil {
-			fmt.Fprintf(w, ", exit %d", *r.Command.ExitCode)
+		fmt.Fprintf(w, "  [%s", o)
+		if cr != nil && cr.ExitCode != nil {
+			fmt.Fprintf(w, ", exit %d", *cr.ExitCode)
 		}
 		fmt.Fprintln(w, "]")
 		if r := t.Result; r != nil {
@@ -121,6 +123,22 @@ func writeItemText(w io.Writer, it *events.Item) {
 	case events.ItemNotice:
 		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
 	}
+}
+
+// outcomeMark is the mark tail and replay print before a tool: ✗ for a
+// failure of any kind (the word after it says which), "…" while it runs.
+func outcomeMark(o events.Outcome) string {
+	switch {
+	case o == events.OutcomeRunning:
+		return "…"
+	case o == events.OutcomeOK:
+		return "✓"
+	case o.Failed():
+		return "✗"
+	case o == events.OutcomeCancelled:
+		return "⊘"
+	}
+	return "?"
 }
 
 // callsText stands for the text of a reply that has none.

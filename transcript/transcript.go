@@ -667,11 +667,12 @@ func callsMarkdown(calls []events.ToolCall) string {
 }
 
 func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
-	status := t.Status.String()
-	if code := t.Result.Exit(); code != nil && *code != 0 {
-		// Exit covers a status the source reported beside the output
-		// (Claude Code's Bash) as well as one read from it.
-		status += fmt.Sprintf(", exit %d", *code)
+	// The outcome every view shows (events.ToolOutcome): a command that
+	// exited non-zero failed, whatever the tool call's own status.
+	cr := t.Command()
+	status := events.ToolOutcome(t.Status, cr).String()
+	if cr != nil && cr.ExitCode != nil && *cr.ExitCode != 0 {
+		status += fmt.Sprintf(", exit %d", *cr.ExitCode)
 	}
 	fmt.Fprintf(b, "**Tool `%s`** (%s)", sanitize.Line(t.Name), status)
 	if k := t.KeyArg(); k != "" {

@@ -424,17 +424,9 @@ func (m *Model) composerRule() string {
 	return left + st.Render(strings.Repeat("─", m.w-lw-rw)) + right
 }
 
-// Placeholders say what Enter and the hold key do.
+// Placeholders say what Enter and the hold key do (Model.placeholder
+// picks one, or says the stream is down).
 const (
 	placeholderIdle = "Message the agent — enter sends, ctrl+g holds it for later…"
 	placeholderBusy = "Agent is working — enter queues your message, ctrl+g holds it…"
 )
-
-// setBusy says in the placeholder what Enter will do.
-func (c *composer) setBusy(busy bool) {
-	if busy {
-		c.ta.Placeholder = placeholderBusy
-	} else {
-		c.ta.Placeholder = placeholderIdle
-	}
-}

@@ -149,7 +149,7 @@ func (m *Model) handleClick(msg tea.MouseClickMsg) {
 }
 
 // moveSelection moves the selected item by delta; the first move selects
-// the bottom-most visible item.
+// the top-most visible item (]) or the bottom-most ([).
 func (m *Model) moveSelection(delta int) {
 	src := m.source()
 	n := src.count()
@@ -157,7 +157,11 @@ func (m *Model) moveSelection(delta int) {
 		return
 	}
 	if m.tr.sel < 0 {
+		// Nothing selected: ] takes the first item on screen, [ the last.
 		m.tr.sel = lastVisible(m.owners)
+		if delta > 0 {
+			m.tr.sel = firstVisible(m.owners)
+		}
 		if m.tr.sel < 0 || m.tr.sel >= n {
 			m.tr.sel = n - 1
 		}
@@ -200,7 +204,9 @@ func isUserTurn(it *events.Item) bool { return it.Kind == events.ItemUser }
 func isError(it *events.Item) bool {
 	switch it.Kind {
 	case events.ItemTool:
-		return it.Tool != nil && it.Tool.Status == events.ToolError
+		// A command that exited non-zero is an error here as everywhere
+		// (events.ToolOutcome).
+		return it.Tool != nil && it.Tool.Outcome().Failed()
 	case events.ItemNotice:
 		return it.Level == events.LevelError
 	}

@@ -147,7 +147,6 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 			m.conn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
 	}
-	m.comp.setBusy(m.busy())
 	if m.todosOpen && len(m.tl.Todos()) == 0 {
 		m.todosOpen = false
 	}
@@ -174,13 +173,12 @@ func (m *Model) applyTasks(ts []events.Task) {
 	}
 	m.task = m.task.Merge(now)
 	m.tl.SetTask(m.task)
-	m.comp.setBusy(m.busy())
 }
 
 func (m *Model) handleTasksLoaded(msg tasksLoadedMsg) {
 	if msg.err != nil {
-		m.list.answered = true
-		m.setFlash("could not list tasks: "+msg.err.Error(), true)
+		m.list.answered, m.list.loadErr = true, msg.err
+		m.setFlash("could not list tasks: "+errReason(msg.err), true)
 		return
 	}
 	m.list.load(msg.tasks)
@@ -191,13 +189,12 @@ func (m *Model) handleTaskLoaded(msg taskLoadedMsg) {
 		return
 	}
 	if msg.err != nil {
-		m.setFlash("task "+shortID(m.task.ID)+": "+msg.err.Error(), true)
+		m.setFlash("task "+shortID(m.task.ID)+": "+errReason(msg.err), true)
 		return
 	}
 	m.task = m.task.Merge(msg.task)
 	m.tl.SetTask(m.task)
 	m.list.upsert(m.task)
-	m.comp.setBusy(m.busy())
 }
 
 // busy is whether the agent is running a turn now.
@@ -258,7 +255,6 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 	current := m.mode == modeTask && msg.taskID == m.task.ID
 	if current {
 		m.tl.NoteCancelled(msg.pending)
-		m.comp.setBusy(m.busy())
 		if len(texts) == 0 {
 			m.setFlash("run cancelled", false)
 		}

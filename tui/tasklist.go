@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
@@ -25,7 +26,10 @@ type taskList struct {
 	// came; until then an empty list is one still loading, not one
 	// without tasks.
 	answered bool
-	rows     int // rows per page, from the last frame
+	// loadErr is why the last GET of the list failed (nil once a list
+	// came).
+	loadErr error
+	rows    int // rows per page, from the last frame
 	// first/last shown rows of the last frame, for the spinner
 	visFrom, visTo int
 }
@@ -41,14 +45,14 @@ func (l *taskList) byID(id string) (events.Task, bool) {
 
 func (l *taskList) replace(ts []events.Task) {
 	l.tasks = append(l.tasks[:0:0], ts...)
-	l.synced, l.answered = true, true
+	l.synced, l.answered, l.loadErr = true, true, nil
 	l.resort()
 }
 
 // load takes a GET /tasks result: a full replacement until the stream has
 // synced, then only upserts (the stream is newer).
 func (l *taskList) load(ts []events.Task) {
-	l.answered = true
+	l.answered, l.loadErr = true, nil
 	if !l.synced {
 		l.tasks = append(l.tasks[:0:0], ts...)
 		l.resort()
@@ -251,5 +255,32 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 func (m *Model) listScreen() chrome.ListScreen {
 	return chrome.ListScreen{Width: m.w, Height: m.h, Conn: m.connText(m.daemonConn, m.daemonSeen),
 		Backend: m.caps.Backend, Flash: m.flash.text, FlashErr: m.flash.err,
-		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone())}
+		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone()), Unreachable: m.unreachable()}
+}
+
+// unreachable says, when the server cannot be reached, where perch looked,
+// why it failed and what to do: "" while it answers. An unreachable
+// server is never shown as one without tasks.
+func (m *Model) unreachable() string {
+	c := m.daemonConn
+	var err error
+	switch {
+	case m.caps.Replay:
+		return ""
+	case m.daemonSeen && (c.Phase == sse.PhaseReconnecting || c.Phase == sse.PhaseFailed):
+		err = c.Err
+	case m.list.loadErr != nil:
+		err = m.list.loadErr
+	default:
+		return ""
+	}
+	url, _, _ := strings.Cut(m.b.URL(), "?") // a query may hold a token
+	s := "cannot reach " + m.b.Name() + " at " + url
+	if err != nil {
+		s += ": " + errReason(err)
+	}
+	if c.Phase == sse.PhaseReconnecting {
+		s += "\nretrying in " + itoa(m.retryLeft(c)) + "s"
+	}
+	return s + "\nis it running? start it, give another server with --url, or try perch without one: perch demo"
 }

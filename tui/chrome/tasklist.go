@@ -46,6 +46,9 @@ type ListScreen struct {
 	Now     time.Time
 	Home    string // the user's home, shown as ~
 	Spinner string // the spinner frame of generating tasks; "" draws a static icon
+	// Unreachable, when not "", is why there is no list: the server
+	// cannot be reached (shown wrapped instead of "no tasks yet").
+	Unreachable string
 }
 
 // ListLayout is where a task list frame put things.
@@ -101,9 +104,17 @@ func (c Chrome) TaskList(l List, s ListScreen) ([]string, ListLayout) {
 		if l.Filter != "" {
 			msg = "no task matches “" + l.Filter + "”"
 		}
+		var msgs []string
+		if s.Unreachable != "" && l.Filter == "" {
+			// An unreachable server is not an empty one: say why, whole.
+			msgs = WrapLines(s.Unreachable, w-4)
+		} else {
+			msgs = []string{msg}
+		}
+		top := max(rowsH/2-len(msgs)/2, 0)
 		for i := 0; i < rowsH; i++ {
-			if i == rowsH/2 {
-				out = append(out, Centre(c.Dim.Render(msg), w))
+			if j := i - top; j >= 0 && j < len(msgs) {
+				out = append(out, Centre(c.Dim.Render(msgs[j]), w))
 			} else {
 				out = append(out, "")
 			}
