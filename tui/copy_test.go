@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tools"
@@ -23,17 +26,19 @@ func (f *fakeClipboard) WriteAll(s string) error {
 }
 
 // copyHarness is a task with a file read (maria's rows, " L01 | "), a
-// command and a reply with two code blocks, the transcript focused.
-func copyHarness(t *testing.T, clip *fakeClipboard, env map[string]string) *harness {
+// command and a reply, the transcript focused. The file has no known type:
+// highlighting starts regexp2's clock goroutine, which outlives a test by a
+// second (see TestCopyCodeBlock).
+func copyHarness(t *testing.T, clip *fakeClipboard, env map[string]string, reply string) *harness {
 	t.Helper()
 	hs := newHarness(t, 220, 30, Config{TaskID: "task-1", Clipboard: clip, Getenv: func(k string) string { return env[k] }})
 	hs.events(
 		user("u1", "show me"),
-		preTool("p1", "c1", tools.MariaRead, `{"path":"main.go","start_line":3}`),
-		postTool("q1", "c1", tools.MariaRead, "File: main.go (lines 3-7 (5 lines))\n L03 | import \"fmt\"\n L04 | \n L05 | func main() {\n L06 | \tfmt.Println(\"hi\")\n L07 | }", false),
+		preTool("p1", "c1", tools.MariaRead, `{"path":"NOTES","start_line":3}`),
+		postTool("q1", "c1", tools.MariaRead, "File: NOTES (lines 3-7 (5 lines))\n L03 | import \"fmt\"\n L04 | \n L05 | func main() {\n L06 | \tfmt.Println(\"hi\")\n L07 | }", false),
 		preTool("p2", "c2", tools.MariaCommand, `{"command":"ls"}`),
 		postTool("q2", "c2", tools.MariaCommand, "Command ls exited with status 0.\n=== STDOUT (2 lines) ===\nREADME.md\nmain.go\n", false),
-		assistant("a1", "Two ways:\n\n```go\nfmt.Println(\"a\")\n```\n\nor\n\n```sh\necho b\n```\n"),
+		assistant("a1", reply),
 	)
 	hs.key("tab")
 	return hs
@@ -65,7 +70,7 @@ func (h *harness) selectKind(t *testing.T, kind events.ItemKind, name string) {
 // it, to both clipboards, and says the system clipboard took it.
 func TestCopyToolOutputAsProduced(t *testing.T) {
 	clip := &fakeClipboard{}
-	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm-256color"})
+	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm-256color"}, "done")
 	hs.selectKind(t, events.ItemTool, tools.MariaRead)
 	hs.key("y")
 	want := "import \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}"
@@ -100,7 +105,7 @@ func TestCopySaysWhichClipboard(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.env["TERM"], func(t *testing.T) {
-			hs := copyHarness(t, &fakeClipboard{err: noTool}, c.env)
+			hs := copyHarness(t, &fakeClipboard{err: noTool}, c.env, "done")
 			hs.selectKind(t, events.ItemUser, "")
 			hs.key("y")
 			hs.contains(c.want)
@@ -117,8 +122,10 @@ func TestCopySaysWhichClipboard(t *testing.T) {
 // TestCopyCodeBlock: c copies a reply's code block, the next one at each
 // press, exactly as written.
 func TestCopyCodeBlock(t *testing.T) {
+	defer noGoroutinesLeft(t, goleak.IgnoreCurrent())
 	clip := &fakeClipboard{}
-	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm"})
+	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm"},
+		"Two ways:\n\n```go\nfmt.Println(\"a\")\n```\n\nor\n\n```sh\necho b\n```\n")
 	hs.selectKind(t, events.ItemAssistant, "")
 	hs.key("c")
 	hs.contains("copied code block 1 of 2 (go), 1 line (16 bytes) to the clipboard — c again for the next")
@@ -137,7 +144,7 @@ func TestCopyCodeBlock(t *testing.T) {
 // view numbers them (a file read from line 3 starts at 3).
 func TestCopyLines(t *testing.T) {
 	clip := &fakeClipboard{}
-	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm"})
+	hs := copyHarness(t, clip, map[string]string{"TERM": "xterm"}, "done")
 	hs.selectKind(t, events.ItemTool, tools.MariaRead)
 	hs.key("Y")
 	hs.contains("copy lines")
@@ -163,5 +170,24 @@ func TestCopyLines(t *testing.T) {
 	// The prompt's digits are not a search.
 	if hs.m.search.active() != "" {
 		t.Errorf("search is %q", hs.m.search.active())
+	}
+}
+
+// noGoroutinesLeft waits until the goroutines a test started are gone.
+// Drawing code blocks highlights them, which starts regexp2's clock; it
+// stops a second after the last match, longer than goleak waits, and the
+// goleak checks of later tests would see it.
+func noGoroutinesLeft(t *testing.T, before goleak.Option) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := goleak.Find(before) // retries for a while itself
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Error(err)
+			return
+		}
 	}
 }
