@@ -221,19 +221,23 @@ func headTail(s string, head, tail int) string {
 	return strings.Join(append(out, lines[len(lines)-tail:]...), "\n")
 }
 
-// writeExport writes a transcript; json and jsonl are always whole, md cuts
-// long tool outputs unless full.
-func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bool) error {
+// writeExport writes a transcript; json and jsonl are always whole, md
+// cuts long tool outputs unless md.Full and shows reasoning unless
+// md.NoThinking.
+func writeExport(w io.Writer, tl *events.Timeline, format, title string, md transcript.MarkdownOptions) error {
 	switch format {
 	case "json":
 		return transcript.WriteJSON(w, tl)
 	case "jsonl":
 		return transcript.WriteJSONL(w, tl)
 	}
-	if full {
-		return transcript.WriteMarkdownFull(w, tl, title)
-	}
-	return transcript.WriteMarkdown(w, tl, title)
+	return transcript.WriteMarkdownWith(w, tl, title, md)
+}
+
+// noThinkingFlag registers -no-thinking, the md exports' way to leave the
+// model's reasoning out.
+func noThinkingFlag(fs *flagSet) *bool {
+	return fs.Bool("no-thinking", false, "md: leave out the model's reasoning (shown by default, quoted before each reply)")
 }
 
 // runRecord is perch record: maria's raw task stream, each frame once

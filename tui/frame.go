@@ -22,7 +22,7 @@ func (s *itemSource) count() int { return len(s.items) }
 
 func (s *itemSource) opts(i int) itemOpts {
 	it := s.items[i]
-	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel}
+	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel, HideThinking: s.m.hideThinking}
 	// Only running tools get the spinner frame: passing it to every item
 	// would change every cache key on every tick.
 	if it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {

@@ -17,7 +17,7 @@ func (m *Model) helpLines(h int) []string {
 			key.NewBinding(key.WithHelp("click", "select · again: expand")),
 			key.NewBinding(key.WithHelp("shift+drag", "select text"))}},
 		{"transcript: items", []key.Binding{k.PrevItem, k.NextItem, k.PrevUser, k.NextUser, k.NextErr, k.PrevErr,
-			k.Expand, k.Search, k.NextMatch, k.PrevMatch, k.Copy}},
+			k.Expand, k.Search, k.NextMatch, k.PrevMatch, k.Copy, k.CopyCode, k.CopyLines, k.Thinking}},
 		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Held, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
 		{"composer", []key.Binding{k.Send, k.Hold, k.Newline, k.History, k.WebSearch, k.Leave, k.ToHeld, k.CancelRun,
 			k.Retry, k.QueueToggle, k.TodosToggle, k.ScrollPage,

@@ -19,6 +19,7 @@ type keyMap struct {
 	Down, Up, PageDown, PageUp, HalfDown, HalfUp, Top, Bottom key.Binding
 	PrevItem, NextItem, PrevUser, NextUser, NextErr, PrevErr  key.Binding
 	Expand, Search, NextMatch, PrevMatch, Copy                key.Binding
+	CopyCode, CopyLines, Thinking                             key.Binding
 	Todos, Queue, Compose, Back                               key.Binding
 
 	// composer
@@ -92,6 +93,9 @@ func newKeyMap() keyMap {
 		NextMatch: b("n", "next match", "n"),
 		PrevMatch: b("N", "previous match", "N"),
 		Copy:      b("y", "copy item", "y"),
+		CopyCode:  b("c", "copy a code block", "c"),
+		CopyLines: b("Y", "copy lines…", "Y"),
+		Thinking:  b("R", "reasoning shown/hidden", "R"),
 		Todos:     b("t", "todos", "t", "ctrl+t"),
 		Queue:     b("Q", "queue details", "Q", "ctrl+q"),
 		Compose:   b("tab/i", "write", "tab", "i", "a"),

@@ -90,9 +90,12 @@ type Model struct {
 	queueOpen bool
 	todosOpen bool
 	expanded  map[*events.Item]bool
-	search    searchState
-	canceling bool // a Cancel call is in flight
-	newTask   newTaskForm
+	// hideThinking leaves the reasoning out of every turn (R).
+	hideThinking bool
+	copied       copyState // the last code block copied (copy.go)
+	search       searchState
+	canceling    bool // a Cancel call is in flight
+	newTask      newTaskForm
 
 	// Per-frame scratch and caches; see frame.go.
 	src                                       *itemSource
@@ -219,6 +222,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleTick(msg)
 	case warmMsg:
 		cmd = m.handleWarm(msg)
+	case copyDoneMsg:
+		m.copyDone(msg)
 	case flashExpiredMsg:
 		if msg.seq == m.flash.seq {
 			m.flash = flash{seq: m.flash.seq}

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -66,6 +64,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.findNext(-1)
 	case key.Matches(msg, k.Copy):
 		return m.copySelected()
+	case key.Matches(msg, k.CopyCode):
+		return m.copyCode()
+	case key.Matches(msg, k.CopyLines):
+		m.askCopyLines()
+	case key.Matches(msg, k.Thinking):
+		m.toggleThinking()
 	case key.Matches(msg, k.Todos):
 		m.toggleTodos()
 	case key.Matches(msg, k.Queue):
@@ -231,28 +235,6 @@ func (m *Model) toggleExpand() {
 	m.tr.reveal(src, m.tr.sel, h)
 }
 
-// copySelected puts the selected item's text on the clipboard with OSC 52.
-// The terminal may drop OSC 52 silently (crush #2456), so the message says
-// what was sent rather than claiming success.
-func (m *Model) copySelected() tea.Cmd {
-	items := m.tl.Items()
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
-		m.moveSelection(0)
-	}
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
-		m.setFlash("nothing to copy", false)
-		return nil
-	}
-	text := strings.TrimSpace(m.rend.PlainText(items[m.tr.sel]))
-	if text == "" {
-		m.setFlash("this item has no text to copy", false)
-		return nil
-	}
-	lines := strings.Count(text, "\n") + 1
-	m.setFlash("copied "+itoa(lines)+" line"+plural(lines)+" ("+itoa(len(text))+" bytes) via OSC 52", false)
-	return tea.SetClipboard(text)
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -266,4 +248,20 @@ func (m *Model) toggleTodos() {
 		return
 	}
 	m.todosOpen = !m.todosOpen
+}
+
+// toggleThinking shows or hides the reasoning of every turn.
+func (m *Model) toggleThinking() {
+	m.hideThinking = !m.hideThinking
+	if m.hideThinking {
+		m.setFlash("reasoning hidden — "+m.keys.Thinking.Help().Key+" shows it", false)
+	} else {
+		m.setFlash("reasoning shown — enter on a turn expands it", false)
+	}
+	src := m.source()
+	h := m.transcriptHeight()
+	m.tr.clamp(src, h)
+	if m.tr.sel >= 0 && m.tr.sel < src.count() {
+		m.tr.reveal(src, m.tr.sel, h)
+	}
 }

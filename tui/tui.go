@@ -85,6 +85,9 @@ type Config struct {
 	Getenv func(string) string
 	// Now is the clock (time.Now when nil); golden tests freeze it.
 	Now func() time.Time
+	// Clipboard is the system clipboard copies go to beside OSC 52 (the
+	// native one when nil); tests inject a fake.
+	Clipboard Clipboard
 	// Home shortens paths under it to "~" ($HOME when empty).
 	Home string
 	// Model is the model asked for when creating tasks ("" = the daemon's
@@ -113,6 +116,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Clipboard == nil {
+		c.Clipboard = systemClipboard{}
 	}
 	if c.Home == "" {
 		c.Home = c.Getenv("HOME")

@@ -85,6 +85,7 @@ func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []strin
 	name := toolName(t)
 	res := t.Result
 	isCommand := tools.KindOf(name) == tools.Command
+	edits := tools.Edits(name, t.Call.Args)
 	var cr *events.CommandResult
 	switch {
 	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
@@ -92,6 +93,9 @@ func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []strin
 	case res != nil && isCommand:
 		cr = t.Command()
 		segs, tags = commandBody(r, t, cr, w-2)
+	case len(edits) > 0 && (res != nil || t.Status == events.ToolRunning):
+		// The change the call makes, already while it runs.
+		segs, tags = r.editBody(edits)
 	case res != nil:
 		segs, tags = toolBodies(name)(r, t, w-2)
 	}
