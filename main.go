@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/prof"
@@ -14,8 +12,8 @@ import (
 )
 
 func main() {
-	stopProfile := prof.Start() // a no-op unless built with -tags perchprof
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := prof.Start()                          // a no-op unless built with -tags perchprof
+	ctx, stop := cli.NotifyContext(context.Background()) // Ctrl-C: exit 130, said on stderr
 	code := cli.Main(ctx, cli.OSEnv(), os.Args[1:])
 	stop()
 	stopProfile()

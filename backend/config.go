@@ -85,3 +85,16 @@ func isTokenChar(b byte) bool {
 	}
 	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
 }
+
+// Endpoint joins path segments onto a base URL (without a trailing slash),
+// escaping each segment, so that a session id can never step into another
+// route.
+func Endpoint(base string, segs ...string) string {
+	var b strings.Builder
+	b.WriteString(base)
+	for _, s := range segs {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String()
+}

@@ -30,22 +30,6 @@ type FollowOptions struct {
 	// carries it, even one that brought nothing new (perch record writes
 	// the wire frames, which perch replay reads back).
 	Frames bool
-	// BoundMemory keeps the process's memory near what the stream brought
-	// while the follow runs: a consumer that keeps the whole timeline
-	// (export) gets no pile of raw frames, garbage once decoded. It sets
-	// a process-wide limit: only for a program that owns its process.
-	BoundMemory bool
-	// Texts takes the large texts (tools' outputs) of the session's
-	// first read, the bulk of what a consumer keeps; nil leaves the
-	// choice to the backend (see internal/textmem).
-	Texts TextMemory
-}
-
-// TextMemory gives memory for the large texts an event keeps; Bytes
-// returns nil to leave a text to the heap (internal/textmem implements
-// it).
-type TextMemory interface {
-	Bytes(n int) []byte
 }
 
 // Step is one step of FollowWith: an Update and, with

@@ -35,39 +35,57 @@ func (c *conn) cmdName() string {
 	return c.cmd
 }
 
-// settings resolves the backend name and the token from the flags, else
-// the environment. The token is registered as a secret at once, so no
-// later message can show it.
-func (c *conn) settings(env Env) (name, token string, err error) {
-	if c.mariaOnly {
-		return backend.Maria, "", nil
+// setting is one resolved value and where it came from: a flag, an
+// environment variable, the config file (its path), or "" (unset).
+type setting struct{ value, from string }
+
+// connSettings are the connection's settings as perch resolves them:
+// a flag wins over the environment, which wins over the config file.
+type connSettings struct {
+	url, backend, token setting
+	conf                *config
+}
+
+// resolve reads the flags, the environment and the config file; it runs
+// nothing (the config file's token_command runs in config, when a token
+// is needed).
+func (c *conn) resolve(env Env) (connSettings, error) {
+	conf, err := env.config()
+	if err != nil {
+		return connSettings{}, err
 	}
-	token = c.token
-	if token == "" {
-		token = getenv(env, "PERCH_TOKEN")
+	pick := func(flagV, flagName, envName, confV string) setting {
+		if v := strings.TrimSpace(flagV); v != "" {
+			return setting{v, flagName}
+		}
+		if v := strings.TrimSpace(getenv(env, envName)); v != "" {
+			return setting{v, envName}
+		}
+		if v := strings.TrimSpace(confV); v != "" {
+			return setting{v, "config file"}
+		}
+		return setting{}
 	}
-	token = strings.TrimSpace(token)
+	return connSettings{conf: conf,
+		url:     pick(c.url, "--url", "PERCH_URL", string(conf.file.URL)),
+		backend: pick(c.backend, "--backend", "PERCH_BACKEND", string(conf.file.Backend)),
+		token:   pick(c.token, "--token", "PERCH_TOKEN", ""),
+	}, nil
+}
+
+// checkToken registers the token as a secret at once, so no later message
+// can show it, and refuses one no header can carry.
+func checkToken(env Env, token, from string) error {
 	if env.secrets != nil {
 		env.secrets.add(token)
 	}
 	for i := 0; i < len(token); i++ {
 		if b := token[i]; b <= ' ' || b == 0x7f {
 			// Never quoted: it is a secret.
-			return "", "", usagef("invalid --token (or PERCH_TOKEN): it contains a space or a control character at byte %d", i+1)
+			return usagef("invalid %s: it contains a space or a control character at byte %d", from, i+1)
 		}
 	}
-	name = strings.TrimSpace(c.backend)
-	from := "--backend"
-	if name == "" {
-		name, from = strings.TrimSpace(getenv(env, "PERCH_BACKEND")), "PERCH_BACKEND"
-	}
-	if name == "" {
-		return "", token, nil
-	}
-	if _, err := registry.Default().Lookup(name); err != nil {
-		return "", "", usagef("%s must be one of %s, not %q", from, strings.Join(registry.LiveNames(), ", "), name)
-	}
-	return name, token, nil
+	return nil
 }
 
 // header is the --header values.
@@ -76,7 +94,7 @@ func (c *conn) header() (http.Header, error) {
 	for _, raw := range c.headers {
 		name, value, err := backend.ParseHeader(raw)
 		if err != nil {
-			return nil, usageError{err.Error()}
+			return nil, usageError{msg: err.Error()}
 		}
 		h.Add(name, value)
 	}
@@ -84,27 +102,46 @@ func (c *conn) header() (http.Header, error) {
 }
 
 // config resolves the backend's name ("" to probe the URL) and its
-// Config from the flags and the environment. Without a URL (neither --url
-// nor PERCH_URL) the registry discovers the daemon of this machine.
-func (c *conn) config(env Env) (string, backend.Config, error) {
-	name, token, err := c.settings(env)
+// Config from the flags, the environment and the config file. Without a
+// URL (from none of them) the registry discovers the daemon of this
+// machine. The config file's token_command runs only when there is a URL
+// and no token from a flag or the environment.
+func (c *conn) config(ctx context.Context, env Env) (string, backend.Config, error) {
+	if c.mariaOnly {
+		h, err := c.header()
+		return backend.Maria, backend.Config{URL: c.url, Header: h, LookupHost: env.LookupHost}, err
+	}
+	s, err := c.resolve(env)
 	if err != nil {
 		return "", backend.Config{}, err
+	}
+	if err := checkToken(env, s.token.value, s.token.from); err != nil {
+		return "", backend.Config{}, err
+	}
+	name := s.backend.value
+	if name != "" {
+		if _, err := registry.Default().Lookup(name); err != nil {
+			return "", backend.Config{}, usagef("%s must be one of %s, not %q%s", s.backend.from, strings.Join(registry.LiveNames(), ", "), name, didYouMean(name, registry.LiveNames()))
+		}
 	}
 	h, err := c.header()
 	if err != nil {
 		return "", backend.Config{}, err
 	}
-	cfg := backend.Config{Token: token, Header: h, LookupHost: env.LookupHost}
-	cfg.URL = strings.TrimSpace(c.url)
-	if cfg.URL == "" {
-		cfg.URL = strings.TrimSpace(getenv(env, "PERCH_URL"))
-	}
+	cfg := backend.Config{Token: s.token.value, Header: h, LookupHost: env.LookupHost, URL: s.url.value}
 	if cfg.URL != "" {
+		if cfg.Token == "" && s.conf.file.TokenCommand != "" {
+			if cfg.Token, err = runTokenCommand(ctx, env, s.conf); err != nil {
+				return "", backend.Config{}, err
+			}
+			if err := checkToken(env, cfg.Token, "token_command"); err != nil {
+				return "", backend.Config{}, err
+			}
+		}
 		return name, cfg, nil
 	}
 	if name != "" && name != registry.Local {
-		return "", backend.Config{}, usagef("--backend %s needs the server's URL: --url or PERCH_URL (e.g. %s)", name, urlExample[name])
+		return "", backend.Config{}, usagef("--backend %s needs the server's URL: --url, PERCH_URL or url in the config file (e.g. %s)", name, urlExample[name])
 	}
 	name, cfg.URL, err = registry.Discover(env.Home)
 	if err != nil {
@@ -142,7 +179,7 @@ func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backen
 	if c.opened != nil {
 		return c.opened, nil
 	}
-	name, cfg, err := c.config(env)
+	name, cfg, err := c.config(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +211,10 @@ func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backen
 		return nil, err
 	}
 	if name == "" {
-		fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
+		if env.StderrIsTerminal || c.verbose {
+			// A note for people; a script's stderr stays for errors.
+			fmt.Fprintf(env.Stderr, "perch: %s answers as %s\n", registry.RedactURL(b.URL()), b.Name())
+		}
 		c.probedTasks = probed
 	}
 	c.opened = b

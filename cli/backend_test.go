@@ -113,7 +113,7 @@ func TestCommandsThroughABackend(t *testing.T) {
 	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
 	state := t.TempDir()
 	tw := withStub(s, state, nil)
-	r := must(t, stubRun(t, tw, "tasks", "--url", s.url))
+	r := must(t, stubRun(t, tw, "tasks", "--url", s.url, "-v"))
 	if !strings.Contains(r.stdout, "chat-ali") || !strings.Contains(r.stdout, "bob") {
 		t.Fatalf("tasks: %s", r.stdout)
 	}
@@ -189,10 +189,18 @@ func TestBackendFlagErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, tc.code, tc.want)
 		}
 	}
-	// maria is probed and named; with --backend maria it is not.
-	r := must(t, run(t, "", "tasks", "--url", base))
+	// maria is probed and named (with -v, or when stderr is a terminal;
+	// a script's stderr is for errors); with --backend maria it is not.
+	r := must(t, run(t, "", "-v", "tasks", "--url", base))
 	if r.stderr != "perch: "+base+" answers as maria\n" {
 		t.Fatalf("probe note %q", r.stderr)
+	}
+	r = must(t, runEnv(context.Background(), t, func(e *Env) { e.StderrIsTerminal = true }, "", "tasks", "--url", base))
+	if r.stderr != "perch: "+base+" answers as maria\n" {
+		t.Fatalf("probe note on a terminal %q", r.stderr)
+	}
+	if r = must(t, run(t, "", "tasks", "--url", base)); r.stderr != "" {
+		t.Fatalf("probe note without a terminal or -v: %q", r.stderr)
 	}
 	r = must(t, run(t, "", "tasks", "--url", base, "--backend", "maria"))
 	if r.stderr != "" {

@@ -40,6 +40,10 @@ type Env struct {
 	Cwd        string // default for `new --cwd`
 	// IsTerminal reports whether stdout is a terminal (colour, TUI).
 	IsTerminal bool
+	// StderrIsTerminal reports whether stderr is a terminal: notes for
+	// people (which system answered a URL) are said there only then,
+	// or with -v.
+	StderrIsTerminal bool
 	// openUI replaces the terminal UI (tests): it is handed what the
 	// command would show; nil means tui.Run.
 	openUI func(ctx context.Context, b backend.Backend, c tui.Config) error
@@ -48,27 +52,37 @@ type Env struct {
 	secrets *secrets
 	// registry replaces the live backends (tests); nil means registry.Default.
 	registry func() *registry.Registry
-	// OwnsProcess says that the command is the whole process, so it may
-	// tune the runtime (export bounds its memory); false in tests that
-	// run commands side by side in one process.
-	OwnsProcess bool
+	// conf is the config file, read once per run by the first command
+	// that needs it (Main sets it; nil reads it at each ask).
+	conf *configState
+	// listFlags, when set, is handed each command's flags instead of
+	// running it (perch completion asks the commands for their flags).
+	listFlags func(*flag.FlagSet)
 }
 
 // OSEnv is the Env of the running process.
 func OSEnv() Env {
 	home, _ := os.UserHomeDir()
 	cwd, _ := os.Getwd()
-	fi, _ := os.Stdout.Stat()
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Home: home, Cwd: cwd,
-		IsTerminal: fi != nil && fi.Mode()&os.ModeCharDevice != 0, OwnsProcess: true}
+		IsTerminal: isTerminal(os.Stdout), StderrIsTerminal: isTerminal(os.Stderr)}
 }
 
-// usageError is a mistake in how perch was called: exit code 2.
-type usageError struct{ msg string }
+func isTerminal(f *os.File) bool {
+	fi, _ := f.Stat()
+	return fi != nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// usageError is a mistake in how perch was called: exit code 2. cmd is
+// the command it was made with ("" for perch itself), whose help Main
+// points to.
+type usageError struct{ msg, cmd string }
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
 
 // command is one subcommand.
 type command struct {
@@ -87,8 +101,8 @@ func commands() []command {
 			"perch demo\nperch demo --speed 3 --dialect legacy", runDemo},
 		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue",
 			"perch tasks\nperch tasks --json", runTasks},
-		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted",
-			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .", runTail},
+		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted (--until-idle: until the run ends)",
+			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .\nperch tail 3f2b --until-idle && notify-send 'run over'", runTail},
 		{"export", "TASK", "print the transcript once the replay is in (--until-idle: after the run ends)",
 			"perch export 3f2b --format md > session.md\nperch export 3f2b --format jsonl --until-idle", runExport},
 		{"send", "TASK TEXT", "send a message (TEXT '-' reads stdin), or --hold it; kept by perch until the daemon has it",
@@ -103,8 +117,12 @@ func commands() []command {
 			"perch record 3f2b -o session.sse --until-idle", runRecord},
 		{"replay", "FILE", "open a transcript file of any known system in the terminal UI, read-only (or print it with --format)",
 			"perch replay session.sse\nperch replay thread.json --from suna\nperch replay session.sse --format md", runReplay},
-		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export",
-			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice", runImport},
+		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export; FILE - reads stdin",
+			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
+		{"config", "[path]", "print the settings in effect and where each comes from (the token redacted), or where the config file is",
+			"perch config\nperch config path\n$EDITOR \"$(perch config path)\"", runConfig},
+		{"completion", "bash|zsh|fish", "print a completion script for bash, zsh or fish",
+			"source <(perch completion bash)        # in ~/.bashrc\nperch completion zsh > \"${fpath[1]}/_perch\"\nperch completion fish > ~/.config/fish/completions/perch.fish", runCompletion},
 		{"fake-daemon", "", "run a fake server on its own (maria's daemon, or --kind suna|pynchy) and print its URL",
 			"perch fake-daemon --addr localhost:8090 --dialect docs --speed 2\nperch fake-daemon --kind suna --addr localhost:8000 --token dev\nperch fake-daemon --kind pynchy --addr localhost:8484", runFakeDaemon},
 	}
@@ -116,18 +134,38 @@ func Main(ctx context.Context, env Env, args []string) int {
 	if env.secrets == nil {
 		env.secrets = &secrets{}
 	}
+	if env.conf == nil {
+		env.conf = &configState{}
+	}
 	env.Stderr = redactWriter{w: env.Stderr, s: env.secrets}
 	err := dispatch(ctx, env, args)
+	if sig, ok := interruption(ctx); ok {
+		// Ctrl-C: say so, and exit as a shell would report it. A command
+		// with more to say (export printed what it had, marked
+		// incomplete) says it in its error.
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(env.Stderr, "perch: %v\n", err)
+		} else {
+			fmt.Fprintf(env.Stderr, "perch: %s\n", sig.word())
+		}
+		return sig.exitCode()
+	}
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, new(usageError)):
-		fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
+		var ue usageError
+		errors.As(err, &ue)
+		if ue.cmd != "" {
+			fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch %s --help' for its flags and examples.\n", err, ue.cmd)
+		} else {
+			fmt.Fprintf(env.Stderr, "perch: %v\nRun 'perch --help' for usage.\n", err)
+		}
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		return ExitOK // interrupted by the user: a normal way to stop tail
+		return ExitOK // ended by the caller (not a signal): a normal way to stop tail
 	default:
 		fmt.Fprintf(env.Stderr, "perch: %v\n", err)
 		return ExitFailure
@@ -149,6 +187,8 @@ func hoistCommand(args []string) []string {
 				}
 			}
 			return args
+		case name == "v" || strings.HasPrefix(name, "v="):
+			lead = append(lead, a) // -v takes no value
 		case connFlag(name):
 			if i+1 < len(args) {
 				lead = append(lead, a, args[i+1])
@@ -180,7 +220,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 			return nil
 		}
 		if len(args) > 0 && args[0] == "--version" {
-			fmt.Fprintln(env.Stdout, "perch", Version)
+			fmt.Fprintln(env.Stdout, versionText())
 			return nil
 		}
 		return runRoot(ctx, env, args)
@@ -198,19 +238,30 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	if name == "version" {
-		fmt.Fprintln(env.Stdout, "perch", Version)
+		fmt.Fprintln(env.Stdout, versionText())
 		return nil
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(ctx, env, args[1:])
+			err := c.run(ctx, env, args[1:])
+			if ue, ok := err.(usageError); ok && ue.cmd == "" {
+				ue.cmd = c.name
+				return ue
+			}
+			return err
 		}
 	}
-	return usagef("unknown command %q", name)
+	return usagef("unknown command %q%s", name, didYouMean(name, commandNames()))
 }
 
-// Version is set at build time with -ldflags "-X …cli.Version=…".
-var Version = "dev"
+// commandNames lists the commands, in the order help shows them.
+func commandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
+}
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `perch — a terminal client for live agent sessions (maria, Suna, pynchy)
@@ -229,14 +280,19 @@ Commands:
 Connection flags (every command):
   --url URL               server base URL, e.g. http://localhost:8090/v1 (maria),
                           http://localhost:8000/v1 (Suna), http://localhost:8484 (pynchy)
-                          (default: $PERCH_URL, else maria's port in ~/.moonagent/daemon.json)
-  --backend NAME          the server's system: maria, suna or pynchy (default:
-                          $PERCH_BACKEND, else perch asks the URL and says what it found)
-  --token TOKEN           bearer token for the server (default: $PERCH_TOKEN; never printed)
+                          (default: $PERCH_URL, else url in the config file, else maria's
+                          port in ~/.moonagent/daemon.json)
+  --backend NAME          the server's system: maria, suna or pynchy (default: $PERCH_BACKEND,
+                          else the config file's, else perch asks the URL)
+  --token TOKEN           bearer token for the server (default: $PERCH_TOKEN, else the
+                          config file's token_command; never printed)
   --header 'Name: value'  extra request header, repeatable (values are never printed)
+  -v                      say which system answered the URL (said anyway when stderr is a terminal)
 
 Flags may come before or after the arguments. A TASK may be any unique
-prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage.
+prefix of its id. Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted.
+Settings: 'perch config' (the file: 'perch config path'). Flags win over
+the environment, which wins over the config file.
 Run 'perch COMMAND --help' for a command's flags and examples.
 `)
 }
@@ -256,6 +312,9 @@ type conn struct {
 	// none, or a list that did not decode): the UI shows it instead of
 	// asking again.
 	probedTasks []events.Task
+	// verbose (-v): say which system answered the URL even when stderr
+	// is not a terminal.
+	verbose bool
 	// opened is the backend open returned: a command that asks again (the
 	// UI commands) gets the same one, probed once.
 	opened backend.Backend
@@ -268,16 +327,19 @@ func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 
 func (c *conn) register(fs *flagSet) {
 	c.cmd = fs.Name()
-	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else maria's ~/.moonagent/daemon.json)")
+	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else the config file's url, else maria's ~/.moonagent/daemon.json)")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
-	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else asked of the URL)")
-	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN; never printed)")
+	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else the config file's, else asked of the URL)")
+	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN, else the config file's token_command; never printed)")
+	fs.BoolVar(&c.verbose, "v", false, "say which system answered the URL (said anyway when stderr is a terminal)")
 }
 
 // flagSet is a command's flags plus its help text.
 type flagSet struct {
 	*flag.FlagSet
 	help func()
+	// list is Env.listFlags.
+	list func(*flag.FlagSet)
 }
 
 // newFlagSet makes a FlagSet that reports errors once (as a usage error)
@@ -303,12 +365,16 @@ func newFlagSet(env Env, cmd string) *flagSet {
 		}
 		printUsage(env.Stdout)
 	}
-	return &flagSet{FlagSet: fs, help: help}
+	return &flagSet{FlagSet: fs, help: help, list: env.listFlags}
 }
 
 // parse parses flags that may come before or after positional arguments;
 // everything after "--" is positional. It checks the positional count.
 func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
+	if fs.list != nil {
+		fs.list(fs.FlagSet)
+		return nil, flag.ErrHelp // stop here: the command was asked its flags
+	}
 	var tail []string
 	for i, a := range args {
 		if a == "--" {
@@ -323,7 +389,7 @@ func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usageError{fmt.Sprintf("%s: %v", fs.Name(), err)}
+			return nil, usagef("%s: %v%s", fs.Name(), err, flagHint(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -361,6 +427,22 @@ func oneOf(flagName, v string, allowed ...string) error {
 			return nil
 		}
 	}
+	hint := didYouMean(v, allowed)
 	sort.Strings(allowed)
-	return usagef("--%s must be one of %s, not %q", flagName, strings.Join(allowed, ", "), v)
+	return usagef("--%s must be one of %s, not %q%s", flagName, strings.Join(allowed, ", "), v, hint)
+}
+
+// flagHint suggests the flag nearest to one the flag package did not
+// know ("flag provided but not defined: -NAME", its stable wording).
+func flagHint(fs *flagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if hint := didYouMean(strings.TrimPrefix(name, "-"), names); hint != "" {
+		return strings.Replace(hint, "mean ", "mean --", 1)
+	}
+	return ""
 }

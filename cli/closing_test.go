@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -358,54 +357,6 @@ func TestUntilIdleWaitsForTheDaemon(t *testing.T) {
 	}
 	if r.stdout != want {
 		t.Fatalf("--until-idle export differs:\n%s", r.stdout)
-	}
-}
-
-// TestExportBoundsMemoryAndRestores: an export that owns the process sets
-// a memory limit while it follows the stream (never below the live heap)
-// and puts the previous one back.
-func TestExportBoundsMemoryAndRestores(t *testing.T) {
-	log, err := os.ReadFile(streamA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const id = "3f2b0000-0000-4000-8000-000000000006"
-	s := &taskServer{id: id, log: log, status: func() string { return "idle" }}
-	base := s.start(t)
-	const outer = 1 << 40
-	prev := debug.SetMemoryLimit(outer)
-	defer debug.SetMemoryLimit(prev)
-	var seen atomic.Int64
-	var out bytes.Buffer
-	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, OwnsProcess: true,
-		Home: t.TempDir(), Cwd: t.TempDir()}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	done := make(chan int, 1)
-	go func() { done <- Main(ctx, env, []string{"export", id, "--url", base, "--format", "jsonl"}) }()
-	for running := true; running; {
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Fatalf("export: exit %d", code)
-			}
-			running = false
-		default:
-			if l := debug.SetMemoryLimit(-1); l != outer {
-				seen.Store(l)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	if l := seen.Load(); l == 0 || l >= outer || l < 4<<20 {
-		t.Errorf("limit while exporting: %d", l)
-	}
-	if l := debug.SetMemoryLimit(-1); l != outer {
-		t.Errorf("limit after export %d, want %d back", l, outer)
-	}
-	want := must(t, run(t, "", "replay", streamA, "--format", "jsonl")).stdout
-	if out.String() != want {
-		t.Errorf("export differs:\n%s", out.String())
 	}
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/perch-tui/perch/backend/registry"
@@ -24,13 +23,15 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
 		return err
 	}
-	res, err := registry.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session})
+	if err := fromFlag(*from); err != nil {
+		return err
+	}
+	res, err := registry.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin})
 	if err != nil {
 		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
-	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
-	if err := writeExport(out, res.Timeline, *format, title, *full); err != nil {
+	if err := writeExport(out, res.Timeline, *format, fileTitle(pos[0]), *full); err != nil {
 		return err
 	}
 	return out.Flush()
@@ -38,4 +39,13 @@ func runImport(ctx context.Context, env Env, args []string) error {
 
 func kindNames() string {
 	return strings.Join(registry.Names(), ", ")
+}
+
+// fromFlag checks --from before anything is read, and suggests the kind
+// nearest to a misspelt one.
+func fromFlag(v string) error {
+	if _, ok := registry.Default().Kind(v); v == "" || ok {
+		return nil
+	}
+	return usagef("unknown kind %q for --from%s; the kinds are:\n%s", v, didYouMean(v, registry.Names()), registry.Default().KindList())
 }

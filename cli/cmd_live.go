@@ -8,7 +8,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
 )
@@ -46,13 +45,6 @@ type liveOpts struct {
 	// quiet: no connection chatter on stderr (export), unless the
 	// connection keeps failing.
 	quiet bool
-	// bound: keep the process's memory near the stream's bytes (export,
-	// when it owns the process; maria, whose raw frames pass through).
-	bound bool
-	// keepTexts: the texts of maria's replay go to memory of their own,
-	// never given back (internal/textmem): for export when it owns the
-	// process, which keeps them all until it exits.
-	keepTexts bool
 	// frames: each step of maria's stream carries its wire frame, even
 	// one that brought nothing new (record).
 	frames bool
@@ -66,7 +58,7 @@ type liveOpts struct {
 
 // settledOnly: only the session as it stands once the run is over is
 // used (export --until-idle), not the steps that lead there; onUpdate, if
-// any, may see fewer steps (export's write-ahead takes a Reset back).
+// any, may see fewer steps.
 func (o liveOpts) settledOnly() bool { return o.settled && o.untilIdle && !o.follow }
 
 // liveStep is one update as followLive applied it.
@@ -152,12 +144,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	case settled && o.settledOnly():
 		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
 	case withOptions:
-		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames, BoundMemory: o.bound}
-		if o.keepTexts {
-			texts := textmem.NewMapped(textMemLimit)
-			defer texts.Close()
-			fo.Texts = texts
-		}
+		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
 		ferr = of.FollowWith(sctx, task.ID, fo, func(s backend.Step) { on(s.Update, s.Frame) })
 	case o.frames:
 		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), backend.ErrUnsupported)
@@ -260,38 +247,28 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Measured on the 10k-event long session (48 MB): peak RSS 74 MB
-	// without the bound, 66 MB with it, for the same processor time.
-	o := exportLiveOpts(*untilIdle, env.OwnsProcess)
-	var ahead *aheadFile
-	if *format == "jsonl" {
-		if ahead = newAheadFile(env.Stdout); ahead != nil {
-			o.onUpdate = func(s liveStep) error { ahead.step(s); return nil }
+	tl, err := followLive(ctx, env, b, task, exportLiveOpts(*untilIdle))
+	if _, stopped := interruption(ctx); err != nil && stopped && tl != nil {
+		// Ctrl-C: print what was read so far, with a last notice that
+		// says it is incomplete (a notice line in jsonl, a line in md).
+		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning,
+			Text: "perch export was interrupted: this transcript is incomplete"})
+		if werr := writeExport(env.Stdout, tl, *format, task.Name, *full); werr != nil {
+			return werr
 		}
+		return errors.New("interrupted: the export holds what was read so far, marked incomplete")
 	}
-	tl, err := followLive(ctx, env, b, task, o)
 	if err != nil {
-		if ahead != nil {
-			ahead.abandon()
-		}
 		return err
-	}
-	if ahead != nil {
-		return ahead.finish(tl)
 	}
 	return writeExport(env.Stdout, tl, *format, task.Name, *full)
 }
 
 // exportLiveOpts are export's rule: the session once synced (or idle, with
-// untilIdle), only its settled state counts, no chatter, memory bound when
-// export owns the process.
-func exportLiveOpts(untilIdle, ownsProcess bool) liveOpts {
-	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true, bound: ownsProcess, keepTexts: ownsProcess}
+// untilIdle), only its settled state counts, no chatter.
+func exportLiveOpts(untilIdle bool) liveOpts {
+	return liveOpts{untilIdle: untilIdle, settled: true, quiet: true}
 }
-
-// textMemLimit bounds the memory export maps for texts; past it they go to
-// the heap.
-const textMemLimit = 2 << 30
 
 // runTail is perch tail: the items as they come, with the same rendering
 // for every backend. After a Reset (the backend read the session again)
@@ -303,6 +280,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	var c conn
 	c.register(fs)
 	jsonl := fs.Bool("jsonl", false, "print normalized JSON lines (a tool line repeats, same id, when it finishes)")
+	untilIdle := fs.Bool("until-idle", false, "stop once the replay is in and the run has ended (else follow until interrupted)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -317,12 +295,12 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	p.holdOpen = true
 	if !*jsonl {
 		if maria {
-			fmt.Fprintf(out, "Following task %s  %s  (%s)  — Ctrl-C to stop\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status)
+			fmt.Fprintf(out, "Following task %s  %s  (%s)  — %s\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
 		} else {
-			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — Ctrl-C to stop\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status)
+			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — %s\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
 		}
 	}
-	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, onUpdate: func(s liveStep) error {
+	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, untilIdle: *untilIdle, onUpdate: func(s liveStep) error {
 		if s.old != nil {
 			p.restart(s.old, s.tl)
 		}
@@ -338,10 +316,21 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		return nil
 	}})
 	out.Flush()
+	if _, stopped := interruption(ctx); stopped {
+		return ctx.Err() // Ctrl-C: Main says so and exits 130
+	}
 	if ctx.Err() != nil {
-		return nil
+		return nil // the caller ended it
 	}
 	return err
+}
+
+// stopHint is the end of tail's heading: how the command ends.
+func stopHint(untilIdle bool) string {
+	if untilIdle {
+		return "until the run ends"
+	}
+	return "Ctrl-C to stop"
 }
 
 // restart carries the printer over to a timeline that replaced old: the

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
 )
 
@@ -23,7 +22,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	chat := fs.String("chat", "", "pynchy: the chat (jid) to open when the file holds several")
 	session := fs.String("session", "", "attocode: the session id to open (default: the newest)")
 	full := fs.Bool("full", false, "md: quote every tool output whole")
-	theme := fs.String("theme", "auto", "colour theme of the terminal UI: auto, dark or light")
+	theme := themeFlag(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -31,13 +30,16 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if err := oneOf("format", *format, "text", "md", "json", "jsonl"); err != nil {
 		return err
 	}
-	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+	if err := resolveTheme(env, theme); err != nil {
+		return err
+	}
+	if err := fromFlag(*from); err != nil {
 		return err
 	}
 	formatSet := false
 	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
 	path := pos[0]
-	opts := ingest.Options{Chat: *chat, Session: *session}
+	opts := ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}
 	toUI := env.IsTerminal && !formatSet
 	if toUI {
 		prepareUI()
@@ -60,24 +62,28 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		}
 		return env.runUI(ctx, b, cfg)
 	}
-	s, k, err := registry.Choose(path, *from)
+	res, err := registry.Run(ctx, path, *from, opts)
 	if err != nil {
 		return importErr(err)
 	}
-	tl := events.NewTimeline()
-	if err := registry.Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return importErr(err)
-	}
+	tl := res.Timeline
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
 		newPrinter(out, false).update(tl)
 		return out.Flush()
 	}
-	title := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if err := writeExport(out, tl, *format, title, *full); err != nil {
+	if err := writeExport(out, tl, *format, fileTitle(path), *full); err != nil {
 		return err
 	}
 	return out.Flush()
+}
+
+// fileTitle is the title of a transcript read from path ("-" is stdin).
+func fileTitle(path string) string {
+	if path == registry.Stdin {
+		return "stdin"
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // importErr turns an importer's error into what the command returns: a
@@ -85,7 +91,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 func importErr(err error) error {
 	var ue *ingest.UsageError
 	if errors.As(err, &ue) {
-		return usageError{ue.Msg}
+		return usageError{msg: ue.Msg}
 	}
 	return err
 }

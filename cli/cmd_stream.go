@@ -55,10 +55,15 @@ func (p *printer) update(tl *events.Timeline) {
 		p.item(it)
 	}
 	if st := tl.Status(); st != p.status || !p.started {
+		ended := p.started && p.status == events.RunGenerating
 		p.started = true
 		p.status = st
-		if p.jsonl {
+		switch {
+		case p.jsonl:
 			p.json(transcript.StateRecord(tl))
+		case ended:
+			// Scripts and people reading tail see where a run stops.
+			fmt.Fprintf(p.w, "── run ended (%s) ──\n\n", st)
 		}
 	}
 }
@@ -257,14 +262,20 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 		return bw.Flush()
 	}}
 	_, err = followLive(ctx, env, b, task, liveOpts{untilIdle: *untilIdle, follow: true, frames: true, onUpdate: r.step})
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		err = nil // Ctrl-C is how a recording ends
+	stopped := errors.Is(err, context.Canceled) && ctx.Err() != nil
+	if stopped {
+		// Ctrl-C is how a recording without --until-idle ends: what was
+		// recorded is kept, and Main reports the interrupt (exit 130).
+		err = nil
 	}
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("record %s: %w", *out, ferr)
 	}
 	if err == nil {
 		fmt.Fprintf(env.Stderr, "perch: recorded %d events\n", r.n)
+	}
+	if _, sig := interruption(ctx); stopped && sig && err == nil {
+		return ctx.Err()
 	}
 	return err
 }

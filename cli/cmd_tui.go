@@ -27,12 +27,12 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "perch")
 	var c conn
 	c.register(fs)
-	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	theme := themeFlag(fs)
 	model := fs.String("model", "", "model for tasks created with 'n' (default: the daemon's)")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+	if err := resolveTheme(env, theme); err != nil {
 		return err
 	}
 	prepareUI()
@@ -49,12 +49,12 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "attach")
 	var c conn
 	c.register(fs)
-	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	theme := themeFlag(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+	if err := resolveTheme(env, theme); err != nil {
 		return err
 	}
 	prepareUI()
@@ -80,14 +80,14 @@ func dialectFlag(v string) (fakedaemon.Dialect, error) {
 
 func runDemo(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "demo")
-	theme := fs.String("theme", "auto", "colour theme: auto, dark or light (NO_COLOR disables colour)")
+	theme := themeFlag(fs)
 	dialect := fs.String("dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
 	be := fs.String("backend", backend.Maria, "which system to fake: maria, suna or pynchy")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
-	if err := oneOf("theme", *theme, "auto", "dark", "light"); err != nil {
+	if err := resolveTheme(env, theme); err != nil {
 		return err
 	}
 	if err := oneOf("backend", *be, backend.Maria, backend.Suna, backend.Pynchy); err != nil {

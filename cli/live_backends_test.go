@@ -37,7 +37,7 @@ func TestLiveBackendsThroughTheCLI(t *testing.T) {
 	_, mURL := fake(t, "head", 20)
 
 	for _, tc := range []struct{ url, tok, want string }{{sURL, "jwt-secret-1", "suna"}, {pURL, "", "pynchy"}, {mURL, "", "maria"}} {
-		args := []string{"tasks", "--url", tc.url}
+		args := []string{"tasks", "--url", tc.url, "-v"}
 		if tc.tok != "" {
 			args = append(args, "--token", tc.tok)
 		}

@@ -219,7 +219,7 @@ func TestExportPynchyErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitIdle(t, 1)
-	r := must(t, run(t, "", "export", pynchyChat, "--url", p.base, "--format", "jsonl", "--until-idle"))
+	r := must(t, run(t, "", "export", pynchyChat, "--url", p.base, "--format", "jsonl", "--until-idle", "-v"))
 	if r.stderr != "perch: "+p.base+" answers as pynchy\n" || r.stdout != pynchyImport(t, p.base) {
 		t.Errorf("probed export: %+v", r)
 	}

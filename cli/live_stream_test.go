@@ -205,15 +205,14 @@ func TestExportSunaJoinedMidRun(t *testing.T) {
 	}
 }
 
-// Into a regular file (written ahead while the end is awaited), export
-// --until-idle of a run joined mid-way holds the import of the history
+// Into a regular file, export --until-idle of a run joined mid-way holds the import of the history
 // after what the file held before.
 func TestExportSunaJoinedMidRunIntoAFile(t *testing.T) {
 	t.Parallel()
 	s, base := sunaAPI(t, fakesuna.Options{Token: sunaSecret, Hold: true, DropEvery: 4})
 	tid, rid := sunaStart(t, s, "What is in my workspace?")
 	sunaWaitHeld(t, s, rid)
-	f := aheadTarget(t)
+	f := fileTarget(t)
 	streams := s.Requests("GET /agent-run/{id}/stream")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -313,7 +312,7 @@ func TestExportSunaErrors(t *testing.T) {
 		}
 	}
 	// Probed, not named: perch says what answered, then exports.
-	r := must(t, run(t, "", "export", tid, "--url", base, "--token", sunaSecret, "--format", "jsonl"))
+	r := must(t, run(t, "", "export", tid, "--url", base, "--token", sunaSecret, "--format", "jsonl", "-v"))
 	noSecret(t, "probed export", r)
 	if r.stderr != "perch: "+base+" answers as suna\n" || r.stdout != sunaImport(t, base, sunaSecret, tid) {
 		t.Errorf("probed export: %+v", r)

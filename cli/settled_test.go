@@ -34,21 +34,17 @@ func (s *settledStub) FollowSettled(_ context.Context, _ string, on func(backend
 }
 
 // export --until-idle follows a backend that can leave out the running
-// run's steps through FollowSettled, whether or not its output is written
-// ahead (onUpdate, for a regular file); tail, and export without
+// run's steps through FollowSettled; tail, and export without
 // --until-idle, follow every step.
 func TestExportFollowsSettled(t *testing.T) {
 	t.Parallel()
-	ahead := func(liveStep) error { return nil }
-	withAhead := func(o liveOpts) liveOpts { o.onUpdate = ahead; return o }
 	for _, tc := range []struct {
 		name string
 		o    liveOpts
 		want string
 	}{
-		{"export --until-idle", exportLiveOpts(true, false), "FollowSettled"},
-		{"export --until-idle into a file", withAhead(exportLiveOpts(true, true)), "FollowSettled"},
-		{"export", exportLiveOpts(false, false), "Follow"},
+		{"export --until-idle", exportLiveOpts(true), "FollowSettled"},
+		{"export", exportLiveOpts(false), "Follow"},
 		{"until idle, not an export", liveOpts{untilIdle: true}, "Follow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

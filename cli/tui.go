@@ -28,12 +28,37 @@ func (env Env) runUI(ctx context.Context, b backend.Backend, c tui.Config) error
 // network.
 func prepareUI() { tui.Prepare() }
 
-// uiConfig is what every command gives the UI: the environment and the
-// theme. The UI bounds the process's memory while a replay comes in only
-// when the command owns the process.
+// uiConfig is what every command gives the UI: the environment, the
+// theme and the config file's key overrides (resolveTheme read the file
+// already, and said what is wrong with it).
 func uiConfig(env Env, theme string) tui.Config {
-	return tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		BoundMemory: env.OwnsProcess}
+	c := tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr}
+	if conf, err := env.config(); err == nil {
+		c.Keys = conf.keys()
+	}
+	return c
+}
+
+// themeFlag is --theme of the commands that open the UI; "" means the
+// config file's theme, else auto (see resolveTheme).
+func themeFlag(fs *flagSet) *string {
+	return fs.String("theme", "", "colour theme: auto, dark or light (default: the config file's theme, else auto; NO_COLOR disables colour)")
+}
+
+// resolveTheme fills in an unset --theme from the config file (else
+// auto) and checks it.
+func resolveTheme(env Env, theme *string) error {
+	conf, err := env.config()
+	if err != nil {
+		return err
+	}
+	if *theme == "" {
+		*theme = string(conf.file.Theme)
+	}
+	if *theme == "" {
+		*theme = "auto"
+	}
+	return oneOf("theme", *theme, "auto", "dark", "light")
 }
 
 // withOutbox keeps what the user sends in store (the UI's backend

@@ -43,3 +43,14 @@ func Bound(s string) string {
 func ForeignName(name string) string {
 	return strconv.QuoteToGraphic(Excerpt([]byte(name), 40))
 }
+
+// CostText is a cost in US dollars as a person reads it: cents from a
+// dollar up, at most four decimals below, trailing zeros dropped
+// ($0.0418, $0.61, $2.40). The JSON forms keep the exact number.
+func CostText(usd float64) string {
+	if usd >= 1 {
+		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+	}
+	s := strings.TrimRight(strconv.FormatFloat(usd, 'f', 4, 64), "0")
+	return "$" + strings.TrimSuffix(s, ".")
+}

@@ -40,6 +40,11 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 	case KindNotice:
 		t.add(&Item{Kind: ItemNotice, ID: ev.ID, Created: ev.Created, Level: ev.Level,
 			NoticeKind: ev.NoticeKind, Text: ev.Text})
+		if ev.Usage != nil {
+			// A run's usage the source reports apart from its replies
+			// (Claude Code's result line when no reply said its own).
+			t.addUsage(ev.Usage)
+		}
 	case KindRunState:
 		before := t.status
 		if ev.RunStatus != StatusGenerating {

@@ -148,7 +148,7 @@ type Event struct {
 
 	Text      string     // user/assistant/system text, Failed error text, system prompt
 	ToolCalls []ToolCall // AssistantMessage
-	Usage     *Usage     // AssistantMessage
+	Usage     *Usage     // AssistantMessage; a Notice's is a whole run's usage, counted in the totals only
 	Tool      *ToolEvent // Pre/PostToolCall, ToolMessage
 
 	MessageID string          // MessageQueued / MessageUnqueued (the POST reply id)

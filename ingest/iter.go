@@ -21,6 +21,8 @@ type Options struct {
 	Chat string
 	// Session picks one session of a store that holds several (Attocode).
 	Session string
+	// Stdin is what the path "-" reads (standard input).
+	Stdin io.Reader
 }
 
 // UsageError is a problem the user can fix with a flag (perch exits 2).
@@ -110,7 +112,7 @@ func eachLine(r *bufio.Reader, fn func(int, []byte) error) error {
 func EachElement(path, field string, fn func(i int, raw json.RawMessage) error) (top Record, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // an *os.PathError names the path
 	}
 	defer f.Close()
 	top, err = elementsOf(f, field, fn)

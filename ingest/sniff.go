@@ -50,7 +50,11 @@ type Record = map[string]json.RawMessage
 // its first records, decoded leniently. It is cheap: only the head of the
 // file is read.
 type Sample struct {
-	Path  string
+	// Path is the file importers read, by name, as often as they need.
+	Path string
+	// Name is what the user called the input, for messages: the path, or
+	// "stdin". A stream's Path is a temporary copy (see SniffStream).
+	Name  string
 	Shape Shape
 	// Head is the first bytes of the file (up to HeadSize, BOM removed).
 	Head []byte
@@ -67,6 +71,20 @@ type Sample struct {
 	Field string
 	// TopArray is set when the document is a JSON array.
 	TopArray bool
+
+	// spooled is the temporary copy of a stream, removed by Close.
+	spooled string
+}
+
+// Close removes the temporary copy a stream was read into; it does
+// nothing for a regular file.
+func (s *Sample) Close() error {
+	if s == nil || s.spooled == "" {
+		return nil
+	}
+	err := os.Remove(s.spooled)
+	s.spooled = ""
+	return err
 }
 
 // HeadSize is how much of a file Sniff reads.
@@ -77,25 +95,67 @@ const sampleRecords = 16
 
 var sqliteMagic = []byte("SQLite format 3\x00")
 
-// Sniff reads the head of the file at path and describes it.
+// Sniff reads the head of the file at path and describes it. An input
+// that is not a regular file (a pipe, /dev/stdin, a process substitution)
+// is a stream: it is read as SniffStream reads one.
 func Sniff(path string) (*Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // an *os.PathError: "open PATH: why"
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return SniffStream(path, f)
+	}
+	return sniffFile(path, path, f)
+}
+
+// SniffStream reads a stream (standard input, a pipe) that can be read
+// only once, while importers read their file by name and some more than
+// once (a document whose shape is unusual is read again; a SQLite store
+// must be a file). So the stream is copied whole to a temporary file
+// first, which Sample.Path names and Sample.Close removes; name is what
+// messages call the input.
+func SniffStream(name string, r io.Reader) (*Sample, error) {
+	tmp, err := os.CreateTemp("", "perch-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: keep a copy: %w", name, err)
+	}
+	_, err = io.Copy(tmp, r)
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer tmp.Close()
+	s, err := sniffFile(tmp.Name(), name, tmp)
+	if err != nil {
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	s.spooled = tmp.Name()
+	return s, nil
+}
+
+// sniffFile samples the head of f, the file at path.
+func sniffFile(path, name string, f *os.File) (*Sample, error) {
 	head := make([]byte, HeadSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err // an *os.PathError: "read PATH: why"
 	}
-	return SniffBytes(path, head[:n], n < HeadSize), nil
+	s := SniffBytes(path, head[:n], n < HeadSize)
+	s.Name = name
+	return s, nil
 }
 
 // SniffBytes describes a file from its head; whole says the head is the
 // whole file.
 func SniffBytes(path string, head []byte, whole bool) *Sample {
-	s := &Sample{Path: path}
+	s := &Sample{Path: path, Name: path}
 	if bytes.HasPrefix(head, sqliteMagic) {
 		s.Shape = ShapeSQLite
 		s.Head = head
@@ -290,7 +350,7 @@ func Str(r Record, key string) string {
 func openBuffered(path string) (*os.File, *bufio.Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, err // an *os.PathError names the path
 	}
 	return f, bufio.NewReaderSize(f, 1<<20), nil
 }

@@ -496,14 +496,7 @@ func Unquote(raw []byte) (s string, ok bool) {
 // measure the value and once to copy the runs between them, where Unquote
 // looks at every byte three times (to find the first escape, to check
 // and measure, to copy). Anything else is Unquote's.
-func UnquoteChecked(raw []byte) (string, bool) { return UnquoteCheckedIn(raw, nil) }
-
-// UnquoteCheckedIn is UnquoteChecked that takes the memory of a string it
-// copies from mem when mem is not nil and gives it (mem returns nil to
-// leave the string to the heap): a caller that keeps texts for the life of
-// its process can place them where faulting them in costs less (see
-// internal/textmem).
-func UnquoteCheckedIn(raw []byte, mem func(n int) []byte) (string, bool) {
+func UnquoteChecked(raw []byte) (string, bool) {
 	i, j := skipSpace(raw, 0), len(raw)
 	for j > i && (raw[j-1] == ' ' || raw[j-1] == '\t' || raw[j-1] == '\n' || raw[j-1] == '\r') {
 		j--
@@ -517,10 +510,6 @@ func UnquoteCheckedIn(raw []byte, mem func(n int) []byte) (string, bool) {
 		return Unquote(raw)
 	}
 	if k < 0 {
-		if b := alloc(mem, len(body)); b != nil {
-			copy(b, body)
-			return unsafe.String(unsafe.SliceData(b), len(b)), true
-		}
 		return string(body), true
 	}
 	// Measure: the body less what each escape saves.
@@ -540,10 +529,7 @@ func UnquoteCheckedIn(raw []byte, mem func(n int) []byte) (string, bool) {
 		}
 		p += q
 	}
-	buf := alloc(mem, n)[:0]
-	if buf == nil {
-		buf = make([]byte, 0, n)
-	}
+	buf := make([]byte, 0, n)
 	for p := 0; ; {
 		q := bytes.IndexByte(body[p:], '\\')
 		if q < 0 {
@@ -555,17 +541,6 @@ func UnquoteCheckedIn(raw []byte, mem func(n int) []byte) (string, bool) {
 	}
 	// buf is not used again: the string can share it.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
-}
-
-// alloc is mem(n) when there is a mem, with exactly n bytes, or nil.
-func alloc(mem func(int) []byte, n int) []byte {
-	if mem == nil || n == 0 {
-		return nil
-	}
-	if b := mem(n); len(b) == n {
-		return b[:n:n]
-	}
-	return nil
 }
 
 // AppendUnquote is Unquote that appends the string to dst, for a caller

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // check compares every function with encoding/json on raw.
@@ -35,27 +34,6 @@ func check(t *testing.T, raw []byte) {
 		// Checked input: UnquoteChecked reads it as Unquote does.
 		if s, ok := UnquoteChecked(raw); s != gotS || ok != okS {
 			t.Fatalf("UnquoteChecked(%q) = %q, %v; Unquote %q, %v", raw, s, ok, gotS, okS)
-		}
-		// With memory handed in: the same string, in that memory when
-		// it is a valid string with something in it.
-		pool := make([]byte, len(raw))
-		handed := 0
-		mem := func(n int) []byte {
-			if handed+n > len(pool) {
-				return nil
-			}
-			handed += n
-			return pool[handed-n : handed]
-		}
-		s, ok := UnquoteCheckedIn(raw, mem)
-		if s != gotS || ok != okS {
-			t.Fatalf("UnquoteCheckedIn(%q) = %q, %v; Unquote %q, %v", raw, s, ok, gotS, okS)
-		}
-		if ok && s != "" && utf8.Valid(raw) && (handed != len(s) || unsafe.StringData(s) != &pool[0]) {
-			t.Fatalf("UnquoteCheckedIn(%q) took %d bytes and left the string elsewhere", raw, handed)
-		}
-		if s, ok := UnquoteCheckedIn(raw, func(n int) []byte { return make([]byte, n+1) }); s != gotS || ok != okS {
-			t.Fatalf("UnquoteCheckedIn(%q) with a careless mem = %q, %v; Unquote %q, %v", raw, s, ok, gotS, okS)
 		}
 	}
 	if b, ok := AppendUnquote([]byte("x"), raw); string(b) != "x"+gotS || ok != okS {

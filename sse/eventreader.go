@@ -143,9 +143,8 @@ func (e *eventReader) sideline(end int) {
 // run of small events (a streamed answer, a few words per event) then
 // costs r3labs one event, not one each: its scanner, its event and its
 // channel hand-off to the subscriber's goroutine are paid per read rather
-// than per event. The events' data are copied out of the buffer into one
-// slice, which the frames share: a new one, or part of a slab the caller
-// hands back (see lender).
+// than per event. The events' data are copied out of the buffer (reused
+// by the next read) into one new slice, which the frames share.
 func (e *eventReader) sidelineRun() {
 	e.parsed = e.parsed[:0]
 	size := 0
@@ -175,9 +174,28 @@ func (e *eventReader) sidelineRun() {
 	if len(e.parsed) == 0 {
 		return
 	}
-	frames := e.side.lender().carve(e.parsed, size)
+	frames := carve(e.parsed, size)
 	clear(e.parsed) // no reference into buf outlives the read
 	e.stub = e.side.put(frames, id)
+}
+
+// carve returns the frames of a run of small events, the data of those
+// that lie in the read buffer (single) copied into one new slice that they
+// share, each with a cap that ends at its end. size is the sum of those
+// data's lengths.
+func carve(parsed []parsedEvent, size int) []events.Frame {
+	dst := make([]byte, 0, size)
+	frames := make([]events.Frame, len(parsed))
+	for i, p := range parsed {
+		f := p.f
+		if p.single {
+			at := len(dst)
+			dst = append(dst, f.Data...)
+			f.Data = dst[at:len(dst):len(dst)]
+		}
+		frames[i] = f
+	}
+	return frames
 }
 
 // parsedEvent is a small event read by sidelineRun, before its data is

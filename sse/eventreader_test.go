@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/events"
 )
 
 // chunkSource returns its chunks one Read at a time, then end.
@@ -240,5 +242,30 @@ func TestEventReaderTooLarge(t *testing.T) {
 	_, _, err := drain(t, newEventReader(src, 1<<20, nil), 4096)
 	if err == nil || !errors.Is(err, errEventTooLarge) || !strings.Contains(err.Error(), "more than 1 MiB") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestCarve: the frames of a run come out with their data, each with a cap
+// that ends at its end (an append to one cannot overwrite the next); only
+// data that lay in the read buffer (single) is copied.
+func TestCarve(t *testing.T) {
+	var ps []parsedEvent
+	size := 0
+	for i := range 6 {
+		d := bytes.Repeat([]byte{'a' + byte(i)}, 100)
+		single := i%2 == 0
+		if single {
+			size += len(d)
+		}
+		ps = append(ps, parsedEvent{events.Frame{Name: "maria", Data: d}, single})
+	}
+	fs := carve(ps, size)
+	for i, f := range fs {
+		if want := string(ps[i].f.Data); string(f.Data) != want || cap(f.Data) != len(f.Data) {
+			t.Errorf("frame %d: %d bytes cap %d, want %d of %q", i, len(f.Data), cap(f.Data), len(want), want[:1])
+		}
+		if copied := &f.Data[0] != &ps[i].f.Data[0]; copied != ps[i].single {
+			t.Errorf("frame %d: copied %v, single %v", i, copied, ps[i].single)
+		}
 	}
 }

@@ -136,7 +136,6 @@ const sideEvent = "perch.sidelined"
 // named by a stub event that carries a token no server can guess, and the
 // progress of the bytes coming in.
 type streamSide struct {
-	own    lender // when report is nil
 	mu     sync.Mutex
 	token  string
 	seq    uint64
@@ -183,7 +182,6 @@ func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
 			lost := 0
 			for _, l := range s.queue[:i] {
 				lost += len(l.frames)
-				s.recycle(l.frames)
 			}
 			clear(s.queue[:i+1])
 			s.queue = s.queue[i+1:]
@@ -192,22 +190,6 @@ func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
 		}
 	}
 	return nil, false // a server's own event of that name
-}
-
-// lender carves the small frames' data.
-func (s *streamSide) lender() *lender {
-	if s.report != nil {
-		return &s.report.lend
-	}
-	return &s.own
-}
-
-// recycle takes back the data of frames that onFrame never got.
-func (s *streamSide) recycle(fs []events.Frame) {
-	l := s.lender()
-	for _, f := range fs {
-		l.recycle(f.Data)
-	}
 }
 
 // receiving reports what a read brought: n bytes, and whether an event is
@@ -242,20 +224,7 @@ type Progress struct {
 	// (parsed, or on their way through r3labs as stubs).
 	inflight atomic.Int64
 	total    atomic.Int64 // bytes read, every connection
-	lend     lender
 }
-
-// LendFrames makes the stream lend its small frames' data to onFrame
-// instead of giving it away: the caller promises to hand each frame's data
-// back with Recycle once it no longer reads it, and to keep no part of it.
-// The stream then carves later frames from the memory handed back. A frame
-// never handed back costs only its reuse. Call it before Subscribe.
-func (p *Progress) LendFrames() { p.lend.enable() }
-
-// Recycle hands back the data of a frame onFrame was given (LendFrames);
-// data the stream did not lend is ignored. Nothing may read data after.
-// It may be called from any goroutine.
-func (p *Progress) Recycle(data []byte) { p.lend.recycle(data) }
 
 // Bytes is how many bytes of events have been read, over every
 // connection.
@@ -445,7 +414,6 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 			for i, f := range fs {
 				if ctx.Err() != nil {
 					side.delivered(len(fs) - i) // stopped: not delivered
-					side.recycle(fs[i:])
 					return
 				}
 				onFrame(f)

@@ -23,6 +23,8 @@ func TestKeyArg(t *testing.T) {
 		{MariaPatch, `{"patch":"*** Begin Patch\n*** Update File: a\n*** Add File: b\n*** End Patch"}`, "a +1 more"},
 		{MariaPatch, `{"patch":"*** Begin Patch\n*** Delete File: a\n*** End Patch"}`, "a"},
 		{MariaTodo, `{"action":"read","content":"x"}`, "read"},
+		{CodexExecCommand, `{"cmd":"sh hello.sh","yield_time_ms":5000}`, "sh hello.sh"},
+		{CodexShellCommand, `{"command":"ls -la","workdir":"/w"}`, "ls -la"},
 		{"other", `{"url":"http://x"}`, "http://x"},
 		{"other", `{"name":"n","regex":"r"}`, "r"},
 		{"Bash", `{"command":"ls","description":"list"}`, "ls"},

@@ -137,3 +137,18 @@ func NormPriority(s string) string {
 	}
 	return "medium"
 }
+
+// claudeTaskCreated reads the id Claude Code's TaskCreate result gives the
+// new task ("Task #3 created successfully: …").
+var claudeTaskCreated = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Task #(\w+) created`)
+})
+
+// ClaudeTaskID is the id of the task a TaskCreate result says it created.
+func ClaudeTaskID(result string) (string, bool) {
+	m := claudeTaskCreated().FindStringSubmatch(result)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}

@@ -102,9 +102,16 @@ const (
 	MariaPatch     = "apply_patch"
 	MariaTodo      = "todo"
 
-	// Claude Code (and pynchy, which runs Claude Code)
-	ClaudeBash      = "Bash"
-	ClaudeTodoWrite = "TodoWrite"
+	// Claude Code (and pynchy, which runs Claude Code). Since 2.1 Claude
+	// Code tracks its plan with the Task* tools (TodoWrite is gone), and
+	// its subagent tool is Agent (Task before).
+	ClaudeBash       = "Bash"
+	ClaudeTodoWrite  = "TodoWrite"
+	ClaudeTaskCreate = "TaskCreate"
+	ClaudeTaskUpdate = "TaskUpdate"
+	ClaudeTaskList   = "TaskList"
+	ClaudeTaskGet    = "TaskGet"
+	ClaudeAgent      = "Agent"
 
 	// PynchyCommand is the call pynchy's decoder makes of a "!cmd" command
 	// a person ran in the chat.
@@ -119,6 +126,15 @@ const (
 	CodexWebSearchItem  = "web_search"
 	CodexWebSearch      = "web_search"
 	CodexTodoItem       = "todo_list"
+
+	// codex's own names for the tools it offers the model (0.17x), as its
+	// requests and rollouts carry them: exec_command starts a command (in
+	// a PTY) and write_stdin writes to or polls one still running;
+	// shell_command is the single-command tool of some models.
+	CodexExecCommand  = "exec_command"
+	CodexWriteStdin   = "write_stdin"
+	CodexShellCommand = "shell_command"
+	CodexUpdatePlan   = "update_plan"
 )
 
 // names maps tool names to what perch knows of them, by system; a name
@@ -143,13 +159,18 @@ var names = map[string]Tool{
 	"bash": {Kind: Command}, "read": {Kind: ReadFile}, "ls": {Kind: ListFiles}, "grep": {Kind: Search},
 	"glob": {Kind: Search}, "write": {Kind: WriteFile}, "edit": {Kind: Patch}, "multiedit": {Kind: Patch},
 	"todowrite": {Kind: TodoList}, "webfetch": {Kind: Web}, "websearch": {Kind: Web}, PynchyCommand: {Kind: Command},
+	ClaudeTaskCreate: {Kind: TodoList, keys: []string{"subject"}}, ClaudeTaskUpdate: {Kind: TodoList, keys: []string{"taskId", "status"}},
+	ClaudeTaskList: {Kind: TodoList}, ClaudeTaskGet: {Kind: TodoList, keys: []string{"taskId"}},
+	ClaudeAgent: {keys: []string{"description", "subagent_type"}}, "notebookedit": {Kind: Patch},
 
 	// Attocode
 	"write_file": {Kind: WriteFile}, "edit_file": {Kind: Patch},
 
 	// codex: the calls perch makes of its items, and the item types
 	CodexShell: {Kind: Command}, CodexCommandItem: {Kind: Command}, CodexFileChangeItem: {Kind: Patch},
-	CodexTodoItem: {Kind: TodoList}, "update_plan": {Kind: TodoList}, "local_shell": {Kind: Command},
+	CodexTodoItem: {Kind: TodoList}, CodexUpdatePlan: {Kind: TodoList}, "local_shell": {Kind: Command},
+	CodexExecCommand: {Kind: Command, keys: []string{"cmd"}}, CodexWriteStdin: {Kind: Command, keys: []string{"chars"}},
+	CodexShellCommand: {Kind: Command, keys: []string{"command"}},
 
 	// provider tool sets and other agents
 	"run_command": {Kind: Command}, "exec": {Kind: Command}, "run_terminal_cmd": {Kind: Command},

@@ -8,6 +8,8 @@ func TestKindOf(t *testing.T) {
 		"execute_command": Command, "Bash": Command, "command": Command, "command_execution": Command,
 		"read_file": ReadFile, "Read": ReadFile, "list_files": ListFiles, "Grep": Search,
 		"apply_patch": Patch, "Edit": Patch, "todo": TodoList, "TodoWrite": TodoList, "web_search": Web,
+		"file_change": Patch, "todo_list": TodoList, "update_plan": TodoList,
+		"exec_command": Command, "write_stdin": Command, "shell_command": Command,
 		"made_up_tool": Other, "": Other,
 	} {
 		if got := KindOf(name); got != want {

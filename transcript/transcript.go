@@ -592,7 +592,11 @@ func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) er
 			}
 			b.WriteString("\n\n")
 			if u := it.Usage; u != nil {
-				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out_\n\n", u.InputTokens, u.CachedTokens, u.OutputTokens)
+				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedTokens, u.OutputTokens)
+				if u.HasCost {
+					b.WriteString(", " + events.CostText(u.CostUSD))
+				}
+				b.WriteString("_\n\n")
 			}
 		case events.ItemTool:
 			writeToolMarkdown(b, it.Tool, full)
@@ -639,8 +643,10 @@ func callsMarkdown(calls []events.ToolCall) string {
 
 func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 	status := t.Status.String()
-	if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil && *r.Command.ExitCode != 0 {
-		status += fmt.Sprintf(", exit %d", *r.Command.ExitCode)
+	if code := t.Result.Exit(); code != nil && *code != 0 {
+		// Exit covers a status the source reported beside the output
+		// (Claude Code's Bash) as well as one read from it.
+		status += fmt.Sprintf(", exit %d", *code)
 	}
 	fmt.Fprintf(b, "**Tool `%s`** (%s)", sanitize.Line(t.Name), status)
 	if k := t.KeyArg(); k != "" {

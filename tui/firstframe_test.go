@@ -14,16 +14,6 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// takeHurried reports whether hurry was called since the last view or
-// check, and clears it.
-func (g *renderGate) takeHurried() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	h := g.hurried
-	g.hurried = false
-	return h
-}
-
 var firstTasks = []events.Task{{ID: "t-1", Name: "the given task", Status: events.StatusIdle}}
 
 // TestInitTakesAListThatIsIn: a list already in when Bubble Tea starts
@@ -102,77 +92,6 @@ func isClosed(c chan struct{}) bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// TestFirstPaintHurriesTheGate: the first frame at the terminal's size and
-// the first with the task list are flushed at once (the gate is hurried),
-// every other frame is paced by the frame-rate cap as before.
-func TestFirstPaintHurriesTheGate(t *testing.T) {
-	ctx := context.Background()
-	cfg := Config{Theme: "dark", Getenv: func(string) string { return "" }, Now: func() time.Time { return fixedNow }}
-	m := New(ctx, &fakeBackend{}, cfg, nil)
-	g := &renderGate{find: func() (*time.Ticker, bool) { return nil, false }}
-	m.gate = g
-	steps := []struct {
-		name  string
-		do    func()
-		hurry bool
-	}{
-		{"no size yet", func() {}, false},
-		{"the size", func() { m.Update(tea.WindowSizeMsg{Width: 80, Height: 20}) }, true},
-		{"the same screen", func() {}, false},
-		{"a key before the list", func() { m.Update(keyMsg("down")) }, false},
-		{"the list", func() { m.Update(tasksLoadedMsg{tasks: firstTasks}) }, true},
-		{"a key", func() { m.Update(keyMsg("down")) }, false},
-		{"the list again", func() { m.Update(tasksLoadedMsg{tasks: firstTasks}) }, false},
-		{"a new size", func() { m.Update(tea.WindowSizeMsg{Width: 90, Height: 20}) }, false},
-	}
-	for _, s := range steps {
-		s.do()
-		m.View()
-		if got := g.takeHurried(); got != s.hurry {
-			t.Errorf("%s: hurried %v, want %v", s.name, got, s.hurry)
-		}
-	}
-
-	// Attached at start: the task view is the content.
-	m = New(ctx, &fakeBackend{}, Config{TaskID: "t-1", Theme: "dark", Getenv: cfg.Getenv, Now: cfg.Now}, nil)
-	m.gate = g
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
-	m.View()
-	if !g.takeHurried() {
-		t.Error("the first frame of a task view at its size was not hurried")
-	}
-}
-
-// TestRenderGateHurriedViewKicks: a view within a frame interval of the
-// last kick kicks again when hurried, and only that one.
-func TestRenderGateHurriedViewKicks(t *testing.T) {
-	// Long enough that every view below comes within a frame of the last
-	// kick, even on a loaded machine.
-	const interval = 10 * time.Second
-	g, n := kickingGate(t, interval, 5*time.Millisecond)
-	seq := func() uint64 {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return g.kickSeq
-	}
-	g.viewed(true)
-	first := seq()
-	g.viewed(true)
-	if seq() != first {
-		t.Fatal("a view within a frame of the last kick kicked again")
-	}
-	g.hurry()
-	g.viewed(true)
-	if seq() != first+1 {
-		t.Fatal("a hurried view within a frame of the last kick did not kick")
-	}
-	waitFor(t, func() bool { return n.Load() > 0 })
-	g.viewed(true)
-	if seq() != first+1 {
-		t.Fatal("the view after a hurried one kicked: hurry must last one view")
 	}
 }
 

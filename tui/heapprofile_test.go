@@ -42,8 +42,7 @@ func TestHeapAtFinalReply(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		// BoundMemory as in perch's own process: the replay's memory limit.
-		_, err := run(ctx, newMaria(t, url), Config{TaskID: info.TaskID, Theme: "dark", BoundMemory: true, Getenv: func(string) string { return "" }, Unsent: io.Discard},
+		_, err := run(ctx, newMaria(t, url), Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard},
 			tea.WithInput(nil), tea.WithOutput(out), tea.WithWindowSize(120, 40))
 		done <- err
 	}()

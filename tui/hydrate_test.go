@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,7 +76,6 @@ type screenWatch struct {
 	seen   chan struct{}
 	once   sync.Once
 	writes chan time.Time
-	gate   atomic.Pointer[renderGate] // told of each write, as gateOutput tells it
 }
 
 func (s *screenWatch) Write(p []byte) (int, error) {
@@ -88,9 +87,6 @@ func (s *screenWatch) Write(p []byte) (int, error) {
 		case s.writes <- time.Now():
 		default:
 		}
-	}
-	if g := s.gate.Load(); g != nil {
-		g.wrote()
 	}
 	return len(p), nil
 }
@@ -197,8 +193,7 @@ func benchKeyToScreen(b *testing.B, setup, keySeq [][]byte) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = run(ctx, cl, Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard,
-			observeGate: func(g *renderGate) { out.gate.Store(g) }},
+		_, _ = run(ctx, cl, Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard},
 			tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(120, 40))
 	}()
 	defer func() { cancel(); _ = keys.Close(); <-done }()
@@ -266,6 +261,26 @@ func benchKeyToScreen(b *testing.B, setup, keySeq [][]byte) {
 func TestAttachShowsTheFinalReply(t *testing.T) {
 	srv, info := longDaemon(t, 300)
 	attachUntil(t, srv.URL, info, fakedaemon.LongSessionMarker)
+	waitProgramGone(t)
+}
+
+// waitProgramGone waits until no goroutine of a Bubble Tea program is
+// left: a finished program leaves its pending commands (a timer of up to
+// heldSettled's 700 ms) running until they fire, and the goleak checks of
+// the tests after this one must not see them.
+func waitProgramGone(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		n := runtime.Stack(buf, true)
+		if !bytes.Contains(buf[:n], []byte("charm.land/bubbletea/v2.")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a Bubble Tea goroutine is left 5 s after the program ended:\n%s", buf[:n])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // TestReplayOverTheBackendInFewBatches: a 10,000-event replay that comes

@@ -61,14 +61,11 @@ type Model struct {
 	overlay overlay
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
-	gate      *renderGate                          // told of every View; nil in tests
-	lastView  tea.View                             // the previous View, to tell the gate whether it changed
 	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
 	spin      spinState
 	flash     flash
 	lastWheel time.Time // input coalescing, see coalesceInput
 	quitting  bool
-	painted   paintLevel // how far the first screen has been drawn; see firstPaint
 
 	// The task list (kept live by backend.WatchSessions).
 	list       taskList
@@ -119,7 +116,7 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 		cfg:      cfg,
 		ctl:      ctl,
 		now:      cfg.Now(),
-		keys:     newKeyMap(),
+		keys:     newKeyMap().with(cfg.Keys),
 		after:    realAfter,
 		drafts:   make(map[string]string),
 		expanded: make(map[*events.Item]bool),
@@ -253,16 +250,6 @@ func (m *Model) resize(w, h int) {
 // items, each cached by the renderer.
 func (m *Model) View() tea.View {
 	var v tea.View
-	if m.gate != nil {
-		// At the end: the gate may ask for a flush at once, and the frame
-		// it flushes must be this one.
-		defer func() {
-			changed := v.Content != m.lastView.Content || !sameCursor(v.Cursor, m.lastView.Cursor) ||
-				v.WindowTitle != m.lastView.WindowTitle
-			m.lastView = v
-			m.gate.viewed(changed)
-		}()
-	}
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = m.title()
@@ -279,38 +266,7 @@ func (m *Model) View() tea.View {
 		lines, v.Cursor = m.taskView()
 	}
 	v.Content = strings.Join(lines, "\n")
-	if m.gate != nil && m.firstPaint() {
-		m.gate.hurry()
-	}
 	return v
-}
-
-// paintLevel is how much of the first screen a frame has.
-type paintLevel uint8
-
-const (
-	paintNone    paintLevel = iota
-	paintSized              // a frame at the terminal's size
-	paintContent            // one with the task list's answer, or the task view
-)
-
-// firstPaint reports whether this frame (at the terminal's size) is the
-// first of its level: the first at the size, then the first with the task
-// list. Those are flushed at once (renderGate.hurry) instead of at the
-// renderer's next tick: the list's answer usually comes a few
-// milliseconds after the size, within a frame interval of the last kick,
-// and would otherwise wait up to a whole frame to be seen. Everything
-// after is paced as before.
-func (m *Model) firstPaint() bool {
-	level := paintSized
-	if m.mode == modeTask || m.list.answered {
-		level = paintContent
-	}
-	if level <= m.painted {
-		return false
-	}
-	m.painted = level
-	return true
 }
 
 func (m *Model) title() string {
@@ -328,12 +284,4 @@ const callTimeout = 30 * time.Second
 
 func (m *Model) callCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(m.ctx, callTimeout)
-}
-
-// sameCursor reports whether two views' cursors are the same.
-func sameCursor(a, b *tea.Cursor) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Position == b.Position && a.Shape == b.Shape && a.Blink == b.Blink && a.Color == b.Color
 }

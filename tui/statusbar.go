@@ -9,7 +9,6 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
-	"github.com/perch-tui/perch/tui/render"
 )
 
 // segment is one piece of the status bar; the lowest priority goes first
@@ -86,7 +85,7 @@ func (m *Model) statusLine() string {
 	}
 	if t := meta.Totals; t.HasCost && t.CostUSD > 0 {
 		// Only where the source reports cost.
-		tok = strings.TrimSpace(tok + " " + render.CostText(t.CostUSD))
+		tok = strings.TrimSpace(tok + " " + events.CostText(t.CostUSD))
 	}
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{

@@ -4,14 +4,12 @@ import (
 	"context"
 	"iter"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -135,7 +133,7 @@ type streamBatchMsg struct {
 // eventChunks are events in order, in chunks: a replay's tens of
 // thousands of events are gathered without growing one slice (each
 // regrowth copied the batch whole into fresh memory, and page faults on
-// that memory cost a third of perch-ui's processor time attaching to a
+// that memory cost a third of the UI's processor time attaching to a
 // 20,000-frame Suna run).
 type eventChunks [][]events.Event
 
@@ -221,12 +219,6 @@ type batcher struct {
 	// stall is the longest recent pause between events (see burstQuiet).
 	stall time.Duration
 
-	// mem (nil unless the UI owns its process) bounds the Go memory while
-	// a replay comes in (see memlimit): read estimates the stream's bytes
-	// from the decoded events (eventBytes).
-	mem  *memlimit.Bound
-	read atomic.Int64
-
 	kick chan struct{} // cap 1: wakes the flusher
 	// settle (cap 1) wakes a flusher holding a batch: a step said that
 	// nothing more is on its way.
@@ -257,12 +249,6 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 			poke(b.settle)
 		}
 		return
-	}
-	if b.mem != nil {
-		for i := range evs {
-			b.read.Add(eventBytes(&evs[i]))
-		}
-		b.mem.Update()
 	}
 	now := time.Now()
 	b.mu.Lock()
@@ -320,31 +306,6 @@ func (b *batcher) end(err error) {
 	poke(b.kick)
 }
 
-// eventBytes estimates the bytes of the frame an event was decoded from
-// (its texts, plus an envelope), for the memory bound of a replay: the
-// bound follows the stream, and the decoded event is what the UI sees of
-// it. The estimate is low rather than high (escapes, names and ids are not
-// counted), which only lets the collector run a little more often.
-func eventBytes(ev *events.Event) int64 {
-	const envelope = 160
-	n := envelope + len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
-	for i := range ev.ToolCalls {
-		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
-	}
-	for i := range ev.Queue {
-		n += len(ev.Queue[i].Text)
-	}
-	if t := ev.Tool; t != nil {
-		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
-		if r := t.Result; r != nil {
-			// The per-tool details (Command, File, …) are read from
-			// these, often as slices of them: not counted again.
-			n += len(r.Text) + len(r.ErrorText) + len(r.Structured)
-		}
-	}
-	return int64(n)
-}
-
 func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -358,11 +319,6 @@ func (b *batcher) take() streamBatchMsg {
 // arrive meanwhile go out together in the next batch.
 func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send func(tea.Msg)) {
 	defer close(b.closed)
-	defer func() {
-		if b.mem != nil {
-			b.mem.Stop()
-		}
-	}()
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -398,9 +354,6 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		b.mu.Lock()
 		b.stall = 0
 		b.mu.Unlock()
-		if b.mem != nil {
-			b.mem.Relax() // the replay is in: garbage may grow again
-		}
 	}
 	idle := time.NewTimer(stallMax)
 	defer idle.Stop()
@@ -481,9 +434,6 @@ type streamHub struct {
 	// outbox reports changes of a task's outbox by anyone (nil: the store
 	// cannot tell); set before start.
 	outbox func(ctx context.Context, taskID string) <-chan struct{}
-	// boundMemory: the UI owns its process, so a task stream's replay may
-	// set a soft memory limit (see memlimit); set before start.
-	boundMemory bool
 }
 
 type watchReq struct {
@@ -519,16 +469,8 @@ func (h *streamHub) run(send func(tea.Msg)) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 
-	// The process's own memory limit, which every bound restores.
-	limit := memlimit.Current()
 	run := func(ctx context.Context, src streamSource, gen uint64, stream func(context.Context, *batcher) error) {
 		bt := newBatcher()
-		// Only a task's stream: the bound follows its bytes (estimated
-		// from its events); the task list is small.
-		if h.boundMemory && src == srcTask {
-			bt.mem = memlimit.Start(bt.read.Load, limit)
-			bt.mem.Hold() // the UI stays up: drawing must not grow it past the replay's peak
-		}
 		wg.Add(2)
 		go func() {
 			defer wg.Done()

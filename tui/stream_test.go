@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"context"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/memlimit"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -399,45 +397,6 @@ func TestHubWatchesTheTaskList(t *testing.T) {
 // hand the processor to the flusher).
 func spin(d time.Duration) {
 	for start := time.Now(); time.Since(start) < d; {
-	}
-}
-
-// When the UI owns its process, a task's replay lowers the soft memory
-// limit to about the bytes read while it comes in, and the process's own
-// limit is back once the burst is over.
-func TestBatcherBoundsMemoryWhileAReplayComesIn(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	const outer = 1 << 40
-	prev := debug.SetMemoryLimit(outer)
-	defer debug.SetMemoryLimit(prev)
-	wire := wireFrames(3000)
-	frames := decodeAll(wire)
-	bt := newBatcher()
-	bt.mem = memlimit.Start(bt.read.Load, outer)
-	var s sink
-	stop := runFlusher(t, bt, &s)
-	defer stop()
-	var lowest int64 = outer
-	bt.onState(connState{Phase: sse.PhaseLive})
-	var total int64
-	for i, ev := range frames {
-		bt.onEvent(ev)
-		total += int64(len(wire[i].Data))
-		lowest = min(lowest, memlimit.Current())
-	}
-	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(frames) })
-	if lowest >= outer {
-		t.Fatal("the limit was never lowered while the replay came in")
-	}
-	if lowest < memlimit.Floor {
-		t.Fatalf("limit %d: below the floor", lowest)
-	}
-	waitFor(t, func() bool { return memlimit.Current() == outer })
-	// The estimate from the decoded events stays near the stream's bytes,
-	// and below them (the bound errs on collecting more often).
-	t.Logf("estimated %d of %d bytes (%.2f)", bt.read.Load(), total, float64(bt.read.Load())/float64(total))
-	if read := bt.read.Load(); read > total || read < total/2 {
-		t.Fatalf("estimated %d bytes of a %d-byte stream", read, total)
 	}
 }
 

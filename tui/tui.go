@@ -6,8 +6,8 @@
 //   - no IO in Update or View: every network call is a tea.Cmd, streams live
 //     in goroutines next to the program;
 //   - per-frame work is bounded by the viewport, never by session length;
-//   - at most one stream batch per frame, and ticks only while something
-//     visible animates (Bubble Tea's frame ticker included: renderGate).
+//   - at most one stream batch per frame, and perch's own timers tick only
+//     while something visible animates.
 package tui
 
 import (
@@ -88,18 +88,17 @@ type Config struct {
 	// default).
 	Model string
 
+	// Keys are the user's key overrides from perch's config file: an
+	// action's name (KeyActions) → the keys that trigger it instead of
+	// its defaults, each checked with CheckKey. The help and the hint
+	// rows show the keys in force.
+	Keys map[string][]string
+
 	// Tasks is the task list as the caller just read it (perch's probe of
 	// a --url reads maria's whole list): the first frame shows it, and
 	// the UI does not ask for it again at start. Nil: the UI asks.
 	Tasks []events.Task
 
-	// BoundMemory says that the UI owns its process: while a task's replay
-	// comes in, it may set the process's soft memory limit so that the
-	// replay's garbage does not double the peak (see internal/memlimit).
-	BoundMemory bool
-
-	// observeGate lets tests watch the renderer gate of run.
-	observeGate func(*renderGate)
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
 	tasks *tasksPrefetch
@@ -162,26 +161,13 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	hub := newStreamHub(ctx, b)
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
-	hub.boundMemory = cfg.BoundMemory
-	// Frames go to standard output through gateOutput, which tells the
-	// gate when one is written (a test's own output replaces it).
-	out := &gateOutput{File: os.Stdout}
 	all := append([]tea.ProgramOption{
 		tea.WithContext(ctx),
 		tea.WithFilter(coalesceInput),
-		tea.WithFPS(renderFPS),
-		tea.WithOutput(out),
 	}, opts...)
 	p := tea.NewProgram(m, all...)
-	gate := newRenderGate(p)
-	out.gate = gate
-	m.gate = gate
-	if cfg.observeGate != nil {
-		cfg.observeGate(gate)
-	}
 	hub.start(p.Send)
 	final, err := p.Run()
-	gate.close()
 	cancel()
 	hub.wait()
 	cfg.tasks.wait()

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
@@ -20,7 +21,39 @@ import (
 // list of content blocks) into an assistant turn: text, thinking and tool
 // calls. Usage and stop reason are the caller's.
 func AssistantEvent(id string, content json.RawMessage) events.Event {
-	return assistantFrom(id, normalize.ParseContent(content))
+	return assistantFrom(id, ParseContent(content))
+}
+
+// ParseContent reads a message's content, a string or a list of blocks.
+// The text blocks of a list are paragraphs of their own: they are joined
+// with a newline, not run together (so is the thinking).
+func ParseContent(raw json.RawMessage) normalize.Content {
+	l := normalize.AsList(raw)
+	if l == nil {
+		return normalize.ParseContent(raw)
+	}
+	var c normalize.Content
+	for _, b := range l {
+		JoinPart(&c, normalize.ParsePart(b))
+	}
+	return c
+}
+
+// JoinPart adds one block's part to c, a newline between texts (and
+// between thinking) unless one is there already.
+func JoinPart(c *normalize.Content, p normalize.Content) {
+	c.Text += separator(c.Text, p.Text)
+	c.Thinking += separator(c.Thinking, p.Thinking)
+	c.Join(p)
+}
+
+// separator is what goes between two paragraphs a and b: a newline when
+// both have text and neither has one at the seam.
+func separator(a, b string) string {
+	if a == "" || b == "" || strings.HasSuffix(a, "\n") || strings.HasPrefix(b, "\n") {
+		return ""
+	}
+	return "\n"
 }
 
 // assistantFrom is AssistantEvent of content read already.
@@ -34,7 +67,7 @@ func assistantFrom(id string, c normalize.Content) events.Event {
 // what else the message holds (text, images, documents) one user turn with
 // the given id. A message of tool results only makes no user turn.
 func UserEvents(id string, content json.RawMessage, tools *Tools) []events.Event {
-	return userFrom(id, normalize.ParseContent(content), tools)
+	return userFrom(id, ParseContent(content), tools)
 }
 
 // userFrom is UserEvents of content read already.

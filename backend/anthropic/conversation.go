@@ -108,7 +108,7 @@ func (c *Conversation) System(raw json.RawMessage) []events.Event {
 	if normalize.IsNull(raw) {
 		return nil
 	}
-	text := normalize.ParseContent(raw).Text
+	text := ParseContent(raw).Text
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -134,7 +134,7 @@ func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 		if objs[i] != nil {
 			// Read again below for the few that are new: keeping the
 			// content of every message would hold the whole history.
-			keys[i] = keyOf(objs[i], normalize.ParseContent(objs[i]["content"]))
+			keys[i] = keyOf(objs[i], ParseContent(objs[i]["content"]))
 		}
 	}
 	same := 0
@@ -175,7 +175,7 @@ func (c *Conversation) Response(pos string, o normalize.Object) []events.Event {
 	if id != "" && c.ids[id] {
 		return nil
 	}
-	content := normalize.ParseContent(o["content"])
+	content := ParseContent(o["content"])
 	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
 	c.ever[k] = struct{}{}
@@ -186,7 +186,7 @@ func (c *Conversation) Response(pos string, o normalize.Object) []events.Event {
 // as is, without looking for repeats: the messages of one request, read
 // one by one.
 func (c *Conversation) Message(pos string, o normalize.Object) []events.Event {
-	content := normalize.ParseContent(o["content"])
+	content := ParseContent(o["content"])
 	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
 	c.ever[k] = struct{}{}
@@ -196,7 +196,7 @@ func (c *Conversation) Message(pos string, o normalize.Object) []events.Event {
 // message emits one message; content is its content read (nil: not yet).
 func (c *Conversation) message(pos string, o normalize.Object, content *normalize.Content, id string, usage json.RawMessage, stop string) []events.Event {
 	if content == nil {
-		read := normalize.ParseContent(o["content"])
+		read := ParseContent(o["content"])
 		content = &read
 	}
 	c.n++

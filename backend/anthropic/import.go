@@ -67,6 +67,8 @@ func recordsScore(recs []ingest.Record) int {
 			n = 85
 		case IsRequest(r):
 			n = requestScore(r, normalize.AsList(r["messages"]))
+		case isMessage(r) && distinctive(r):
+			n = 80
 		case ingest.Has(r, "request") || ingest.Has(r, "response"):
 			if o := normalize.AsObject(r["response"]); o != nil && IsResponse(o) {
 				n = 80
@@ -79,6 +81,23 @@ func recordsScore(recs []ingest.Record) int {
 		}
 	}
 	return best
+}
+
+// isMessage: a bare message of a conversation log ({"role","content"}).
+func isMessage(r ingest.Record) bool {
+	return ingest.Has(r, "role") && ingest.Has(r, "content") && ingest.Str(r, "type") == ""
+}
+
+// distinctive: fields only Anthropic's API writes, a message id ("msg_…")
+// or cache counts in the usage. They name the system however many blocks
+// of the message perch does not know (those are shown as such): a block
+// type is no reason to pick a poorer reading.
+func distinctive(r ingest.Record) bool {
+	if strings.HasPrefix(ingest.Str(r, "id"), "msg_") {
+		return true
+	}
+	u := normalize.AsObject(r["usage"])
+	return ingest.Has(u, "cache_read_input_tokens") || ingest.Has(u, "cache_creation_input_tokens")
 }
 
 func topScore(s *ingest.Sample) int {

@@ -327,7 +327,7 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
 	var c normalize.Content
 	for _, i := range idx {
-		c.Join(m.blocks[i].content())
+		JoinPart(&c, m.blocks[i].content())
 	}
 	ev := assistantFrom(m.id, c)
 	ev.Usage = m.usage.Usage()

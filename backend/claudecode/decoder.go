@@ -48,15 +48,31 @@ type Decoder struct {
 	n      int             // synthesized ids given out
 	told   map[string]bool // unknown types already shown
 	todos  map[string]bool // TodoWrite calls already turned into todo lists
+	tasks  taskList        // the Task* tools' list
+	sub    subagents       // subagent runs, shown under their Agent call
+
+	// apiError is the text of the API error notice a synthetic message
+	// gave, so that the result line does not repeat it.
+	apiError string
+	// denied are the tool calls whose permission denial was shown.
+	denied map[string]bool
+	// runUsageSeen: a reply of the current run carried its own usage, so
+	// the result line's totals are not counted again.
+	runUsageSeen bool
 }
 
 // turn is one assistant message.
 type turn struct {
-	id         string
-	blocks     []json.RawMessage
-	parts      []normalize.Content // the blocks read, one each
-	usage      anthropic.UsageMax
-	streamUse  *events.Usage
+	id        string
+	blocks    []json.RawMessage
+	parts     []normalize.Content // the blocks read, one each
+	usage     anthropic.UsageMax
+	streamUse *events.Usage
+	// known is set when a line of the message carried its stop reason:
+	// that line was written after the reply ended, so its usage is final.
+	// Lines written block by block, before the reply ended, carry the
+	// usage of message_start, whose output count is a placeholder.
+	known      bool
 	stop       string // normalized
 	incomplete bool
 	final      bool
@@ -82,15 +98,29 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 	case "system":
 		return d.system(pos, o)
 	case "assistant":
+		if parent := normalize.StrField(o, "parent_tool_use_id"); parent != "" {
+			return d.sub.line(parent, o, d.tools.Name(parent))
+		}
+		if isSynthetic(o) {
+			return d.synthetic(o)
+		}
 		return d.assistant(pos, raw, o)
 	case "user":
+		if parent := normalize.StrField(o, "parent_tool_use_id"); parent != "" {
+			return d.sub.line(parent, o, d.tools.Name(parent))
+		}
 		return d.user(pos, raw, o)
 	case "result":
 		return d.result(o)
 	case "stream_event":
+		if normalize.StrField(o, "parent_tool_use_id") != "" {
+			return nil // a subagent's reply: its assistant lines show it
+		}
 		return d.streamEvent(pos, raw, o)
 	case "keep_alive":
 		return nil
+	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot":
+		return nil // a session file's bookkeeping: not the conversation
 	case "":
 		return []events.Event{anthropic.BadRecord(pos, raw, "a line without a type")}
 	default:
@@ -173,6 +203,7 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 	t.usage.Merge(m["usage"])
 	if s := normalize.StrField(m, "stop_reason"); s != "" {
 		t.stop = normalize.Stop(s)
+		t.known = true
 	}
 	t.final = false
 	if len(t.blocks) > progressive {
@@ -226,20 +257,24 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	} else {
 		var c normalize.Content
 		for _, p := range t.parts {
-			c.Join(p)
+			anthropic.JoinPart(&c, p)
 		}
 		ev = events.Event{Kind: events.KindAssistantMessage, ID: t.id, Text: c.Text,
 			Thinking: c.Thinking, ToolCalls: c.ToolCalls}
 		if final {
 			ev.Usage = t.streamUse
-			if ev.Usage == nil {
+			if ev.Usage == nil && t.known {
 				ev.Usage = t.usage.Usage()
 			}
 		}
 	}
+	if ev.Usage != nil {
+		d.runUsageSeen = true
+	}
 	ev.StopReason = t.stop
 	ev.Incomplete = t.incomplete
 	d.tools.Note(ev.ToolCalls)
+	d.tasks.note(ev.ToolCalls)
 	return append([]events.Event{ev}, d.todoEvents(ev.ToolCalls)...)
 }
 
@@ -252,6 +287,11 @@ func (d *Decoder) close(t *turn) []events.Event {
 		return nil
 	}
 	t.final = true
+	if t.stop == "" && !t.incomplete && d.hasCalls(t) {
+		// The lines did not say (stop_reason null): a reply that asks for
+		// tools stopped to have them run.
+		t.stop = events.StopToolUse
+	}
 	return d.form(t, true)
 }
 
@@ -301,6 +341,13 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 		}
 		if n, ok := tools.ClaudeExitCode(ev.Tool.Result.Text); ok {
 			ev.Tool.Result.ExitCode = &n
+		}
+	}
+	for _, ev := range evs {
+		if ev.Kind == events.KindPostToolCall {
+			if todos := d.tasks.result(ev.Tool); todos != nil {
+				evs = append(evs, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
+			}
 		}
 	}
 	return evs
@@ -432,12 +479,117 @@ func (d *Decoder) system(pos string, o normalize.Object) []events.Event {
 			text += fmt.Sprintf(" in %d ms", ms)
 		}
 		return []events.Event{anthropic.Notice(events.LevelWarning, events.NoticeProgress, text)}
+	case "api_error": // session files: a failed request, retried
+		text := "API request failed"
+		if e := normalize.AsObject(o["error"]); e != nil {
+			if f := normalize.FirstStr(e, "formatted", "message"); f != "" {
+				text += ": " + f
+			}
+		}
+		if a, ok := normalize.Int(o["retryAttempt"]); ok {
+			text += fmt.Sprintf("; retry %d", a)
+			if m, ok := normalize.Int(o["maxRetries"]); ok {
+				text += fmt.Sprintf(" of %d", m)
+			}
+		}
+		return []events.Event{anthropic.Notice(events.LevelWarning, events.NoticeProgress, text)}
+	case "permission_denied":
+		return d.denial(normalize.StrField(o, "tool_use_id"), normalize.StrField(o, "tool_name"),
+			nil, normalize.StrField(o, "message"))
+	case "status":
+		// "requesting", then null: live progress of each request. Only a
+		// compaction is worth a line.
+		if normalize.StrField(o, "status") == "compacting" {
+			return info(events.NoticeContext, "Compacting the context")
+		}
+		return nil
+	case "thinking_tokens", "background_tasks_changed":
+		return nil // live estimates and bookkeeping: the turns and tools show what they count
+	case "task_started", "task_progress", "task_updated", "task_notification":
+		return d.sub.system(sub, o, d.tools.Name)
 	default:
+		// Progress of some kind perch has no words for: say what the line
+		// says, or name it once.
+		if what := normalize.FirstStr(o, "description", "message", "summary", "status"); what != "" {
+			return []events.Event{anthropic.Notice(events.LevelInfo, events.NoticeProgress, "Claude Code "+sub+": "+what)}
+		}
 		if !d.once("system " + sub) {
 			return nil
 		}
-		return info(events.NoticeInfo, anthropic.At(pos, fmt.Sprintf("Claude Code system message %q", sub)))
+		return []events.Event{anthropic.Notice(events.LevelInfo, events.NoticeProgress, "Claude Code "+sub)}
 	}
+}
+
+// denial is the warning that a tool call was not allowed to run, once per
+// call (the system line says it when it happens, the result line lists
+// them all again).
+func (d *Decoder) denial(id, tool string, input json.RawMessage, message string) []events.Event {
+	if id != "" {
+		if d.denied[id] {
+			return nil
+		}
+		if d.denied == nil {
+			d.denied = make(map[string]bool)
+		}
+		d.denied[id] = true
+	}
+	text := "Permission denied: " + tool
+	if a := tools.KeyArg(tool, input, ""); a != "" {
+		text += " " + firstLine(a)
+	}
+	if message != "" {
+		text += " (" + message + ")"
+	}
+	return []events.Event{anthropic.Notice(events.LevelWarning, events.NoticeHost, text)}
+}
+
+// isSynthetic: an assistant line Claude Code wrote itself, not the model
+// (an API error, an interruption).
+func isSynthetic(o normalize.Object) bool {
+	return normalize.StrField(normalize.AsObject(o["message"]), "model") == "<synthetic>"
+}
+
+// synthetic reads a message of Claude Code's own: an API error is an error
+// notice with its HTTP status, and the reply it cut off is incomplete;
+// anything else a notice of the host.
+func (d *Decoder) synthetic(o normalize.Object) []events.Event {
+	m := normalize.AsObjectShared(o["message"])
+	text := anthropic.ParseContent(m["content"]).Text
+	status, hasStatus := normalize.Int(o["api_error_status"])
+	isAPI, _ := normalize.Bool(o["is_api_error_message"])
+	if !isAPI && !hasStatus && !strings.HasPrefix(text, "API Error") {
+		return []events.Event{anthropic.Notice(events.LevelInfo, events.NoticeHost, text)}
+	}
+	var out []events.Event
+	if d.stream != nil {
+		out = append(out, d.fromStream(d.stream.Flush())...)
+	}
+	if d.open != nil {
+		out = append(out, d.close(d.open)...) // its lines all came: the reply it began is the cut one
+	}
+	if cut := d.last; cut != nil && !cut.incomplete {
+		// The run's reply: the error cut it off (when the stream of the
+		// failed request had begun a message, that message is the last).
+		cut.incomplete = true
+		out = append(out, d.form(cut, true)...)
+	}
+	d.apiError = text
+	what := "API error"
+	var about []string
+	if hasStatus {
+		about = append(about, fmt.Sprintf("HTTP %d", status))
+	}
+	if t := normalize.StrField(o, "api_error_type"); t != "" {
+		about = append(about, t)
+	}
+	if len(about) > 0 {
+		what += " (" + strings.Join(about, ", ") + ")"
+	}
+	msg := strings.TrimPrefix(text, "API Error: ")
+	if hasStatus {
+		msg = strings.TrimPrefix(msg, strconv.FormatInt(status, 10)+" ")
+	}
+	return append(out, anthropic.Notice(events.LevelError, events.NoticeError, what+": "+msg))
 }
 
 // result ends a run: the last turn gets its stop reason, and a notice says
@@ -457,8 +609,14 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 	isErr, _ := normalize.Bool(o["is_error"])
 	failed := isErr || (sub != "" && sub != "success")
 	stop := ""
-	if failed {
+	if failed && d.apiError == "" {
+		// (An API error marked the reply it cut off already.)
 		stop = resultStop(sub)
+	}
+	for _, raw := range normalize.AsList(o["permission_denials"]) {
+		pd := normalize.AsObject(raw)
+		out = append(out, d.denial(normalize.StrField(pd, "tool_use_id"), normalize.StrField(pd, "tool_name"),
+			anthropic.Marshal(pd["tool_input"]), "")...)
 	}
 	usage := normalize.Usage(o["usage"])
 	if c, ok := normalize.Float(o["total_cost_usd"]); ok {
@@ -484,7 +642,15 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 			out = append(out, d.form(d.last, true)...)
 		}
 	}
-	return append(out, resultNotice(o, sub, failed, usage))
+	n := resultNotice(o, sub, failed, usage, d.apiError)
+	if !d.runUsageSeen && d.last != nil {
+		// No reply of this run said its usage (stream-json without partial
+		// messages prints each block before the reply's usage is known):
+		// the result's totals are the run's, counted once.
+		n.Usage = usage
+	}
+	d.runUsageSeen = false
+	return append(out, n)
 }
 
 func (d *Decoder) hasCalls(t *turn) bool {
@@ -513,7 +679,9 @@ func resultStop(sub string) string {
 	return events.StopError
 }
 
-func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage) events.Event {
+// resultNotice says how the run ended; told is an error the notices said
+// already, not repeated.
+func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage, told string) events.Event {
 	var parts []string
 	if n, ok := normalize.Int(o["num_turns"]); ok {
 		parts = append(parts, count(n, "turn"))
@@ -523,7 +691,7 @@ func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage) 
 	}
 	if u != nil {
 		if u.HasCost {
-			parts = append(parts, "$"+strconv.FormatFloat(u.CostUSD, 'f', -1, 64))
+			parts = append(parts, events.CostText(u.CostUSD))
 		}
 		if u.InputTokens > 0 || u.OutputTokens > 0 {
 			parts = append(parts, fmt.Sprintf("%d input tokens (%d cached), %d output tokens",
@@ -543,7 +711,7 @@ func resultNotice(o normalize.Object, sub string, failed bool, u *events.Usage) 
 	}
 	text := "Run ended with " + what + details
 	var why []string
-	if r := normalize.StrField(o, "result"); r != "" {
+	if r := normalize.StrField(o, "result"); r != "" && r != told {
 		why = append(why, r)
 	}
 	for _, e := range normalize.AsList(o["errors"]) {

@@ -28,8 +28,14 @@ func timeline(t *testing.T, evs []events.Event) []*events.Item {
 	return tl.Items()
 }
 
-func asst(id, block string, out int) string {
-	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[%s],"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":%d}},"session_id":"s"}`, id, block, out)
+// asst is an assistant line as stream-json prints it, one block before the
+// reply ends: stop_reason null, and message_start's usage.
+func asst(id, block string, out int) string { return asstStop(id, block, out, "null") }
+
+// asstStop is an assistant line written with its stop reason (stop is
+// JSON): the reply had ended, its usage is final.
+func asstStop(id, block string, out int, stop string) string {
+	return fmt.Sprintf(`{"type":"assistant","message":{"id":%q,"role":"assistant","content":[%s],"stop_reason":%s,"usage":{"input_tokens":5,"cache_read_input_tokens":100,"output_tokens":%d}},"session_id":"s"}`, id, block, stop, out)
 }
 
 const (
@@ -40,9 +46,9 @@ const (
 
 func TestMergeBlockLines(t *testing.T) {
 	t.Parallel()
-	evs := feed(NewDecoder(), asst("m1", think, 1), asst("m1", text, 1), asst("m1", bash, 40),
+	evs := feed(NewDecoder(), asst("m1", think, 1), asst("m1", text, 1), asstStop("m1", bash, 40, `"tool_use"`),
 		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Exit code 1\n","is_error":true}]},"session_id":"s"}`,
-		asst("m2", text, 3))
+		asstStop("m2", text, 3, `"end_turn"`))
 	items := timeline(t, evs)
 	if len(items) != 3 {
 		t.Fatalf("%d items, want turn, tool, turn", len(items))
@@ -70,6 +76,21 @@ func TestMergeBlockLines(t *testing.T) {
 	}
 }
 
+// TestUnknownUsage: lines printed block by block, before the reply ended
+// (stop_reason null), carry message_start's usage, whose output count is a
+// placeholder (1): the turn's usage is unknown, not 1, and a turn that
+// asks for tools stopped for them.
+func TestUnknownUsage(t *testing.T) {
+	t.Parallel()
+	items := timeline(t, feed(NewDecoder(), asst("m1", text, 1), asst("m1", bash, 1), asst("m2", text, 1)))
+	if items[0].Usage != nil || items[2].Usage != nil {
+		t.Errorf("usage = %+v, %+v, want unknown", items[0].Usage, items[2].Usage)
+	}
+	if items[0].StopReason != events.StopToolUse || items[2].StopReason != "" {
+		t.Errorf("stops = %q, %q, want tool_use and unknown", items[0].StopReason, items[2].StopReason)
+	}
+}
+
 func TestCumulativeLines(t *testing.T) {
 	t.Parallel()
 	items := timeline(t, feed(NewDecoder(), asst("m1", text, 1), asst("m1", text+","+bash, 9), asst("m1", text+","+bash, 9)))
@@ -90,7 +111,7 @@ func TestResult(t *testing.T) {
 		level events.NoticeLevel
 	}{
 		{"success after text", []string{asst("m1", text, 1), result("success", false)}, events.StopEndTurn, events.LevelInfo},
-		{"success after a call says nothing", []string{asst("m1", bash, 1), result("success", false)}, "", events.LevelInfo},
+		{"success after a call stopped for it", []string{asst("m1", bash, 1), result("success", false)}, events.StopToolUse, events.LevelInfo},
 		{"max turns", []string{asst("m1", bash, 1), `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`, result("error_max_turns", true)}, events.StopTerminated, events.LevelError},
 		{"execution error", []string{asst("m1", text, 1), result("error_during_execution", true)}, events.StopError, events.LevelError},
 		{"budget", []string{asst("m1", text, 1), result("error_max_budget_usd", true)}, events.StopTerminated, events.LevelError},
@@ -107,7 +128,7 @@ func TestResult(t *testing.T) {
 			if last.Kind != events.ItemNotice || last.Level != c.level || !strings.Contains(last.Text, "2 turns, 1.5 s, $0.25") {
 				t.Errorf("notice = %+v", last)
 			}
-			if items[0].Usage == nil || items[0].Usage.HasCost {
+			if items[0].Usage != nil && items[0].Usage.HasCost {
 				t.Errorf("the run's cost went into a turn: %+v", items[0].Usage)
 			}
 		})
@@ -213,7 +234,7 @@ func TestSystemAndUnknown(t *testing.T) {
 		"info|Claude Code session s: model m, in /w, 1 tool",
 		"host|MCP server y: needs-auth",
 		"context|Context compacted (manual, from 1000 tokens)",
-		`info|line 3: Claude Code system message "hook_response"`,
+		`progress|Claude Code hook_response`,
 		`info|line 5: Claude Code message "rate_limit_event" is not one perch knows; left out`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -236,5 +257,74 @@ func TestTodos(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d todo updates, want 1", n)
+	}
+}
+
+// TestSubagentNested: a subagent's lines (parent_tool_use_id) are the
+// running output of the Agent call that started it, never top-level turns
+// or tools, and its prompt is never the user's message.
+func TestSubagentNested(t *testing.T) {
+	t.Parallel()
+	agent := `{"type":"tool_use","id":"ag","name":"Agent","input":{"description":"Count","prompt":"Count the files","subagent_type":"general-purpose"}}`
+	sub := func(typ, content string) string {
+		return fmt.Sprintf(`{"type":%q,"message":{"id":"msg_s","role":%q,"content":%s,"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}},"parent_tool_use_id":"ag","session_id":"s"}`, typ, typ, content)
+	}
+	evs := feed(NewDecoder(), asst("m1", agent, 1),
+		`{"type":"system","subtype":"task_started","task_id":"k","tool_use_id":"ag","subagent_type":"general-purpose","is_backgrounded":false,"session_id":"s"}`,
+		sub("user", `[{"type":"text","text":"Count the files"}]`),
+		sub("assistant", `[{"type":"tool_use","id":"sb","name":"Bash","input":{"command":"ls | wc -l"}}]`),
+		sub("user", `[{"type":"tool_result","tool_use_id":"sb","content":"0"}]`),
+		sub("assistant", `[{"type":"text","text":"None."}]`),
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ag","content":"None."}]},"parent_tool_use_id":null,"session_id":"s"}`,
+		asstStop("m2", text, 3, `"end_turn"`))
+	var running strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == events.KindToolOutputDelta && ev.Tool.Call.ID == "ag" {
+			running.WriteString(ev.Text)
+		}
+	}
+	if want := "Subagent general-purpose started\n→ Bash ls | wc -l\n← 0\nNone.\n"; running.String() != want {
+		t.Errorf("running output %q, want %q", running.String(), want)
+	}
+	items := timeline(t, evs)
+	var kinds []string
+	for _, it := range items {
+		kinds = append(kinds, it.Kind.String()+":"+it.ID)
+		if it.Kind == events.ItemUser {
+			t.Errorf("a user turn: %q", it.Text)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "assistant:m1 tool:ag assistant:m2" {
+		t.Errorf("items %s, want the two turns and the Agent call", got)
+	}
+	if r := items[1].Tool.Result; r == nil || r.Text != "None." {
+		t.Errorf("Agent result = %+v", r)
+	}
+}
+
+// TestTaskTools: Claude Code 2.1 plans with TaskCreate/TaskUpdate; the
+// todo list follows their results (ids from "Task #N created").
+func TestTaskTools(t *testing.T) {
+	t.Parallel()
+	create := func(id, subject string) string {
+		return fmt.Sprintf(`{"type":"tool_use","id":%q,"name":"TaskCreate","input":{"subject":%q,"description":"d","activeForm":"a"}}`, id, subject)
+	}
+	result := func(id, text string) string {
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q}]},"parent_tool_use_id":null,"session_id":"s"}`, id, text)
+	}
+	evs := feed(NewDecoder(), asst("m1", create("c1", "Write"), 1), asst("m1", create("c2", "Build"), 1),
+		result("c1", "Task #1 created successfully: Write"), result("c2", "Task #2 created successfully: Build"),
+		asst("m2", `{"type":"tool_use","id":"u1","name":"TaskUpdate","input":{"taskId":"2","status":"completed"}}`, 1),
+		result("u1", "Updated task #2 status"))
+	tl := events.NewTimeline()
+	for _, ev := range evs {
+		tl.Apply(ev)
+	}
+	var got []string
+	for _, td := range tl.Todos() {
+		got = append(got, td.ID+" "+td.Content+" "+td.Status)
+	}
+	if s := strings.Join(got, ", "); s != "1 Write pending, 2 Build completed" {
+		t.Errorf("todos: %s", s)
 	}
 }

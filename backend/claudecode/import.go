@@ -36,6 +36,9 @@ func detect(s *ingest.Sample) int {
 		if isResult(s.Top) {
 			return 85
 		}
+		if s.Top != nil && isLine(s.Top) {
+			return 90 // a stream-json output of one line
+		}
 	}
 	return 0
 }

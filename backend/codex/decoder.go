@@ -5,6 +5,7 @@ package codex
 
 import (
 	"encoding/json"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,12 +53,24 @@ type Decoder struct {
 
 	prompt      string // the last user prompt shown (legacy), to drop its echo
 	promptShown bool
+
+	// thread is the codex thread of the current run; totals holds, per
+	// thread, the running total its last completed turn reported: codex
+	// reports a turn's usage as the thread's total so far, which after
+	// `codex exec resume` includes the turns of the earlier runs.
+	thread string
+	totals map[string]events.Usage
+
+	// failure is the message of this turn's last error event: the
+	// turn.failed that repeats it says nothing new.
+	failure string
 }
 
 // NewDecoder returns a decoder at the start of a file.
 func NewDecoder() *Decoder {
 	return &Decoder{keys: map[string]string{}, earlier: map[string]bool{}, used: map[string]bool{},
-		itemSeg: map[string]*segment{}, tools: map[string]*tool{}, noted: map[string]bool{}}
+		itemSeg: map[string]*segment{}, tools: map[string]*tool{}, noted: map[string]bool{},
+		totals: map[string]events.Usage{}}
 }
 
 // Decode reads one record (a line of `codex exec --json`). pos names its
@@ -86,15 +99,20 @@ func (d *Decoder) decode(pos string, raw []byte) []events.Event {
 	typ := normalize.StrField(o, "type")
 	switch typ {
 	case "thread.started", "session.created":
-		return d.newRun()
+		out := d.newRun()
+		d.thread = normalize.FirstStr(o, "thread_id", "session_id")
+		return out
 	case "turn.started":
 		return d.startTurn()
 	case "turn.completed":
-		out := d.finishTurn(usage(o["usage"]), events.StopEndTurn)
+		out := d.finishTurn(d.turnUsage(usage(o["usage"])), events.StopEndTurn)
 		return append(out, d.endTurn()...)
 	case "turn.failed":
 		msg := errorText(o["error"])
-		out := []events.Event{notice(events.LevelError, events.NoticeError, "The turn failed: "+msg)}
+		var out []events.Event
+		if msg == "" || msg != d.failure { // else the error event just said it
+			out = append(out, notice(events.LevelError, events.NoticeError, "The turn failed: "+msg))
+		}
 		if d.last != nil {
 			out = append(out, d.finishTurn(nil, events.StopError)...)
 		}
@@ -120,7 +138,14 @@ func (d *Decoder) decode(pos string, raw []byte) []events.Event {
 		}
 		return []events.Event{notice(events.LevelInfo, events.NoticeInfo, "The agent asks for input: "+strings.Join(qs, " / "))}
 	case "error":
-		return []events.Event{notice(events.LevelError, events.NoticeError, errorText(o["message"])+errorText(o["error"]))}
+		msg := errorText(o["message"]) + errorText(o["error"])
+		if reconnecting.MatchString(msg) {
+			// Codex retrying a model request: progress, not a failure
+			// (the turn fails, if it does, with an error of its own).
+			return []events.Event{notice(events.LevelInfo, events.NoticeProgress, msg)}
+		}
+		d.failure = msg
+		return []events.Event{notice(events.LevelError, events.NoticeError, msg)}
 	case "":
 		return d.untyped(pos, raw, o)
 	}
@@ -175,6 +200,35 @@ func errorText(raw json.RawMessage) string {
 	return normalize.Excerpt(raw)
 }
 
+// reconnecting is how codex words the retry of a model request
+// ("Reconnecting... 2/5 (…)").
+var reconnecting = regexp.MustCompile(`^Reconnecting(\.\.\.|…) \d+/\d+`)
+
+// turnUsage is the usage of the turn that just completed, from the
+// thread's running total u that codex reports: the total less the one the
+// thread's previous turn in this file reported. A total smaller than that
+// in any count is not a running total and is taken as it is.
+func (d *Decoder) turnUsage(u *events.Usage) *events.Usage {
+	if u == nil || d.thread == "" {
+		return u
+	}
+	prev, ok := d.totals[d.thread]
+	d.totals[d.thread] = *u
+	if !ok || !covers(u, &prev) {
+		return u
+	}
+	diff := *u
+	diff.Sub(&prev)
+	return &diff
+}
+
+// covers says whether total can be a running total that includes prev.
+func covers(total, prev *events.Usage) bool {
+	return total.InputTokens >= prev.InputTokens && total.OutputTokens >= prev.OutputTokens &&
+		total.CachedTokens >= prev.CachedTokens && total.TotalTokens >= prev.TotalTokens &&
+		total.CacheWriteTokens >= prev.CacheWriteTokens && total.ReasoningTokens >= prev.ReasoningTokens
+}
+
 // usage reads codex token counts: input_tokens is the whole prompt and
 // cached_input_tokens the part of it read from the cache (OpenAI's
 // meaning); reasoning_output_tokens, when given, is part of output_tokens.
@@ -189,6 +243,9 @@ func usage(raw json.RawMessage) *events.Usage {
 	}
 	if v, ok := normalize.Int(o["reasoning_output_tokens"]); ok && !u.HasReasoning {
 		u.ReasoningTokens, u.HasReasoning = v, true
+	}
+	if v, ok := normalize.Int(o["cache_write_input_tokens"]); ok && !u.HasCacheWrite {
+		u.CacheWriteTokens, u.HasCacheWrite = v, true
 	}
 	return u
 }

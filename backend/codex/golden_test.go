@@ -30,6 +30,11 @@ var fixtures = []struct {
 		"collab call, an MCP result with only structured content, a prompt line"},
 	{"truncated.jsonl", false, "a recording cut mid-turn and mid-line: the turn is incomplete, the running " +
 		"command keeps its streamed output"},
+	{"cli-session.jsonl", false, "recorded from the real Codex CLI (capture.sh): a failed and a passing command, " +
+		"a file change, a model request retried after two 5xx (Reconnecting… is progress), and a resumed run " +
+		"in the same thread whose turn usage codex reports as the thread's running total"},
+	{"cli-failed.jsonl", false, "recorded from the real Codex CLI (capture.sh): a turn whose model requests " +
+		"all fail: the retries are progress, the failure one error notice"},
 	{"legacy.jsonl", false, "the older {id,msg} format: settings and prompt lines, the prompt's echo, " +
 		"reasoning, a command with output deltas and exit code, a patch, MCP calls (Ok and Err), a web " +
 		"search, a plan, usage per request, notices, streamed deltas with their final forms, an unknown " +
@@ -50,7 +55,7 @@ func TestGolden(t *testing.T) {
 
 func TestEveryFixtureListed(t *testing.T) {
 	t.Parallel()
-	names, _ := filepath.Glob("testdata/*.*")
+	names, _ := filepath.Glob("testdata/*.json*")
 	listed := map[string]bool{}
 	for _, f := range fixtures {
 		listed[f.file] = true

@@ -15,7 +15,7 @@ import (
 // each turn whole (an import) ends in the same timeline.
 func TestLiveSameTimeline(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/*.*")
+	files, _ := filepath.Glob("testdata/*.json*")
 	for _, p := range files {
 		s, err := ingest.Sniff(p)
 		if err != nil {

@@ -187,7 +187,7 @@ func (d *Decoder) newRun() []events.Event {
 func (d *Decoder) startTurn() []events.Event {
 	out := d.closeTurn()
 	d.turns++
-	d.inTurn = true
+	d.inTurn, d.failure = true, ""
 	return append(out, events.Event{Kind: events.KindRunState, RunStatus: events.StatusGenerating})
 }
 

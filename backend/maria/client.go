@@ -193,13 +193,7 @@ func (c *Client) BaseURL() string { return c.baseStr }
 // endpoint joins path segments onto the base URL, escaping each one so an
 // id can never step into another route.
 func (c *Client) endpoint(segs ...string) string {
-	var b strings.Builder
-	b.WriteString(c.baseStr)
-	for _, s := range segs {
-		b.WriteByte('/')
-		b.WriteString(url.PathEscape(s))
-	}
-	return b.String()
+	return backend.Endpoint(c.baseStr, segs...)
 }
 
 // APIError is a non-2xx answer from the daemon.

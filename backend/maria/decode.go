@@ -33,18 +33,7 @@ const (
 // line (an SSE "message"), is KindForeign whatever its data holds: maria's
 // own web client listens to its named events only, and perch must be no
 // easier to spoof.
-func Decode(f events.Frame) events.Event { return DecodeIn(f, nil) }
-
-// TextMemory gives memory for the large texts an event keeps (a tool's
-// output); Bytes returns nil to leave a text to the heap. See
-// internal/textmem.
-type TextMemory interface {
-	Bytes(n int) []byte
-}
-
-// DecodeIn is Decode that places the large texts of the event it returns
-// in mem (nil: the heap).
-func DecodeIn(f events.Frame, mem TextMemory) (ev events.Event) {
+func Decode(f events.Frame) (ev events.Event) {
 	defer func() {
 		if r := recover(); r != nil {
 			ev = invalid(f, fmt.Sprintf("decoder error: %v", r))
@@ -55,7 +44,7 @@ func DecodeIn(f events.Frame, mem TextMemory) (ev events.Event) {
 	}()
 	switch f.Name {
 	case "maria":
-		return decodeMaria(f, mem)
+		return decodeMaria(f)
 	case "maria.queued_messages.synchronized":
 		return decodeSnapshot(f)
 	case "daemon.tasks.synchronized":
@@ -207,9 +196,6 @@ type wireDesc struct {
 	OriginCount jsonx.Raw // origin_token_count
 	PrunedCount jsonx.Raw // pruned_token_count
 	Todos       jsonx.Raw // todos
-
-	// mem is where a large text of this event goes (nil: the heap).
-	mem TextMemory
 }
 
 // read reads data, the bytes of one event, into w with jsonx, the one
@@ -304,7 +290,7 @@ func notJSON(f events.Frame, data []byte) events.Event {
 	return invalid(f, why)
 }
 
-func decodeMaria(f events.Frame, mem TextMemory) events.Event {
+func decodeMaria(f events.Frame) events.Event {
 	data := bytes.TrimSpace(f.Data)
 	if len(data) == 0 {
 		return invalid(f, "empty event")
@@ -331,7 +317,6 @@ func decodeMaria(f events.Frame, mem TextMemory) events.Event {
 	default:
 		return invalid(f, "event has neither desc.msg nor msg")
 	}
-	d.mem = mem
 	if ev.ID == "" {
 		ev.Fingerprint = fingerprint(f)
 	}
@@ -671,15 +656,6 @@ func checkedStr(raw []byte) string {
 	return s
 }
 
-// text is checkedStr for a large text of d's event: it goes to d.mem.
-func (d *wireDesc) text(raw []byte) string {
-	if d.mem == nil {
-		return checkedStr(raw)
-	}
-	s, _ := jsonx.UnquoteCheckedIn(raw, d.mem.Bytes)
-	return s
-}
-
 func firstString(raws ...[]byte) string {
 	for _, r := range raws {
 		if s := jsonx.String(r); s != "" {
@@ -759,7 +735,7 @@ func ErrorText(raw []byte) string {
 // the result was structured (a legacy build) rather than a string. The text
 // is kept whole; at HEAD result repeats it, and only one copy is read.
 func parseResult(name string, call events.ToolCall, d *wireDesc) (*events.ToolResult, bool) {
-	text := d.text(d.Text)
+	text := checkedStr(d.Text)
 	r := &events.ToolResult{}
 	structured := false
 	errRaw := bytes.TrimSpace(d.Error)
@@ -774,7 +750,7 @@ func parseResult(name string, call events.ToolCall, d *wireDesc) (*events.ToolRe
 	case len(resRaw) > 0 && !jsonx.IsNull(resRaw):
 		if resRaw[0] == '"' {
 			if text == "" {
-				text = d.text(resRaw)
+				text = checkedStr(resRaw)
 			}
 		} else {
 			structured = true

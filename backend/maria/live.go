@@ -7,14 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/memlimit"
-	"github.com/perch-tui/perch/internal/ordered"
-	"github.com/perch-tui/perch/internal/textmem"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -218,21 +214,17 @@ func (b *Backend) Create(ctx context.Context, r backend.CreateRequest) (events.T
 }
 
 // streamItem is one step of the task stream on its way from the stream's
-// goroutine, through the decode pool, to Follow's.
+// goroutine, which decodes it, to Follow's.
 type streamItem struct {
-	frame *events.Frame
-	ev    events.Event // Decode(*frame), made by a pool worker
-	size  int          // the frame's data size
+	frame *events.Frame // with FollowOptions.Frames only
+	ev    events.Event  // events.Decode of the frame
+	size  int           // the frame's data size
 	state *sse.ConnState
 }
 
-// Bounds of what the decode pool holds read but not yet delivered
-// (measured on export: 64 frames / 1 MB against 256 / 4 MB, the same time
-// and less memory).
-const (
-	poolDepth = 64
-	poolBytes = 1 << 20
-)
+// streamDepth bounds the steps decoded and not yet handled: a stream read
+// faster than its consumer takes it waits instead of growing the heap.
+const streamDepth = 64
 
 // bigFrame is the size from which Follow collects garbage once a frame is
 // delivered. The frame of a huge tool output is that much garbage then, and
@@ -257,9 +249,9 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 }
 
 // FollowWith follows a task stream. Every connection replays the task's
-// whole log; frames are decoded on a pool of workers (Decode is
-// pure) and accepted in stream order by maria's decoder, which drops what
-// was delivered before, so each Step carries only new events. Synced is set
+// whole log; frames are decoded on the stream's goroutine, in order, and
+// accepted by maria's decoder on Follow's, which drops what was delivered
+// before, so each Step carries only new events. Synced is set
 // once the replay is in, as the ReplayEnd rule decides (by default
 // EvidenceEnd), at most once per connection (with UntilIdle: see
 // FollowOptions).
@@ -267,51 +259,33 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(backend.
 // maria's way with the options: UntilIdle asks the daemon (GET
 // /task/{id}) each time the replay is in and whenever the stream was quiet
 // for the rule's window (so at Settle's pace while the daemon says
-// generating), on every connection. Texts takes the texts of the first
-// connection's replay (nil: a textmem.New arena, which packs them in
-// chunks the collector takes back with them); later connections replay
-// what was delivered, and their texts go to the heap, so that no chunk is
-// kept for the few new ones among them. BoundMemory uses
-// internal/memlimit.
+// generating), on every connection.
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.FollowOptions, on func(backend.Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := &sse.Progress{}
-	keep := o.Frames
-	if !keep {
-		// Decode keeps nothing of a frame's data, so the stream
-		// may carve later frames from the memory of decoded ones.
-		prog.LendFrames()
-	}
-	var textsDone atomic.Bool // the first replay is in, or its connection ended
-	if o.Texts == nil {
-		o.Texts = textmem.New()
-	}
-	pool := ordered.New(ordered.Workers(), poolDepth, poolBytes, func(it streamItem) streamItem {
-		if it.frame != nil {
-			var mem TextMemory
-			if o.Texts != nil && !textsDone.Load() {
-				mem = o.Texts
-			}
-			it.ev = DecodeIn(*it.frame, mem)
-			if !keep {
-				prog.Recycle(it.frame.Data)
-				it.frame = nil // decoded: let the raw frame go
-			}
+	steps := make(chan streamItem, streamDepth)
+	put := func(it streamItem) {
+		select {
+		case steps <- it:
+		case <-ctx.Done():
 		}
-		return it
-	})
+	}
 	errc := make(chan error, 1)
 	go func() {
 		err := b.cl.StreamTaskProgress(ctx, sessionID,
-			func(f events.Frame) { pool.Put(streamItem{frame: &f, size: len(f.Data)}, len(f.Data), ctx.Done()) },
-			func(s sse.ConnState) { pool.Put(streamItem{state: &s}, 0, ctx.Done()) },
+			func(f events.Frame) {
+				it := streamItem{ev: Decode(f), size: len(f.Data)}
+				if o.Frames {
+					it.frame = &f
+				}
+				put(it)
+			},
+			func(s sse.ConnState) { put(streamItem{state: &s}) },
 			prog)
-		pool.Close()
+		close(steps)
 		errc <- err
 	}()
-	// The stream has returned once errc was read; then the workers end.
-	defer pool.Wait()
 
 	var rule ReplayEnd
 	if b.ReplayEnd != nil {
@@ -328,11 +302,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	if w, ok := rule.(Waker); ok {
 		wake = w.Wake()
 	}
-	var mem *memlimit.Bound
-	if o.BoundMemory {
-		mem = memlimit.Start(prog.Bytes, memlimit.Current())
-		defer mem.Relax()
-	}
 	dec := NewDecoder()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -347,12 +316,12 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			timer.Reset(d)
 		}
 	}
-	// backlog: a frame queued for (or in) the pool, or read by the stream
-	// and not yet handed over, or partly read. The stream counts a frame
-	// as read until just after the pool took it, so the last frame may
-	// still count itself: a More is looked at again (recheck) until it
-	// turns into a None of its own.
-	backlog := func() bool { return pool.Pending() > 0 || !prog.Settled(0) }
+	// backlog: a step queued in steps, or a frame read by the stream and
+	// not yet handed over (being decoded), or partly read. The stream
+	// counts a frame as read until just after it was queued, so the last
+	// frame may still count itself: a More is looked at again (recheck)
+	// until it turns into a None of its own.
+	backlog := func() bool { return len(steps) > 0 || !prog.Settled(0) }
 	// armQuiet, after a frame, looks at the quiet once it can have lasted
 	// d: with nothing else on its way (backlog), it counts from the last
 	// byte read, often a few milliseconds before the frame that byte ended
@@ -374,7 +343,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	// word first (a run's end in the stream is not enough while the
 	// daemon says generating).
 	inNow := func(u *backend.Update) {
-		textsDone.Store(true)
 		if !o.UntilIdle {
 			synced = true
 			u.Synced = true
@@ -401,8 +369,8 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			evs := dec.Accept(it.ev)
 			rule.Decoded(it.ev.Kind, evs)
 			// The quiet window runs from the frame, not from the end of
-			// on: a consumer that works while the stream is quiet (export
-			// writing ahead) does not push the end back by its work. The
+			// on: a consumer that works while the stream is quiet (the UI
+			// drawing) does not push the end back by its work. The
 			// window is looked at strictly when it ends, whenever that is.
 			armQuiet(window())
 			if len(evs) > 0 || o.Frames {
@@ -413,9 +381,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 					recheck.Reset(recheckIn)
 				}
 				deliver(backend.Step{Update: backend.Update{Events: evs, Backlog: bl}, Frame: it.frame})
-			}
-			if mem != nil {
-				mem.Update()
 			}
 			if it.size >= bigFrame {
 				runtime.GC() // see bigFrame
@@ -429,7 +394,6 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			live, synced = true, false
 			rule.Connected()
 		case sse.PhaseReconnecting:
-			textsDone.Store(true)
 			replayed := rule.Closed(errors.Is(it.state.Err, sse.ErrStreamClosed))
 			if replayed && waiting() {
 				inNow(&u)
@@ -441,7 +405,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 		deliver(backend.Step{Update: u})
 		arm(window())
 	}
-	ch := pool.Results()
+	ch := (<-chan streamItem)(steps)
 	for {
 		select {
 		case <-ctx.Done():
@@ -452,7 +416,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 				ch = nil // the stream ended: its error follows on errc
 				continue
 			}
-			handle(t.Wait())
+			handle(t)
 		case <-timer.C:
 			if !waiting() {
 				continue
@@ -464,7 +428,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			if strict {
 				// Strong evidence: quiet means no byte for w, no event
 				// half read or on its way, twice.
-				if !prog.Settled(w) || pool.Pending() > 0 {
+				if !prog.Settled(w) || len(steps) > 0 {
 					arm(w)
 					continue
 				}
@@ -504,7 +468,7 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			// what is still queued, then its verdict.
 			if ch != nil {
 				for t := range ch {
-					handle(t.Wait())
+					handle(t)
 				}
 			}
 			if err == nil {

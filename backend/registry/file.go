@@ -20,11 +20,12 @@ import (
 // Recording alone (no Send, Cancel or Create, which answer
 // backend.ErrUnsupported). Its Name is the file's kind, its URL the path.
 func (r *Registry) OpenFile(ctx context.Context, path, from string, opts ingest.Options) (backend.Backend, error) {
-	s, k, err := r.Choose(path, from)
+	s, k, err := r.Choose(path, from, opts)
 	if err != nil {
 		return nil, err
 	}
-	f := &fileBackend{path: path, kind: k.Name, task: fileTask(path, k.Name)}
+	defer s.Close()
+	f := &fileBackend{path: s.Name, kind: k.Name, task: fileTask(s.Name, k.Name)}
 	if err := Stream(ctx, s, k, opts, func(ev events.Event) { f.evs = append(f.evs, ev) }); err != nil {
 		return nil, err
 	}

@@ -75,12 +75,14 @@ type Result struct {
 }
 
 // Run imports the file at path. from names the system ("" detects it).
-// Errors a user can fix with a flag are *ingest.UsageError.
+// Path "-" is standard input (opts.Stdin). Errors a user can fix with a
+// flag are *ingest.UsageError.
 func (r *Registry) Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
-	s, k, err := r.Choose(path, from)
+	s, k, err := r.Choose(path, from, opts)
 	if err != nil {
 		return nil, err
 	}
+	defer s.Close()
 	tl := events.NewTimeline()
 	if err := Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
 		return nil, err
@@ -93,31 +95,49 @@ func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, 
 	return Default().Run(ctx, path, from, opts)
 }
 
-// Choose sniffs the file and picks its importer (from names it; "" detects).
-func (r *Registry) Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
-	s, err := ingest.Sniff(path)
+// Stdin is the path that names standard input.
+const Stdin = "-"
+
+// Choose sniffs the file and picks its importer (from names it; ""
+// detects it). Path "-" reads opts.Stdin; it, and any other input that is
+// not a regular file (a pipe, /dev/stdin), is read whole into a temporary
+// file first (ingest.SniffStream), which the sample's Close removes.
+func (r *Registry) Choose(path, from string, opts ingest.Options) (*ingest.Sample, ingest.Importer, error) {
+	if from != "" {
+		if _, ok := r.Kind(from); !ok {
+			return nil, ingest.Importer{}, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, r.KindList())}
+		}
+	}
+	var s *ingest.Sample
+	var err error
+	if path == Stdin {
+		if opts.Stdin == nil {
+			return nil, ingest.Importer{}, &ingest.UsageError{Msg: "no standard input to read for \"-\""}
+		}
+		s, err = ingest.SniffStream("stdin", opts.Stdin)
+	} else {
+		s, err = ingest.Sniff(path)
+	}
 	if err != nil {
 		return nil, ingest.Importer{}, err
 	}
 	if from != "" {
-		k, ok := r.Kind(from)
-		if !ok {
-			return nil, k, &ingest.UsageError{Msg: fmt.Sprintf("unknown kind %q for --from; the kinds are:\n%s", from, r.KindList())}
-		}
+		k, _ := r.Kind(from)
 		return s, k, nil
 	}
 	k, ok := r.Detect(s)
 	if !ok {
+		s.Close()
 		return nil, k, &ingest.UsageError{Msg: fmt.Sprintf(
 			"%s: not a transcript perch recognises (it looks like %s); name its kind with --from:\n%s",
-			path, describe(s), r.KindList())}
+			s.Name, describe(s), r.KindList())}
 	}
 	return s, k, nil
 }
 
 // Choose is Default().Choose.
-func Choose(path, from string) (*ingest.Sample, ingest.Importer, error) {
-	return Default().Choose(path, from)
+func Choose(path, from string, opts ingest.Options) (*ingest.Sample, ingest.Importer, error) {
+	return Default().Choose(path, from, opts)
 }
 
 // Stream runs importer k over the sampled file and emits its events, then
@@ -128,7 +148,7 @@ func Stream(ctx context.Context, s *ingest.Sample, k ingest.Importer, opts inges
 		if errors.As(err, &ue) {
 			return err
 		}
-		return fmt.Errorf("import %s as %s: %w", s.Path, k.Name, err)
+		return fmt.Errorf("import %s as %s: %w", s.Name, k.Name, err)
 	}
 	emit(events.Event{Kind: events.KindEndOfInput})
 	return nil

@@ -68,13 +68,7 @@ func parseBase(s string) (string, error) {
 
 // endpoint joins path segments (escaped) to the base.
 func (a *api) endpoint(segs ...string) string {
-	var b strings.Builder
-	b.WriteString(a.base)
-	for _, s := range segs {
-		b.WriteByte('/')
-		b.WriteString(url.PathEscape(s))
-	}
-	return b.String()
+	return backend.Endpoint(a.base, segs...)
 }
 
 // APIError is a refusal from the server, named without the token.

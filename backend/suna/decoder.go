@@ -30,12 +30,11 @@ type Decoder struct {
 	events map[string]struct{} // _event_id values seen, but those in ids
 	ids    []redisID           // _event_id values seen that are Redis entry ids, ascending
 
-	lastCall, lastTool lastStr             // the fast path's last tool output's call id and tool name
-	rows               map[string]struct{} // message ids of rows seen
-	turn               *openTurn
-	held               []events.Event
-	out                []events.Event
-	turnSeq            int
+	rows    map[string]struct{} // message ids of rows seen
+	turn    *openTurn
+	held    []events.Event
+	out     []events.Event
+	turnSeq int
 
 	turns     map[string]*turnInfo // emitted assistant turns by id
 	lastTurn  string               // the last assistant turn since the last user turn
@@ -43,13 +42,14 @@ type Decoder struct {
 	curResp   string               // the current llm_response_id ("" when unknown)
 	respTurns map[string]string    // llm_response_id -> its last assistant turn
 	results   map[string]bool      // tool call ids that have a result
-	model     string
-	running   bool
+	called    map[string]bool      // tool call ids of emitted turns
+	// assistantRows are the message ids of assistant rows seen.
+	assistantRows map[string]bool
+	waiting       []waiting // tool events waiting for their call (linked.go)
+	model         string
+	running       bool
 
 	saidNoText bool // the notice about text-less optimized rows was given
-
-	scratch [2][]byte // fastChunk's unquoted metadata and content, reused
-	slow    bool      // no fastChunk (tests compare the two paths; a history's rows)
 }
 
 // openTurn is an assistant turn whose chunks are arriving.
@@ -88,6 +88,8 @@ func (d *Decoder) init() {
 		d.turns = map[string]*turnInfo{}
 		d.respTurns = map[string]string{}
 		d.results = map[string]bool{}
+		d.called = map[string]bool{}
+		d.assistantRows = map[string]bool{}
 	}
 }
 
@@ -98,18 +100,15 @@ func (d *Decoder) Decode(data []byte) []events.Event { return d.decode("", true,
 // DecodeAt is Decode with the record's position for notices ("message 3").
 func (d *Decoder) DecodeAt(pos string, data []byte) []events.Event { return d.decode(pos, false, data) }
 
-// decode reads one record. With frame, its position is "frame N", named
-// only when needed: most frames never are, and a name costs an allocation.
+// decode reads one record. With frame, its position is "frame N".
 func (d *Decoder) decode(pos string, frame bool, data []byte) []events.Event {
 	d.init()
 	d.n++
 	d.out = nil
-	if d.slow || !d.fastChunk(data) {
-		if frame {
-			pos = "frame " + strconv.Itoa(d.n)
-		}
-		d.record(pos, data)
+	if frame {
+		pos = "frame " + strconv.Itoa(d.n)
 	}
+	d.record(pos, data)
 	out := d.out
 	d.out = nil
 	return out
@@ -122,6 +121,7 @@ func (d *Decoder) Flush() []events.Event {
 	d.out = nil
 	d.closeTurn(true)
 	d.release()
+	d.releaseWaiting()
 	out := d.out
 	d.out = nil
 	return out
@@ -290,6 +290,7 @@ func (d *Decoder) hostRow(typ string, c content) {
 
 func (d *Decoder) user(pos, id string, c content, meta normalize.Object) {
 	d.closeTurn(true)
+	d.releaseWaiting()
 	d.lastTurn, d.respTurn = "", ""
 	clear(d.respTurns)
 	var parts json.RawMessage
@@ -416,7 +417,10 @@ func (d *Decoder) assistant(id string, c content, meta normalize.Object) {
 	if ev.ID == "" {
 		ev.ID = owner
 	}
-	d.finishTurn(ev)
+	if id != "" {
+		d.assistantRows[id] = true
+	}
+	d.finishTurn(ev, id)
 }
 
 func anyXML(cs []call) bool {
@@ -428,13 +432,15 @@ func anyXML(cs []call) bool {
 	return false
 }
 
-// finishTurn emits an assistant turn's final form, then what waited for it.
-func (d *Decoder) finishTurn(ev events.Event) {
+// finishTurn emits an assistant turn's final form (of the row rowID, or
+// ""), then what waited for it.
+func (d *Decoder) finishTurn(ev events.Event, rowID string) {
 	if _, dup := d.turns[ev.ID]; dup {
 		// A second turn under an id already used: keep both visible.
 		ev.ID = d.nextTurnID()
 	}
 	d.out = append(d.out, ev)
+	d.calledBy(rowID, ev.ToolCalls)
 	d.release()
 	d.turns[ev.ID] = &turnInfo{stop: ev.StopReason, incomplete: ev.Incomplete}
 	d.lastTurn, d.respTurn = ev.ID, ev.ID
@@ -475,7 +481,7 @@ func (d *Decoder) closeTurn(incomplete bool) {
 	if t.onlyRows && t.rowID != "" && !t.deltas {
 		ev.ID = t.rowID
 	}
-	d.finishTurn(ev)
+	d.finishTurn(ev, "")
 }
 
 // chunk is a streamed piece of the open turn's text, and (older runs) of
@@ -671,7 +677,11 @@ func (d *Decoder) argsOf(id string) (events.ToolCall, bool) {
 func (d *Decoder) tool(id string, c content, meta normalize.Object) {
 	callID, name, res := toolResult(c, meta)
 	d.results[callID] = true
-	d.emit(events.Event{Kind: events.KindPostToolCall, ID: id, Tool: &events.ToolEvent{
+	turnID := normalize.FirstStr(c.obj, "assistant_message_id")
+	if turnID == "" {
+		turnID = normalize.StrField(meta, "assistant_message_id")
+	}
+	d.emitTool(callID, turnID, events.Event{Kind: events.KindPostToolCall, ID: id, Tool: &events.ToolEvent{
 		Call: events.ToolCall{ID: callID, Name: name}, Name: name, Result: res}})
 }
 
@@ -800,7 +810,7 @@ func (d *Decoder) statusRow(c, meta normalize.Object) {
 		if call.Name == "" {
 			call.Name = name
 		}
-		d.emit(events.Event{Kind: events.KindPreToolCall, Tool: &events.ToolEvent{Call: call, Name: name}})
+		d.emitTool(id, "", events.Event{Kind: events.KindPreToolCall, Tool: &events.ToolEvent{Call: call, Name: name}})
 	case "tool_completed", "tool_failed", "tool_error":
 		id := normalize.StrField(c, "tool_call_id")
 		if id == "" || d.results[id] {
@@ -817,7 +827,7 @@ func (d *Decoder) statusRow(c, meta normalize.Object) {
 			}
 		}
 		name := normalize.StrField(c, "function_name")
-		d.emit(events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
+		d.emitTool(id, "", events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
 			Call: events.ToolCall{ID: id, Name: name}, Name: name, Result: res}})
 	}
 	// thread_run_end, terminating_tool_completed and the rest are the run's

@@ -24,7 +24,7 @@ func LoadHistoryBody(body []byte, send func([]events.Event)) error {
 		return err
 	}
 	f := &follower{}
-	evs, err := f.decodeRows(context.Background(), rows, nil, true)
+	evs, _, err := f.decodeRows(context.Background(), rows, nil, true)
 	send(evs)
 	return err
 }

@@ -50,6 +50,17 @@ type follower struct {
 	started bool            // the first update went out
 	failing bool            // a load failed; the next success says live
 	settled bool            // FollowSettled: a running run's frames are not decoded
+	join    *join           // a running run joined with rows in the history (see load)
+}
+
+// join is what the follower keeps when it joined a running run whose
+// finalized rows the first update showed: the same session without them,
+// which the run's stream builds on, and the stream's events until its
+// catch-up has rebuilt those rows.
+type join struct {
+	base []events.Event // the history without the run's rows, and the run state
+	want int            // assistant rows the first update showed
+	held []events.Event // the stream's events since
 }
 
 // histRowHead is the part of a history row the seam needs.
@@ -190,7 +201,7 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 	}); err != nil {
 		return err
 	}
-	evs, err := f.decodeRows(ctx, messages, cur, reset)
+	evs, left, err := f.decodeRows(ctx, messages, cur, reset)
 	if err != nil {
 		return err
 	}
@@ -200,18 +211,49 @@ func (f *follower) load(ctx context.Context, cur *wireRun, reset bool) error {
 		f.d.running = true
 	}
 	evs = append(evs, events.Event{Kind: events.KindRunState, RunStatus: st})
+	f.join = nil
+	if reset && left && !f.settled {
+		// The history holds what the running run finalized already: the
+		// update shows it (an export of the thread now keeps it), and the
+		// run's stream, whose catch-up brings it again, goes on from the
+		// session without it once it has (see follow).
+		shown, want, err := decodeAll(ctx, messages)
+		if err != nil {
+			return err
+		}
+		f.join = &join{base: evs, want: want}
+		evs = append(shown, events.Event{Kind: events.KindRunState, RunStatus: st})
+	}
 	f.on(backend.Update{Reset: reset && f.started, Events: evs, Synced: true})
 	f.started = true
 	return nil
 }
 
+// decodeAll decodes a history whole, as the importer does, with a decoder
+// of its own; want is how many assistant rows it holds.
+func decodeAll(ctx context.Context, messages []json.RawMessage) ([]events.Event, int, error) {
+	d := NewDecoder()
+	h := history{rows: make([]histRow, 0, len(messages))}
+	for i, raw := range messages {
+		st, ok := readStamp(raw)
+		h.noteStamp("message "+strconv.Itoa(i+1), st, ok)
+		h.rows[len(h.rows)-1].raw = raw
+	}
+	var evs []events.Event
+	h.decode(ctx, d, func(batch []events.Event) { evs = append(evs, batch...) })
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	return evs, len(d.assistantRows), nil
+}
+
 // decodeRows decodes the history's rows as the importer decodes a history
 // file, into f's decoder (a new one when reset), leaving out rows already
-// sent and, while cur runs, its rows but the user's (see load). Each row
-// is read once for its head and its place in time (the importer's first
-// pass, readHistory's, reads a file's rows for their times alone), then
-// decoded in time order.
-func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, cur *wireRun, reset bool) ([]events.Event, error) {
+// sent and, while cur runs, its rows but the user's (see load); left says
+// whether it left out any. Each row is read once for its head and its
+// place in time (the importer's first pass, readHistory's, reads a file's
+// rows for their times alone), then decoded in time order.
+func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, cur *wireRun, reset bool) (_ []events.Event, left bool, _ error) {
 	var since time.Time
 	if cur.running() {
 		since, _ = parseTime(cur.StartedAt)
@@ -228,6 +270,7 @@ func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, c
 		}
 		if !since.IsZero() && hd.Type != "user" {
 			if at, ok := parseTime(hd.CreatedAt); ok && !at.Before(since) {
+				left = true
 				continue // the running run's: its stream brings it
 			}
 		}
@@ -238,17 +281,11 @@ func (f *follower) decodeRows(ctx context.Context, messages []json.RawMessage, c
 		h.rows[len(h.rows)-1].raw = raw
 	}
 	var evs []events.Event
-	// A history's rows are whole messages: the decoder's fast path for
-	// stream chunks would only look for a chunk's names in each (three
-	// scans of every row) to hand it on to the general path, which
-	// decodes a chunk as the fast path does (FuzzFastChunk) anyway.
-	f.d.slow = true
 	h.decode(ctx, f.d, func(batch []events.Event) { evs = append(evs, batch...) })
-	f.d.slow = false
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return evs, nil
+	return evs, left, nil
 }
 
 // follow reads a running run's stream until its status says it ended
@@ -270,12 +307,23 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 		defer wg.Done()
 		f.watch(ctx2, r.ID, &lastData, check, func() { ended.Store(true); cancel() })
 	}()
+	defer func() { f.join = nil }() // the run's end reads the history again, whole
+	// rejoin starts the session over from the history without the run's
+	// rows and what the stream brought since (see load).
+	rejoin := func() {
+		j := f.join
+		f.join = nil
+		f.on(backend.Update{Reset: true, Events: append(j.base, j.held...)})
+	}
 	onFrame := func(fr events.Frame) {
 		data := fr.Data
 		if id := eventID(data); id != "" {
 			lastID = id
 		}
 		if isPing(data) {
+			if f.join != nil && !f.settled {
+				rejoin() // quiet: the catch-up is over, whatever it lacked
+			}
 			return // liveness only
 		}
 		lastData.Store(time.Now().UnixNano())
@@ -299,6 +347,15 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 				}
 				break
 			}
+		}
+		if j := f.join; j != nil {
+			// The catch-up replays what the first update showed: its
+			// events wait until it has rebuilt as many assistant rows.
+			j.held = append(j.held, evs...)
+			if len(f.d.assistantRows) >= j.want {
+				rejoin()
+			}
+			return
 		}
 		if len(evs) > 0 {
 			f.on(backend.Update{Events: evs})

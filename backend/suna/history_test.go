@@ -290,13 +290,13 @@ func TestDecodeRowsAsBefore(t *testing.T) {
 				cur  *wireRun
 			}{{"idle", nil}, {"running", &mid}} {
 				fNew, fOld := &follower{}, &follower{}
-				got, err1 := fNew.decodeRows(ctx, rows, c.cur, true)
+				got, _, err1 := fNew.decodeRows(ctx, rows, c.cur, true)
 				want, err2 := oldDecodeRows(ctx, fOld, rows, c.cur, true)
 				if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s, %s, %s: %v %v\n got %d events %+v\nwant %d events %+v", p, name, c.name, err1, err2, len(got), got, len(want), want)
 				}
 				// Again, not reset: only rows not seen yet.
-				got, err1 = fNew.decodeRows(ctx, rows, nil, false)
+				got, _, err1 = fNew.decodeRows(ctx, rows, nil, false)
 				want, err2 = oldDecodeRows(ctx, fOld, rows, nil, false)
 				if err1 != nil || err2 != nil || !reflect.DeepEqual(got, want) {
 					t.Errorf("%s, %s, %s, again: %v %v\n got %+v\nwant %+v", p, name, c.name, err1, err2, got, want)

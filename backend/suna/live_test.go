@@ -127,6 +127,7 @@ type watcher struct {
 	resets  int
 	states  []string
 	updates int
+	first   string // the export at the first Synced update
 	err     error
 	done    chan struct{}
 	cancel  context.CancelFunc
@@ -153,6 +154,11 @@ func follow(t *testing.T, b backend.Backend, id string) *watcher {
 				w.states = append(w.states, u.State.String())
 			}
 			if u.Synced {
+				if w.synced == 0 {
+					var b bytes.Buffer
+					_ = transcript.WriteJSONL(&b, w.tl)
+					w.first = b.String()
+				}
 				w.synced++
 			}
 		})

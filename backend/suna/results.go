@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -38,6 +40,7 @@ func toolResult(c content, meta normalize.Object) (callID, name string, res *eve
 	}
 	res = &events.ToolResult{}
 	var out json.RawMessage // the output as JSON, for the exit code
+	fromContent := true
 	switch {
 	case c.obj != nil && notNull(c.obj, "content"):
 		res.Text = text(c.obj["content"])
@@ -49,6 +52,20 @@ func toolResult(c content, meta normalize.Object) (callID, name string, res *eve
 	case result != nil:
 		res.Text = text(result["output"])
 		out = result["output"]
+		fromContent = false
+	default:
+		fromContent = false
+	}
+	if fromContent {
+		if output, ok, legacy := legacyResult(res.Text); legacy {
+			// The printed ToolResult the older pipeline sent the model:
+			// its output is the result, its success flag the status.
+			res.Text = output
+			out, _ = json.Marshal(output)
+			if !ok {
+				res.IsError = true
+			}
+		}
 	}
 	if result != nil {
 		if ok, known := normalize.Bool(result["success"]); known && !ok {
@@ -92,4 +109,87 @@ func exitCode(raw json.RawMessage) (int, bool) {
 		return 0, false
 	}
 	return int(v), true
+}
+
+// legacyResult reads the tool result the pre-2026 pipeline sent the model
+// as text: Python's printed ToolResult, wrapped for XML tools in
+// "<tool_result> <tag> … </tag> </tool_result>" (older rows: "<tag> …
+// </tag>") and for the others in "Result for name: …":
+//
+//	<tool_result> <web-search> ToolResult(success=True, output='…') </web-search> </tool_result>
+//
+// It returns the output and the success flag; legacy is false (the text
+// stays as written) unless s is exactly such a result with a boolean
+// success and a string (or None) output.
+func legacyResult(s string) (output string, success, legacy bool) {
+	t := strings.TrimSpace(s)
+	if !strings.HasSuffix(t, ")") && !strings.HasSuffix(t, ">") {
+		return "", false, false // the common case, at a glance
+	}
+	if inner, ok := wrapped(t, "tool_result"); ok {
+		t = inner
+	}
+	if strings.HasPrefix(t, "<") {
+		end := strings.IndexByte(t, '>')
+		if end < 0 {
+			return "", false, false
+		}
+		inner, ok := wrapped(t, t[1:end])
+		if !ok {
+			return "", false, false
+		}
+		t = inner
+	} else if rest, ok := strings.CutPrefix(t, "Result for "); ok {
+		name, call, ok := strings.Cut(rest, ": ")
+		if !ok || !tagName(name) {
+			return "", false, false
+		}
+		t = call
+	}
+	if !strings.HasPrefix(t, "ToolResult(") {
+		return "", false, false
+	}
+	v, ok := ingest.ParsePy(t)
+	c, isCall := v.(ingest.PyCall)
+	if !ok || !isCall || c.Name != "ToolResult" {
+		return "", false, false
+	}
+	succ, ok := c.Arg("success")
+	success, isBool := succ.(bool)
+	if !ok || !isBool {
+		return "", false, false
+	}
+	out, _ := c.Arg("output")
+	switch o := out.(type) {
+	case string:
+		return o, success, true
+	case nil:
+		return "", success, true
+	}
+	return "", false, false
+}
+
+// wrapped is the trimmed text inside "<tag>" and "</tag>" when t is
+// exactly that, with a tag name of letters, digits, '_' and '-'.
+func wrapped(t, tag string) (string, bool) {
+	if !tagName(tag) {
+		return "", false
+	}
+	open, end := "<"+tag+">", "</"+tag+">"
+	if len(t) < len(open)+len(end) || !strings.HasPrefix(t, open) || !strings.HasSuffix(t, end) {
+		return "", false
+	}
+	return strings.TrimSpace(t[len(open) : len(t)-len(end)]), true
+}
+
+func tagName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r != '_' && r != '-' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -156,13 +156,21 @@ func (a *agentRun) chunk(typ string, content, meta obj) error {
 
 // both streams a row and stores it (same message id) for the history.
 func (a *agentRun) both(typ string, content, meta obj) (string, error) {
+	return a.bothAs("", typ, content, meta)
+}
+
+// bothAs is both with the row's message id given ("": a new one).
+func (a *agentRun) bothAs(id, typ string, content, meta obj) (string, error) {
 	if !a.wait(a.pace) {
 		return "", errStopped
 	}
 	s := a.s
 	s.mu.Lock()
-	row := s.row(a.r.threadID, typ, true, content, meta)
-	a.r.pending.add(storeRow(row))
+	if id == "" {
+		id = s.newID('m')
+	}
+	row := s.rowAs(id, a.r.threadID, typ, true, content, meta)
+	a.keepLocked(storeRow(row))
 	wire := append(obj(nil), row...)
 	wire = wire.with("content", string(pyDumps(content))).with("metadata", string(pyDumps(meta)))
 	s.appendLocked(a.r, wire)
@@ -175,8 +183,27 @@ func (a *agentRun) both(typ string, content, meta obj) (string, error) {
 func (a *agentRun) store(typ string, content, meta obj) {
 	s := a.s
 	s.mu.Lock()
-	a.r.pending.add(storeRow(s.row(a.r.threadID, typ, true, content, meta)))
+	a.keepLocked(storeRow(s.row(a.r.threadID, typ, true, content, meta)))
 	s.mu.Unlock()
+}
+
+// keepLocked puts a row in the history now (Options.RowsAsMade) or when
+// the run ends. s.mu is held.
+func (a *agentRun) keepLocked(row storedRow) {
+	if !a.s.opts.RowsAsMade {
+		a.r.pending.add(row)
+		return
+	}
+	var l rowList
+	l.add(row)
+	a.s.threads[a.r.threadID].keep(&l)
+}
+
+// newMessageID makes a message id ahead of its row.
+func (a *agentRun) newMessageID() string {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	return a.s.newID('m')
 }
 
 func (a *agentRun) stamp() string {
@@ -267,8 +294,13 @@ func (a *agentRun) call(name string, args obj) (string, error) {
 
 // complete ends the turn: its whole assistant row, then the finish status.
 func (a *agentRun) complete(finish string) (string, error) {
+	return a.completeAs("", finish)
+}
+
+// completeAs is complete with the assistant row's message id given.
+func (a *agentRun) completeAs(id, finish string) (string, error) {
 	content, meta := a.turnRow()
-	id, err := a.both("assistant", content, meta)
+	id, err := a.bothAs(id, "assistant", content, meta)
 	if err != nil {
 		return "", err
 	}
@@ -343,6 +375,26 @@ func (a *agentRun) tool(id, name string, output []string, success bool, result a
 	return a.chunkStatus(obj{{"status_type", st}, {"tool_call_id", id}, {"function_name", name}, {"tool_index", 0}})
 }
 
+// callAndRun ends a turn that calls a tool and runs the tool: the
+// assistant row then the tool (the older pipeline), or, with
+// Options.ToolsDuringReply, the tool first and the assistant row, whose id
+// the tool row names, after it (the current one).
+func (a *agentRun) callAndRun(id, name string, output []string, success bool, result any) error {
+	if a.s.opts.ToolsDuringReply {
+		aid := a.newMessageID()
+		if err := a.tool(id, name, output, success, result, aid); err != nil {
+			return err
+		}
+		_, err := a.completeAs(aid, "tool_calls")
+		return err
+	}
+	aid, err := a.complete("tool_calls")
+	if err != nil {
+		return err
+	}
+	return a.tool(id, name, output, success, result, aid)
+}
+
 // chunkStatus streams a status row that is not stored.
 func (a *agentRun) chunkStatus(content obj) error {
 	return a.chunk("status", content, a.meta())
@@ -386,14 +438,10 @@ func demo(prompt string) script {
 		if err != nil {
 			return err
 		}
-		aid, err := a.complete("tool_calls")
-		if err != nil {
-			return err
-		}
 		out := []string{"total 16\n", "-rw-r--r-- 1 root root  812 notes.md\n", "-rw-r--r-- 1 root root 2048 main.go\n",
 			"drwxr-xr-x 2 root root 4096 \x1b[1;34mdocs\x1b[0m\n"}
-		if err := a.tool(id, "execute_command", out, true,
-			obj{{"output", strings.Join(out, "")}, {"exit_code", 0}, {"cwd", "/workspace"}}, aid); err != nil {
+		if err := a.callAndRun(id, "execute_command", out, true,
+			obj{{"output", strings.Join(out, "")}, {"exit_code", 0}, {"cwd", "/workspace"}}); err != nil {
 			return err
 		}
 		if err := a.llmEnd(1200, 60, 1000); err != nil {
@@ -499,15 +547,11 @@ func bench(n int) script {
 			if err != nil {
 				return err
 			}
-			aid, err := a.complete("tool_calls")
-			if err != nil {
-				return err
-			}
 			var out []string
 			for i := 0; i < 20; i++ {
 				out = append(out, fmt.Sprintf("line %d of part %d\n", i, cycle))
 			}
-			if err := a.tool(id, "execute_command", out, true, strings.Join(out, ""), aid); err != nil {
+			if err := a.callAndRun(id, "execute_command", out, true, strings.Join(out, "")); err != nil {
 				return err
 			}
 			if err := a.llmEnd(1000+cycle, 200, 900); err != nil {

@@ -64,6 +64,16 @@ type Options struct {
 	// Hold makes every run wait before its last frame until Release (as
 	// Server.Hold does from the start).
 	Hold bool
+	// RowsAsMade writes each row of a run into the thread's history when
+	// it is made, as Suna's database has it while the run goes on (by
+	// default a run's rows are written when it ends).
+	RowsAsMade bool
+	// ToolsDuringReply runs a tool the way Suna's current pipeline does:
+	// before the assistant row that calls it is written. The stream then
+	// sends the call's chunks, the tool's start, output, row and end, and
+	// only then the assistant's complete row; the stored tool row is older
+	// than the assistant row and names it (assistant_message_id).
+	ToolsDuringReply bool
 	// Clock stamps rows and event ids (nil: time.Now).
 	Clock func() time.Time
 	// Logf logs requests (nil: quiet). Tokens are never logged.
@@ -318,8 +328,14 @@ func (s *Server) startLocked(threadID, prompt string) (string, string, error) {
 // row is a history row as the database holds it (content and metadata as
 // objects).
 func (s *Server) row(threadID, typ string, llm bool, content, meta obj) obj {
+	return s.rowAs(s.newID('m'), threadID, typ, llm, content, meta)
+}
+
+// rowAs is row with its message id given (made earlier, as Suna makes the
+// assistant message's id before its tools run).
+func (s *Server) rowAs(id, threadID, typ string, llm bool, content, meta obj) obj {
 	at := s.now().Format("2006-01-02T15:04:05.000000+00:00")
-	return obj{{"message_id", s.newID('m')}, {"thread_id", threadID}, {"type", typ},
+	return obj{{"message_id", id}, {"thread_id", threadID}, {"type", typ},
 		{"is_llm_message", llm}, {"content", content}, {"metadata", meta},
 		{"created_at", at}, {"updated_at", at}}
 }

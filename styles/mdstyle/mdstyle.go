@@ -1,8 +1,6 @@
 // Package mdstyle is the glamour style perch renders assistant markdown
-// with, for each of perch's themes. It is apart from package styles so that
-// a program drawing only perch's chrome (the task list perch paints before
-// it hands over to perch-ui) does not link glamour, whose package
-// initialisation (chroma's lexers and styles) costs tens of milliseconds.
+// with, for each of perch's themes: glamour's style types, built from the
+// colours of package styles, which itself knows only lipgloss.
 package mdstyle
 
 import (

@@ -212,24 +212,10 @@ func usageText(u *events.Usage) string {
 		s += " " + styles.IconCached + compact(u.CachedTokens) + " cached"
 	}
 	if u.HasCost && u.CostUSD > 0 {
-		s += " " + costText(u.CostUSD)
+		s += " " + events.CostText(u.CostUSD)
 	}
 	return s
 }
-
-// costText formats a cost in dollars with the precision small sums need.
-func costText(usd float64) string {
-	switch {
-	case usd >= 1:
-		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
-	case usd >= 0.01:
-		return "$" + strconv.FormatFloat(usd, 'f', 3, 64)
-	}
-	return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
-}
-
-// CostText is costText for the status bar.
-func CostText(usd float64) string { return costText(usd) }
 
 // compact formats a token count: 74, 9.2k, 1.3M.
 func compact(n int64) string {

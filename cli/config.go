@@ -1,0 +1,349 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/tui"
+)
+
+// perch's config file: $XDG_CONFIG_HOME/perch/config.toml, else
+// ~/.config/perch/config.toml. It holds defaults: a flag wins over the
+// environment, which wins over the file, which wins over perch's own
+// default.
+//
+//	url = "http://localhost:8000/v1"
+//	backend = "suna"
+//	token_command = "pass show suna"   # run only when a token is needed; never printed
+//	theme = "dark"
+//
+//	[keys]
+//	cancel_run = "ctrl+k"
+//	hold = ["ctrl+g", "ctrl+h"]
+
+// fileConfig is the file's contents.
+type fileConfig struct {
+	URL          text               `toml:"url"`
+	Backend      text               `toml:"backend"`
+	TokenCommand text               `toml:"token_command"`
+	Theme        text               `toml:"theme"`
+	Keys         map[string]keyList `toml:"keys"`
+}
+
+// text is a string setting; anything else is refused with a word on
+// how to write it (the TOML library adds the line).
+type text string
+
+func (t *text) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf(`not a string: write it in quotes, as in theme = "dark"`)
+	}
+	*t = text(s)
+	return nil
+}
+
+// configKeys are the file's keys, for messages.
+const configKeys = "url, backend, token_command, theme and the [keys] table"
+
+// keyList is one action's keys: a string or an array of strings.
+type keyList []string
+
+func (k *keyList) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*k = keyList{v}
+		return nil
+	case []any:
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return errors.New(`a key is a string: write ["ctrl+k", "f5"]`)
+			}
+			*k = append(*k, s)
+		}
+		return nil
+	}
+	return errors.New(`write a key as a string ("ctrl+k") or several as an array (["ctrl+k", "f5"])`)
+}
+
+// config is the config file as perch read it.
+type config struct {
+	path  string // where it is, or would be ("" without a home)
+	found bool
+	file  fileConfig
+}
+
+// configState caches the config file for one run of perch: it is read
+// once, by the first command that needs it.
+type configState struct {
+	once sync.Once
+	c    *config
+	err  error
+}
+
+// configPath is where the config file is: $XDG_CONFIG_HOME (when it is
+// an absolute path, as the XDG spec asks) or ~/.config.
+func configPath(env Env) string {
+	if dir := getenv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "perch", "config.toml")
+	}
+	if env.Home == "" {
+		return ""
+	}
+	return filepath.Join(env.Home, ".config", "perch", "config.toml")
+}
+
+// config reads the config file once per run (Main sets env.conf); a
+// missing file is no error, one that does not parse is.
+func (env Env) config() (*config, error) {
+	if env.conf == nil {
+		return loadConfig(configPath(env))
+	}
+	env.conf.once.Do(func() { env.conf.c, env.conf.err = loadConfig(configPath(env)) })
+	return env.conf.c, env.conf.err
+}
+
+func loadConfig(path string) (*config, error) {
+	c := &config{path: path}
+	if path == "" {
+		return c, nil
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config file: %w", err)
+	}
+	c.found = true
+	md, err := toml.Decode(string(raw), &c.file)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("config file %s, line %d: %s%s", path, pe.Position.Line, pe.Message, usageHint(pe.Usage))
+		}
+		return nil, fmt.Errorf("config file %s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	bad := func(line int, format string, args ...any) error {
+		where := path
+		if line > 0 {
+			where = fmt.Sprintf("%s, line %d", path, line)
+		}
+		return fmt.Errorf("config file %s: %s", where, fmt.Sprintf(format, args...))
+	}
+	text := string(raw)
+	for _, k := range md.Undecoded() {
+		if len(k) == 2 && k[0] == "keys" {
+			continue // checked below, against the actions
+		}
+		known := []string{"url", "backend", "token_command", "theme", "keys"}
+		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
+	}
+	f := &c.file
+	if f.Backend != "" {
+		if _, err := registry.Default().Lookup(string(f.Backend)); err != nil {
+			return nil, bad(lineOf(text, toml.Key{"backend"}), "backend must be one of %s, not %q%s",
+				strings.Join(registry.LiveNames(), ", "), f.Backend, didYouMean(string(f.Backend), registry.LiveNames()))
+		}
+	}
+	if f.Theme != "" {
+		if err := oneOf("theme", string(f.Theme), "auto", "dark", "light"); err != nil {
+			return nil, bad(lineOf(text, toml.Key{"theme"}), "theme must be auto, dark or light, not %q%s",
+				f.Theme, didYouMean(string(f.Theme), []string{"auto", "dark", "light"}))
+		}
+	}
+	actions := tui.KeyActions()
+	names := make([]string, 0, len(f.Keys))
+	for name := range f.Keys {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		line := lineOf(text, toml.Key{"keys", name})
+		if indexOf(actions, name) < 0 {
+			return nil, bad(line, "[keys]: no action %q%s; the actions are %s", name, didYouMean(name, actions), strings.Join(actions, ", "))
+		}
+		if len(f.Keys[name]) == 0 {
+			return nil, bad(line, "[keys] %s: give at least one key", name)
+		}
+		for _, k := range f.Keys[name] {
+			if err := tui.CheckKey(k); err != nil {
+				return nil, bad(line, "[keys] %s: %v", name, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+func usageHint(u string) string {
+	if u = strings.TrimSpace(u); u == "" {
+		return ""
+	}
+	return "\n" + u
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// lineOf finds the line that sets key (a table's key under its [table]
+// header, or a dotted key), 0 when it cannot tell. The TOML library says
+// where a syntax error is, but not where a well-formed key is.
+func lineOf(text string, key toml.Key) int {
+	table := ""
+	for i, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			table = strings.TrimSpace(strings.Trim(strings.SplitN(t, "#", 2)[0], "[] \t"))
+			continue
+		}
+		name, _, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		full := strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(name), " ", ""), `"`, "")
+		if table != "" {
+			full = table + "." + full
+		}
+		if full == strings.Join(key, ".") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// keys is the config file's [keys] table for tui.Config.
+func (c *config) keys() map[string][]string {
+	if c == nil || len(c.file.Keys) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(c.file.Keys))
+	for name, ks := range c.file.Keys {
+		out[name] = ks
+	}
+	return out
+}
+
+// runTokenCommand runs the config file's token_command and returns what
+// it printed, trimmed. Its output is the secret: it is never shown, even
+// when the command fails; its stderr (a passphrase prompt) reaches perch's.
+func runTokenCommand(ctx context.Context, env Env, c *config) (string, error) {
+	shell, flag := "sh", "-c"
+	if runtime.GOOS == "windows" {
+		shell, flag = "cmd", "/C"
+	}
+	cmd := exec.CommandContext(ctx, shell, flag, string(c.file.TokenCommand))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, env.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("token_command of %s (%s) failed: %w", c.path, c.file.TokenCommand, err)
+	}
+	tok := strings.TrimSpace(out.String())
+	if env.secrets != nil {
+		env.secrets.add(tok)
+	}
+	if tok == "" {
+		return "", fmt.Errorf("token_command of %s (%s) printed no token", c.path, c.file.TokenCommand)
+	}
+	return tok, nil
+}
+
+// runConfig is perch config: where the config file is (config path), or
+// the settings in effect and where each comes from. The token is never
+// shown, and token_command is not run.
+func runConfig(_ context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "config")
+	var c conn
+	c.register(fs)
+	theme := themeFlag(fs)
+	pos, err := parse(fs, args, 0, 1)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 1 {
+		if pos[0] != "path" {
+			return usagef("config: unknown argument %q%s (want 'path' or nothing)", pos[0], didYouMean(pos[0], []string{"path"}))
+		}
+		p := configPath(env)
+		if p == "" {
+			return errors.New("config: no config file: neither XDG_CONFIG_HOME nor a home directory is set")
+		}
+		_, err := fmt.Fprintln(env.Stdout, p)
+		return err
+	}
+	s, err := c.resolve(env)
+	if err != nil {
+		return err
+	}
+	themeFrom := "--theme"
+	if *theme == "" {
+		themeFrom = "config file"
+	}
+	if err := resolveTheme(env, theme); err != nil {
+		return err
+	}
+	if s.conf.file.Theme == "" && themeFrom != "--theme" {
+		themeFrom = "default"
+	}
+	w := env.Stdout
+	line := func(name, value, from string) {
+		if from != "" {
+			value += "  (" + from + ")"
+		}
+		fmt.Fprintf(w, "%-16s %s\n", name, value)
+	}
+	file := s.conf.path
+	switch {
+	case file == "":
+		file = "(none: no home directory)"
+	case !s.conf.found:
+		file += "  (not found: every setting is a default)"
+	}
+	line("config file", file, "")
+	line("url", or(s.url.value, "(none: maria's daemon from ~/.moonagent/daemon.json)"), s.url.from)
+	line("backend", or(s.backend.value, "(none: asked of the URL)"), s.backend.from)
+	switch {
+	case s.token.value != "":
+		line("token", "REDACTED", s.token.from)
+	case s.conf.file.TokenCommand != "":
+		line("token", "token_command's output, when a command needs a token", "config file")
+	default:
+		line("token", "(none)", "")
+	}
+	line("theme", *theme, themeFrom)
+	keys := s.conf.keys()
+	names := make([]string, 0, len(keys))
+	for name := range keys {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		line("keys."+name, strings.Join(keys[name], ", "), "config file")
+	}
+	return nil
+}
+
+func or(v, otherwise string) string {
+	if v == "" {
+		return otherwise
+	}
+	return v
+}
