@@ -154,11 +154,12 @@ func (m *Model) loadHeldCmd(taskID string) tea.Cmd {
 // other sent message waiting before it.
 func (m *Model) addCmd(l localMsg, web bool) tea.Cmd {
 	ob, gen, taskID, now, parent := m.ob, m.gen, m.held.taskID, m.now, m.ctx
+	stamp := m.stamp(taskID)
 	return func() tea.Msg {
 		var added outbox.Message
 		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
 			var err error
-			added, err = q.Add(l.text, l.intent, web, now)
+			added, err = q.AddFor(stamp, l.text, l.intent, web, now)
 			return err
 		})
 		out := outboxMsg{gen: gen, taskID: taskID, op: opAdd, q: q, seq: seq, msg: added,
@@ -234,14 +235,24 @@ func (m *Model) deliverCmd(op outboxOp, taskID, id string) tea.Cmd {
 
 // recoverCmd puts what a cancel handed back at the front of the queue.
 func (m *Model) recoverCmd(gen uint64, taskID string, texts []string) tea.Cmd {
-	ob, now := m.ob, m.now
+	ob, now, stamp := m.ob, m.now, m.stamp(taskID)
 	return func() tea.Msg {
 		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
-			_, err := q.RecoverFromCancel(texts, now)
+			_, err := q.RecoverFromCancelFor(stamp, texts, now)
 			return err
 		})
 		return outboxMsg{gen: gen, taskID: taskID, op: opRecover, q: q, seq: seq, texts: texts, err: err}
 	}
+}
+
+// stamp is the session a new message for taskID is written for: the
+// attached task as the backend reported it ("" if it did not say when it
+// was created, or the task is not the attached one).
+func (m *Model) stamp(taskID string) string {
+	if m.task.ID != taskID {
+		return ""
+	}
+	return outbox.SessionStamp(m.task)
 }
 
 // noteDelivering counts a delivery command (the panel's spinner).

@@ -163,6 +163,7 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if ts, err, ok := m.cfg.tasks.ready(); ok {
 		m.handleTasksLoaded(tasksLoadedMsg{tasks: ts, err: err})
+		cmds = append(cmds, m.heldCountsCmd())
 	} else {
 		cmds = append(cmds, m.loadTasksCmd())
 	}
@@ -204,6 +205,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStream(msg)
 	case tasksLoadedMsg:
 		m.handleTasksLoaded(msg)
+		cmd = m.heldCountsCmd()
+	case heldCountsMsg:
+		m.list.held, m.list.gone = msg.held, msg.gone
 	case taskLoadedMsg:
 		m.handleTaskLoaded(msg)
 	case outboxMsg:

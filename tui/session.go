@@ -99,7 +99,7 @@ func (m *Model) detach() tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
-	return saved
+	return tea.Batch(saved, m.heldCountsCmd())
 }
 
 func (m *Model) saveDraft() {
@@ -116,13 +116,17 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		if msg.State != nil {
 			m.daemonConn, m.daemonSeen = *msg.State, true
 		}
+		var cmd tea.Cmd
 		if msg.Tasks != nil {
 			m.applyTasks(msg.Tasks)
+			if m.mode == modeList {
+				cmd = m.heldCountsCmd()
+			}
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 			m.daemonConn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
-		return nil
+		return cmd
 	}
 	if msg.Gen != m.gen || m.mode != modeTask {
 		return nil // a batch from a stream we already left

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 )
@@ -30,6 +31,10 @@ type taskList struct {
 	// came).
 	loadErr error
 	rows    int // rows per page, from the last frame
+	// held and gone: perch's own messages per task, and for sessions
+	// that are gone (heldCountsCmd).
+	held map[string]chrome.Held
+	gone chrome.Held
 	// first/last shown rows of the last frame, for the spinner
 	visFrom, visTo int
 }
@@ -233,7 +238,7 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 	}
 	scr.Hints = hints
 	out, lay := m.ch.TaskList(chrome.List{Tasks: l.tasks, Shown: l.shown, Sel: l.sel, Offset: l.offset,
-		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter}, scr)
+		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter, Held: l.held, Gone: l.gone}, scr)
 	l.rows, l.offset = lay.Rows, lay.Offset
 	if len(l.shown) > 0 {
 		l.visFrom, l.visTo = lay.VisFrom, lay.VisTo
@@ -283,4 +288,56 @@ func (m *Model) unreachable() string {
 		s += "\nretrying in " + itoa(m.retryLeft(c)) + "s"
 	}
 	return s + "\nis it running? start it, give another server with --url, or try perch without one: perch demo"
+}
+
+// heldCountsMsg: perch's messages per task, counted by heldCountsCmd.
+type heldCountsMsg struct {
+	held map[string]chrome.Held
+	gone chrome.Held
+}
+
+// taskLister is a store that can list the tasks it keeps messages for.
+type taskLister interface{ Tasks() ([]string, error) }
+
+// heldCountsCmd counts perch's messages for the listed tasks (held, and
+// orphans: written for a session the list does not have, or not this
+// one), and those of sessions that are gone. It reads the store: a
+// command, never Update.
+func (m *Model) heldCountsCmd() tea.Cmd {
+	lister, ok := m.ob.store.(taskLister)
+	if !ok {
+		return nil
+	}
+	store := m.ob.store
+	listed := make(map[string]events.Task, len(m.list.tasks))
+	for _, t := range m.list.tasks {
+		listed[t.ID] = t
+	}
+	answered := m.list.answered
+	return func() tea.Msg {
+		ids, err := lister.Tasks()
+		if err != nil {
+			return nil
+		}
+		out := heldCountsMsg{held: map[string]chrome.Held{}}
+		for _, id := range ids {
+			q, err := store.Load(id)
+			if err != nil || q.Len() == 0 {
+				continue
+			}
+			t, ok := listed[id]
+			if !ok && !answered {
+				continue // not known yet, not gone
+			}
+			if !ok {
+				out.gone.Held += q.Len()
+				out.gone.Orphans += q.Len()
+				out.gone.Sessions++
+				continue
+			}
+			h, o := outbox.Tally(q, t, true)
+			out.held[id] = chrome.Held{Held: h, Orphans: o}
+		}
+		return out
+	}
 }
