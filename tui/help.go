@@ -24,7 +24,7 @@ func (m *Model) helpLines(h int) []string {
 			key.NewBinding(key.WithHelp("ctrl+c", "clear · cancel · quit")),
 			key.NewBinding(key.WithHelp("f1", "this help"))}},
 		{"held messages", []key.Binding{k.HeldUp, k.HeldMoveUp, k.HeldMoveDown, k.HeldEdit, k.HeldDelete,
-			k.HeldToComposer, k.HeldRelease, k.HeldPause, k.HeldBack}},
+			k.HeldToComposer, k.HeldAdopt, k.HeldRelease, k.HeldPause, k.HeldBack}},
 		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.Attach, k.NewTask,
 			k.Filter, k.Refresh, k.Quit}},
 	}

@@ -35,7 +35,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"queue_toggle": &k.QueueToggle, "todos_toggle": &k.TodosToggle, "scroll_page": &k.ScrollPage, "to_held": &k.ToHeld,
 
 		"held_up": &k.HeldUp, "held_down": &k.HeldDown, "held_move_up": &k.HeldMoveUp, "held_move_down": &k.HeldMoveDown,
-		"held_edit": &k.HeldEdit, "held_delete": &k.HeldDelete, "held_to_composer": &k.HeldToComposer,
+		"held_edit": &k.HeldEdit, "held_delete": &k.HeldDelete, "held_adopt": &k.HeldAdopt, "held_to_composer": &k.HeldToComposer,
 		"held_release": &k.HeldRelease, "held_pause": &k.HeldPause, "held_back": &k.HeldBack,
 
 		"yes": &k.Yes, "no": &k.No,

@@ -27,8 +27,8 @@ type keyMap struct {
 	QueueToggle, TodosToggle, ScrollPage, ToHeld                     key.Binding
 
 	// held panel
-	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete key.Binding
-	HeldToComposer, HeldRelease, HeldPause, HeldBack, Held           key.Binding
+	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete, HeldAdopt key.Binding
+	HeldToComposer, HeldRelease, HeldPause, HeldBack, Held                      key.Binding
 
 	// confirmation
 	Yes, No key.Binding
@@ -40,7 +40,7 @@ func (k *keyMap) limitTo(c uiCaps) {
 	if !c.Send {
 		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
 			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,
-			&k.HeldEdit, &k.HeldDelete, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
+			&k.HeldEdit, &k.HeldDelete, &k.HeldAdopt, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
 			b.SetEnabled(false)
 		}
 	}
@@ -122,6 +122,7 @@ func newKeyMap() keyMap {
 		HeldEdit:       b("e/enter", "edit in the composer", "e", "enter"),
 		HeldDelete:     b("d/del", "delete", "d", "delete"),
 		HeldToComposer: b("c", "move to the composer", "c"),
+		HeldAdopt:      b("m", "orphan: move here", "m"),
 		HeldRelease:    b("s", "send now", "s"),
 		HeldPause:      b("p", "pause/resume delivery", "p"),
 		HeldBack:       b("esc/tab", "composer", "esc", "tab", "shift+tab"),

@@ -205,7 +205,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStream(msg)
 	case tasksLoadedMsg:
 		m.handleTasksLoaded(msg)
-		cmd = m.heldCountsCmd()
+		cmd = tea.Batch(m.heldCountsCmd(), m.loadStraysCmd())
+	case straysMsg:
+		cmd = m.handleStrays(msg)
+	case strayDoneMsg:
+		cmd = m.handleStrayDone(msg)
 	case heldCountsMsg:
 		m.list.held, m.list.gone = msg.held, msg.gone
 	case taskLoadedMsg:

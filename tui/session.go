@@ -81,7 +81,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
 	m.ctl.WatchTask(m.gen, t.ID)
-	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID))
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
@@ -121,6 +121,8 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 			m.applyTasks(msg.Tasks)
 			if m.mode == modeList {
 				cmd = m.heldCountsCmd()
+			} else {
+				cmd = m.loadStraysCmd() // a session that just went makes orphans
 			}
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
