@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -103,4 +104,22 @@ func TestOrphanOfAnEarlierSessionWithTheSameID(t *testing.T) {
 		t.Fatalf("after m the queue is %+v", p)
 	}
 	hs.lacks("⊘ orphan")
+}
+
+// The task list shows, per session, the messages perch keeps for it
+// (held, and orphans among them), and a row for those of sessions that
+// are gone.
+func TestTaskListCountsHeldAndOrphans(t *testing.T) {
+	store := outbox.NewMemStore()
+	hold(t, store, "task-1", "", "one")
+	hold(t, store, "task-1", "", "two")
+	hold(t, store, "task-gone", "2026-11-27T10:00:00Z", "lost")
+	hs := newHarness(t, 100, 20, Config{Outbox: &Outbox{Store: store}})
+	hs.taskList(events.Task{ID: "task-1", Name: "fix the parser", Status: events.StatusIdle},
+		events.Task{ID: "task-2", Name: "write docs", Status: events.StatusIdle})
+	hs.contains("✎2")
+	hs.contains("⊘ 1 orphaned message of 1 session gone")
+	if v := hs.view(); strings.Count(v, "✎") != 1 {
+		t.Fatalf("only task-1 has held messages:\n%s", v)
+	}
 }

@@ -254,7 +254,7 @@ func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s List
 // that are gone: orphans, kept until the user moves or deletes them.
 func (c Chrome) goneRow(g Held, w int) string {
 	return Truncate("  "+c.Err.Render("⊘ "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
-		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" that are gone · perch tasks lists them, perch queue ID --move-to OTHER moves them"), w)
+		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" gone · open a session: its held panel (shift+tab) moves them there (m) or takes them back (c)"), w)
 }
 
 func plural(n int) string {
