@@ -169,7 +169,11 @@ func Main(ctx context.Context, env Env, args []string) int {
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return ExitOK // ended by the caller (not a signal): a normal way to stop tail
 	default:
-		fmt.Fprintf(env.Stderr, "perch: %v\n", err)
+		if noDaemon(err) {
+			fmt.Fprintf(env.Stderr, "perch: %v%s\n", err, demoHint)
+		} else {
+			fmt.Fprintf(env.Stderr, "perch: %v\n", err)
+		}
 		return ExitFailure
 	}
 }
