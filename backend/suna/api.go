@@ -110,16 +110,6 @@ func (e *APIError) As(target any) bool {
 // ErrAuth is matched (errors.Is) by 401 and 403 answers.
 var ErrAuth = errors.New("authentication failed")
 
-// As makes errors.As(err, &httpErr) find a *backend.HTTPError: the
-// server was reached and said no (perch's board shows a refused token).
-func (e *APIError) As(target any) bool {
-	if t, ok := target.(**backend.HTTPError); ok {
-		*t = &backend.HTTPError{Status: e.Status, Message: e.Message, URL: e.URL}
-		return true
-	}
-	return false
-}
-
 func (e *APIError) Is(target error) bool {
 	return target == ErrAuth && (e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden)
 }
