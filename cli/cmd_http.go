@@ -47,8 +47,12 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 	var c conn
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	all := fs.Bool("all", false, "every source's sessions (every --url, the config file's [[source]] tables, the local daemon), as the board shows them")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if *all {
+		return runTasksAll(ctx, env, &c, *asJSON)
 	}
 	be, err := c.open(ctx, env)
 	if err != nil {
