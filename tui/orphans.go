@@ -44,18 +44,14 @@ type strayDoneMsg struct {
 // than the one that has the id now (the Deliverer would mark it before
 // sending anything).
 func (m *Model) isOrphan(msg outbox.Message) bool {
-	if msg.State == outbox.Orphaned {
-		return true
-	}
-	now := m.stamp(m.held.taskID)
-	return msg.Session != "" && now != "" && msg.Session != now
+	return outbox.IsOrphan(msg, m.task, true)
 }
 
 // loadStraysCmd reads the queues of the task ids the task list does not
 // have (only once a list answered: before that a missing id is one not
 // known yet, not one that is gone).
 func (m *Model) loadStraysCmd() tea.Cmd {
-	lister, ok := m.ob.store.(taskLister)
+	lister, ok := m.ob.store.(outbox.Lister)
 	if !ok || !m.list.answered || m.held.taskID == "" {
 		return nil
 	}
