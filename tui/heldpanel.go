@@ -86,7 +86,7 @@ func (m *Model) heldLines(maxH int) []string {
 		if focused && i == h.sel {
 			text = m.ch.Selected.Render(text)
 		}
-		state := m.ch.Err.Render("⊘ orphan of gone session " + shortID(st.task) + " ")
+		state := m.ch.Err.Render("⊘ orphan of session " + shortID(st.task) + " ")
 		blocks = append(blocks, block{lines: []string{truncate(gutter+itoa(i+1)+". "+m.ch.Dim.Render("["+st.msg.ID+"] ")+state+text, w)}})
 	}
 	for _, l := range h.local {
