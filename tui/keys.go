@@ -23,7 +23,7 @@ type keyMap struct {
 
 	// composer
 	Send, Hold, Newline, History, WebSearch, Leave, CancelRun, Retry key.Binding
-	QueueToggle, TodosToggle, ScrollPage, ToHeld                     key.Binding
+	QueueToggle, TodosToggle, ScrollPage, ToHeld, Editor             key.Binding
 
 	// held panel
 	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete key.Binding
@@ -37,7 +37,7 @@ type keyMap struct {
 // binding never matches and is left out of the help.
 func (k *keyMap) limitTo(c uiCaps) {
 	if !c.Send {
-		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
+		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Editor, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
 			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,
 			&k.HeldEdit, &k.HeldDelete, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
 			b.SetEnabled(false)
@@ -110,6 +110,9 @@ func newKeyMap() keyMap {
 		QueueToggle: b("ctrl+q", "queue details", "ctrl+q"),
 		TodosToggle: b("ctrl+t", "todos", "ctrl+t"),
 		ScrollPage:  b("pgup/pgdn", "scroll", "pgup", "pgdown"),
+		// ctrl+o as nushell's and kross's: ctrl+e (crush's first choice)
+		// is the textarea's end of line, ctrl+g holds, ctrl+x cancels.
+		Editor: b("ctrl+o", "write in $EDITOR", "ctrl+o"),
 
 		HeldUp:         b("↑↓/jk", "select", "up", "k"),
 		HeldDown:       b("↓/j", "select", "down", "j"),

@@ -215,6 +215,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
 		cmd = m.handleCancelDone(msg)
+	case editorDoneMsg:
+		cmd = m.handleEditorDone(msg)
 	case tickMsg:
 		m.handleTick(msg)
 	case warmMsg:

@@ -76,8 +76,32 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.retryHeld()
 	case key.Matches(msg, k.Held):
 		return m.focusHeldPanel()
+	case key.Matches(msg, k.Editor):
+		return tea.Batch(m.focusComposer(), m.openEditor())
+	case typed(msg):
+		return m.typeIntoComposer(msg)
 	}
 	return m.prepareSelected()
+}
+
+// typed reports whether a key press types text (a printable character with
+// no modifier but shift): the keys that are never lost when the transcript
+// or the held list has focus and does not bind them.
+func typed(msg tea.KeyPressMsg) bool {
+	return msg.Text != "" && msg.Mod&^(tea.ModShift|tea.ModCapsLock|tea.ModNumLock) == 0
+}
+
+// typeIntoComposer focuses the composer and types msg into it: a key no
+// other view binds starts a message, and the keys after it follow it
+// there (typing "What now" over the transcript leaves "What now", not the
+// "t now" left after the transcript's keys ate the rest). Without a
+// composer (read-only backends) the key does nothing.
+func (m *Model) typeIntoComposer(msg tea.KeyPressMsg) tea.Cmd {
+	if m.mode != modeTask || !m.caps.Send {
+		return nil
+	}
+	focus := m.focusComposer()
+	return tea.Batch(focus, m.composerKey(msg))
 }
 
 // prepareSelected builds, off the UI goroutine, what expanding the
