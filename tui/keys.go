@@ -139,8 +139,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.overlay {
 	case ovHelp:
-		// Any key closes the help; it never triggers anything else.
-		m.overlay = ovNone
+		// The help scrolls; any other key closes it and never triggers
+		// anything else.
+		m.helpKey(msg)
 		return nil
 	case ovConfirmCancel:
 		switch {
@@ -176,7 +177,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // quit.
 func (m *Model) ctrlC() tea.Cmd {
 	switch {
-	case m.overlay == ovConfirmCancel || m.overlay == ovHelp:
+	case m.overlay == ovHelp:
+		m.closeHelp()
+		return nil
+	case m.overlay == ovConfirmCancel:
 		m.overlay = ovNone
 		return nil
 	case m.overlay == ovSearch || m.overlay == ovFilter:
