@@ -123,28 +123,31 @@ func (m *Model) helpHeight() int {
 // other key closes it and does nothing else.
 func (m *Model) helpKey(msg tea.KeyPressMsg) {
 	k := &m.keys
-	h := m.helpHeight()
-	page := max(h-2, 1)
-	// The most the view can scroll: the last rows above the indicator.
-	last := max(len(m.helpAll())-max(h-1, 1), 0)
+	page := max(m.helpHeight()-2, 1)
 	switch {
 	case key.Matches(msg, k.Down):
-		m.helpOff++
+		m.scrollHelp(1)
 	case key.Matches(msg, k.Up):
-		m.helpOff--
+		m.scrollHelp(-1)
 	case key.Matches(msg, k.PageDown), key.Matches(msg, k.HalfDown):
-		m.helpOff += page
+		m.scrollHelp(page)
 	case key.Matches(msg, k.PageUp), key.Matches(msg, k.HalfUp):
-		m.helpOff -= page
+		m.scrollHelp(-page)
 	case key.Matches(msg, k.Top):
-		m.helpOff = 0
+		m.scrollHelp(-len(m.helpAll()))
 	case key.Matches(msg, k.Bottom):
-		m.helpOff = last
+		m.scrollHelp(len(m.helpAll()))
 	default:
 		m.closeHelp()
-		return
 	}
-	m.helpOff = min(max(m.helpOff, 0), last)
+}
+
+// scrollHelp moves the `?` screen by d rows, within its lines.
+func (m *Model) scrollHelp(d int) {
+	// The most it scrolls: the last rows fill the screen above the
+	// indicator row.
+	last := max(len(m.helpAll())-max(m.helpHeight()-1, 1), 0)
+	m.helpOff = min(max(m.helpOff+d, 0), last)
 }
 
 // closeHelp closes the `?` screen; it opens at the top next time.

@@ -124,7 +124,8 @@ func (m *Model) prepareSelected() tea.Cmd {
 	return func() tea.Msg { work(); return nil }
 }
 
-// handleWheel scrolls the transcript (or the task list) wherever focus is.
+// handleWheel scrolls the help, or the transcript (or the task list)
+// wherever focus is.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 	d := 0
 	switch msg.Button {
@@ -133,6 +134,10 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 	case tea.MouseWheelDown:
 		d = 3
 	default:
+		return
+	}
+	if m.overlay == ovHelp {
+		m.scrollHelp(d)
 		return
 	}
 	if m.mode == modeList {

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -79,7 +81,10 @@ func TestHelpScrollsToEveryKeyAt80x24(t *testing.T) {
 			t.Errorf("%s (%q) is not in the help", name, d)
 		}
 	}
-	// pgup goes back, g to the top; another key closes.
+	// The wheel scrolls it, pgup goes back, g to the top; another key
+	// closes it.
+	hs.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	hs.contains("↕")
 	hs.key("pgup")
 	hs.key("g")
 	hs.contains("↓ more below")
