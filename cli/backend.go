@@ -145,7 +145,7 @@ func (c *conn) config(ctx context.Context, env Env) (string, backend.Config, err
 	}
 	name, cfg.URL, err = registry.Discover(env.Home)
 	if err != nil {
-		return "", backend.Config{}, err
+		return "", backend.Config{}, &noDaemonError{err}
 	}
 	cfg.Discovered = true
 	return name, cfg, nil

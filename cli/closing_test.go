@@ -16,6 +16,7 @@ import (
 	"time"
 
 	mariab "github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/transcript"
 )
 
 // taskServer is a daemon serving one task's recorded log: after each replay
@@ -227,7 +228,7 @@ func exportWith(t *testing.T, base, id string, o exportOpts) (string, time.Durat
 		t.Fatalf("export: %v (stderr %s)", err, errb.String())
 	}
 	var out bytes.Buffer
-	if err := writeExport(&out, tl, "jsonl", "", false); err != nil {
+	if err := writeExport(&out, tl, "jsonl", "", transcript.MarkdownOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return out.String(), took

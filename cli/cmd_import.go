@@ -7,6 +7,8 @@ import (
 
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
+
+	"github.com/perch-tui/perch/transcript"
 )
 
 func runImport(ctx context.Context, env Env, args []string) error {
@@ -16,6 +18,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	session := fs.String("session", "", "attocode: the session id to import (default: the newest)")
 	format := fs.String("format", "jsonl", "output: jsonl, json or md")
 	full := fs.Bool("full", false, "md: print tool outputs whole instead of shortened")
+	noThinking := noThinkingFlag(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -31,7 +34,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 		return importErr(err)
 	}
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
-	if err := writeExport(out, res.Timeline, *format, fileTitle(pos[0]), *full); err != nil {
+	if err := writeExport(out, res.Timeline, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
 		return err
 	}
 	return out.Flush()

@@ -10,6 +10,8 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
+
+	"github.com/perch-tui/perch/transcript"
 )
 
 // This file is export, tail and record for every live backend, maria
@@ -235,6 +237,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	c.register(fs)
 	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
 	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
+	noThinking := noThinkingFlag(fs)
 	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -247,13 +250,14 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	md := transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}
 	tl, err := followLive(ctx, env, b, task, exportLiveOpts(*untilIdle))
 	if _, stopped := interruption(ctx); err != nil && stopped && tl != nil {
 		// Ctrl-C: print what was read so far, with a last notice that
 		// says it is incomplete (a notice line in jsonl, a line in md).
 		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning,
 			Text: "perch export was interrupted: this transcript is incomplete"})
-		if werr := writeExport(env.Stdout, tl, *format, task.Name, *full); werr != nil {
+		if werr := writeExport(env.Stdout, tl, *format, task.Name, md); werr != nil {
 			return werr
 		}
 		return errors.New("interrupted: the export holds what was read so far, marked incomplete")
@@ -261,7 +265,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeExport(env.Stdout, tl, *format, task.Name, *full)
+	return writeExport(env.Stdout, tl, *format, task.Name, md)
 }
 
 // exportLiveOpts are export's rule: the session once synced (or idle, with

@@ -10,6 +10,8 @@ import (
 
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/ingest"
+
+	"github.com/perch-tui/perch/transcript"
 )
 
 // runReplay opens a transcript file of any known system: in the terminal
@@ -22,6 +24,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	chat := fs.String("chat", "", "pynchy: the chat (jid) to open when the file holds several")
 	session := fs.String("session", "", "attocode: the session id to open (default: the newest)")
 	full := fs.Bool("full", false, "md: quote every tool output whole")
+	noThinking := noThinkingFlag(fs)
 	theme := themeFlag(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
@@ -72,7 +75,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		newPrinter(out, false).update(tl)
 		return out.Flush()
 	}
-	if err := writeExport(out, tl, *format, fileTitle(path), *full); err != nil {
+	if err := writeExport(out, tl, *format, fileTitle(path), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
 		return err
 	}
 	return out.Flush()

@@ -99,15 +99,17 @@ func writeItemText(w io.Writer, it *events.Item) {
 		fmt.Fprintf(w, "\n%s\n\n", indent(text, "  "))
 	case events.ItemTool:
 		t := it.Tool
-		icon := map[events.ToolStatus]string{events.ToolRunning: "…", events.ToolOK: "✓", events.ToolError: "✗",
-			events.ToolCancelled: "⊘", events.ToolUnknown: "?"}[t.Status]
-		fmt.Fprintf(w, "%s %s", icon, sanitize.Line(t.Name))
+		// The mark and the word are the outcome every view shows
+		// (events.ToolOutcome): a command that exited non-zero failed.
+		cr := t.Command()
+		o := events.ToolOutcome(t.Status, cr)
+		fmt.Fprintf(w, "%s %s", outcomeMark(o), sanitize.Line(t.Name))
 		if k := t.KeyArg(); k != "" {
 			fmt.Fprintf(w, " %s", clip(sanitize.Line(k), 100))
 		}
-		fmt.Fprintf(w, "  [%s", t.Status)
-		if r := t.Result; r != nil && r.Command != nil && r.Command.ExitCode != nil {
-			fmt.Fprintf(w, ", exit %d", *r.Command.ExitCode)
+		fmt.Fprintf(w, "  [%s", o)
+		if cr != nil && cr.ExitCode != nil {
+			fmt.Fprintf(w, ", exit %d", *cr.ExitCode)
 		}
 		fmt.Fprintln(w, "]")
 		if r := t.Result; r != nil {
@@ -121,6 +123,22 @@ func writeItemText(w io.Writer, it *events.Item) {
 	case events.ItemNotice:
 		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
 	}
+}
+
+// outcomeMark is the mark tail and replay print before a tool: ✗ for a
+// failure of any kind (the word after it says which), "…" while it runs.
+func outcomeMark(o events.Outcome) string {
+	switch {
+	case o == events.OutcomeRunning:
+		return "…"
+	case o == events.OutcomeOK:
+		return "✓"
+	case o.Failed():
+		return "✗"
+	case o == events.OutcomeCancelled:
+		return "⊘"
+	}
+	return "?"
 }
 
 // callsText stands for the text of a reply that has none.
@@ -203,19 +221,23 @@ func headTail(s string, head, tail int) string {
 	return strings.Join(append(out, lines[len(lines)-tail:]...), "\n")
 }
 
-// writeExport writes a transcript; json and jsonl are always whole, md cuts
-// long tool outputs unless full.
-func writeExport(w io.Writer, tl *events.Timeline, format, title string, full bool) error {
+// writeExport writes a transcript; json and jsonl are always whole, md
+// cuts long tool outputs unless md.Full and shows reasoning unless
+// md.NoThinking.
+func writeExport(w io.Writer, tl *events.Timeline, format, title string, md transcript.MarkdownOptions) error {
 	switch format {
 	case "json":
 		return transcript.WriteJSON(w, tl)
 	case "jsonl":
 		return transcript.WriteJSONL(w, tl)
 	}
-	if full {
-		return transcript.WriteMarkdownFull(w, tl, title)
-	}
-	return transcript.WriteMarkdown(w, tl, title)
+	return transcript.WriteMarkdownWith(w, tl, title, md)
+}
+
+// noThinkingFlag registers -no-thinking, the md exports' way to leave the
+// model's reasoning out.
+func noThinkingFlag(fs *flagSet) *bool {
+	return fs.Bool("no-thinking", false, "md: leave out the model's reasoning (shown by default, quoted before each reply)")
 }
 
 // runRecord is perch record: maria's raw task stream, each frame once

@@ -135,7 +135,7 @@ func TestSendWhileDaemonDownInTheTUI(t *testing.T) {
 	tm.waitFor("the first reply to finish", 30*time.Second, func(s string) bool { return strings.Contains(s, "✓ idle") })
 
 	p.Stop() // the daemon goes away
-	tm.waitText("reconnecting", 10*time.Second)
+	tm.waitText("retrying in", 10*time.Second)
 	for _, text := range []string{"one while down", "two while down"} {
 		tm.typeText(text)
 		tm.keys("Enter")

@@ -140,3 +140,24 @@ func MoveTo(from Store, task, id string, to Store, toTask, stamp string, now tim
 	}
 	return added, nil
 }
+
+// Tally counts q's pending messages for the task t as a list shows it:
+// held (everything still to be delivered) and, among them, orphans: the
+// ones marked so, and the stamped ones whose session is not t (present:
+// the backend lists t; a stamp that differs from t's means the id names
+// another session now). It does no IO: the Deliverer marks them for good
+// before any delivery.
+func Tally(q *Queue, t events.Task, present bool) (held, orphans int) {
+	now := SessionStamp(t)
+	for _, m := range q.pending {
+		held++
+		switch {
+		case m.State == Orphaned:
+			orphans++
+		case m.Session == "":
+		case !present, now != "" && now != m.Session:
+			orphans++
+		}
+	}
+	return held, orphans
+}

@@ -109,7 +109,7 @@ func TestHeldMessageBelongsToItsSession(t *testing.T) {
 					t.Fatalf("delivered into the new session: %q", got)
 				}
 			}
-			if _, err := d.Release(ctx, "t1", ""); !errors.Is(err, ErrNoMessage) {
+			if _, err := d.Release(ctx, "t1", ""); !errors.Is(err, ErrOrphaned) {
 				t.Fatalf("Release of an orphan: %v", err)
 			}
 			q := load(t, s, "t1")
@@ -183,5 +183,29 @@ func hold(t *testing.T, s Store, task, stamp, text string) {
 		return err
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTally(t *testing.T) {
+	t1 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	task1 := events.Task{ID: "t1", Created: t1}
+	s := NewMemStore()
+	hold(t, s, "t1", SessionStamp(task1), "mine")
+	hold(t, s, "t1", "", "unstamped")
+	q := load(t, s, "t1")
+	for _, tc := range []struct {
+		name          string
+		t             events.Task
+		present       bool
+		held, orphans int
+	}{
+		{"its session", task1, true, 2, 0},
+		{"the id names another session", events.Task{ID: "t1", Created: t1.Add(time.Second)}, true, 2, 1},
+		{"a session that does not say when it was created", events.Task{ID: "t1"}, true, 2, 0},
+		{"gone", events.Task{ID: "t1"}, false, 2, 1},
+	} {
+		if h, o := Tally(q, tc.t, tc.present); h != tc.held || o != tc.orphans {
+			t.Errorf("%s: Tally = %d, %d; want %d, %d", tc.name, h, o, tc.held, tc.orphans)
+		}
 	}
 }

@@ -33,8 +33,11 @@ func KeyArg(name string, args json.RawMessage, raw string) string {
 			return s
 		}
 	}
-	if t.Format == FormatPatch {
+	if t.Format == FormatPatch || t.edit != editNone {
 		files := PatchFiles(str(a["patch"]))
+		if len(files) == 0 {
+			files = EditFiles(name, args)
+		}
 		switch len(files) {
 		case 0:
 			return ""

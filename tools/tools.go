@@ -86,6 +86,9 @@ type Tool struct {
 	// keys are the arguments the header shows, the first one set wins;
 	// nil for defaultKeys.
 	keys []string
+	// edit is how the call's arguments describe the change to a file,
+	// for an edit tool (Edits).
+	edit editArgs
 }
 
 // Tool names as the systems spell them, for the code that makes a call of
@@ -112,6 +115,9 @@ const (
 	ClaudeTaskList   = "TaskList"
 	ClaudeTaskGet    = "TaskGet"
 	ClaudeAgent      = "Agent"
+	ClaudeEdit       = "Edit"
+	ClaudeMultiEdit  = "MultiEdit"
+	ClaudeWrite      = "Write"
 
 	// PynchyCommand is the call pynchy's decoder makes of a "!cmd" command
 	// a person ran in the chat.
@@ -146,10 +152,10 @@ var names = map[string]Tool{
 	MariaRead:      {Kind: ReadFile, Format: FormatRead},
 	MariaList:      {Kind: ListFiles, Format: FormatListing},
 	MariaSearch:    {Kind: Search, Format: FormatSearch, keys: []string{"regex", "path"}},
-	MariaWrite:     {Kind: WriteFile, Format: FormatWrite},
-	MariaReplace:   {Kind: WriteFile, Format: FormatWrite},
+	MariaWrite:     {Kind: WriteFile, Format: FormatWrite, edit: editContent},
+	MariaReplace:   {Kind: WriteFile, Format: FormatWrite, edit: editReplace},
 	MariaMetaWrite: {Kind: WriteFile, Format: FormatMetaWrite},
-	MariaPatch:     {Kind: Patch, Format: FormatPatch, keys: []string{"path"}},
+	MariaPatch:     {Kind: Patch, Format: FormatPatch, keys: []string{"path"}, edit: editChanges},
 	MariaTodo:      {Kind: TodoList, Format: FormatTodo, keys: []string{"action"}},
 
 	// Suna
@@ -162,6 +168,9 @@ var names = map[string]Tool{
 	ClaudeTaskCreate: {Kind: TodoList, keys: []string{"subject"}}, ClaudeTaskUpdate: {Kind: TodoList, keys: []string{"taskId", "status"}},
 	ClaudeTaskList: {Kind: TodoList}, ClaudeTaskGet: {Kind: TodoList, keys: []string{"taskId"}},
 	ClaudeAgent: {keys: []string{"description", "subagent_type"}}, "notebookedit": {Kind: Patch},
+	ClaudeEdit:      {Kind: Patch, keys: []string{"file_path"}, edit: editReplace},
+	ClaudeMultiEdit: {Kind: Patch, keys: []string{"file_path"}, edit: editMulti},
+	ClaudeWrite:     {Kind: WriteFile, keys: []string{"file_path"}, edit: editContent},
 
 	// Attocode
 	"write_file": {Kind: WriteFile}, "edit_file": {Kind: Patch},

@@ -26,7 +26,7 @@ func TestMarkdownExitCodeAndCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"(error, exit 3)", "5 out, $0.0418_"} {
+	for _, want := range []string{"(failed, exit 3)", "5 out, $0.0418_"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

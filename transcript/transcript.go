@@ -559,19 +559,31 @@ func (e *streamEncoder) writeString(s string) error {
 // transcript quotes; it is meant to be read and pasted.
 const MaxMarkdownOutput = 4000
 
+// MarkdownOptions say what a Markdown transcript leaves out.
+type MarkdownOptions struct {
+	// Full quotes every tool output whole; by default one longer than
+	// MaxMarkdownOutput bytes is cut, and says how much was left out.
+	Full bool
+	// NoThinking leaves the model's reasoning out (by default each
+	// assistant turn shows it first, as a quoted block).
+	NoThinking bool
+}
+
 // WriteMarkdown writes a readable transcript. Every daemon string is
 // sanitized: the output may go straight to a terminal. A tool output longer
 // than MaxMarkdownOutput bytes is cut, and says how much was left out.
 func WriteMarkdown(w io.Writer, tl *events.Timeline, title string) error {
-	return writeMarkdown(w, tl, title, false)
+	return WriteMarkdownWith(w, tl, title, MarkdownOptions{})
 }
 
 // WriteMarkdownFull is WriteMarkdown with every tool output whole.
 func WriteMarkdownFull(w io.Writer, tl *events.Timeline, title string) error {
-	return writeMarkdown(w, tl, title, true)
+	return WriteMarkdownWith(w, tl, title, MarkdownOptions{Full: true})
 }
 
-func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) error {
+// WriteMarkdownWith is WriteMarkdown with options.
+func WriteMarkdownWith(w io.Writer, tl *events.Timeline, title string, o MarkdownOptions) error {
+	full := o.Full
 	b := bufio.NewWriterSize(w, 256<<10)
 	if title != "" {
 		fmt.Fprintf(b, "# %s\n\n", sanitize.Line(title))
@@ -584,6 +596,9 @@ func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) er
 			b.WriteString("\n\n")
 		case events.ItemAssistant:
 			b.WriteString("## Assistant\n\n")
+			if !o.NoThinking {
+				writeThinkingMarkdown(b, it.Thinking)
+			}
 			if text := strings.TrimSpace(sanitize.Text(it.Text)); text != "" {
 				b.WriteString(text)
 			} else {
@@ -629,6 +644,16 @@ func writeMarkdown(w io.Writer, tl *events.Timeline, title string, full bool) er
 	return nil
 }
 
+// writeThinkingMarkdown writes a turn's reasoning as a quoted block
+// marked Thinking, so that it reads apart from the reply.
+func writeThinkingMarkdown(b *bufio.Writer, thinking string) {
+	if t := strings.TrimSpace(sanitize.Text(thinking)); t != "" {
+		b.WriteString("> **Thinking**\n>\n")
+		b.WriteString(quote(t))
+		b.WriteString("\n\n")
+	}
+}
+
 // callsMarkdown stands for the text of a reply that has none.
 func callsMarkdown(calls []events.ToolCall) string {
 	if len(calls) == 0 {
@@ -642,11 +667,12 @@ func callsMarkdown(calls []events.ToolCall) string {
 }
 
 func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
-	status := t.Status.String()
-	if code := t.Result.Exit(); code != nil && *code != 0 {
-		// Exit covers a status the source reported beside the output
-		// (Claude Code's Bash) as well as one read from it.
-		status += fmt.Sprintf(", exit %d", *code)
+	// The outcome every view shows (events.ToolOutcome): a command that
+	// exited non-zero failed, whatever the tool call's own status.
+	cr := t.Command()
+	status := events.ToolOutcome(t.Status, cr).String()
+	if cr != nil && cr.ExitCode != nil && *cr.ExitCode != 0 {
+		status += fmt.Sprintf(", exit %d", *cr.ExitCode)
 	}
 	fmt.Fprintf(b, "**Tool `%s`** (%s)", sanitize.Line(t.Name), status)
 	if k := t.KeyArg(); k != "" {

@@ -40,7 +40,7 @@ func TestCapsOf(t *testing.T) {
 	}
 	t.Run("file", func(t *testing.T) {
 		got := capsOf(recording{&fakeBackend{name: "claude-code", caps: &backend.Capabilities{Recording: true}}})
-		if want := (uiCaps{Note: "replay of session.jsonl (claude-code) — read-only"}); got != want {
+		if want := (uiCaps{Note: "replay of session.jsonl (claude-code) — read-only", Replay: true}); got != want {
 			t.Fatalf("offers %+v, want %+v", got, want)
 		}
 	})

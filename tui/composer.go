@@ -401,7 +401,17 @@ func (m *Model) composerRule() string {
 	} else {
 		label = " message (tab to write) "
 	}
-	if m.busy() {
+	switch {
+	case m.streamDown() && taskGone(m.conn.Err):
+		label = " task gone · nothing can be sent to it "
+	case m.streamDown():
+		// Enter still writes the message down; it goes once the server
+		// answers, which is all that can be promised.
+		label = " disconnected · enter keeps it until the server answers · ctrl+g: hold "
+		if m.focus != focusComposer {
+			label = " disconnected (tab to write) "
+		}
+	case m.busy():
 		label = " queue a message · enter: after this turn · ctrl+g: hold "
 		if m.focus != focusComposer {
 			label = " queue a message (tab to write) "
@@ -426,17 +436,9 @@ func (m *Model) composerRule() string {
 	return left + st.Render(strings.Repeat("─", m.w-lw-rw)) + right
 }
 
-// Placeholders say what Enter and the hold key do.
+// Placeholders say what Enter and the hold key do (Model.placeholder
+// picks one, or says the stream is down).
 const (
 	placeholderIdle = "Message the agent — enter sends, ctrl+g holds it for later…"
 	placeholderBusy = "Agent is working — enter queues your message, ctrl+g holds it…"
 )
-
-// setBusy says in the placeholder what Enter will do.
-func (c *composer) setBusy(busy bool) {
-	if busy {
-		c.ta.Placeholder = placeholderBusy
-	} else {
-		c.ta.Placeholder = placeholderIdle
-	}
-}

@@ -426,14 +426,14 @@ func TestReconnectBanner(t *testing.T) {
 	hs := attached(t, 100, 24)
 	st := connState{Phase: sse.PhaseReconnecting, Attempt: 2, RetryIn: 3 * time.Second, Err: errors.New("unexpected EOF"), Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &st})
-	hs.contains("reconnecting in 3s")
+	hs.contains("disconnected · retrying in 3s")
 	hs.contains("unexpected EOF")
 	if !hs.m.needsTick() {
 		t.Fatal("the countdown must tick")
 	}
 	hs.now = fixedNow.Add(2 * time.Second)
 	hs.send(tickMsg{seq: hs.m.spin.seq})
-	hs.contains("reconnecting in 1s")
+	hs.contains("retrying in 1s")
 	live := connState{Phase: sse.PhaseLive, Since: hs.now}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live})
 	hs.contains("● live")

@@ -22,11 +22,11 @@ func (s *itemSource) count() int { return len(s.items) }
 
 func (s *itemSource) opts(i int) itemOpts {
 	it := s.items[i]
-	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel}
+	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel, HideThinking: s.m.hideThinking}
 	// Only running tools get the spinner frame: passing it to every item
 	// would change every cache key on every tick.
 	if it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
-		o.Spinner = s.m.liveSpinner(s.m.streamGone())
+		o.Spinner = s.m.liveSpinner(s.m.streamDown())
 	}
 	return o
 }
@@ -225,7 +225,13 @@ func (m *Model) emptyTranscript(h int) []string {
 	case m.connSeen && m.conn.Phase == sse.PhaseLive: // nothing replayed yet
 		msg = "no messages yet — type below and press enter"
 	}
-	out[h/2] = centre(m.ch.Dim.Render(msg), m.w)
+	// Wrapped, not cut: an error's reason is at its end.
+	msgs := chrome.WrapLines(msg, m.w-4)
+	for i, l := range msgs {
+		if r := h/2 - len(msgs)/2 + i; r >= 0 && r < h {
+			out[r] = centre(m.ch.Dim.Render(l), m.w)
+		}
+	}
 	return out
 }
 
@@ -236,6 +242,7 @@ func centre(s string, w int) string { return chrome.Centre(s, w) }
 // piece of chrome, and unchanged by everything but typing and resizing.
 func (m *Model) composerLines(h int) []string {
 	ta := &m.comp.ta
+	ta.Placeholder = m.placeholder() // the state it tells may change with time
 	var k keyb
 	k.s(ta.Value()).i(ta.Line()).i(ta.Column()).i(ta.ScrollYOffset()).i(m.w).i(h).
 		t(ta.Focused()).s(ta.Placeholder).i(int(m.theme))

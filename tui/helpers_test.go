@@ -200,6 +200,9 @@ func newHarnessOn(t testing.TB, w, h int, cfg Config, b *fakeBackend) *harness {
 	if cfg.Home == "" {
 		cfg.Home = "/home/alice"
 	}
+	if cfg.Clipboard == nil {
+		cfg.Clipboard = &fakeClipboard{} // never the real one
+	}
 	hs.m = New(context.Background(), hs.b, cfg, hs.ctl)
 	hs.m.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

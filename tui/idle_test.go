@@ -147,7 +147,7 @@ func TestSpinnerStopsWhenStreamFailsForGood(t *testing.T) {
 		t.Fatal("nothing may animate once the stream failed for good")
 	}
 	v := hs.view()
-	for _, want := range []string{"✗ failed", "404", "task not found", "last seen generating"} {
+	for _, want := range []string{"✗ task gone", "404", "task not found", "last seen generating"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("the status bar must show the failure (%q):\n%s", want, v)
 		}

@@ -10,6 +10,8 @@ type itemOpts struct {
 	Expanded bool
 	Selected bool
 	Spinner  string
+	// HideThinking leaves reasoning out of assistant turns.
+	HideThinking bool
 }
 
 // itemRenderer draws transcript items. The real one is tui/render (cached
@@ -25,8 +27,6 @@ type itemRenderer interface {
 	Height(it *events.Item, o itemOpts) int
 	// Lines returns lines [from, to) of the item, laying out only those.
 	Lines(it *events.Item, o itemOpts, from, to int) []string
-	// PlainText is the item's text for copy.
-	PlainText(it *events.Item) string
 	// Contains reports whether the item holds query (smart case), its
 	// whole tool output included.
 	Contains(it *events.Item, query string) bool

@@ -27,6 +27,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"prev_item": &k.PrevItem, "next_item": &k.NextItem, "prev_user": &k.PrevUser, "next_user": &k.NextUser,
 		"next_error": &k.NextErr, "prev_error": &k.PrevErr,
 		"expand": &k.Expand, "search": &k.Search, "next_match": &k.NextMatch, "prev_match": &k.PrevMatch, "copy": &k.Copy,
+		"copy_code": &k.CopyCode, "copy_lines": &k.CopyLines, "thinking": &k.Thinking,
 		"todos": &k.Todos, "queue": &k.Queue, "compose": &k.Compose, "back": &k.Back, "held": &k.Held,
 
 		"send": &k.Send, "hold": &k.Hold, "newline": &k.Newline, "history": &k.History, "web_search_toggle": &k.WebSearch,
@@ -35,7 +36,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"editor": &k.Editor,
 
 		"held_up": &k.HeldUp, "held_down": &k.HeldDown, "held_move_up": &k.HeldMoveUp, "held_move_down": &k.HeldMoveDown,
-		"held_edit": &k.HeldEdit, "held_delete": &k.HeldDelete, "held_to_composer": &k.HeldToComposer,
+		"held_edit": &k.HeldEdit, "held_delete": &k.HeldDelete, "held_adopt": &k.HeldAdopt, "held_to_composer": &k.HeldToComposer,
 		"held_release": &k.HeldRelease, "held_pause": &k.HeldPause, "held_back": &k.HeldBack,
 
 		"yes": &k.Yes, "no": &k.No,

@@ -19,6 +19,7 @@ type keyMap struct {
 	Down, Up, PageDown, PageUp, HalfDown, HalfUp, Top, Bottom key.Binding
 	PrevItem, NextItem, PrevUser, NextUser, NextErr, PrevErr  key.Binding
 	Expand, Search, NextMatch, PrevMatch, Copy                key.Binding
+	CopyCode, CopyLines, Thinking                             key.Binding
 	Todos, Queue, Compose, Back                               key.Binding
 
 	// composer
@@ -26,8 +27,8 @@ type keyMap struct {
 	QueueToggle, TodosToggle, ScrollPage, ToHeld, Editor             key.Binding
 
 	// held panel
-	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete key.Binding
-	HeldToComposer, HeldRelease, HeldPause, HeldBack, Held           key.Binding
+	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete, HeldAdopt key.Binding
+	HeldToComposer, HeldRelease, HeldPause, HeldBack, Held                      key.Binding
 
 	// confirmation
 	Yes, No key.Binding
@@ -39,7 +40,7 @@ func (k *keyMap) limitTo(c uiCaps) {
 	if !c.Send {
 		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Editor, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
 			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,
-			&k.HeldEdit, &k.HeldDelete, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
+			&k.HeldEdit, &k.HeldDelete, &k.HeldAdopt, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
 			b.SetEnabled(false)
 		}
 	}
@@ -92,6 +93,9 @@ func newKeyMap() keyMap {
 		NextMatch: b("n", "next match", "n"),
 		PrevMatch: b("N", "previous match", "N"),
 		Copy:      b("y", "copy item", "y"),
+		CopyCode:  b("c", "copy a code block", "c"),
+		CopyLines: b("Y", "copy lines…", "Y"),
+		Thinking:  b("R", "reasoning shown/hidden", "R"),
 		Todos:     b("t", "todos", "t", "ctrl+t"),
 		Queue:     b("Q", "queue details", "Q", "ctrl+q"),
 		Compose:   b("tab/i", "write", "tab", "i", "a"),
@@ -121,6 +125,7 @@ func newKeyMap() keyMap {
 		HeldEdit:       b("e/enter", "edit in the composer", "e", "enter"),
 		HeldDelete:     b("d/del", "delete", "d", "delete"),
 		HeldToComposer: b("c", "move to the composer", "c"),
+		HeldAdopt:      b("m", "orphan: move here", "m"),
 		HeldRelease:    b("s", "send now", "s"),
 		HeldPause:      b("p", "pause/resume delivery", "p"),
 		HeldBack:       b("esc/tab", "composer", "esc", "tab", "shift+tab"),

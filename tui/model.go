@@ -91,9 +91,12 @@ type Model struct {
 	queueOpen bool
 	todosOpen bool
 	expanded  map[*events.Item]bool
-	search    searchState
-	canceling bool // a Cancel call is in flight
-	newTask   newTaskForm
+	// hideThinking leaves the reasoning out of every turn (R).
+	hideThinking bool
+	copied       copyState // the last code block copied (copy.go)
+	search       searchState
+	canceling    bool // a Cancel call is in flight
+	newTask      newTaskForm
 
 	// Per-frame scratch and caches; see frame.go.
 	src                                       *itemSource
@@ -161,6 +164,7 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if ts, err, ok := m.cfg.tasks.ready(); ok {
 		m.handleTasksLoaded(tasksLoadedMsg{tasks: ts, err: err})
+		cmds = append(cmds, m.heldCountsCmd())
 	} else {
 		cmds = append(cmds, m.loadTasksCmd())
 	}
@@ -202,6 +206,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStream(msg)
 	case tasksLoadedMsg:
 		m.handleTasksLoaded(msg)
+		cmd = tea.Batch(m.heldCountsCmd(), m.loadStraysCmd())
+	case straysMsg:
+		cmd = m.handleStrays(msg)
+	case strayDoneMsg:
+		cmd = m.handleStrayDone(msg)
+	case heldCountsMsg:
+		m.list.held, m.list.gone = msg.held, msg.gone
 	case taskLoadedMsg:
 		m.handleTaskLoaded(msg)
 	case outboxMsg:
@@ -222,6 +233,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleTick(msg)
 	case warmMsg:
 		cmd = m.handleWarm(msg)
+	case copyDoneMsg:
+		m.copyDone(msg)
 	case flashExpiredMsg:
 		if msg.seq == m.flash.seq {
 			m.flash = flash{seq: m.flash.seq}

@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -66,6 +64,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.findNext(-1)
 	case key.Matches(msg, k.Copy):
 		return m.copySelected()
+	case key.Matches(msg, k.CopyCode):
+		return m.copyCode()
+	case key.Matches(msg, k.CopyLines):
+		m.askCopyLines()
+	case key.Matches(msg, k.Thinking):
+		m.toggleThinking()
 	case key.Matches(msg, k.Todos):
 		m.toggleTodos()
 	case key.Matches(msg, k.Queue):
@@ -174,7 +178,7 @@ func (m *Model) handleClick(msg tea.MouseClickMsg) {
 }
 
 // moveSelection moves the selected item by delta; the first move selects
-// the bottom-most visible item.
+// the top-most visible item (]) or the bottom-most ([).
 func (m *Model) moveSelection(delta int) {
 	src := m.source()
 	n := src.count()
@@ -182,7 +186,11 @@ func (m *Model) moveSelection(delta int) {
 		return
 	}
 	if m.tr.sel < 0 {
+		// Nothing selected: ] takes the first item on screen, [ the last.
 		m.tr.sel = lastVisible(m.owners)
+		if delta > 0 {
+			m.tr.sel = firstVisible(m.owners)
+		}
 		if m.tr.sel < 0 || m.tr.sel >= n {
 			m.tr.sel = n - 1
 		}
@@ -225,7 +233,9 @@ func isUserTurn(it *events.Item) bool { return it.Kind == events.ItemUser }
 func isError(it *events.Item) bool {
 	switch it.Kind {
 	case events.ItemTool:
-		return it.Tool != nil && it.Tool.Status == events.ToolError
+		// A command that exited non-zero is an error here as everywhere
+		// (events.ToolOutcome).
+		return it.Tool != nil && it.Tool.Outcome().Failed()
 	case events.ItemNotice:
 		return it.Level == events.LevelError
 	}
@@ -254,28 +264,6 @@ func (m *Model) toggleExpand() {
 	m.tr.reveal(src, m.tr.sel, h)
 }
 
-// copySelected puts the selected item's text on the clipboard with OSC 52.
-// The terminal may drop OSC 52 silently (crush #2456), so the message says
-// what was sent rather than claiming success.
-func (m *Model) copySelected() tea.Cmd {
-	items := m.tl.Items()
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
-		m.moveSelection(0)
-	}
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
-		m.setFlash("nothing to copy", false)
-		return nil
-	}
-	text := strings.TrimSpace(m.rend.PlainText(items[m.tr.sel]))
-	if text == "" {
-		m.setFlash("this item has no text to copy", false)
-		return nil
-	}
-	lines := strings.Count(text, "\n") + 1
-	m.setFlash("copied "+itoa(lines)+" line"+plural(lines)+" ("+itoa(len(text))+" bytes) via OSC 52", false)
-	return tea.SetClipboard(text)
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -289,4 +277,20 @@ func (m *Model) toggleTodos() {
 		return
 	}
 	m.todosOpen = !m.todosOpen
+}
+
+// toggleThinking shows or hides the reasoning of every turn.
+func (m *Model) toggleThinking() {
+	m.hideThinking = !m.hideThinking
+	if m.hideThinking {
+		m.setFlash("reasoning hidden — "+m.keys.Thinking.Help().Key+" shows it", false)
+	} else {
+		m.setFlash("reasoning shown — enter on a turn expands it", false)
+	}
+	src := m.source()
+	h := m.transcriptHeight()
+	m.tr.clamp(src, h)
+	if m.tr.sel >= 0 && m.tr.sel < src.count() {
+		m.tr.reveal(src, m.tr.sel, h)
+	}
 }

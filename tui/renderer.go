@@ -27,10 +27,8 @@ func (a richRenderer) Lines(it *events.Item, o itemOpts, from, to int) []string 
 }
 
 func renderOpts(o itemOpts) render.Options {
-	return render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner}
+	return render.Options{Width: o.Width, Expanded: o.Expanded, Selected: o.Selected, Spinner: o.Spinner, HideThinking: o.HideThinking}
 }
-
-func (a richRenderer) PlainText(it *events.Item) string { return render.PlainText(it) }
 
 func (a richRenderer) Prepare(it *events.Item, o itemOpts) func() { return a.r.Prepare(it, o.Width) }
 

@@ -12,6 +12,9 @@ type searchState struct {
 	input   string
 	query   string
 	matches int // items matching query, counted on commit
+	// lines is set while the prompt reads a range of lines to copy
+	// (copy.go), not a query.
+	lines lineRange
 }
 
 // active is the text to highlight now.
@@ -26,6 +29,9 @@ func (s *searchState) clear() { *s = searchState{} }
 
 // searchKey edits the search input.
 func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.search.lines != (lineRange{}) {
+		return m.copyLinesKey(msg)
+	}
 	m.search.typing = true
 	switch msg.String() {
 	case "esc":
@@ -155,6 +161,9 @@ func (m *Model) showMatchRow(i, row int) {
 
 // searchLine is the input row while typing a search.
 func (m *Model) searchLine() (string, *tea.Cursor) {
+	if m.search.lines != (lineRange{}) {
+		return m.copyLinesLine()
+	}
 	prompt := m.ch.Accent.Render("/")
 	in := m.search.input
 	line := prompt + in

@@ -81,7 +81,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
 	m.ctl.WatchTask(m.gen, t.ID)
-	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID))
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
@@ -99,7 +99,7 @@ func (m *Model) detach() tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
-	return saved
+	return tea.Batch(saved, m.heldCountsCmd())
 }
 
 func (m *Model) saveDraft() {
@@ -116,13 +116,19 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		if msg.State != nil {
 			m.daemonConn, m.daemonSeen = *msg.State, true
 		}
+		var cmd tea.Cmd
 		if msg.Tasks != nil {
 			m.applyTasks(msg.Tasks)
+			if m.mode == modeList {
+				cmd = m.heldCountsCmd()
+			} else {
+				cmd = m.loadStraysCmd() // a session that just went makes orphans
+			}
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 			m.daemonConn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
-		return nil
+		return cmd
 	}
 	if msg.Gen != m.gen || m.mode != modeTask {
 		return nil // a batch from a stream we already left
@@ -147,7 +153,6 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 			m.conn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
 	}
-	m.comp.setBusy(m.busy())
 	if m.todosOpen && len(m.tl.Todos()) == 0 {
 		m.todosOpen = false
 	}
@@ -174,13 +179,12 @@ func (m *Model) applyTasks(ts []events.Task) {
 	}
 	m.task = m.task.Merge(now)
 	m.tl.SetTask(m.task)
-	m.comp.setBusy(m.busy())
 }
 
 func (m *Model) handleTasksLoaded(msg tasksLoadedMsg) {
 	if msg.err != nil {
-		m.list.answered = true
-		m.setFlash("could not list tasks: "+msg.err.Error(), true)
+		m.list.answered, m.list.loadErr = true, msg.err
+		m.setFlash("could not list tasks: "+errReason(msg.err), true)
 		return
 	}
 	m.list.load(msg.tasks)
@@ -191,13 +195,12 @@ func (m *Model) handleTaskLoaded(msg taskLoadedMsg) {
 		return
 	}
 	if msg.err != nil {
-		m.setFlash("task "+shortID(m.task.ID)+": "+msg.err.Error(), true)
+		m.setFlash("task "+shortID(m.task.ID)+": "+errReason(msg.err), true)
 		return
 	}
 	m.task = m.task.Merge(msg.task)
 	m.tl.SetTask(m.task)
 	m.list.upsert(m.task)
-	m.comp.setBusy(m.busy())
 }
 
 // busy is whether the agent is running a turn now.
@@ -258,7 +261,6 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 	current := m.mode == modeTask && msg.taskID == m.task.ID
 	if current {
 		m.tl.NoteCancelled(msg.pending)
-		m.comp.setBusy(m.busy())
 		if len(texts) == 0 {
 			m.setFlash("run cancelled", false)
 		}

@@ -1,11 +1,16 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
@@ -22,8 +27,13 @@ func layoutSegments(segs []segment, sep string, w int) string {
 }
 
 // connText describes a stream's connection, with a live countdown while
-// reconnecting.
+// reconnecting: live, retrying in N s, task gone, disconnected, each
+// with the reason a person acts on (errReason) rather than the URL; a
+// file (backend.Capabilities.Recording) is a replay, never live.
 func (m *Model) connText(c connState, seen bool) string {
+	if m.caps.Replay {
+		return m.ch.Dim.Render("▶ replay")
+	}
 	if !seen {
 		return m.ch.Connecting()
 	}
@@ -33,20 +43,138 @@ func (m *Model) connText(c connState, seen bool) string {
 	case sse.PhaseConnecting:
 		return m.ch.Connecting()
 	case sse.PhaseReconnecting:
-		left := c.RetryIn
-		if !c.Since.IsZero() {
-			left -= m.now.Sub(c.Since)
-		}
-		s := "⟳ reconnecting in " + itoa(int((max(left, 0)+time.Second-1)/time.Second)) + "s"
+		s := "⟳ disconnected · retrying in " + itoa(m.retryLeft(c)) + "s"
 		if c.Attempt > 1 {
 			s += " (try " + itoa(c.Attempt) + ")"
 		}
 		if c.Err != nil {
-			s += " · " + oneLine(c.Err.Error())
+			s += " · " + errReason(c.Err)
 		}
 		return m.ch.Warn.Render(s)
 	}
-	return m.ch.Err.Render("✗ " + oneLine(c.String()))
+	return m.ch.Err.Render("✗ " + m.failedText(c))
+}
+
+// retryLeft is how many seconds (rounded up) are left before a
+// reconnecting stream tries again.
+func (m *Model) retryLeft(c connState) int {
+	left := c.RetryIn
+	if !c.Since.IsZero() {
+		left -= m.now.Sub(c.Since)
+	}
+	return int((max(left, 0) + time.Second - 1) / time.Second)
+}
+
+// failedText is a stream that failed for good, in a few words: the task
+// is gone (the server does not know it), or disconnected, and why.
+func (m *Model) failedText(c connState) string {
+	if m.mode == modeTask && taskGone(c.Err) {
+		return "task gone · " + errReason(c.Err)
+	}
+	if c.Err == nil {
+		return "disconnected"
+	}
+	return "disconnected · " + errReason(c.Err)
+}
+
+// streamDown is whether the attached task's stream is not live now: it
+// broke and is retrying, or failed for good. What it showed last is what
+// was last seen, not what is.
+func (m *Model) streamDown() bool {
+	if m.mode != modeTask || !m.connSeen || m.caps.Replay {
+		return false
+	}
+	return m.conn.Phase == sse.PhaseReconnecting || m.conn.Phase == sse.PhaseFailed
+}
+
+// placeholder is the composer's placeholder: what Enter and the hold key
+// do, or, while the task's stream is down, that it is (the last state,
+// "Agent is working", may be long over).
+func (m *Model) placeholder() string {
+	if m.streamDown() {
+		c := m.conn
+		if c.Phase == sse.PhaseReconnecting {
+			s := "Disconnected — retrying in " + itoa(m.retryLeft(c)) + "s"
+			if c.Err != nil {
+				s += " (" + errReason(c.Err) + ")"
+			}
+			return s + "…"
+		}
+		if taskGone(c.Err) {
+			return "Task gone — the server no longer has this task (" + errReason(c.Err) + ")"
+		}
+		s := "Disconnected — the stream ended and will not resume"
+		if c.Err != nil {
+			s += " (" + errReason(c.Err) + ")"
+		}
+		return s
+	}
+	if m.busy() {
+		return placeholderBusy
+	}
+	return placeholderIdle
+}
+
+// taskGone is whether err says the server does not know the task (any
+// system: a 404 answer, or a lookup that found no such session).
+func taskGone(err error) bool {
+	return err != nil && (errors.Is(err, backend.ErrNoTask) || httpStatus(err) == http.StatusNotFound)
+}
+
+// httpStatus is the status of the server's answer err carries, 0 for none
+// (the server was not reached).
+func httpStatus(err error) int {
+	var se *sse.StatusError
+	var he *backend.HTTPError
+	switch {
+	case errors.As(err, &se):
+		return se.Status
+	case errors.As(err, &he):
+		return he.Status
+	}
+	return 0
+}
+
+// errReason is the part of a connection error a person acts on: the
+// server's answer (its status and message), or the network's ("connection
+// refused", "no such host", "i/o timeout"). The method and URL an error
+// starts with took the whole status bar before (`dial tcp loca…`); the
+// URL is the one perch was given, and the full error is shown where there
+// is room (the empty transcript, the empty task list).
+func errReason(err error) string {
+	var se *sse.StatusError
+	var he *backend.HTTPError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &se):
+		return statusReason(se.Status, se.Message)
+	case errors.As(err, &he):
+		return statusReason(he.Status, he.Message)
+	case errors.As(err, &dns):
+		return oneLine(dns.Err + " (" + dns.Name + ")")
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	}
+	// The innermost cause: "GET …: dial tcp …: connect: connection
+	// refused (hint)" → "connection refused", "GET …: unexpected EOF
+	// (hint)" → "unexpected EOF". An error that wraps nothing is its own
+	// cause, its URLs shortened.
+	inner := err
+	for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(u) {
+		inner = u
+	}
+	return oneLine(chrome.ShortenURLs(inner.Error()))
+}
+
+func statusReason(status int, msg string) string {
+	s := itoa(status)
+	if t := http.StatusText(status); t != "" {
+		s += " " + t
+	}
+	if msg != "" {
+		s += ": " + msg
+	}
+	return oneLine(s)
 }
 
 // statusLine is the task view's status bar: connection, run state with
@@ -56,9 +184,10 @@ func (m *Model) statusLine() string {
 	var run string
 	switch m.tl.Status() {
 	case events.RunGenerating:
-		if m.streamGone() {
-			// The stream failed for good mid-run: the connection segment
-			// says why; the run state is only what was last seen.
+		if m.streamDown() {
+			// The stream is down mid-run (retrying, or failed for good):
+			// the connection segment says why; the run state is only what
+			// was last seen.
 			run = m.ch.Dim.Render("? last seen generating")
 			break
 		}
@@ -135,6 +264,9 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 func (m *Model) keyHints() []chrome.Hint {
 	k := &m.keys
 	if m.overlay == ovHelp {
+		if len(m.helpAll()) <= m.helpHeight() {
+			return []chrome.Hint{vital("esc", "close")}
+		}
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close")}
 	}
 	if m.mode == modeList {

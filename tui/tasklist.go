@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
@@ -25,7 +27,14 @@ type taskList struct {
 	// came; until then an empty list is one still loading, not one
 	// without tasks.
 	answered bool
-	rows     int // rows per page, from the last frame
+	// loadErr is why the last GET of the list failed (nil once a list
+	// came).
+	loadErr error
+	rows    int // rows per page, from the last frame
+	// held and gone: perch's own messages per task, and for sessions
+	// that are gone (heldCountsCmd).
+	held map[string]chrome.Held
+	gone chrome.Held
 	// first/last shown rows of the last frame, for the spinner
 	visFrom, visTo int
 }
@@ -41,14 +50,14 @@ func (l *taskList) byID(id string) (events.Task, bool) {
 
 func (l *taskList) replace(ts []events.Task) {
 	l.tasks = append(l.tasks[:0:0], ts...)
-	l.synced, l.answered = true, true
+	l.synced, l.answered, l.loadErr = true, true, nil
 	l.resort()
 }
 
 // load takes a GET /tasks result: a full replacement until the stream has
 // synced, then only upserts (the stream is newer).
 func (l *taskList) load(ts []events.Task) {
-	l.answered = true
+	l.answered, l.loadErr = true, nil
 	if !l.synced {
 		l.tasks = append(l.tasks[:0:0], ts...)
 		l.resort()
@@ -229,7 +238,7 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 	}
 	scr.Hints = hints
 	out, lay := m.ch.TaskList(chrome.List{Tasks: l.tasks, Shown: l.shown, Sel: l.sel, Offset: l.offset,
-		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter}, scr)
+		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter, Held: l.held, Gone: l.gone}, scr)
 	l.rows, l.offset = lay.Rows, lay.Offset
 	if len(l.shown) > 0 {
 		l.visFrom, l.visTo = lay.VisFrom, lay.VisTo
@@ -251,5 +260,84 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 func (m *Model) listScreen() chrome.ListScreen {
 	return chrome.ListScreen{Width: m.w, Height: m.h, Conn: m.connText(m.daemonConn, m.daemonSeen),
 		Backend: m.caps.Backend, Flash: m.flash.text, FlashErr: m.flash.err,
-		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone())}
+		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone()), Unreachable: m.unreachable()}
+}
+
+// unreachable says, when the server cannot be reached, where perch looked,
+// why it failed and what to do: "" while it answers. An unreachable
+// server is never shown as one without tasks.
+func (m *Model) unreachable() string {
+	c := m.daemonConn
+	var err error
+	switch {
+	case m.caps.Replay:
+		return ""
+	case m.daemonSeen && (c.Phase == sse.PhaseReconnecting || c.Phase == sse.PhaseFailed):
+		err = c.Err
+	case m.list.loadErr != nil:
+		err = m.list.loadErr
+	default:
+		return ""
+	}
+	url, _, _ := strings.Cut(m.b.URL(), "?") // a query may hold a token
+	s := "cannot reach " + m.b.Name() + " at " + url
+	if err != nil {
+		s += ": " + errReason(err)
+	}
+	if c.Phase == sse.PhaseReconnecting {
+		s += "\nretrying in " + itoa(m.retryLeft(c)) + "s"
+	}
+	return s + "\nis it running? start it, give another server with --url, or try perch without one: perch demo"
+}
+
+// heldCountsMsg: perch's messages per task, counted by heldCountsCmd.
+type heldCountsMsg struct {
+	held map[string]chrome.Held
+	gone chrome.Held
+}
+
+// taskLister is a store that can list the tasks it keeps messages for.
+type taskLister interface{ Tasks() ([]string, error) }
+
+// heldCountsCmd counts perch's messages for the listed tasks (held, and
+// orphans: written for a session the list does not have, or not this
+// one), and those of sessions that are gone. It reads the store: a
+// command, never Update.
+func (m *Model) heldCountsCmd() tea.Cmd {
+	lister, ok := m.ob.store.(taskLister)
+	if !ok {
+		return nil
+	}
+	store := m.ob.store
+	listed := make(map[string]events.Task, len(m.list.tasks))
+	for _, t := range m.list.tasks {
+		listed[t.ID] = t
+	}
+	answered := m.list.answered
+	return func() tea.Msg {
+		ids, err := lister.Tasks()
+		if err != nil {
+			return nil
+		}
+		out := heldCountsMsg{held: map[string]chrome.Held{}}
+		for _, id := range ids {
+			q, err := store.Load(id)
+			if err != nil || q.Len() == 0 {
+				continue
+			}
+			t, ok := listed[id]
+			if !ok && !answered {
+				continue // not known yet, not gone
+			}
+			if !ok {
+				out.gone.Held += q.Len()
+				out.gone.Orphans += q.Len()
+				out.gone.Sessions++
+				continue
+			}
+			h, o := outbox.Tally(q, t, true)
+			out.held[id] = chrome.Held{Held: h, Orphans: o}
+		}
+		return out
+	}
 }

@@ -251,6 +251,17 @@ func (t *transcript) visible(src listSource, h int, rows []string, owners []int)
 	return rows, owners
 }
 
+// firstVisible is the top-most item with a row in the viewport, -1 for
+// none.
+func firstVisible(owners []int) int {
+	for _, o := range owners {
+		if o >= 0 {
+			return o
+		}
+	}
+	return -1
+}
+
 // lastVisible is the bottom-most item with a row in the viewport.
 func lastVisible(owners []int) int {
 	for i := len(owners) - 1; i >= 0; i-- {

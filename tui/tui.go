@@ -37,6 +37,9 @@ type uiCaps struct {
 	Send, Cancel, Create, WebSearch bool
 	// Note is shown where the composer would be when Send is false.
 	Note string
+	// Replay: the sessions come from a file (Capabilities.Recording), so
+	// the UI says replay where a live system's connection would be.
+	Replay bool
 	// Backend names the live system behind the UI ("suna", "pynchy"),
 	// shown in the status bars; "" shows none (maria, perch's own
 	// daemon, and files).
@@ -46,7 +49,7 @@ type uiCaps struct {
 // capsOf derives what the UI offers from b's capabilities, name and URL.
 func capsOf(b backend.Backend) uiCaps {
 	c := b.Capabilities()
-	out := uiCaps{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch}
+	out := uiCaps{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch, Replay: c.Recording}
 	switch {
 	case c.Recording:
 		out.Note = "replay of " + filepath.Base(b.URL()) + " (" + b.Name() + ") — read-only"
@@ -82,6 +85,9 @@ type Config struct {
 	Getenv func(string) string
 	// Now is the clock (time.Now when nil); golden tests freeze it.
 	Now func() time.Time
+	// Clipboard is the system clipboard copies go to beside OSC 52 (the
+	// native one when nil); tests inject a fake.
+	Clipboard Clipboard
 	// Home shortens paths under it to "~" ($HOME when empty).
 	Home string
 	// Model is the model asked for when creating tasks ("" = the daemon's
@@ -110,6 +116,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Clipboard == nil {
+		c.Clipboard = systemClipboard{}
 	}
 	if c.Home == "" {
 		c.Home = c.Getenv("HOME")

@@ -167,9 +167,9 @@ func TestCLIMarkdownExitCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"**Tool `shell`** (error, exit 1): `/bin/bash -lc 'ls; cat missing.txt'`",
+		"**Tool `shell`** (failed, exit 1): `/bin/bash -lc 'ls; cat missing.txt'`",
 		"**Tool `shell`** (ok): `/bin/bash -lc 'sh hello.sh'`",
-		"**Tool `shell`** (error, exit 3): `/bin/bash -lc 'sh hello.sh; echo oops >&2; exit 3'`",
+		"**Tool `shell`** (failed, exit 3): `/bin/bash -lc 'sh hello.sh; echo oops >&2; exit 3'`",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the markdown lacks %q:\n%s", want, b.String())

@@ -123,6 +123,16 @@ func (e *httpError) Error() string {
 	return s
 }
 
+// As lets errors.As find the answer as the system-neutral
+// *backend.HTTPError: the server was reached and said no.
+func (e *httpError) As(target any) bool {
+	if t, ok := target.(**backend.HTTPError); ok && e.status != 0 {
+		*t = &backend.HTTPError{Status: e.status, Message: e.msg, URL: e.url}
+		return true
+	}
+	return false
+}
+
 // statusHint says what to check after an error answer. pynchy's own
 // answers say what is wrong themselves (an unknown chat is a 404 too).
 func statusHint(status int, pynchy bool) string {

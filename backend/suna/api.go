@@ -97,6 +97,16 @@ func (e *APIError) Error() string {
 	return msg
 }
 
+// As lets errors.As find the server's answer as the system-neutral
+// *backend.HTTPError: the server was reached and said no.
+func (e *APIError) As(target any) bool {
+	if t, ok := target.(**backend.HTTPError); ok && e.Status != 0 {
+		*t = &backend.HTTPError{Status: e.Status, Message: e.Message, URL: e.URL}
+		return true
+	}
+	return false
+}
+
 // ErrAuth is matched (errors.Is) by 401 and 403 answers.
 var ErrAuth = errors.New("authentication failed")
 

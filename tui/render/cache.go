@@ -10,6 +10,9 @@ type cacheKey struct {
 	it       *events.Item
 	width    int
 	expanded bool
+	// hideThinking is set for assistant turns only: other items look
+	// the same either way and keep their entries.
+	hideThinking bool
 }
 
 type entry struct {

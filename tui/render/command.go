@@ -6,39 +6,26 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/styles"
-	"github.com/perch-tui/perch/tools"
 )
 
-// commandBody draws execute_command: an exit badge in the header, stdout,
-// then stderr under a label in its own colour. Legacy builds send the
-// parts structured; at HEAD only the text exists, so it is parsed
-// (docs/protocol.md §7.1), and anything unparseable is shown as-is.
-//
-// mark is the header's status mark for how the command ended: ✓ exit 0,
-// ✗ ran and exited non-zero, ⧖ timed out; "" when the output does not say
-// (the tool's own status mark stays). The tool call itself succeeded in
-// all of these; a failed tool is errorBody's.
-func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []string, mark string) {
-	cr := events.WithDetails(t.Result, tools.FormatCommand, t.Call).Command
-	if cr == nil && t.Result.Exit() != nil {
-		// A system that reports the exit status apart from the output.
-		cr = &events.CommandResult{ExitCode: t.Result.Exit(), Stdout: tools.OutputMember(t.Result.Text)}
-	}
+// commandBody draws a shell command's result cr (events.ToolItem.Command):
+// an exit badge in the header, stdout, then stderr under a label in its
+// own colour. Legacy builds send the parts structured; at HEAD only the
+// text exists, so it is parsed (docs/protocol.md §7.1), and anything
+// unparseable (cr nil) is shown as-is. The header's status mark is
+// outcomeIcon's, by the rule every view shares (events.ToolOutcome).
+func commandBody(r *Renderer, t *events.ToolItem, cr *events.CommandResult, w int) (segs []seg, tags []string) {
 	if cr == nil {
-		segs, tags = genericBody(r, t, w)
-		return segs, tags, ""
+		return genericBody(r, t, w)
 	}
 	ts := r.st.Tool
 	switch {
 	case cr.TimedOut:
 		tags = append(tags, ts.ExitBad.Render("timed out"))
-		mark = ts.Status.TimedOut.Render(styles.IconTimedOut)
 	case cr.ExitCode != nil && *cr.ExitCode == 0:
 		tags = append(tags, ts.ExitOK.Render("exit 0"))
-		mark = ts.Status.OK.Render(styles.IconOK)
 	case cr.ExitCode != nil:
 		tags = append(tags, ts.ExitBad.Render("exit "+strconv.Itoa(*cr.ExitCode)))
-		mark = ts.Status.Failed.Render(styles.IconFailed)
 	}
 	stdout := trimTrailingNewlines(cr.Stdout)
 	stderr := trimTrailingNewlines(cr.Stderr)
@@ -62,5 +49,26 @@ func commandBody(r *Renderer, t *events.ToolItem, w int) (segs []seg, tags []str
 	if !hasOut && !hasErr {
 		segs = append(segs, linesSeg(r.p.subtle.on("(no output)")))
 	}
-	return segs, tags, mark
+	return segs, tags
+}
+
+// outcomeIcon is a tool header's status mark: ✓ done (a command exited
+// 0), ✗ a command exited non-zero, ⧖ timed out, ⊗ the tool itself failed.
+func (r *Renderer) outcomeIcon(o events.Outcome) string {
+	ts := r.st.Tool.Status
+	switch o {
+	case events.OutcomeRunning:
+		return ts.Running.Render(styles.IconRunning)
+	case events.OutcomeOK:
+		return ts.OK.Render(styles.IconOK)
+	case events.OutcomeFailed:
+		return ts.Failed.Render(styles.IconFailed)
+	case events.OutcomeTimedOut:
+		return ts.TimedOut.Render(styles.IconTimedOut)
+	case events.OutcomeError:
+		return ts.Error.Render(styles.IconError)
+	case events.OutcomeCancelled:
+		return ts.Cancelled.Render(styles.IconCancelled)
+	}
+	return ts.Unknown.Render(styles.IconUnknown)
 }

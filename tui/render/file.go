@@ -28,16 +28,23 @@ func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	return r.fileContentBody(fc, w)
 }
 
-func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
-	content := trimTrailingNewlines(fc.Content)
-	n := countLines(content)
-	start := max(fc.StartLine, 1)
-	// Legacy results hold the entire file next to the requested range;
-	// cut it down when it is clearly the whole file.
+// shownLines is the part of a file read the view shows, its number of
+// lines and the number of its first line. Legacy results hold the entire
+// file next to the requested range: it is cut down when it is clearly the
+// whole file.
+func shownLines(fc *events.FileContent) (content string, n, start int) {
+	content = trimTrailingNewlines(fc.Content)
+	n = countLines(content)
+	start = max(fc.StartLine, 1)
 	if fc.EndLine >= start && n > fc.EndLine-start+1 && n >= fc.EndLine && start > 0 {
 		content = trimTrailingNewlines(linesRange(content, start-1, fc.EndLine))
 		n = countLines(content)
 	}
+	return content, n, start
+}
+
+func (r *Renderer) fileContentBody(fc *events.FileContent, w int) ([]seg, []string) {
+	content, n, start := shownLines(fc)
 	var tags []string
 	if fc.StartLine > 0 && fc.EndLine > 0 {
 		tags = append(tags, r.p.tag.on(fmt.Sprintf("L%d-%d", fc.StartLine, fc.EndLine)))

@@ -65,8 +65,31 @@ func fixtures() map[string]*events.Item {
 		// A turn of tool calls only: its items follow, the turn still shows.
 		"assistant_calls": {Kind: events.ItemAssistant, Version: 1, ToolCalls: []events.ToolCall{{ID: "c1", Name: "read_file"}, {ID: "c2", Name: "list_files"}},
 			Usage: &events.Usage{InputTokens: 9610, OutputTokens: 74, CachedTokens: 9380, TotalTokens: 9684}},
-		"cmd_legacy": toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, legacyCmd),
-		"cmd_head":   toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, headCmd),
+		// A turn of tool calls only, with its reasoning: the reasoning shows.
+		"assistant_thinking": {Kind: events.ItemAssistant, Version: 1, ToolCalls: []events.ToolCall{{ID: "c1", Name: "Edit"}},
+			Thinking: "The test fails because next() stops one byte early when the input has no trailing newline.\n\n" +
+				"I should look at the loop condition in lexer.go: it compares pos+1 with len(input).\n\n" +
+				"Then fix it with an edit and run the tests again.\nIf they pass, update the CHANGELOG.\nAnd say what went wrong.",
+			Usage: &events.Usage{InputTokens: 9610, OutputTokens: 74}},
+		// The edit tools of each system show the file and a coloured diff.
+		"edit_claude": toolItem("Edit", map[string]any{"file_path": "/home/u/proj/lexer/lexer.go",
+			"old_string": "func (l *Lexer) next() byte {\n\tif l.pos+1 >= len(l.in) {\n\t\treturn 0\n\t}",
+			"new_string": "func (l *Lexer) next() byte {\n\tif l.pos >= len(l.in) {\n\t\treturn 0\n\t}"}, events.ToolOK, &events.ToolResult{
+			Text: "The file /home/u/proj/lexer/lexer.go has been updated successfully."}),
+		"multiedit_claude": toolItem("MultiEdit", map[string]any{"file_path": "README.md", "edits": []any{
+			map[string]any{"old_string": "v1.2", "new_string": "v1.3"},
+			map[string]any{"old_string": "## Usage", "new_string": "## Usage\n\nRun `perch demo`."}}}, events.ToolOK, &events.ToolResult{
+			Text: "Applied 2 edits to README.md"}),
+		"edit_codex": toolItem("apply_patch", map[string]any{"changes": []any{
+			map[string]any{"path": "calc/add.go", "kind": map[string]any{"type": "update"}, "diff": "@@ -1,3 +1,3 @@\n package calc\n-func Add(a, b int) int { return a - b }\n+func Add(a, b int) int { return a + b }\n"},
+			map[string]any{"path": "calc/add_test.go", "kind": "add", "diff": "package calc\n\nfunc TestAdd(t *testing.T) {}\n"}}}, events.ToolOK, &events.ToolResult{
+			Text: "update calc/add.go\nadd calc/add_test.go"}),
+		"edit_codex_exec": toolItem("apply_patch", map[string]any{"changes": []any{
+			map[string]any{"path": "hello.sh", "kind": "add"}, map[string]any{"path": "notes.txt", "kind": "update"}}}, events.ToolOK, &events.ToolResult{
+			Text: "add hello.sh\nupdate notes.txt"}),
+		"edit_running": toolItem("Edit", map[string]any{"file_path": "a.go", "old_string": "x", "new_string": "y"}, events.ToolRunning, nil),
+		"cmd_legacy":   toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, legacyCmd),
+		"cmd_head":     toolItem("execute_command", map[string]any{"command": "go test ./..."}, events.ToolOK, headCmd),
 		"cmd_ok": toolItem("execute_command", map[string]any{"command": "ls"}, events.ToolOK, &events.ToolResult{
 			Text: "Command ls exited with status 0.\n=== STDOUT (3 lines) ===\nREADME.md\nmain.go\n"}),
 		"cmd_timeout": toolItem("execute_command", map[string]any{"command": "sleep 5"}, events.ToolOK, &events.ToolResult{

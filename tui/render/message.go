@@ -44,11 +44,12 @@ func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
 	return lines
 }
 
-// assistant draws a reply as markdown, with token usage on a dim line
-// under it. A reply without text (a turn of tool calls only, whose items
-// follow) is one dim line naming its calls, the usage at its right end
-// when it fits, so the turn never renders as nothing.
-func (r *Renderer) assistant(it *events.Item, w int, expanded bool) []string {
+// assistant draws a reply: the model's reasoning first (unless hidden),
+// then the text as markdown, with token usage on a dim line under it. A
+// reply without text (a turn of tool calls only, whose items follow) has
+// one dim line naming its calls, the usage at its right end when it fits,
+// so the turn never renders as nothing.
+func (r *Renderer) assistant(it *events.Item, w int, expanded, hideThinking bool) []string {
 	var lines []string
 	text := strings.TrimSpace(it.Text)
 	usage := ""
@@ -56,24 +57,27 @@ func (r *Renderer) assistant(it *events.Item, w int, expanded bool) []string {
 		usage = usageText(u)
 	}
 	thinking := strings.TrimSpace(it.Thinking)
-	if thinking != "" {
+	if thinking != "" && !hideThinking {
 		lines = append(lines, r.thinking(thinking, w, expanded)...)
 	}
 	switch {
 	case text == "" && thinking != "" && len(it.ToolCalls) == 0:
-		// Thinking only (so far): nothing more to say.
+		// Thinking only (so far): nothing more to say, unless hidden.
+		if hideThinking {
+			lines = append(lines, r.st.Assistant.Usage.Render(fit(thinkingIcon+" thinking hidden", w)))
+		}
 	case text == "":
 		left := fit(callsText(it.ToolCalls), w)
 		if gap := w - ansi.StringWidth(left) - ansi.StringWidth(usage); usage != "" && gap >= 2 {
 			left += strings.Repeat(" ", gap) + usage
 			usage = ""
 		}
-		lines = []string{r.st.Assistant.Usage.Render(left)}
+		lines = append(lines, r.st.Assistant.Usage.Render(left))
 	case len(text) > maxMarkdown:
 		r.forgetStreams(it) // plain from now on: no prefix to keep
-		lines = r.plainAssistant(text, w)
+		lines = append(lines, r.plainAssistant(text, w)...)
 	default:
-		lines = r.streamMarkdown(it, sanitize.Text(text), w)
+		lines = append(lines, r.streamMarkdown(it, sanitize.Text(text), w)...)
 	}
 	if note := turnNote(it); note != "" {
 		lines = append(lines, r.st.Assistant.Usage.Render(fit(note, w)))
@@ -102,31 +106,78 @@ func turnNote(it *events.Item) string {
 	return ""
 }
 
-// thinking draws the model's reasoning apart from its reply: one dim line
-// with its start when collapsed, the whole text (dim, indented) when the
-// item is expanded.
+// thinkingPreview is how many rows of reasoning a collapsed turn shows.
+const thinkingPreview = 3
+
+// thinkingIcon marks reasoning; two cells wide, so the rows under it are
+// indented by three.
+const (
+	thinkingIcon   = "💭"
+	thinkingIndent = "   "
+)
+
+// thinking draws the model's reasoning apart from its reply, dim, under
+// the thinking icon: its first rows (blank lines left out) when the item
+// is collapsed, with a line saying how much more there is; all of it when
+// expanded.
 func (r *Renderer) thinking(text string, w int, expanded bool) []string {
-	st := r.st.Assistant.Usage
-	clean := sanitize.Text(text)
-	if !expanded {
-		first, _, _ := strings.Cut(clean, "\n")
-		n := strings.Count(clean, "\n") + 1
-		more := ""
-		if n > 1 || ansi.StringWidth(first) > w-4 {
-			more = " · " + strconv.Itoa(n) + " line" + map[bool]string{true: "s", false: ""}[n != 1] + ", enter expands"
+	inner := max(w-len(thinkingIndent), 1)
+	if expanded {
+		body, cut := wrapText(text, inner, maxTextLinesExpanded)
+		out := r.thinkingRows(body, w)
+		if cut {
+			out = append(out, r.p.hidden.on(fit(thinkingIndent+"… thinking cut for display …", w)))
 		}
-		avail := max(w-ansi.StringWidth(more)-2, 8)
-		return []string{st.Render(fit("💭 "+fit(first, avail)+more, w))}
+		return out
 	}
-	body, cut := wrapText(clean, max(w-2, 1), maxTextLinesExpanded)
-	out := []string{st.Render(fit("💭 thinking", w))}
-	for _, l := range body {
-		out = append(out, st.Render("  "+l))
+	all, cut := wrapText(dropBlankLines(text), inner, maxTextLines)
+	body := all[:min(len(all), thinkingPreview)]
+	out := r.thinkingRows(body, w)
+	more := ""
+	switch n := len(all) - len(body); {
+	case cut:
+		more = "… more, enter expands"
+	case n > 0:
+		more = "… " + plural(n, "more line") + ", enter expands"
 	}
-	if cut {
-		out = append(out, r.p.hidden.on(fit("… thinking cut for display …", w)))
+	if more != "" {
+		out = append(out, r.p.hidden.on(fit(thinkingIndent+more, w)))
 	}
 	return out
+}
+
+// thinkingRows puts the icon before the first row of reasoning and
+// indents the others under it.
+func (r *Renderer) thinkingRows(rows []string, w int) []string {
+	st := r.st.Assistant.Usage
+	out := make([]string, 0, len(rows))
+	for i, l := range rows {
+		prefix := thinkingIndent
+		if i == 0 {
+			prefix = thinkingIcon + " "
+		}
+		out = append(out, st.Render(fit(prefix+l, w)))
+	}
+	return out
+}
+
+// dropBlankLines removes the empty lines between paragraphs: a preview of
+// a few rows should show words.
+func dropBlankLines(s string) string {
+	if !strings.Contains(s, "\n\n") {
+		return s
+	}
+	var b strings.Builder
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // callsText names the calls of a reply without text: "Calls read_file,

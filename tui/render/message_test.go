@@ -54,3 +54,58 @@ func TestAssistantWithoutText(t *testing.T) {
 		})
 	}
 }
+
+// TestThinkingShownAndHidden: a turn of tool calls only shows its
+// reasoning above its calls; hidden, the reasoning is gone and the calls
+// stay; a turn of reasoning only still renders as something.
+func TestThinkingShownAndHidden(t *testing.T) {
+	r := newTestRenderer(styles.Dark)
+	it := &events.Item{Kind: events.ItemAssistant, Version: 1, Thinking: "check the lexer\x1b]52;c;ZXZpbA==\x07 first",
+		ToolCalls: []events.ToolCall{{ID: "c", Name: "read_file"}}}
+	plain := func(lines []string) string { return ansi.Strip(strings.Join(lines, "\n")) }
+	shown := r.Item(it, Options{Width: 60})
+	checkLines(t, "shown", shown, 60)
+	if got := plain(shown); !strings.Contains(got, "💭 check the lexer first") || !strings.Contains(got, "Calls read_file") {
+		t.Errorf("shown:\n%s", got)
+	}
+	hidden := r.Item(it, Options{Width: 60, HideThinking: true})
+	if got := plain(hidden); strings.Contains(got, "lexer") || !strings.Contains(got, "Calls read_file") {
+		t.Errorf("hidden:\n%s", got)
+	}
+	only := &events.Item{Kind: events.ItemAssistant, Version: 1, Thinking: "hmm"}
+	if got := plain(r.Item(only, Options{Width: 60, HideThinking: true})); !strings.Contains(got, "thinking hidden") {
+		t.Errorf("reasoning only, hidden: %q", got)
+	}
+	// A collapsed turn shows a few rows and says how many more; expanded,
+	// every row.
+	long := &events.Item{Kind: events.ItemAssistant, Version: 1, Thinking: "a\nb\n\nc\nd\ne"}
+	if got := plain(r.Item(long, Options{Width: 60})); !strings.Contains(got, "c\n     … 2 more lines, enter expands") {
+		t.Errorf("collapsed:\n%s", got)
+	}
+	if got := plain(r.Item(long, Options{Width: 60, Expanded: true})); !strings.Contains(got, "d\n     e") {
+		t.Errorf("expanded:\n%s", got)
+	}
+}
+
+// TestEditDiffColoured: an edit's added and removed lines are drawn in the
+// diff colours, and its hostile text is made safe.
+func TestEditDiffColoured(t *testing.T) {
+	r := newTestRenderer(styles.Dark)
+	it := fixtures()["edit_claude"]
+	lines := r.Item(it, Options{Width: 80})
+	checkLines(t, "edit", lines, 80)
+	var add, del bool
+	for _, l := range lines {
+		p := ansi.Strip(l)
+		add = add || (strings.Contains(p, "+   if l.pos >=") && strings.Contains(l, r.p.add.pre))
+		del = del || (strings.Contains(p, "-   if l.pos+1") && strings.Contains(l, r.p.del.pre))
+	}
+	if !add || !del {
+		t.Errorf("diff lines not coloured (add %v, del %v):\n%q", add, del, lines)
+	}
+	hostile := toolItem("Edit", map[string]any{"file_path": "a\x1b[2J\u202e.go", "old_string": "x\x1b]0;t\x07", "new_string": "y\x1b[31m"}, events.ToolOK,
+		&events.ToolResult{Text: "ok"})
+	for _, w := range []int{80, 20} {
+		checkLines(t, "hostile edit", r.Item(hostile, Options{Width: w, Expanded: true}), w)
+	}
+}

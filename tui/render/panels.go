@@ -195,8 +195,8 @@ func isASCII(s string) bool {
 // keystroke of a search should rescan.
 const maxPlain = 1 << 20
 
-// PlainText is an item as text without styling: what copying it puts on
-// the clipboard and what transcript search scans. Tool items give the name
+// PlainText is an item as text without styling: what transcript search
+// scans (copying takes CopyText). Tool items give the name
 // and key argument on the first line, then the output. A text longer than
 // maxPlain keeps its head and tail around a marker.
 func PlainText(it *events.Item) string {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/perch-tui/perch/events"
@@ -72,11 +73,70 @@ func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 	return segs, tags
 }
 
+// editBody draws the changes an edit tool's call makes (tools.Edits):
+// each file's diff, coloured, under a line naming the file when the
+// header's path is not enough (several files, a rename, or no diff).
+// Tags count the files and the lines added and removed, as crush and
+// opencode show them.
+func (r *Renderer) editBody(edits []tools.FileEdit) ([]seg, []string) {
+	var segs []seg
+	added, removed := 0, 0
+	for _, e := range edits {
+		if len(edits) > 1 || e.Diff == "" || e.MovedTo != "" {
+			segs = append(segs, linesSeg(r.p.fileLine(e)))
+		}
+		if e.Diff != "" {
+			segs = append(segs, textSeg(e.Diff, r.p.hunkChunk))
+		}
+		a, d := e.Stat()
+		added, removed = added+a, removed+d
+	}
+	var tags []string
+	if len(edits) > 1 {
+		tags = append(tags, r.p.tag.on(plural(len(edits), "file")))
+	}
+	var stat []string
+	if added > 0 {
+		stat = append(stat, r.p.add.on("+"+strconv.Itoa(added)))
+	}
+	if removed > 0 {
+		stat = append(stat, r.p.del.on("-"+strconv.Itoa(removed)))
+	}
+	if len(stat) > 0 {
+		tags = append(tags, strings.Join(stat, " "))
+	}
+	return segs, tags
+}
+
+// fileLine names one file of an edit: "A new.txt", "M a.go", "D old.go",
+// "R a.go → b.go", in the colour of what happened to it.
+func (p paints) fileLine(e tools.FileEdit) string {
+	path := sanitize.Line(e.Path)
+	switch {
+	case e.MovedTo != "":
+		return p.hunk.on("R " + path + " → " + sanitize.Line(e.MovedTo))
+	case e.Op == tools.EditAdd:
+		return p.add.on("A " + path)
+	case e.Op == tools.EditDelete:
+		return p.del.on("D " + path)
+	}
+	return p.hunk.on("M " + path)
+}
+
+// hunkChunk colours the lines of an edit's diff (tools.HunkLineOf).
+func (p paints) hunkChunk(_ []int, ls []string, w int) []string {
+	return p.colourDiff(ls, w, tools.HunkLineOf)
+}
+
 // diffChunk colours unified-diff (and V4A patch) lines.
 func (p paints) diffChunk(_ []int, ls []string, w int) []string {
+	return p.colourDiff(ls, w, tools.DiffLineOf)
+}
+
+func (p paints) colourDiff(ls []string, w int, classify func(string) tools.DiffLine) []string {
 	for i, l := range ls {
 		f := fit(l, w)
-		switch tools.DiffLineOf(l) {
+		switch classify(l) {
 		case tools.DiffHeader:
 			ls[i] = p.diffHeader.on(f)
 		case tools.DiffHunk:

@@ -31,6 +31,9 @@ type Options struct {
 	// Spinner is the current spinner frame for running tools (see
 	// styles.SpinnerFrame). "" draws a static running icon.
 	Spinner string
+	// HideThinking leaves the model's reasoning out of assistant turns
+	// (shown by default).
+	HideThinking bool
 }
 
 // DefaultCacheLimit bounds the rendered-lines cache. At roughly 100 bytes a
@@ -272,7 +275,7 @@ func (r *Renderer) lines(e *entry, o Options, from, to int) []string {
 
 // entry finds or renders the cache entry of it at o.
 func (r *Renderer) entry(it *events.Item, o Options) *entry {
-	k := cacheKey{it: it, width: layoutWidth(it, o.Width), expanded: o.Expanded}
+	k := cacheKey{it: it, width: layoutWidth(it, o.Width), expanded: o.Expanded, hideThinking: o.HideThinking && it.Kind == events.ItemAssistant}
 	e := r.cache.get(k)
 	if e != nil && e.version == it.Version {
 		r.stats.Hits++
@@ -336,7 +339,7 @@ func (r *Renderer) content(it *events.Item, o Options) content {
 	case events.ItemUser:
 		c.lines = r.user(it, w, o.Expanded)
 	case events.ItemAssistant:
-		c.lines = r.assistant(it, w, o.Expanded)
+		c.lines = r.assistant(it, w, o.Expanded, o.HideThinking)
 	case events.ItemTool:
 		c = r.tool(it, w, o.Expanded)
 		c.kind = it.Kind

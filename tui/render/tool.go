@@ -84,37 +84,23 @@ func (r *Renderer) tool(it *events.Item, w int, expanded bool) content {
 func (r *Renderer) toolSegs(t *events.ToolItem, w int) (segs []seg, tags []string, icon string) {
 	name := toolName(t)
 	res := t.Result
-	icon = r.statusIcon(t.Status)
 	isCommand := tools.KindOf(name) == tools.Command
+	edits := tools.Edits(name, t.Call.Args)
+	var cr *events.CommandResult
 	switch {
 	case res != nil && (res.IsError || t.Status == events.ToolError) && !(isCommand && res.Exit() != nil):
 		segs, tags = errorBody(r, t)
 	case res != nil && isCommand:
-		var mark string
-		segs, tags, mark = commandBody(r, t, w-2)
-		if (t.Status == events.ToolOK || t.Status == events.ToolError) && mark != "" {
-			// The tool worked; the mark says how the command did.
-			icon = mark
-		}
+		cr = t.Command()
+		segs, tags = commandBody(r, t, cr, w-2)
+	case len(edits) > 0 && (res != nil || t.Status == events.ToolRunning):
+		// The change the call makes, already while it runs.
+		segs, tags = r.editBody(edits)
 	case res != nil:
 		segs, tags = toolBodies(name)(r, t, w-2)
 	}
-	return segs, tags, icon
-}
-
-func (r *Renderer) statusIcon(s events.ToolStatus) string {
-	ts := r.st.Tool.Status
-	switch s {
-	case events.ToolRunning:
-		return ts.Running.Render(styles.IconRunning)
-	case events.ToolOK:
-		return ts.OK.Render(styles.IconOK)
-	case events.ToolError:
-		return ts.Error.Render(styles.IconError)
-	case events.ToolCancelled:
-		return ts.Cancelled.Render(styles.IconCancelled)
-	}
-	return ts.Unknown.Render(styles.IconUnknown)
+	// One rule for every view: events.ToolOutcome.
+	return segs, tags, r.outcomeIcon(events.ToolOutcome(t.Status, cr))
 }
 
 func (r *Renderer) runningHeader(c content, spinner string) string {
