@@ -47,7 +47,7 @@ func TestFooterKeepsHelpAndBackAt80x24(t *testing.T) {
 	check("held list", "esc composer", "f1 keys")
 	hs.key("esc")
 	hs.key("f1")
-	check("help", "esc close")
+	check("help", "esc close help")
 	hs.key("esc") // closes the help
 	hs.key("esc") // to the transcript
 	hs.key("esc") // to the task list

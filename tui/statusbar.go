@@ -265,9 +265,9 @@ func (m *Model) keyHints() []chrome.Hint {
 	k := &m.keys
 	if m.overlay == ovHelp {
 		if len(m.helpAll()) <= m.helpHeight() {
-			return []chrome.Hint{vital("esc", "close")}
+			return []chrome.Hint{vital("esc", "close help")}
 		}
-		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close")}
+		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
 	if m.mode == modeList {
 		return chrome.ListHints(m.caps.Create)
