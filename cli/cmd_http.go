@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -68,7 +69,7 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 		for _, t := range tasks {
 			out = append(out, taskJSON{ID: t.ID, Name: t.Name, Status: t.Status, Cwd: t.Cwd, Model: t.Model, WebSearch: t.WebSearch,
 				Created: t.Created.UnixMilli(), Updated: t.Updated.UnixMilli(), Queue: queued(t.QueuedMessages),
-				Held: held[t.ID].held, Orphans: held[t.ID].orphans})
+				Held: held[t.ID].Held, Orphans: held[t.ID].Orphans})
 		}
 		return writeJSON(env.Stdout, out)
 	}
@@ -106,16 +107,16 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 
 // heldCount is a task's messages in perch's outbox: held (all not
 // delivered yet) and, of them, orphans.
-type heldCount struct{ held, orphans int }
+type heldCount outbox.Kept
 
 func (c heldCount) String() string {
 	switch {
-	case c.held == 0:
+	case c.Held == 0:
 		return "-"
-	case c.orphans > 0:
-		return fmt.Sprintf("%d (%d orphan%s)", c.held, c.orphans, map[bool]string{true: "s"}[c.orphans > 1])
+	case c.Orphans > 0:
+		return fmt.Sprintf("%d (%d orphan%s)", c.Held, c.Orphans, map[bool]string{true: "s"}[c.Orphans > 1])
 	}
-	return strconv.Itoa(c.held)
+	return strconv.Itoa(c.Held)
 }
 
 // goneBox is an outbox on disk whose session the backend does not list.
@@ -126,35 +127,21 @@ type goneBox struct {
 
 // heldCounts counts perch's messages per listed task, and lists the
 // outboxes with messages for sessions the backend does not list (every
-// message of those is an orphan). Unreadable outboxes are left out: the
-// list is the daemon's, these counts are extra.
+// message of those is an orphan), by id (outbox.TakeCensus).
 func heldCounts(store *outbox.FileStore, tasks []events.Task) (map[string]heldCount, []goneBox) {
-	ids, err := store.Tasks()
-	if err != nil || len(ids) == 0 {
-		return nil, nil
+	c, err := outbox.TakeCensus(store, tasks)
+	if err != nil {
+		return nil, nil // the list is the daemon's, these counts are extra
 	}
-	listed := make(map[string]events.Task, len(tasks))
-	for _, t := range tasks {
-		listed[t.ID] = t
+	counts := make(map[string]heldCount, len(c.Held))
+	for id, n := range c.Held {
+		counts[id] = heldCount(n)
 	}
-	counts := map[string]heldCount{}
-	var gone []goneBox
-	for _, id := range ids {
-		q, err := store.Load(id)
-		if err != nil || q.Len() == 0 {
-			continue
-		}
-		t, ok := listed[id]
-		if !ok {
-			t = events.Task{ID: id}
-		}
-		h, o := outbox.Tally(q, t, ok)
-		if !ok {
-			gone = append(gone, goneBox{id, heldCount{h, h}})
-			continue
-		}
-		counts[id] = heldCount{h, o}
+	gone := make([]goneBox, 0, len(c.Gone))
+	for id, n := range c.Gone {
+		gone = append(gone, goneBox{id, heldCount(n)})
 	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].id < gone[j].id })
 	return counts, gone
 }
 

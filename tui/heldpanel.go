@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -85,7 +86,7 @@ func (m *Model) heldLines(maxH int) []string {
 		if focused && i == h.sel {
 			text = m.ch.Selected.Render(text)
 		}
-		state := m.ch.Err.Render("⊘ orphan of gone session " + shortID(st.task) + " ")
+		state := m.ch.Err.Render("⊘ orphan of session " + shortID(st.task) + " ")
 		blocks = append(blocks, block{lines: []string{truncate(gutter+itoa(i+1)+". "+m.ch.Dim.Render("["+st.msg.ID+"] ")+state+text, w)}})
 	}
 	for _, l := range h.local {
@@ -184,13 +185,30 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 	default:
 		head = m.ch.Accent.Render("  ✎ " + what)
 	}
-	if n := note.String(); n != "" {
+	if n := m.heldNoteText(note); n != "" {
 		head += m.ch.Hint.Render(" · " + n)
 	}
 	if !focused && m.caps.Send {
 		head += m.ch.Hint.Render(" · shift+tab to edit")
 	}
 	return truncate(head, m.w)
+}
+
+// heldNoteText is what the header says the pending messages wait for:
+// the delivery rule's word (outbox.Pace's Note), with the key that
+// resumes a pause and when the server is tried again.
+func (m *Model) heldNoteText(note outbox.Note) string {
+	switch {
+	case note == outbox.NotePaused:
+		where := ""
+		if m.focus != focusHeld {
+			where = " in the held panel"
+		}
+		return note.String() + " — " + m.keys.HeldPause.Help().Key + where + " resumes"
+	case note == outbox.NoteServer && m.conn.Phase == sse.PhaseReconnecting:
+		return note.String() + " (retrying in " + itoa(m.retryLeft(m.conn)) + "s)"
+	}
+	return note.String()
 }
 
 // heldRows is how many rows the panel wants.

@@ -15,10 +15,10 @@ import (
 //
 // Two kinds: a message of the attached task's own queue written for an
 // earlier session that had the same id (a daemon that restarted and gave
-// the id again), and a message kept for a task id the task list does not
-// have any more (a stray: its queue is another task's).
+// the id again), and an orphan of another task id's queue (a stray): one
+// the task list does not have any more, or one another session has now.
 
-// stray is a pending message of a task that is gone.
+// stray is an orphan kept in another task id's queue.
 type stray struct {
 	task string
 	msg  outbox.Message
@@ -44,44 +44,28 @@ type strayDoneMsg struct {
 // than the one that has the id now (the Deliverer would mark it before
 // sending anything).
 func (m *Model) isOrphan(msg outbox.Message) bool {
-	if msg.State == outbox.Orphaned {
-		return true
-	}
-	now := m.stamp(m.held.taskID)
-	return msg.Session != "" && now != "" && msg.Session != now
+	return outbox.IsOrphan(msg, m.task, true)
 }
 
-// loadStraysCmd reads the queues of the task ids the task list does not
-// have (only once a list answered: before that a missing id is one not
-// known yet, not one that is gone).
+// loadStraysCmd finds the orphans of other queues than the attached
+// task's: those of sessions the list does not have any more, and those
+// of listed ids that another session has now (outbox.TakeCensus). Only
+// once a list answered: before that a missing id is one not known yet,
+// not one that is gone.
 func (m *Model) loadStraysCmd() tea.Cmd {
-	lister, ok := m.ob.store.(taskLister)
-	if !ok || !m.list.answered || m.held.taskID == "" {
+	if _, ok := m.ob.store.(outbox.Lister); !ok || !m.list.answered || m.held.taskID == "" {
 		return nil
 	}
-	store, gen, cur := m.ob.store, m.gen, m.held.taskID
-	listed := make(map[string]bool, len(m.list.tasks))
-	for _, t := range m.list.tasks {
-		listed[t.ID] = true
-	}
+	store, gen, cur, tasks := m.ob.store, m.gen, m.held.taskID, slices.Clone(m.list.tasks)
 	return func() tea.Msg {
-		ids, err := lister.Tasks()
+		c, err := outbox.TakeCensus(store, tasks)
 		if err != nil {
 			return nil
 		}
 		var out []stray
-		for _, id := range ids {
-			if id == cur || listed[id] {
-				continue
-			}
-			q, err := store.Load(id)
-			if err != nil {
-				continue
-			}
-			for _, msg := range q.Pending() {
-				if msg.State != outbox.Sending {
-					out = append(out, stray{task: id, msg: msg})
-				}
+		for _, o := range c.Orphans {
+			if o.Task != cur && o.Message.State != outbox.Sending {
+				out = append(out, stray{task: o.Task, msg: o.Message})
 			}
 		}
 		return straysMsg{gen: gen, strays: out}
@@ -154,7 +138,7 @@ func (m *Model) handleStrayDone(msg strayDoneMsg) tea.Cmd {
 	}
 	id := msg.s.msg.ID
 	if msg.err != nil {
-		m.setFlash("could not take "+id+" of gone session "+shortID(msg.s.task)+": "+msg.err.Error(), true)
+		m.setFlash("could not take "+id+" of session "+shortID(msg.s.task)+": "+msg.err.Error(), true)
 		return m.loadStraysCmd()
 	}
 	m.held.strays = slices.DeleteFunc(m.held.strays, func(s stray) bool { return s.task == msg.s.task && s.msg.ID == id })

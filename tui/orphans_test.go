@@ -45,7 +45,7 @@ func TestOrphansOfAGoneSessionMovedHereOrTakenBack(t *testing.T) {
 	hs.live()
 	hs.taskList(events.Task{ID: "task-1", Name: "fix the parser", Status: events.StatusIdle})
 	hs.contains("2 orphaned")
-	hs.contains("orphan of gone session task ")
+	hs.contains("orphan of session task ")
 	hs.contains("the old follow-up")
 
 	hs.key("shift+tab")

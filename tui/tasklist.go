@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -296,47 +297,27 @@ type heldCountsMsg struct {
 	gone chrome.Held
 }
 
-// taskLister is a store that can list the tasks it keeps messages for.
-type taskLister interface{ Tasks() ([]string, error) }
-
 // heldCountsCmd counts perch's messages for the listed tasks (held, and
-// orphans: written for a session the list does not have, or not this
-// one), and those of sessions that are gone. It reads the store: a
-// command, never Update.
+// orphans among them) and those of sessions that are gone
+// (outbox.TakeCensus). It reads the store: a command, never Update.
 func (m *Model) heldCountsCmd() tea.Cmd {
-	lister, ok := m.ob.store.(taskLister)
-	if !ok {
-		return nil
+	if _, ok := m.ob.store.(outbox.Lister); !ok || !m.list.answered {
+		return nil // before a list answered a missing id is not known yet, not gone
 	}
-	store := m.ob.store
-	listed := make(map[string]events.Task, len(m.list.tasks))
-	for _, t := range m.list.tasks {
-		listed[t.ID] = t
-	}
-	answered := m.list.answered
+	store, tasks := m.ob.store, slices.Clone(m.list.tasks)
 	return func() tea.Msg {
-		ids, err := lister.Tasks()
+		c, err := outbox.TakeCensus(store, tasks)
 		if err != nil {
 			return nil
 		}
-		out := heldCountsMsg{held: map[string]chrome.Held{}}
-		for _, id := range ids {
-			q, err := store.Load(id)
-			if err != nil || q.Len() == 0 {
-				continue
-			}
-			t, ok := listed[id]
-			if !ok && !answered {
-				continue // not known yet, not gone
-			}
-			if !ok {
-				out.gone.Held += q.Len()
-				out.gone.Orphans += q.Len()
-				out.gone.Sessions++
-				continue
-			}
-			h, o := outbox.Tally(q, t, true)
-			out.held[id] = chrome.Held{Held: h, Orphans: o}
+		out := heldCountsMsg{held: make(map[string]chrome.Held, len(c.Held))}
+		for id, k := range c.Held {
+			out.held[id] = chrome.Held{Held: k.Held, Orphans: k.Orphans}
+		}
+		for _, k := range c.Gone {
+			out.gone.Held += k.Held
+			out.gone.Orphans += k.Orphans
+			out.gone.Sessions++
 		}
 		return out
 	}
