@@ -310,6 +310,8 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ToHeld):
 		return m.focusHeldPanel()
+	case key.Matches(msg, k.Editor):
+		return m.openEditor()
 	case key.Matches(msg, k.Leave):
 		m.focus = focusTranscript
 		m.comp.blur()

@@ -59,6 +59,7 @@ type Model struct {
 	now     time.Time
 	mode    viewMode
 	overlay overlay
+	helpOff int // first row of the `?` screen shown (help.go)
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
@@ -226,6 +227,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
 		cmd = m.handleCancelDone(msg)
+	case editorDoneMsg:
+		cmd = m.handleEditorDone(msg)
 	case tickMsg:
 		m.handleTick(msg)
 	case warmMsg:
