@@ -386,6 +386,21 @@ func (m *Model) leaveBoardSession() tea.Cmd {
 	return tea.Batch(m.board.markSeenCmd(k), m.refreshBoard())
 }
 
+// allOutboxes is every outbox the UI used: on the board, each visited
+// source's, in the order of the sources.
+func (m *Model) allOutboxes() []*outboxes {
+	if m.board == nil {
+		return []*outboxes{m.ob}
+	}
+	var out []*outboxes
+	for _, s := range m.board.sources {
+		if o := m.board.outboxes[s.Name]; o != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // taskStatus is a board status as a task's.
 func taskStatus(s board.Status) string {
 	switch s {
