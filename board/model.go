@@ -209,7 +209,10 @@ type Change struct {
 	Old     Status // "" for a session that appeared
 	New     Status
 	Reason  Reason
-	At      time.Time
+	// Detail says more on the new state: why the run failed or was
+	// cancelled, why a held message was refused (sanitized).
+	Detail string
+	At     time.Time
 }
 
 // Filter selects rows; its zero value selects all.
@@ -545,7 +548,7 @@ func (m *Model) diff(s *source, now time.Time) []Change {
 			continue
 		}
 		out = append(out, Change{Source: s.state.Name, System: s.state.System, Session: id, Name: e.s.Name,
-			Old: e.shown, New: e.s.Status, Reason: r, At: now})
+			Old: e.shown, New: e.s.Status, Reason: r, Detail: detailOf(s, e, r), At: now})
 		e.shown, e.reason = e.s.Status, r
 	}
 	return out
@@ -654,11 +657,7 @@ func (m *Model) row(s *source, e *entry) Row {
 	r := Row{Source: s.state.Name, System: s.state.System, ID: e.s.ID, Name: e.s.Name, Status: st,
 		Reason: m.reasonOf(s, e), Unread: e.unread, Queued: e.s.Queued, Held: h.Held + h.Undeliverable,
 		Updated: e.s.Updated, Tokens: e.s.Tokens, Cost: e.s.Cost, HasCost: e.s.HasCost, LastReply: e.s.LastReply}
-	if r.Reason == Undeliverable {
-		r.Detail = h.Err
-	} else if e.s.Status == Failed || e.s.Status == Cancelled {
-		r.Detail = e.detail
-	}
+	r.Detail = detailOf(s, e, r.Reason)
 	if sum := e.sum; sum != nil {
 		if sum.hasTokens {
 			r.Tokens = sum.tokens
@@ -672,6 +671,17 @@ func (m *Model) row(s *source, e *entry) Row {
 	}
 	r.Note = e.note
 	return r
+}
+
+// detailOf says more on a session's reason r or its status.
+func detailOf(s *source, e *entry, r Reason) string {
+	switch {
+	case r == Undeliverable:
+		return s.held[e.s.ID].Err
+	case e.s.Status == Failed || e.s.Status == Cancelled:
+		return e.detail
+	}
+	return ""
 }
 
 // firstLine is the first non-empty line of a reply, sanitized and bounded.
