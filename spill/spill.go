@@ -35,15 +35,35 @@ const suffix = ".spill"
 const flushAt = 1 << 20
 
 // File is an append-only file of texts. Its methods may be called from
-// several goroutines.
+// several goroutines. Put gathers texts into chunks of flushAt bytes that
+// a goroutine of the file writes, so the writing (system time, on some
+// file systems as much as decoding a stream) overlaps the caller's work;
+// a text waiting to be written is read from its chunk.
 type File struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	buf  []byte // written by Put, not yet in the file
-	size int64  // bytes in the file (buf starts there)
-	err  error  // why texts cannot be written (Put fails with it)
+	send    sync.Mutex // Put's hand-over to the writer and Close's end of it
+	mu      sync.Mutex
+	written *sync.Cond // signalled (with mu) when the writer is done with a chunk
+	f       *os.File
+	path    string
+	cur     []byte  // texts put since the last chunk went to the writer
+	curOff  int64   // offset of cur[0]
+	pending []chunk // handed to the writer and not yet written, in order
+	err     error   // why texts cannot be written (Put fails with it)
+
+	queue chan chunk    // to the writer
+	done  chan struct{} // closed when the writer has stopped
+	free  chan []byte   // written chunks' buffers, for reuse
 }
+
+// chunk is texts written at off.
+type chunk struct {
+	off int64
+	b   []byte
+}
+
+// pendingMax is how many chunks may wait for the writer before Put waits:
+// the memory a slow disk can hold up.
+const pendingMax = 3
 
 // Dir is where spill files live: perch/spill under the user's cache
 // directory.
@@ -84,7 +104,40 @@ func OpenIn(dir, session string) *File {
 		os.Remove(f.Name())
 		return &File{err: fmt.Errorf("spill: lock %s: %w", f.Name(), err)}
 	}
-	return &File{f: f, path: f.Name()}
+	sf := &File{f: f, path: f.Name(), queue: make(chan chunk, pendingMax),
+		done: make(chan struct{}), free: make(chan []byte, pendingMax)}
+	sf.written = sync.NewCond(&sf.mu)
+	go sf.writer(f)
+	return sf
+}
+
+// writer writes the chunks in order. A chunk it could not write stays
+// pending (its texts are read from memory) and every later Put fails.
+func (f *File) writer(file *os.File) {
+	defer close(f.done)
+	for c := range f.queue {
+		f.mu.Lock()
+		failed := f.err != nil
+		f.mu.Unlock()
+		var err error
+		if !failed {
+			_, err = file.WriteAt(c.b, c.off)
+		}
+		f.mu.Lock()
+		switch {
+		case failed:
+		case err != nil:
+			f.err = fmt.Errorf("spill: write %s: %w", f.path, err)
+		case len(f.pending) > 0:
+			f.pending = f.pending[1:]
+			select {
+			case f.free <- c.b[:0]:
+			default:
+			}
+		}
+		f.written.Broadcast()
+		f.mu.Unlock()
+	}
 }
 
 // safeName keeps a session id readable in a file name and harmless.
@@ -118,40 +171,70 @@ func (f *File) Err() error {
 // not writable, the disk is full) every later Put fails too: the caller
 // keeps its texts in memory.
 func (f *File) Put(s string) (int64, error) {
+	f.send.Lock()
+	defer f.send.Unlock()
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.err != nil {
-		return 0, f.err
-	}
-	off := f.size + int64(len(f.buf))
-	f.buf = append(f.buf, s...)
-	if len(f.buf) >= flushAt {
-		if err := f.flushLocked(); err != nil {
-			return 0, err
+	if f.err != nil || f.f == nil {
+		err := f.err
+		f.mu.Unlock()
+		if err == nil {
+			err = fmt.Errorf("spill: %s is closed", f.path)
 		}
+		return 0, err
+	}
+	off := f.curOff + int64(len(f.cur))
+	if f.cur == nil {
+		select {
+		case f.cur = <-f.free:
+		default:
+			f.cur = make([]byte, 0, flushAt+flushAt/4)
+		}
+	}
+	f.cur = append(f.cur, s...)
+	var c chunk
+	if len(f.cur) >= flushAt {
+		c = f.cutLocked()
+	}
+	f.mu.Unlock()
+	if c.b != nil {
+		f.queue <- c // waits while pendingMax chunks are not written
 	}
 	return off, nil
 }
 
-func (f *File) flushLocked() error {
-	if len(f.buf) == 0 {
-		return nil
-	}
-	n, err := f.f.WriteAt(f.buf, f.size)
-	if err != nil {
-		// What was not written is lost for the file; the texts already
-		// handed out in buf stay readable from it.
-		f.err = fmt.Errorf("spill: write %s: %w", f.path, err)
-		f.size += int64(n)
-		f.buf = f.buf[n:]
+// cutLocked makes cur a chunk for the writer.
+func (f *File) cutLocked() chunk {
+	c := chunk{off: f.curOff, b: f.cur}
+	f.pending = append(f.pending, c)
+	f.curOff += int64(len(f.cur))
+	f.cur = nil
+	return c
+}
+
+// Flush writes every text put so far and waits until it is in the file
+// (or the writing failed: Err).
+func (f *File) Flush() error {
+	f.send.Lock()
+	defer f.send.Unlock()
+	f.mu.Lock()
+	if f.f == nil || f.err != nil {
+		defer f.mu.Unlock()
 		return f.err
 	}
-	f.size += int64(n)
-	f.buf = f.buf[:0]
-	if cap(f.buf) > 2*flushAt {
-		f.buf = nil
+	var c chunk
+	if len(f.cur) > 0 {
+		c = f.cutLocked()
 	}
-	return nil
+	f.mu.Unlock()
+	if c.b != nil {
+		f.queue <- c
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.pending) > 0 && f.err == nil {
+		f.written.Wait()
+	}
+	return f.err
 }
 
 // Get reads back n bytes put at off. It fails with ErrGone when the file
@@ -161,30 +244,15 @@ func (f *File) Get(off int64, n int) (string, error) {
 		return "", nil
 	}
 	f.mu.Lock()
-	if f.f == nil {
-		f.mu.Unlock()
-		return "", ErrGone
-	}
-	if off >= f.size {
-		// Still in the buffer (Put's failure may have left it there).
-		i := off - f.size
-		if i+int64(n) > int64(len(f.buf)) {
-			f.mu.Unlock()
-			return "", ErrGone
-		}
-		s := string(f.buf[i : i+int64(n)])
+	if s, ok := f.inMemoryLocked(off, n); ok {
 		f.mu.Unlock()
 		return s, nil
 	}
-	if off+int64(n) > f.size {
-		// Partly written: write the rest first.
-		if err := f.flushLocked(); err != nil && off+int64(n) > f.size {
-			f.mu.Unlock()
-			return "", ErrGone
-		}
-	}
 	file := f.f
 	f.mu.Unlock()
+	if file == nil {
+		return "", ErrGone
+	}
 	b := make([]byte, n)
 	if _, err := file.ReadAt(b, off); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
@@ -195,18 +263,37 @@ func (f *File) Get(off int64, n int) (string, error) {
 	return string(b), nil
 }
 
+// inMemoryLocked copies a text that is not written yet (a text never
+// spans two chunks: Put cuts chunks between texts).
+func (f *File) inMemoryLocked(off int64, n int) (string, bool) {
+	if f.f == nil {
+		return "", false
+	}
+	if off >= f.curOff {
+		i := off - f.curOff
+		if i+int64(n) > int64(len(f.cur)) {
+			return "", false
+		}
+		return string(f.cur[i : i+int64(n)]), true
+	}
+	for _, c := range f.pending {
+		if off >= c.off && off+int64(n) <= c.off+int64(len(c.b)) {
+			return string(c.b[off-c.off : off-c.off+int64(n)]), true
+		}
+	}
+	return "", false
+}
+
 // Reader reads n bytes put at off as a stream, for a search or an export
 // that goes through a text without holding it whole.
 func (f *File) Reader(off int64, n int) io.Reader {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.f == nil || off+int64(n) > f.size+int64(len(f.buf)) {
-		return errReader{ErrGone}
+	if s, ok := f.inMemoryLocked(off, n); ok {
+		return strings.NewReader(s)
 	}
-	if off+int64(n) > f.size {
-		if err := f.flushLocked(); err != nil && off+int64(n) > f.size {
-			return errReader{ErrGone}
-		}
+	if f.f == nil {
+		return errReader{ErrGone}
 	}
 	return &goneReader{io.NewSectionReader(f.f, off, int64(n)), int64(n)}
 }
@@ -233,13 +320,19 @@ func (g *goneReader) Read(p []byte) (int, error) {
 
 // Close closes and removes the file. The texts put in it are gone.
 func (f *File) Close() error {
+	f.send.Lock()
+	defer f.send.Unlock()
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.f == nil {
+		f.mu.Unlock()
 		return nil
 	}
-	err := f.f.Close()
-	f.f, f.buf = nil, nil
+	file := f.f
+	f.f, f.cur, f.pending = nil, nil, nil
+	f.mu.Unlock()
+	close(f.queue)
+	<-f.done
+	err := file.Close()
 	if rerr := os.Remove(f.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
 		err = rerr
 	}

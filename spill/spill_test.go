@@ -60,7 +60,10 @@ func TestTruncatedFile(t *testing.T) {
 	f := OpenIn(t.TempDir(), "s")
 	defer f.Close()
 	a, _ := f.Put("first text")
-	b, _ := f.Put(strings.Repeat("y", flushAt)) // flushes both
+	b, _ := f.Put(strings.Repeat("y", flushAt))
+	if err := f.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Truncate(f.Path(), 4); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +84,7 @@ func TestRemovedFileStillReads(t *testing.T) {
 	f := OpenIn(t.TempDir(), "s")
 	defer f.Close()
 	off, _ := f.Put(strings.Repeat("z", flushAt+10))
+	f.Flush()
 	if err := os.Remove(f.Path()); err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +159,7 @@ func TestSweepRemovesDeadProcessFiles(t *testing.T) {
 	if os.Getenv("SPILL_CHILD_DIR") != "" {
 		f := OpenIn(os.Getenv("SPILL_CHILD_DIR"), "crash")
 		f.Put("left behind")
-		f.mu.Lock()
-		f.flushLocked()
+		f.Flush()
 		os.Exit(0) // no Close: as a crash would
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepRemovesDeadProcessFiles$")
