@@ -1,6 +1,7 @@
 package events
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"weak"
@@ -85,19 +86,22 @@ func (it *Item) HasThinking() bool {
 	return it.Thinking != "" || it.refs != nil && it.refs.thinking != nil
 }
 
-// spilledResult is a tool result whose text is in the store: what it
-// takes to make the result whole again, and what the views ask of every
-// call without showing its output (Outcome).
+// spilledResult is a tool result whose text is in the store (one
+// allocation: the result the item points to, and what it takes to make
+// it whole again).
 type spilledResult struct {
+	res ToolResult // what stays in memory: Text and the details are empty
 	ref
 	// details: the result's details were parsed from its text as format,
-	// with call's arguments; they are parsed again when it is read back.
+	// with the call's arguments args; they are parsed again when it is
+	// read back.
 	details bool
 	format  tools.Format
-	call    ToolCall
-	// cmd holds only the exit status and timeout of a command's result
-	// (Outcome), nil when the call is not a command.
-	cmd *CommandResult
+	args    json.RawMessage
+	// What Outcome needs of a command's result, so that a header never
+	// reads the text back: isCmd is set when Command gave one.
+	isCmd, timedOut bool
+	exit            *int
 	// last is the copy LoadOutput made last, while anything (a view's
 	// cache, an expanded body) still holds it: the several readers of one
 	// frame share one read and one parse, and memory holds only what the
@@ -127,7 +131,7 @@ func (t *ToolItem) LoadOutput() (*ToolResult, error) {
 	cp.spilled = nil
 	cp.Text = text
 	if sp.details {
-		fillFormat(&cp, sp.format, sp.call)
+		fillFormat(&cp, sp.format, ToolCall{Args: sp.args})
 	}
 	sp.last = weak.Make(&cp)
 	return &cp, nil
@@ -246,19 +250,19 @@ func (t *Timeline) spillResult(it *Item) {
 	if r.hasDetails() && !r.textDetails {
 		return
 	}
-	var cmd *CommandResult
-	if c := it.Tool.Command(); c != nil {
-		cmd = &CommandResult{ExitCode: c.ExitCode, TimedOut: c.TimedOut}
-	}
-	exit := r.Exit()
+	c := it.Tool.Command()
 	rf := t.put(r.Text)
 	if rf == nil {
 		return
 	}
-	sp := &spilledResult{ref: *rf, cmd: cmd}
-	if r.textDetails {
-		sp.details, sp.format, sp.call = true, r.format, r.detailsCall
+	sp := &spilledResult{ref: *rf, res: ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
+		Structured: r.Structured, ExitCode: r.Exit(), Todos: r.Todos}}
+	sp.res.spilled = sp
+	if c != nil {
+		sp.isCmd, sp.timedOut, sp.exit = true, c.TimedOut, c.ExitCode
 	}
-	it.Tool.Result = &ToolResult{IsError: r.IsError, ErrorText: r.ErrorText, Structured: r.Structured,
-		ExitCode: exit, Todos: r.Todos, spilled: sp}
+	if r.textDetails {
+		sp.details, sp.format, sp.args = true, r.format, r.detailsArgs
+	}
+	it.Tool.Result = &sp.res
 }

@@ -82,7 +82,11 @@ func (t *ToolItem) Outcome() Outcome {
 	if t.Result != nil && t.Result.spilled != nil {
 		// What Command would say of the exit, kept when the text went to
 		// the store: no read back for a header.
-		return ToolOutcome(t.Status, t.Result.spilled.cmd)
+		var cr *CommandResult
+		if sp := t.Result.spilled; sp.isCmd {
+			cr = &CommandResult{ExitCode: sp.exit, TimedOut: sp.timedOut}
+		}
+		return ToolOutcome(t.Status, cr)
 	}
 	return ToolOutcome(t.Status, t.Command())
 }

@@ -258,10 +258,10 @@ type ToolResult struct {
 	// they point into, and only the few items on screen are ever drawn.
 	fromText detailsKind
 	// textDetails: fillFormat parsed the details from Text as format, with
-	// detailsCall's arguments (so they can be parsed again).
+	// the call's arguments detailsArgs (so they can be parsed again).
 	textDetails bool
 	format      tools.Format
-	detailsCall ToolCall
+	detailsArgs json.RawMessage
 	// spilled is set when Text is in the timeline's BodyStore: Text and
 	// the details are empty, and ToolItem.Output reads them back.
 	spilled *spilledResult

@@ -31,8 +31,8 @@ var ErrGone = errors.New("spill file was removed or truncated")
 const suffix = ".spill"
 
 // flushAt is how many bytes Put gathers before it writes them: one write
-// per megabyte, not one per text.
-const flushAt = 1 << 20
+// per quarter megabyte, not one per text.
+const flushAt = 256 << 10
 
 // File is an append-only file of texts. Its methods may be called from
 // several goroutines. Put gathers texts into chunks of flushAt bytes that
@@ -129,10 +129,13 @@ func (f *File) writer(file *os.File) {
 		case err != nil:
 			f.err = fmt.Errorf("spill: write %s: %w", f.path, err)
 		case len(f.pending) > 0:
+			f.pending[0] = chunk{} // the array must not keep the buffer
 			f.pending = f.pending[1:]
-			select {
-			case f.free <- c.b[:0]:
-			default:
+			if cap(c.b) <= 2*flushAt { // a big text's own buffer goes
+				select {
+				case f.free <- c.b[:0]:
+				default:
+				}
 			}
 		}
 		f.written.Broadcast()
@@ -183,7 +186,7 @@ func (f *File) Put(s string) (int64, error) {
 		return 0, err
 	}
 	off := f.curOff + int64(len(f.cur))
-	if f.cur == nil {
+	if f.cur == nil && len(s) < flushAt {
 		select {
 		case f.cur = <-f.free:
 		default:
