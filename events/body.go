@@ -150,6 +150,23 @@ func (t *ToolItem) Output() *ToolResult {
 	return r
 }
 
+// OutputText is the result's Text, read back without parsing the
+// details again (an export needs only the words); a lost text is a notice
+// that says so. "" before a result.
+func (t *ToolItem) OutputText() string {
+	r := t.Result
+	if r == nil {
+		return ""
+	}
+	if r.spilled == nil {
+		return r.Text
+	}
+	if cp := r.spilled.last.Value(); cp != nil {
+		return cp.Text
+	}
+	return orGone(r.spilled.load())
+}
+
 // OutputLen is the length of the result's text without reading it back.
 func (r *ToolResult) OutputLen() int {
 	if r == nil {

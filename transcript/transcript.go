@@ -138,8 +138,8 @@ func ItemRecord(it *events.Item) Record {
 	case events.ItemTool:
 		t := it.Tool
 		out := ""
-		if res := t.Output(); res != nil {
-			out = res.Text
+		if res := t.Result; res != nil {
+			out = t.OutputText()
 			if res.IsError && out == "" {
 				out = res.ErrorText
 			}

@@ -710,6 +710,7 @@ const dayRSSCap = 120e6
 // size + 40 MB; a day-long session is held to dayRSSCap and to 1.25× of
 // the 10,000-event figure of this run (flat), when that was measured.
 func (h *harness) rssRow(scope string, n int, key, name string, rss, streamMB int64, rssGoal float64) row {
+	key = h.perch + " " + key // each binary against its own figure
 	if n == 10_000 {
 		h.flatRSS[key] = rss
 	}
