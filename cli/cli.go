@@ -98,9 +98,11 @@ func commands() []command {
 		{"attach", "TASK", "open a task in the terminal UI (TASK may be a unique id prefix)",
 			"perch attach 3f2b\nperch attach 3f2b --url http://localhost:8090/v1", runAttach},
 		{"demo", "", "start the built-in fake daemon with a demo task and open it",
-			"perch demo\nperch demo --speed 3 --dialect legacy", runDemo},
-		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue",
-			"perch tasks\nperch tasks --json", runTasks},
+			"perch demo\nperch demo --speed 3 --dialect legacy\nperch demo --all --serve   # then: perch watch --url … --url … --url …", runDemo},
+		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue (--all: every source's sessions, as the board shows them)",
+			"perch tasks\nperch tasks --json\nperch tasks --all --url http://localhost:8090/v1 --url http://localhost:8484", runTasks},
+		{"watch", "", "print one line per change of a session's state across every source (--json: one object a line)",
+			"perch watch\nperch watch --json | jq -r 'select(.reason != \"\") | .name'", runWatch},
 		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted (--until-idle: until the run ends)",
 			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .\nperch tail 3f2b --until-idle && notify-send 'run over'", runTail},
 		{"export", "TASK", "print the transcript once the replay is in (--until-idle: after the run ends)",
@@ -304,6 +306,7 @@ Run 'perch COMMAND --help' for a command's flags and examples.
 // conn holds the connection flags every command takes.
 type conn struct {
 	url     string
+	urls    []string // every --url given, in order (url is the last)
 	headers headerList
 	backend string
 	token   string
@@ -324,6 +327,23 @@ type conn struct {
 	opened backend.Backend
 }
 
+// urlFlag is --url: the last one given, and all of them for the
+// commands that watch several sources.
+type urlFlag struct{ c *conn }
+
+func (u urlFlag) String() string {
+	if u.c == nil {
+		return ""
+	}
+	return u.c.url
+}
+
+func (u urlFlag) Set(v string) error {
+	u.c.url = v
+	u.c.urls = append(u.c.urls, v)
+	return nil
+}
+
 type headerList []string
 
 func (h *headerList) String() string     { return fmt.Sprintf("%d header(s)", len(*h)) }
@@ -331,7 +351,7 @@ func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
 
 func (c *conn) register(fs *flagSet) {
 	c.cmd = fs.Name()
-	fs.StringVar(&c.url, "url", "", "server base URL (default $PERCH_URL, else the config file's url, else maria's ~/.moonagent/daemon.json)")
+	fs.Var(urlFlag{c}, "url", "server base URL (default $PERCH_URL, else the config file's url, else maria's ~/.moonagent/daemon.json); watch and tasks --all take several")
 	fs.Var(&c.headers, "header", "extra request header 'Name: value' (repeatable)")
 	fs.StringVar(&c.backend, "backend", "", "the server's system: maria, suna or pynchy (default $PERCH_BACKEND, else the config file's, else asked of the URL)")
 	fs.StringVar(&c.token, "token", "", "bearer token for the server (default $PERCH_TOKEN, else the config file's token_command; never printed)")

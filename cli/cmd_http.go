@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -30,6 +31,8 @@ type taskJSON struct {
 	Created   int64               `json:"created"`
 	Updated   int64               `json:"updated"`
 	Queue     []transcript.Queued `json:"queued_messages"`
+	Held      int                 `json:"held,omitempty"`    // perch's own messages for it, not delivered yet
+	Orphans   int                 `json:"orphans,omitempty"` // of them, written for a session that is gone
 }
 
 func queued(q []events.QueuedMessage) []transcript.Queued {
@@ -45,8 +48,12 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 	var c conn
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	all := fs.Bool("all", false, "every source's sessions (every --url, the config file's [[source]] tables, the local daemon), as the board shows them")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if *all {
+		return runTasksAll(ctx, env, &c, *asJSON)
 	}
 	be, err := c.open(ctx, env)
 	if err != nil {
@@ -56,26 +63,86 @@ func runTasks(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	held, gone := heldCounts(outbox.OpenFileStore(outboxRoot(env), be.URL()), tasks)
 	if *asJSON {
 		out := make([]taskJSON, 0, len(tasks))
 		for _, t := range tasks {
 			out = append(out, taskJSON{ID: t.ID, Name: t.Name, Status: t.Status, Cwd: t.Cwd, Model: t.Model, WebSearch: t.WebSearch,
-				Created: t.Created.UnixMilli(), Updated: t.Updated.UnixMilli(), Queue: queued(t.QueuedMessages)})
+				Created: t.Created.UnixMilli(), Updated: t.Updated.UnixMilli(), Queue: queued(t.QueuedMessages),
+				Held: held[t.ID].Held, Orphans: held[t.ID].Orphans})
 		}
 		return writeJSON(env.Stdout, out)
 	}
-	if len(tasks) == 0 {
+	if len(tasks) == 0 && len(gone) == 0 {
 		fmt.Fprintln(env.Stdout, "No tasks. Start one with: perch new 'your first message'")
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tNAME\tCWD\tMODEL\tQUEUE\tAGE")
+	withHeld := len(held) > 0
+	if withHeld {
+		fmt.Fprintln(tw, "ID\tSTATUS\tNAME\tCWD\tMODEL\tQUEUE\tHELD\tAGE")
+	} else {
+		fmt.Fprintln(tw, "ID\tSTATUS\tNAME\tCWD\tMODEL\tQUEUE\tAGE")
+	}
 	now := time.Now()
 	for _, t := range tasks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", shortID(t.ID), t.Status, clip(sanitize.Line(t.Name), 40),
-			clip(sanitize.Line(t.Cwd), 40), sanitize.Line(t.Model), len(t.QueuedMessages), age(now, t.Created))
+		heldCol := ""
+		if withHeld {
+			heldCol = held[t.ID].String() + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s%s\n", shortID(t.ID), t.Status, clip(sanitize.Line(t.Name), 40),
+			clip(sanitize.Line(t.Cwd), 40), sanitize.Line(t.Model), len(t.QueuedMessages), heldCol, age(now, t.Created))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(gone) > 0 {
+		fmt.Fprintln(env.Stdout, "\nOrphans: perch keeps messages for sessions that are gone (perch queue ID shows them, --move-to OTHER moves them):")
+		for _, g := range gone {
+			fmt.Fprintf(env.Stdout, "  %s  %s\n", shortID(g.id), g.n)
+		}
+	}
+	return nil
+}
+
+// heldCount is a task's messages in perch's outbox: held (all not
+// delivered yet) and, of them, orphans.
+type heldCount outbox.Kept
+
+func (c heldCount) String() string {
+	switch {
+	case c.Held == 0:
+		return "-"
+	case c.Orphans > 0:
+		return fmt.Sprintf("%d (%d orphan%s)", c.Held, c.Orphans, map[bool]string{true: "s"}[c.Orphans > 1])
+	}
+	return strconv.Itoa(c.Held)
+}
+
+// goneBox is an outbox on disk whose session the backend does not list.
+type goneBox struct {
+	id string
+	n  heldCount
+}
+
+// heldCounts counts perch's messages per listed task, and lists the
+// outboxes with messages for sessions the backend does not list (every
+// message of those is an orphan), by id (outbox.TakeCensus).
+func heldCounts(store *outbox.FileStore, tasks []events.Task) (map[string]heldCount, []goneBox) {
+	c, err := outbox.TakeCensus(store, tasks)
+	if err != nil {
+		return nil, nil // the list is the daemon's, these counts are extra
+	}
+	counts := make(map[string]heldCount, len(c.Held))
+	for id, n := range c.Held {
+		counts[id] = heldCount(n)
+	}
+	gone := make([]goneBox, 0, len(c.Gone))
+	for id, n := range c.Gone {
+		gone = append(gone, goneBox{id, heldCount(n)})
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].id < gone[j].id })
+	return counts, gone
 }
 
 func shortID(id string) string {
@@ -145,7 +212,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	var m outbox.Message
 	if _, err := box.store.Update(box.task.ID, func(q *outbox.Queue) error {
 		var err error
-		m, err = q.Add(text, intent, *web, time.Now())
+		m, err = q.AddFor(box.stamp(), text, intent, *web, time.Now())
 		return err
 	}); err != nil {
 		if errors.Is(err, outbox.ErrInvalidText) {
@@ -309,7 +376,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 		var ms []outbox.Message
 		_, keepErr = box.store.Update(task.ID, func(q *outbox.Queue) error {
 			var err error
-			ms, err = q.RecoverFromCancel(texts, time.Now())
+			ms, err = q.RecoverFromCancelFor(box.stamp(), texts, time.Now())
 			return err
 		})
 		if keepErr == nil {
@@ -368,18 +435,20 @@ func runQueue(ctx context.Context, env Env, args []string) error {
 	release := fs.Bool("release", false, "send the first held message now, or the one whose ID follows")
 	pause := fs.Bool("pause", false, "pause auto-delivery of held messages")
 	resume := fs.Bool("resume", false, "resume auto-delivery of held messages")
+	moveTo := fs.String("move-to", "", "move the orphans (messages whose session is gone), or the held message whose ID follows, to session `OTHER`")
+	take := fs.String("take", "", "print held message `ID` and delete it (take it back)")
 	pos, err := parse(fs, args, 1, 2)
 	if err != nil {
 		return err
 	}
 	actions := 0
-	for _, on := range []bool{*edit != "", *del != "", *move != "", *release, *pause, *resume} {
+	for _, on := range []bool{*edit != "", *del != "", *move != "", *release, *pause, *resume, *moveTo != "", *take != ""} {
 		if on {
 			actions++
 		}
 	}
 	if actions > 1 {
-		return usagef("queue: give one of --edit, --delete, --move, --release, --pause, --resume")
+		return usagef("queue: give one of --edit, --delete, --move, --release, --pause, --resume, --move-to, --take")
 	}
 	extra := ""
 	if len(pos) == 2 {
@@ -390,7 +459,7 @@ func runQueue(ctx context.Context, env Env, args []string) error {
 		if extra == "" {
 			return usagef("queue: --edit ID TEXT and --move ID POS take a second argument")
 		}
-	case *release:
+	case *release, *moveTo != "":
 	case extra != "":
 		return usagef("queue: too many arguments %q (want TASK)", pos[1:])
 	}
@@ -425,6 +494,22 @@ func runQueue(ctx context.Context, env Env, args []string) error {
 			return queueError(err)
 		}
 		done = "deleted " + m.ID
+	case *take != "":
+		m, err := d.Drop(ctx, id, *take)
+		if err != nil {
+			return queueError(err)
+		}
+		if *asJSON {
+			return writeJSON(env.Stdout, heldJSON{ID: m.ID, Text: m.Text})
+		}
+		fmt.Fprintln(env.Stdout, m.Text)
+		return nil
+	case *moveTo != "":
+		moved, err := moveMessages(ctx, box, *moveTo, extra)
+		if err != nil {
+			return queueError(err)
+		}
+		done = moved
 	case *move != "":
 		n, err := strconv.Atoi(extra)
 		if err != nil || n < 1 {
@@ -455,6 +540,9 @@ func runQueue(ctx context.Context, env Env, args []string) error {
 		r, err := d.Release(ctx, id, extra)
 		if errors.Is(err, outbox.ErrNoMessage) || errors.Is(err, outbox.ErrAmbiguousID) || errors.Is(err, outbox.ErrNotDue) {
 			return queueError(err)
+		}
+		if errors.Is(err, outbox.ErrOrphaned) {
+			return fmt.Errorf("%w; move it to another session with perch queue %s --move-to OTHER, or take it back with --take ID", err, shortID(id))
 		}
 		if err != nil {
 			if r.Message.ID == "" {
@@ -518,7 +606,7 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 			out.Daemon = queued(daemon)
 		}
 		for _, m := range q.Pending() {
-			out.Held = append(out.Held, heldJSON{ID: m.ID, Text: m.Text, Paused: q.Paused(), Error: heldError(m)})
+			out.Held = append(out.Held, heldJSON{ID: m.ID, Text: m.Text, Paused: q.Paused(), Orphan: m.State == outbox.Orphaned, Error: heldError(m)})
 		}
 		if err := writeJSON(env.Stdout, out); err != nil {
 			return err

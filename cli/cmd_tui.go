@@ -84,11 +84,25 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	dialect := fs.String("dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
 	be := fs.String("backend", backend.Maria, "which system to fake: maria, suna or pynchy")
+	all := fs.Bool("all", false, "run the fake maria, Suna and pynchy servers together, with sessions that finish, fail and wait over a few minutes")
+	serve := fs.Bool("serve", false, "with --all: print the servers' URLs and serve until interrupted (for perch watch and perch tasks --all), no UI")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	if err := resolveTheme(env, theme); err != nil {
 		return err
+	}
+	if *serve && !*all {
+		return usagef("--serve needs --all")
+	}
+	if *all {
+		if *speed <= 0 {
+			return usagef("--speed must be positive")
+		}
+		if !*serve {
+			prepareUI()
+		}
+		return runDemoAll(ctx, env, *theme, *speed, *serve)
 	}
 	if err := oneOf("backend", *be, backend.Maria, backend.Suna, backend.Pynchy); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/tui"
 )
@@ -32,6 +33,12 @@ import (
 //	[keys]
 //	cancel_run = "ctrl+k"
 //	hold = ["ctrl+g", "ctrl+h"]
+//
+//	[[source]]                         # one per server the board watches (perch watch, tasks --all)
+//	name = "work"
+//	url = "https://suna.example.com/v1"
+//	backend = "suna"                   # optional: asked of the URL
+//	token_command = "pass show suna"   # or token = "…"
 
 // fileConfig is the file's contents.
 type fileConfig struct {
@@ -40,6 +47,16 @@ type fileConfig struct {
 	TokenCommand text               `toml:"token_command"`
 	Theme        text               `toml:"theme"`
 	Keys         map[string]keyList `toml:"keys"`
+	Sources      []sourceConfig     `toml:"source"`
+}
+
+// sourceConfig is one [[source]] table: a server the board watches.
+type sourceConfig struct {
+	Name         text `toml:"name"`
+	URL          text `toml:"url"`
+	Backend      text `toml:"backend"`
+	Token        text `toml:"token"`
+	TokenCommand text `toml:"token_command"`
 }
 
 // text is a string setting; anything else is refused with a word on
@@ -56,7 +73,10 @@ func (t *text) UnmarshalTOML(v any) error {
 }
 
 // configKeys are the file's keys, for messages.
-const configKeys = "url, backend, token_command, theme and the [keys] table"
+const configKeys = "url, backend, token_command, theme, the [keys] table and [[source]] tables"
+
+// sourceKeys are a [[source]] table's keys.
+var sourceKeys = []string{"name", "url", "backend", "token", "token_command"}
 
 // keyList is one action's keys: a string or an array of strings.
 type keyList []string
@@ -149,7 +169,10 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "keys" {
 			continue // checked below, against the actions
 		}
-		known := []string{"url", "backend", "token_command", "theme", "keys"}
+		if len(k) == 2 && k[0] == "source" {
+			return nil, bad(0, "[[source]]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], sourceKeys), strings.Join(sourceKeys, ", "))
+		}
+		known := []string{"url", "backend", "token_command", "theme", "keys", "source"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
 	f := &c.file
@@ -164,6 +187,9 @@ func loadConfig(path string) (*config, error) {
 			return nil, bad(lineOf(text, toml.Key{"theme"}), "theme must be auto, dark or light, not %q%s",
 				f.Theme, didYouMean(string(f.Theme), []string{"auto", "dark", "light"}))
 		}
+	}
+	if err := checkSources(f.Sources); err != nil {
+		return nil, bad(0, "%v", err)
 	}
 	actions := tui.KeyActions()
 	names := make([]string, 0, len(f.Keys))
@@ -246,22 +272,28 @@ func (c *config) keys() map[string][]string {
 // it printed, trimmed. Its output is the secret: it is never shown, even
 // when the command fails; its stderr (a passphrase prompt) reaches perch's.
 func runTokenCommand(ctx context.Context, env Env, c *config) (string, error) {
+	return tokenFromCommand(ctx, env, c.path, string(c.file.TokenCommand))
+}
+
+// tokenFromCommand runs a token command of the config file at path (the
+// file's or a [[source]]'s) the same way.
+func tokenFromCommand(ctx context.Context, env Env, path, command string) (string, error) {
 	shell, flag := "sh", "-c"
 	if runtime.GOOS == "windows" {
 		shell, flag = "cmd", "/C"
 	}
-	cmd := exec.CommandContext(ctx, shell, flag, string(c.file.TokenCommand))
+	cmd := exec.CommandContext(ctx, shell, flag, command)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, env.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("token_command of %s (%s) failed: %w", c.path, c.file.TokenCommand, err)
+		return "", fmt.Errorf("token_command of %s (%s) failed: %w", path, command, err)
 	}
 	tok := strings.TrimSpace(out.String())
 	if env.secrets != nil {
 		env.secrets.add(tok)
 	}
 	if tok == "" {
-		return "", fmt.Errorf("token_command of %s (%s) printed no token", c.path, c.file.TokenCommand)
+		return "", fmt.Errorf("token_command of %s (%s) printed no token", path, command)
 	}
 	return tok, nil
 }
@@ -346,4 +378,42 @@ func or(v, otherwise string) string {
 		return otherwise
 	}
 	return v
+}
+
+// checkSources checks the [[source]] tables: each has a URL, a known
+// backend if any, at most one way to the token, and a name of its own.
+func checkSources(ss []sourceConfig) error {
+	names := map[string]bool{}
+	for i, s := range ss {
+		label := fmt.Sprintf("[[source]] number %d", i+1)
+		if s.Name != "" {
+			label = fmt.Sprintf("[[source]] %q", s.Name)
+		}
+		if strings.TrimSpace(string(s.URL)) == "" {
+			return fmt.Errorf("%s: url is missing (e.g. url = %q)", label, urlExample[backend.Suna])
+		}
+		if s.Backend != "" {
+			if _, err := registry.Default().Lookup(string(s.Backend)); err != nil {
+				return fmt.Errorf("%s: backend must be one of %s, not %q%s", label,
+					strings.Join(registry.LiveNames(), ", "), s.Backend, didYouMean(string(s.Backend), registry.LiveNames()))
+			}
+		}
+		if s.Token != "" && s.TokenCommand != "" {
+			return fmt.Errorf("%s: give token or token_command, not both", label)
+		}
+		name := sourceName(s)
+		if names[name] {
+			return fmt.Errorf("%s: another source has the name %q: give each a name of its own", label, name)
+		}
+		names[name] = true
+	}
+	return nil
+}
+
+// sourceName is what a source's rows call it: its name, else its URL.
+func sourceName(s sourceConfig) string {
+	if n := strings.TrimSpace(string(s.Name)); n != "" {
+		return n
+	}
+	return registry.RedactURL(string(s.URL))
 }

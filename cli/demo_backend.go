@@ -8,7 +8,9 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/pynchy"
+	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/outbox"
@@ -111,4 +113,100 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
 	cfg.TaskID = srv.session
 	return env.runUI(ctx, b, cfg)
+}
+
+// demoStep is one scripted act of perch demo --all: at After (divided by
+// the speed), on the system's backend, create a session or send to one.
+type demoStep struct {
+	After  time.Duration
+	System string
+	Name   string // create a session with this name (maria, Suna), or
+	To     string // send to this session ("" with Name)
+	Text   string
+}
+
+// demoScript is what demo --all's sessions do over a few minutes: runs
+// that finish, runs that fail (the fake maria's "provider error"), and
+// follow-ups that wait behind a run.
+var demoScript = []demoStep{
+	{After: 5 * time.Second, System: backend.Maria, Name: "deploy", Text: "provider error: deploy to staging"},
+	{After: 20 * time.Second, System: backend.Suna, Name: "release notes", Text: "What is in my workspace?"},
+	{After: 35 * time.Second, System: backend.Pynchy, To: "tui:main", Text: "And the tests?"},
+	{After: 60 * time.Second, System: backend.Maria, Name: "docs", Text: "What does this project do?"},
+	{After: 90 * time.Second, System: backend.Pynchy, To: "tui:main", Text: "Summarize the last change."},
+	{After: 120 * time.Second, System: backend.Maria, Name: "nightly", Text: "provider error: nightly build"},
+	{After: 150 * time.Second, System: backend.Suna, Name: "triage", Text: "Which issues are open?"},
+}
+
+// runDemoAll is perch demo --all: the fake maria, Suna and pynchy servers
+// together, with sessions that run, finish, fail and wait over a few
+// minutes (demoScript). --serve prints their URLs ("system URL" lines)
+// and serves until interrupted, for perch watch and perch tasks --all;
+// otherwise the UI opens on maria's demo task.
+func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve bool) error {
+	daemon := fakedaemon.New(fakedaemon.Options{Dialect: fakedaemon.DialectHead, Speed: speed})
+	msrv, err := daemon.Start("127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: start the fake daemon: %w", err)
+	}
+	defer msrv.Close()
+	demoTask, err := daemon.SeedDemo()
+	if err != nil {
+		return fmt.Errorf("demo: create the demo task: %w", err)
+	}
+	ssrv, err := startDemoSuna(speed)
+	if err != nil {
+		return err
+	}
+	defer ssrv.stop()
+	psrv, err := startDemoPynchy(speed)
+	if err != nil {
+		return err
+	}
+	defer psrv.stop()
+	urls := map[string]string{backend.Maria: msrv.URL, backend.Suna: ssrv.url, backend.Pynchy: psrv.url}
+	backends := map[string]backend.Backend{}
+	for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
+		b, err := registry.Open(ctx, name, backend.Config{URL: urls[name]})
+		if err != nil {
+			return fmt.Errorf("demo: open %s at %s: %w", name, urls[name], err)
+		}
+		backends[name] = b
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); playDemo(ctx, backends, speed) }()
+	defer func() { cancel(); <-done }()
+	if serve {
+		for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
+			if _, err := fmt.Fprintf(env.Stdout, "%s %s\n", name, urls[name]); err != nil {
+				return err
+			}
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
+	cfg.TaskID = demoTask
+	return env.runUI(ctx, backends[backend.Maria], cfg)
+}
+
+// playDemo plays demoScript until it ends or ctx does.
+func playDemo(ctx context.Context, backends map[string]backend.Backend, speed float64) {
+	start := time.Now()
+	for _, st := range demoScript {
+		at := start.Add(time.Duration(float64(st.After) / speed))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(at)):
+		}
+		b := backends[st.System]
+		if st.Name != "" {
+			_, _ = b.Create(ctx, backend.CreateRequest{Name: st.Name, Prompt: st.Text, Cwd: "/tmp"})
+			continue
+		}
+		_, _ = b.Send(ctx, st.To, backend.Message{Text: st.Text})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
@@ -113,6 +114,15 @@ func (b *taskBox) adopt(ctx context.Context) {
 	}
 }
 
+// stamp is the session the task's new messages are written for ("" when
+// the daemon did not answer: then they go to whatever session has the id).
+func (b *taskBox) stamp() string {
+	if !b.online {
+		return ""
+	}
+	return outbox.SessionStamp(b.task)
+}
+
 func (b *taskBox) deliverer() *outbox.Deliverer {
 	return &outbox.Deliverer{Store: b.store, Backend: b.be}
 }
@@ -148,6 +158,7 @@ type heldJSON struct {
 	ID     string `json:"id"`
 	Text   string `json:"text"`
 	Paused bool   `json:"paused,omitempty"`
+	Orphan bool   `json:"orphan,omitempty"` // its session is gone
 	Error  string `json:"error,omitempty"`
 }
 
@@ -161,6 +172,8 @@ func heldError(m outbox.Message) string {
 		return "being delivered"
 	case outbox.Failed:
 		return "refused: " + m.Err
+	case outbox.Orphaned:
+		return "orphan: " + m.Err
 	}
 	return m.Err
 }
@@ -177,6 +190,10 @@ func writeHeld(w io.Writer, b *taskBox, q *outbox.Queue) {
 		state = "auto-delivery paused; perch queue " + shortID(b.task.ID) + " --resume"
 	}
 	fmt.Fprintf(w, "%d held message(s) for task %s (%s):\n", len(pending), shortID(b.task.ID), state)
+	if n := len(q.Orphans()); n > 0 {
+		fmt.Fprintf(w, "%d of them are orphans: the session they were written for is gone; perch queue %s --move-to OTHER moves them, --take ID prints one and deletes it\n",
+			n, shortID(b.task.ID))
+	}
 	for i, m := range pending {
 		fmt.Fprintf(w, "\n%d. [%s]", i+1, m.ID)
 		if m.Intent == outbox.IntentSend && m.State == outbox.Held {
@@ -195,4 +212,44 @@ func damagedNote(env Env, b *taskBox, q *outbox.Queue) {
 		fmt.Fprintf(env.Stderr, "perch: %d damaged line(s) of %s were skipped; the next change rewrites it and keeps a copy beside it\n",
 			q.Damaged, b.store.Path(b.task.ID))
 	}
+}
+
+// moveMessages moves the box's orphans, or the message id, to the session
+// other (resolved by the backend: it must answer), and says what it did.
+func moveMessages(ctx context.Context, box *taskBox, other, id string) (string, error) {
+	if !box.online && box.reachErr != nil && unreachable(box.reachErr) {
+		return "", fmt.Errorf("moving messages needs the daemon, which did not answer: %w", box.reachErr)
+	}
+	to, err := box.be.Session(ctx, other)
+	if err != nil {
+		return "", err
+	}
+	q, err := box.store.Load(box.task.ID)
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	if id != "" {
+		m, err := q.Find(id)
+		if err != nil {
+			return "", err
+		}
+		ids = []string{m.ID}
+	} else {
+		for _, m := range q.Orphans() {
+			ids = append(ids, m.ID)
+		}
+		if len(ids) == 0 {
+			return "", fmt.Errorf("task %s has no orphans (give a message ID to move a held one): %w", shortID(box.task.ID), outbox.ErrNoMessage)
+		}
+	}
+	var done []string
+	for _, mid := range ids {
+		m, err := outbox.MoveTo(box.store, box.task.ID, mid, box.store, to.ID, outbox.SessionStamp(to), time.Now())
+		if err != nil {
+			return strings.Join(done, "\n"), err
+		}
+		done = append(done, fmt.Sprintf("moved %s to task %s as %s (held)", mid, shortID(to.ID), m.ID))
+	}
+	return strings.Join(done, "\n"), nil
 }

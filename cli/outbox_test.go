@@ -36,6 +36,7 @@ type queueJSON struct {
 		ID     string `json:"id"`
 		Text   string `json:"text"`
 		Paused bool   `json:"paused"`
+		Orphan bool   `json:"orphan"`
 		Error  string `json:"error"`
 	} `json:"held"`
 }
@@ -262,13 +263,15 @@ func TestHeldMessagesOfADeletedTask(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "no task "+id[:8]+" any more") || !strings.Contains(r.stdout, "for later") {
 		t.Fatalf("queue: %+v", r)
 	}
+	// Its session is gone: it is an orphan, never sent (it was refused
+	// with a 404 before messages knew their session).
 	r = stateRun(t, state, "", "queue", id[:8], "--release", "--url", base)
-	if r.code != 1 || !strings.Contains(r.stderr, "refused") {
+	if r.code != 1 || !strings.Contains(r.stderr, "session this message was written for is gone") || !strings.Contains(r.stderr, "--move-to") {
 		t.Fatalf("release: %+v", r)
 	}
 	q := queueOf(t, stateRun(t, state, "", "queue", id[:8], "--json", "--url", base))
-	if len(q.Held) != 1 || !strings.Contains(q.Held[0].Error, "404") {
-		t.Fatalf("after the refusal: %+v", q)
+	if len(q.Held) != 1 || !q.Held[0].Orphan || !strings.Contains(q.Held[0].Error, "no session") {
+		t.Fatalf("after the release: %+v", q)
 	}
 	must(t, stateRun(t, state, "", "queue", id[:8], "--delete", held.ID, "--url", base))
 	q = queueOf(t, stateRun(t, state, "", "queue", id[:8], "--json", "--url", base))
@@ -308,5 +311,76 @@ func TestConcurrentSends(t *testing.T) {
 	slices.Sort(got)
 	if len(got) != n || len(slices.Compact(slices.Clone(got))) != n {
 		t.Fatalf("daemon received %q, want %d different messages", got, n)
+	}
+}
+
+// A held message belongs to its session: the daemon restarts and gives the
+// task's id to a new task (the fake daemon's ids are deterministic). The
+// message is not delivered into the new task: it is an orphan, listed as
+// such by perch queue and perch tasks, and moved to a session on request,
+// where it is delivered.
+func TestHeldMessageOfAReusedIDIsAnOrphan(t *testing.T) {
+	t.Parallel()
+	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
+	srv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := srv.URL
+	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	must(t, stateRun(t, state, "", "send", id, "for the old task", "--hold", "--url", base))
+	srv.Close()
+	d.Close()
+	time.Sleep(5 * time.Millisecond) // a creation time of its own
+	u, _ := url.Parse(base)
+	d2 := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
+	srv2, err := d2.Start(u.Host)
+	if err != nil {
+		t.Skipf("port not free again: %v", err)
+	}
+	defer srv2.Close()
+	defer d2.Close()
+	id2, err := d2.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil || id2 != id {
+		t.Skipf("the fake daemon gave another id (%s, %v): nothing to test", id2, err)
+	}
+	r := stateRun(t, state, "", "queue", id[:8], "--release", "--url", base)
+	if r.code != 1 || !strings.Contains(r.stderr, "is another one now") {
+		t.Fatalf("release: %+v", r)
+	}
+	if got := d2.Received(id); len(got) != 0 {
+		t.Fatalf("delivered into the new task: %q", got)
+	}
+	q := queueOf(t, stateRun(t, state, "", "queue", id[:8], "--json", "--url", base))
+	if len(q.Held) != 1 || !q.Held[0].Orphan {
+		t.Fatalf("queue: %+v", q)
+	}
+	r = must(t, stateRun(t, state, "", "queue", id[:8], "--url", base))
+	if !strings.Contains(r.stdout, "1 of them are orphans") {
+		t.Fatalf("queue listing:\n%s", r.stdout)
+	}
+	r = must(t, stateRun(t, state, "", "tasks", "--url", base))
+	if !strings.Contains(r.stdout, "HELD") || !strings.Contains(r.stdout, "1 orphan") {
+		t.Fatalf("tasks:\n%s", r.stdout)
+	}
+
+	other, err := d2.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = must(t, stateRun(t, state, "", "queue", id[:8], "--move-to", other, "--url", base))
+	if !strings.Contains(r.stdout, "moved") {
+		t.Fatalf("move: %+v", r)
+	}
+	must(t, stateRun(t, state, "", "queue", other, "--release", "--url", base))
+	if got := d2.Received(other); len(got) == 0 || got[len(got)-1] != "for the old task" {
+		t.Fatalf("the other task received %q", got)
+	}
+	if got := d2.Received(id); len(got) != 0 {
+		t.Fatalf("delivered into the new task: %q", got)
 	}
 }

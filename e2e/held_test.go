@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testproxy"
 )
 
@@ -162,4 +164,89 @@ func urlHost(s string) (string, error) {
 		return "", err
 	}
 	return u.Host, nil
+}
+
+// A held message belongs to its session, forever: the fake daemon
+// restarts and gives the task's id to a new task. perch shows the message
+// as an orphan (in perch tasks, the task list and the task that has the
+// id now), delivers it nowhere by itself, and once the user moves it to
+// another session in the TUI it goes there, exactly once.
+func TestOrphanAfterARestartMovedToAnotherSession(t *testing.T) {
+	t.Parallel()
+	d1 := fakedaemon.New(fakedaemon.Options{Speed: 6, Seed: 21})
+	srv1, err := d1.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := srv1.URL
+	idleTasks := func(n int) func() bool {
+		return func() bool { return strings.Count(run(t, "tasks", "--url", url), " idle ") == n }
+	}
+	id := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello."))
+	waitCond(t, "the first task idle", 30*time.Second, idleTasks(1))
+	text := "Yankee: written for the first session."
+	run(t, "send", id, text, "--hold", "--url", url)
+	if err := srv1.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The restart: same address, same seed (so the same ids), an hour
+	// later by its clock.
+	d2 := fakedaemon.New(fakedaemon.Options{Speed: 6, Seed: 21, Clock: func() time.Time { return time.Now().Add(time.Hour) }})
+	srv2, err := d2.Start(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv2.Close() })
+	if again := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello.")); again != id {
+		t.Fatalf("the restarted daemon gave id %s, want the reused %s", again, id)
+	}
+	waitCond(t, "the new task with the old id idle", 30*time.Second, idleTasks(1))
+	other := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hi again."))
+	waitCond(t, "both tasks idle", 30*time.Second, idleTasks(2))
+	if out := run(t, "tasks", "--url", url); !strings.Contains(out, "1 (1 orphan)") {
+		t.Fatalf("perch tasks does not count the orphan:\n%s", out)
+	}
+
+	tm := newTerm(t, fmt.Sprintf("%s --url %s", perch, url))
+	tm.waitFor("the orphan counted in the list", 30*time.Second, func(s string) bool { return strings.Contains(s, "⊘1") })
+	// The list is newest first: the task with the old id is second.
+	tm.keys("j")
+	tm.keys("Enter")
+	tm.waitFor("the orphan in the held panel of the task that has its id now", 30*time.Second, func(s string) bool {
+		return strings.Contains(s, "✓ idle") && strings.Contains(s, "⊘ orphan") && strings.Contains(s, "1 orphaned (their session is gone")
+	})
+	time.Sleep(2 * time.Second) // well past the settle time of the idle task
+	if slices.Contains(d2.Received(id), text) {
+		t.Fatalf("the orphan was delivered to the new task with its id: %q", d2.Received(id))
+	}
+
+	tm.keys("Escape") // from the composer to the transcript
+	tm.waitFor("the transcript's keys", 10*time.Second, func(s string) bool { return strings.Contains(s, "j/k scroll") })
+	tm.keys("Escape") // to the list
+	tm.waitFor("the list", 10*time.Second, func(s string) bool { return strings.Contains(s, "perch · tasks") })
+	tm.keys("g", "Enter") // the other task, the newest
+	tm.waitFor("the other task, told of the orphan", 30*time.Second, func(s string) bool {
+		return strings.Contains(s, "✓ idle") && strings.Contains(s, "⊘ orphan of session")
+	})
+	tm.keys("BTab")
+	tm.waitFor("the orphan listed", 10*time.Second, func(s string) bool { return strings.Contains(s, text) })
+	tm.keys("m")
+	tm.waitFor("the orphan held for this session", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "✎ 1 held") && !strings.Contains(s, "⊘")
+	})
+	tm.keys("s")
+	waitCond(t, "the moved message delivered to the other task", 10*time.Second, func() bool {
+		return slices.Contains(d2.Received(other), text)
+	})
+	time.Sleep(2 * time.Second)
+	n := 0
+	for _, r := range d2.Received(other) {
+		if r == text {
+			n++
+		}
+	}
+	if n != 1 || slices.Contains(d2.Received(id), text) {
+		t.Fatalf("received: other task %q, the task with the old id %q; want the message once, in the other", d2.Received(other), d2.Received(id))
+	}
 }

@@ -212,13 +212,20 @@ func (d *Deliverer) Release(ctx context.Context, task, id string) (Result, error
 		if id == "" {
 			var ok bool
 			if m, ok = q.FirstHeld(); !ok {
-				return Message{}, fmt.Errorf("no held message: %w", ErrNoMessage)
+				if o := q.Orphans(); len(o) > 0 {
+					m = o[0]
+				} else {
+					return Message{}, fmt.Errorf("no held message: %w", ErrNoMessage)
+				}
 			}
 		} else {
 			var err error
 			if m, err = q.Find(id); err != nil {
 				return Message{}, err
 			}
+		}
+		if m.State == Orphaned {
+			return Message{}, fmt.Errorf("message %s (%s): %w", m.ID, m.Err, ErrOrphaned)
 		}
 		if m.State != Held && m.State != Failed {
 			return Message{}, fmt.Errorf("message %s is %s: %w", m.ID, m.State, ErrNotDue)

@@ -140,3 +140,106 @@ func MoveTo(from Store, task, id string, to Store, toTask, stamp string, now tim
 	}
 	return added, nil
 }
+
+// IsOrphan reports whether m, pending in the outbox of t's id, is an
+// orphan: marked so, or its session is not t. present: the backend lists
+// t; a session it does not list is gone, and so every message kept for it
+// is an orphan (even one without a stamp: there is nothing to deliver it
+// to). A stamp that differs from t's means the id names another session
+// now. It does no IO: the Deliverer marks orphans for good before any
+// delivery.
+func IsOrphan(m Message, t events.Task, present bool) bool {
+	switch {
+	case m.State == Orphaned, !present:
+		return true
+	case m.Session == "":
+		return false
+	}
+	now := SessionStamp(t)
+	return now != "" && now != m.Session
+}
+
+// Tally counts q's pending messages for the task t as a list shows it:
+// held (everything still to be delivered) and, among them, orphans
+// (IsOrphan).
+func Tally(q *Queue, t events.Task, present bool) (held, orphans int) {
+	for _, m := range q.pending {
+		held++
+		if IsOrphan(m, t, present) {
+			orphans++
+		}
+	}
+	return held, orphans
+}
+
+// Lister is a store that can list the tasks it keeps messages for
+// (FileStore, MemStore).
+type Lister interface {
+	Tasks() ([]string, error)
+}
+
+// Kept is a session's messages not delivered yet, and of them the
+// orphans.
+type Kept struct{ Held, Orphans int }
+
+// Orphan is a message whose session is gone, and the task id whose outbox
+// keeps it.
+type Orphan struct {
+	Task    string
+	Message Message
+}
+
+// Census is perch's undelivered messages measured against the backend's
+// list of sessions: what a task list shows.
+type Census struct {
+	Held map[string]Kept // per listed session with messages
+	// Gone: the outboxes with messages of sessions the list does not
+	// have (all of them orphans), by task id.
+	Gone map[string]Kept
+	// Orphans: every orphan, listed sessions' and gone ones', in task id
+	// order, then queue order.
+	Orphans []Orphan
+}
+
+// TakeCensus counts store's messages for the listed sessions (nothing, if
+// the store cannot list its tasks). Outboxes it cannot read are left out:
+// the list is the backend's, these counts are extra.
+func TakeCensus(store Store, tasks []events.Task) (Census, error) {
+	c := Census{Held: map[string]Kept{}, Gone: map[string]Kept{}}
+	lister, ok := store.(Lister)
+	if !ok {
+		return c, nil
+	}
+	ids, err := lister.Tasks()
+	if err != nil {
+		return c, fmt.Errorf("listing the outboxes: %w", err)
+	}
+	listed := make(map[string]events.Task, len(tasks))
+	for _, t := range tasks {
+		listed[t.ID] = t
+	}
+	for _, id := range ids {
+		q, err := store.Load(id)
+		if err != nil || q.Len() == 0 {
+			continue
+		}
+		t, ok := listed[id]
+		if !ok {
+			t = events.Task{ID: id}
+		}
+		var n Kept
+		for _, m := range q.pending {
+			n.Held++
+			if IsOrphan(m, t, ok) {
+				n.Orphans++
+				c.Orphans = append(c.Orphans, Orphan{Task: id, Message: m})
+			}
+		}
+		if ok {
+			c.Held[id] = n
+		} else {
+			c.Gone[id] = n
+		}
+	}
+	return c, nil
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -148,6 +149,20 @@ func (s *MemStore) SetJournal(task string, b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.journals[task] = bytes.Clone(b)
+}
+
+// Tasks lists the tasks that have a journal, sorted (as FileStore.Tasks).
+func (s *MemStore) Tasks() ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.journals))
+	for t, j := range s.journals {
+		if len(j) > 0 {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Load implements Store.

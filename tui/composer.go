@@ -310,6 +310,8 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ToHeld):
 		return m.focusHeldPanel()
+	case key.Matches(msg, k.Editor):
+		return m.openEditor()
 	case key.Matches(msg, k.Leave):
 		m.focus = focusTranscript
 		m.comp.blur()
@@ -401,7 +403,17 @@ func (m *Model) composerRule() string {
 	} else {
 		label = " message (tab to write) "
 	}
-	if m.busy() {
+	switch {
+	case m.streamDown() && taskGone(m.conn.Err):
+		label = " task gone · nothing can be sent to it "
+	case m.streamDown():
+		// Enter still writes the message down; it goes once the server
+		// answers, which is all that can be promised.
+		label = " disconnected · enter keeps it until the server answers · ctrl+g: hold "
+		if m.focus != focusComposer {
+			label = " disconnected (tab to write) "
+		}
+	case m.busy():
 		label = " queue a message · enter: after this turn · ctrl+g: hold "
 		if m.focus != focusComposer {
 			label = " queue a message (tab to write) "

@@ -59,8 +59,22 @@ func TestInitTakesAListThatIsIn(t *testing.T) {
 				t.Fatalf("list answered at Init: %v, want %v\n%s", m.list.answered, tt.inAtInit, screen)
 			}
 			if tt.inAtInit {
+				// Init may count perch's own held messages (the outbox,
+				// not the backend); it must not ask the backend again.
 				if cmd != nil {
-					t.Fatal("Init asks for the list it already has")
+					if !isClosed(g.release) {
+						close(g.release) // a wrong ask must return and be counted, not hang
+					}
+					if b, ok := cmd().(tea.BatchMsg); ok {
+						for _, c := range b {
+							if c != nil {
+								c()
+							}
+						}
+					}
+				}
+				if len(g.calls) != tt.calls {
+					t.Fatalf("Init asks for the list it already has (%d calls)", len(g.calls))
 				}
 				if !strings.Contains(screen, tt.want) {
 					t.Fatalf("the first frame lacks %q:\n%s", tt.want, screen)

@@ -28,6 +28,10 @@ type held struct {
 	// stash is the composer text it replaced.
 	editing, stash string
 
+	// strays: messages of sessions that are gone (orphans.go), listed
+	// after msgs.
+	strays []stray
+
 	// local: typed and submitted, not written down yet.
 	local     []localMsg
 	nextLocal int
@@ -78,6 +82,7 @@ const (
 	opNext
 	opFlush
 	opRecover
+	opAdopt
 )
 
 // outboxMsg is the result of every outbox command: what it did and the
@@ -104,7 +109,7 @@ func (h *held) paused() bool { return h.q != nil && h.q.Paused() }
 
 // count is the messages the panel lists, local ones included.
 func (h *held) count() int {
-	return len(h.local) + len(h.msgs)
+	return len(h.local) + len(h.msgs) + len(h.strays)
 }
 
 // note is what the panel says the pending messages wait for.
@@ -154,11 +159,12 @@ func (m *Model) loadHeldCmd(taskID string) tea.Cmd {
 // other sent message waiting before it.
 func (m *Model) addCmd(l localMsg, web bool) tea.Cmd {
 	ob, gen, taskID, now, parent := m.ob, m.gen, m.held.taskID, m.now, m.ctx
+	stamp := m.stamp(taskID)
 	return func() tea.Msg {
 		var added outbox.Message
 		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
 			var err error
-			added, err = q.Add(l.text, l.intent, web, now)
+			added, err = q.AddFor(stamp, l.text, l.intent, web, now)
 			return err
 		})
 		out := outboxMsg{gen: gen, taskID: taskID, op: opAdd, q: q, seq: seq, msg: added,
@@ -234,14 +240,24 @@ func (m *Model) deliverCmd(op outboxOp, taskID, id string) tea.Cmd {
 
 // recoverCmd puts what a cancel handed back at the front of the queue.
 func (m *Model) recoverCmd(gen uint64, taskID string, texts []string) tea.Cmd {
-	ob, now := m.ob, m.now
+	ob, now, stamp := m.ob, m.now, m.stamp(taskID)
 	return func() tea.Msg {
 		q, seq, err := ob.update(taskID, func(q *outbox.Queue) error {
-			_, err := q.RecoverFromCancel(texts, now)
+			_, err := q.RecoverFromCancelFor(stamp, texts, now)
 			return err
 		})
 		return outboxMsg{gen: gen, taskID: taskID, op: opRecover, q: q, seq: seq, texts: texts, err: err}
 	}
+}
+
+// stamp is the session a new message for taskID is written for: the
+// attached task as the backend reported it ("" if it did not say when it
+// was created, or the task is not the attached one).
+func (m *Model) stamp(taskID string) string {
+	if m.task.ID != taskID {
+		return ""
+	}
+	return outbox.SessionStamp(m.task)
 }
 
 // noteDelivering counts a delivery command (the panel's spinner).
@@ -356,6 +372,9 @@ func (m *Model) moveHeld(delta int) tea.Cmd {
 }
 
 func (m *Model) dropHeld(op outboxOp) tea.Cmd {
+	if s, ok := m.selectedStray(); ok {
+		return m.strayCmd(op, s)
+	}
 	msg, ok := m.selectedHeld()
 	if !ok {
 		return nil
@@ -368,8 +387,16 @@ func (m *Model) dropHeld(op outboxOp) tea.Cmd {
 }
 
 func (m *Model) releaseHeld() tea.Cmd {
+	if s, ok := m.selectedStray(); ok {
+		m.setFlash(orphanRefusal(s.msg.ID), true)
+		return nil
+	}
 	msg, ok := m.selectedHeld()
 	if !ok {
+		return nil
+	}
+	if m.isOrphan(msg) {
+		m.setFlash(orphanRefusal(msg.ID), true)
 		return nil
 	}
 	return m.deliverCmd(opRelease, m.held.taskID, msg.ID)
@@ -471,8 +498,8 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 			if h.pace != nil {
 				h.pace.Queue(msg.q) // a resume by anyone on an idle task delivers
 			}
-			h.sel = min(max(h.sel, 0), max(len(h.msgs)-1, 0))
-			if m.focus == focusHeld && len(h.msgs) == 0 {
+			h.sel = min(max(h.sel, 0), max(len(h.msgs)+len(h.strays)-1, 0))
+			if m.focus == focusHeld && len(h.msgs)+len(h.strays) == 0 {
 				cmds = append(cmds, m.focusComposer())
 			}
 		}
@@ -543,6 +570,12 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 			cmds = append(cmds, m.focusComposer())
 		} else {
 			m.drafts[msg.taskID] = joinDraft([]string{msg.text}, m.drafts[msg.taskID])
+		}
+	case opAdopt:
+		if msg.err != nil {
+			m.setFlash("could not move "+msg.msg.ID+" here: "+msg.err.Error(), true)
+		} else {
+			m.setFlash("moved "+msg.msg.ID+" here — it is held for this session", false)
 		}
 	case opRelease:
 		m.deliveryFlash(msg, "sent "+msg.msg.ID)

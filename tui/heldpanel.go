@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -22,7 +23,7 @@ func (m *Model) heldLines(maxH int) []string {
 	focused := m.focus == focusHeld
 	pending := h.pending()
 	var rows []string
-	if len(pending) > 0 {
+	if len(pending)+len(h.strays) > 0 {
 		rows = append(rows, m.heldHeader(pending, focused))
 	}
 	type block struct{ lines []string }
@@ -45,6 +46,8 @@ func (m *Model) heldLines(maxH int) []string {
 			state = m.ch.Dim.Render(spin + "sending ")
 		case outbox.Failed:
 			state = m.ch.Err.Render("✗ refused ")
+		case outbox.Orphaned:
+			state = m.ch.Err.Render("⊘ orphan ")
 		default:
 			if msg.Intent == outbox.IntentSend {
 				// Sent by the user, kept: it goes as soon as it can.
@@ -53,6 +56,9 @@ func (m *Model) heldLines(maxH int) []string {
 					state = m.ch.Dim.Render(spin + "sending ")
 				}
 			}
+		}
+		if msg.State != outbox.Orphaned && m.isOrphan(msg) {
+			state = m.ch.Err.Render("⊘ orphan ")
 		}
 		if msg.ID == h.editing {
 			state = m.ch.Accent.Render("(editing) ") + state
@@ -69,6 +75,19 @@ func (m *Model) heldLines(maxH int) []string {
 			b.lines = append(b.lines, truncate(m.ch.Err.Render(strings.Repeat(" ", len(gutter)+len(num))+"✗ "+oneLine(e)), w))
 		}
 		blocks = append(blocks, b)
+	}
+	for i, st := range h.strays {
+		i += len(pending)
+		gutter := "    "
+		if focused && i == h.sel {
+			gutter = "  › "
+		}
+		text := oneLine(st.msg.Text)
+		if focused && i == h.sel {
+			text = m.ch.Selected.Render(text)
+		}
+		state := m.ch.Err.Render("⊘ orphan of session " + shortID(st.task) + " ")
+		blocks = append(blocks, block{lines: []string{truncate(gutter+itoa(i+1)+". "+m.ch.Dim.Render("["+st.msg.ID+"] ")+state+text, w)}})
 	}
 	for _, l := range h.local {
 		what := "sending "
@@ -130,9 +149,11 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 	// What they wait for is the delivery rule's word (outbox.Pace).
 	note := m.held.note()
 	running := note == outbox.NoteRun || note == outbox.NoteRunStarts
-	nHeld, nSend, nWait := 0, 0, 0
+	nHeld, nSend, nWait, nOrphan := 0, 0, 0, len(m.held.strays)
 	for _, msg := range pending {
-		if msg.Waiting && msg.State == outbox.Held && running {
+		if m.isOrphan(msg) {
+			nOrphan++
+		} else if msg.Waiting && msg.State == outbox.Held && running {
 			// Sent to a running session whose server keeps no queue.
 			nWait++
 		} else if msg.Intent == outbox.IntentSend && msg.State != outbox.Failed {
@@ -151,6 +172,9 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 	if nWait > 0 {
 		parts = append(parts, itoa(nWait)+" waiting for the run to end")
 	}
+	if nOrphan > 0 {
+		parts = append(parts, itoa(nOrphan)+" orphaned (their session is gone: m moves one here, c takes it back)")
+	}
 	what := strings.Join(parts, ", ")
 	var head string
 	switch note {
@@ -161,11 +185,30 @@ func (m *Model) heldHeader(pending []outbox.Message, focused bool) string {
 	default:
 		head = m.ch.Accent.Render("  ✎ " + what)
 	}
-	head += m.ch.Hint.Render(" · " + note.String())
+	if n := m.heldNoteText(note); n != "" {
+		head += m.ch.Hint.Render(" · " + n)
+	}
 	if !focused && m.caps.Send {
 		head += m.ch.Hint.Render(" · shift+tab to edit")
 	}
 	return truncate(head, m.w)
+}
+
+// heldNoteText is what the header says the pending messages wait for:
+// the delivery rule's word (outbox.Pace's Note), with the key that
+// resumes a pause and when the server is tried again.
+func (m *Model) heldNoteText(note outbox.Note) string {
+	switch {
+	case note == outbox.NotePaused:
+		where := ""
+		if m.focus != focusHeld {
+			where = " in the held panel"
+		}
+		return note.String() + " — " + m.keys.HeldPause.Help().Key + where + " resumes"
+	case note == outbox.NoteServer && m.conn.Phase == sse.PhaseReconnecting:
+		return note.String() + " (retrying in " + itoa(m.retryLeft(m.conn)) + "s)"
+	}
+	return note.String()
 }
 
 // heldRows is how many rows the panel wants.
@@ -174,8 +217,8 @@ func (m *Model) heldRows() int {
 	if m.mode != modeTask || h.count() == 0 {
 		return 0
 	}
-	n := len(h.local)
-	if len(h.pending()) > 0 {
+	n := len(h.local) + len(h.strays)
+	if len(h.pending())+len(h.strays) > 0 {
 		n++ // the header
 	}
 	for _, msg := range h.pending() {
@@ -195,7 +238,7 @@ func heldReason(msg outbox.Message) string {
 			return "not confirmed by the daemon: " + msg.Err
 		}
 		return ""
-	case outbox.Failed:
+	case outbox.Failed, outbox.Orphaned:
 		return msg.Err
 	}
 	if msg.Err != "" {
@@ -213,14 +256,15 @@ func (m *Model) focusHeldPanel() tea.Cmd {
 		m.setFlash("finish the edit first — enter saves, esc cancels", false)
 		return m.focusComposer()
 	}
-	if len(m.held.pending()) == 0 {
+	n := len(m.held.pending()) + len(m.held.strays)
+	if n == 0 {
 		m.setFlash("no held messages — ctrl+g in the composer holds one", false)
 		return nil
 	}
 	m.focus = focusHeld
 	m.comp.blur()
-	if m.held.sel >= len(m.held.pending()) {
-		m.held.sel = len(m.held.pending()) - 1
+	if m.held.sel >= n {
+		m.held.sel = n - 1
 	}
 	return nil
 }
@@ -228,7 +272,7 @@ func (m *Model) focusHeldPanel() tea.Cmd {
 // heldKey handles keys while the held panel has focus.
 func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &m.keys
-	n := len(m.held.pending())
+	n := len(m.held.pending()) + len(m.held.strays)
 	switch {
 	case msg.String() == "f1" || key.Matches(msg, k.Help):
 		m.overlay = ovHelp
@@ -243,7 +287,12 @@ func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.HeldDown):
 		m.held.sel = min(m.held.sel+1, max(n-1, 0))
 	case key.Matches(msg, k.HeldEdit):
+		if _, ok := m.selectedStray(); ok {
+			return m.dropHeld(opToComposer) // a gone session's message is taken back, not edited in place
+		}
 		return m.startEdit()
+	case key.Matches(msg, k.HeldAdopt):
+		return m.adoptHeld()
 	case key.Matches(msg, k.HeldDelete):
 		return m.dropHeld(opDrop)
 	case key.Matches(msg, k.HeldToComposer):
@@ -256,6 +305,8 @@ func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.askCancel()
 	case key.Matches(msg, k.Retry):
 		return m.retryHeld()
+	case typed(msg):
+		return m.typeIntoComposer(msg)
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ type Model struct {
 	now     time.Time
 	mode    viewMode
 	overlay overlay
+	helpOff int // first row of the `?` screen shown (help.go)
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
@@ -165,6 +166,7 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if ts, err, ok := m.cfg.tasks.ready(); ok {
 		m.handleTasksLoaded(tasksLoadedMsg{tasks: ts, err: err})
+		cmds = append(cmds, m.heldCountsCmd())
 	} else {
 		cmds = append(cmds, m.loadTasksCmd())
 	}
@@ -206,6 +208,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStream(msg)
 	case tasksLoadedMsg:
 		m.handleTasksLoaded(msg)
+		cmd = tea.Batch(m.heldCountsCmd(), m.loadStraysCmd())
+	case straysMsg:
+		cmd = m.handleStrays(msg)
+	case strayDoneMsg:
+		cmd = m.handleStrayDone(msg)
+	case heldCountsMsg:
+		m.list.held, m.list.gone = msg.held, msg.gone
 	case taskLoadedMsg:
 		m.handleTaskLoaded(msg)
 	case outboxMsg:
@@ -220,6 +229,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
 		cmd = m.handleCancelDone(msg)
+	case editorDoneMsg:
+		cmd = m.handleEditorDone(msg)
 	case tickMsg:
 		m.handleTick(msg)
 	case warmMsg:

@@ -81,7 +81,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
 	m.ctl.WatchTask(m.gen, t.ID)
-	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID))
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
@@ -99,7 +99,7 @@ func (m *Model) detach() tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
-	return saved
+	return tea.Batch(saved, m.heldCountsCmd())
 }
 
 func (m *Model) saveDraft() {
@@ -116,13 +116,19 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		if msg.State != nil {
 			m.daemonConn, m.daemonSeen = *msg.State, true
 		}
+		var cmd tea.Cmd
 		if msg.Tasks != nil {
 			m.applyTasks(msg.Tasks)
+			if m.mode == modeList {
+				cmd = m.heldCountsCmd()
+			} else {
+				cmd = m.loadStraysCmd() // a session that just went makes orphans
+			}
 		}
 		if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 			m.daemonConn = connState{Phase: sse.PhaseFailed, Err: msg.Err, Since: m.now}
 		}
-		return nil
+		return cmd
 	}
 	if msg.Gen != m.gen || m.mode != modeTask {
 		return nil // a batch from a stream we already left

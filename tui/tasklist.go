@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
 )
@@ -30,6 +32,10 @@ type taskList struct {
 	// came).
 	loadErr error
 	rows    int // rows per page, from the last frame
+	// held and gone: perch's own messages per task, and for sessions
+	// that are gone (heldCountsCmd).
+	held map[string]chrome.Held
+	gone chrome.Held
 	// first/last shown rows of the last frame, for the spinner
 	visFrom, visTo int
 }
@@ -233,7 +239,7 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 	}
 	scr.Hints = hints
 	out, lay := m.ch.TaskList(chrome.List{Tasks: l.tasks, Shown: l.shown, Sel: l.sel, Offset: l.offset,
-		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter}, scr)
+		Answered: l.answered, Filter: l.filter, Filtering: m.overlay == ovFilter, Held: l.held, Gone: l.gone}, scr)
 	l.rows, l.offset = lay.Rows, lay.Offset
 	if len(l.shown) > 0 {
 		l.visFrom, l.visTo = lay.VisFrom, lay.VisTo
@@ -283,4 +289,36 @@ func (m *Model) unreachable() string {
 		s += "\nretrying in " + itoa(m.retryLeft(c)) + "s"
 	}
 	return s + "\nis it running? start it, give another server with --url, or try perch without one: perch demo"
+}
+
+// heldCountsMsg: perch's messages per task, counted by heldCountsCmd.
+type heldCountsMsg struct {
+	held map[string]chrome.Held
+	gone chrome.Held
+}
+
+// heldCountsCmd counts perch's messages for the listed tasks (held, and
+// orphans among them) and those of sessions that are gone
+// (outbox.TakeCensus). It reads the store: a command, never Update.
+func (m *Model) heldCountsCmd() tea.Cmd {
+	if _, ok := m.ob.store.(outbox.Lister); !ok || !m.list.answered {
+		return nil // before a list answered a missing id is not known yet, not gone
+	}
+	store, tasks := m.ob.store, slices.Clone(m.list.tasks)
+	return func() tea.Msg {
+		c, err := outbox.TakeCensus(store, tasks)
+		if err != nil {
+			return nil
+		}
+		out := heldCountsMsg{held: make(map[string]chrome.Held, len(c.Held))}
+		for id, k := range c.Held {
+			out.held[id] = chrome.Held{Held: k.Held, Orphans: k.Orphans}
+		}
+		for _, k := range c.Gone {
+			out.gone.Held += k.Held
+			out.gone.Orphans += k.Orphans
+			out.gone.Sessions++
+		}
+		return out
+	}
 }

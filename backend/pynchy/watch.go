@@ -11,12 +11,25 @@ import (
 	"github.com/perch-tui/perch/normalize"
 )
 
-var _ backend.SessionWatcher = (*Live)(nil)
+var (
+	_ backend.SessionWatcher      = (*Live)(nil)
+	_ backend.SessionStateWatcher = (*Live)(nil)
+)
 
 // WatchSessions follows the global stream for the chat list: the list is
 // read again after every (re)connect and when a chat it does not hold
 // speaks; agent_activity events set a chat generating or idle.
 func (l *Live) WatchSessions(ctx context.Context, on func([]events.Task)) error {
+	return l.WatchSessionsState(ctx, on, func(backend.ConnState) {})
+}
+
+// WatchSessionsState is WatchSessions that also reports the global
+// stream's connection state (backend.SessionStateWatcher): a list shows
+// when pynchy went away, not only when it answered.
+func (l *Live) WatchSessionsState(ctx context.Context, on func([]events.Task), onState func(backend.ConnState)) error {
+	if onState == nil {
+		onState = func(backend.ConnState) {}
+	}
 	var list []events.Task
 	publish := func() { on(slices.Clone(list)) }
 	refresh := func() {
@@ -55,5 +68,5 @@ func (l *Live) WatchSessions(ctx context.Context, on func([]events.Task)) error 
 			publish()
 		}
 	}
-	return l.subscribe(ctx, refresh, frame, func(backend.ConnState) {})
+	return l.subscribe(ctx, refresh, frame, onState)
 }

@@ -30,7 +30,18 @@ type List struct {
 	Filter   string
 	// Filtering: the filter is being typed (the frame's cursor follows it).
 	Filtering bool
+	// Held is perch's own messages per task id, not delivered yet (nil:
+	// none known).
+	Held map[string]Held
+	// Gone is perch's messages for sessions the list does not have any
+	// more: a row of their own under the tasks.
+	Gone Held
 }
+
+// Held counts perch's messages for a session: all not delivered yet, and
+// of them the orphans (their session is gone). Sessions counts the
+// sessions of List.Gone.
+type Held struct{ Held, Orphans, Sessions int }
 
 // ListScreen is the rest of what a task list frame shows.
 type ListScreen struct {
@@ -132,7 +143,10 @@ func (c Chrome) TaskList(l List, s ListScreen) ([]string, ListLayout) {
 		lay.Offset = off
 		lay.VisFrom, lay.VisTo = off, min(off+lay.Rows, len(l.Shown))
 		for r := lay.VisFrom; r < lay.VisTo; r++ {
-			out = append(out, c.taskRow(l.Tasks[l.Shown[r]], r == l.Sel, per, s)...)
+			out = append(out, c.taskRow(l.Tasks[l.Shown[r]], l.Held[l.Tasks[l.Shown[r]].ID], r == l.Sel, per, s)...)
+		}
+		if g := l.Gone; g.Held > 0 && len(out) < 1+rowsH {
+			out = append(out, c.goneRow(g, w))
 		}
 		for len(out) < 1+rowsH {
 			out = append(out, "")
@@ -183,7 +197,7 @@ func (c Chrome) listStatus(tasks []events.Task, s ListScreen) string {
 
 // taskRow draws one task: icon, name, queue length and age on the first
 // row; cwd and model dimmed on the second.
-func (c Chrome) taskRow(t events.Task, selected bool, per int, s ListScreen) []string {
+func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s ListScreen) []string {
 	w := s.Width
 	gutter := "  "
 	if selected {
@@ -212,6 +226,12 @@ func (c Chrome) taskRow(t events.Task, selected bool, per int, s ListScreen) []s
 	if n := len(t.QueuedMessages); n > 0 {
 		right = append(right, c.Warn.Render("⧗"+strconv.Itoa(n)))
 	}
+	if n := held.Held - held.Orphans; n > 0 {
+		right = append(right, c.Accent.Render("✎"+strconv.Itoa(n)))
+	}
+	if held.Orphans > 0 {
+		right = append(right, c.Err.Render("⊘"+strconv.Itoa(held.Orphans)))
+	}
 	if a := Age(orTime(t.Updated, t.Created), s.Now); a != "" {
 		right = append(right, c.Dim.Render(a))
 	}
@@ -230,6 +250,20 @@ func (c Chrome) taskRow(t events.Task, selected bool, per int, s ListScreen) []s
 	return []string{line1, Truncate(gutter+"  "+detail, w)}
 }
 
+// goneRow is the row under the tasks for perch's messages of sessions
+// that are gone: orphans, kept until the user moves or deletes them.
+func (c Chrome) goneRow(g Held, w int) string {
+	return Truncate("  "+c.Err.Render("⊘ "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
+		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" gone · open a session: its held panel (shift+tab) moves them there (m) or takes them back (c)"), w)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 func orTime(a, b time.Time) time.Time {
 	if a.IsZero() {
 		return b
@@ -237,12 +271,13 @@ func orTime(a, b time.Time) time.Time {
 	return a
 }
 
-// ListHints are the task list's keys, most important first; create: the
-// backend can start tasks.
-func ListHints(create bool) []string {
-	pairs := []string{"enter", "open"}
+// ListHints are the task list's keys; create: the backend can start
+// tasks.
+func ListHints(create bool) []Hint {
+	hs := []Hint{{"enter", "open", HintMajor}}
 	if create {
-		pairs = append(pairs, "n", "new task")
+		hs = append(hs, Hint{"n", "new task", HintMajor})
 	}
-	return append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")
+	return append(hs, Hint{"/", "filter", HintMajor}, Hint{"j/k", "move", HintMinor}, Hint{"r", "refresh", HintMinor},
+		Hint{"q", "quit", HintVital}, Hint{"?", "keys", HintVital})
 }

@@ -1,0 +1,576 @@
+// Package board is the state of every session of every source perch
+// watches: each source's connection, each session's status, why it needs
+// the user (a reply not seen, a failed run, a held message that cannot
+// go), what is unread, queued and held. It is what `perch watch`, `perch
+// tasks --all` and the TUI's board read.
+//
+// Model is the pure part (no IO, no clock: callers pass the time); Live
+// keeps a Model up to date from each source's cheap signal
+// (backend.WatchSessions) and the outbox journals; Seen keeps what the
+// user has seen under the state directory. Nothing here knows which
+// system a source is: the system's name is text for people.
+package board
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sanitize"
+)
+
+// Status is a session's state as the board shows it.
+type Status string
+
+const (
+	Generating   Status = "generating"
+	Idle         Status = "idle"
+	Failed       Status = "failed"    // the last run failed
+	Cancelled    Status = "cancelled" // the last run was cancelled
+	Stopped      Status = "stopped"   // the session's agent is not running (maria)
+	Disconnected Status = "disconnected"
+	// Gone is a Change's New status for a session the source no longer
+	// lists.
+	Gone Status = "gone"
+)
+
+// Reason is why a session needs the user ("" when it does not).
+type Reason string
+
+const (
+	None Reason = ""
+	// Undeliverable: a held message could not be delivered (refused for
+	// good, or its session is gone).
+	Undeliverable Reason = "undeliverable"
+	// RunFailed: the last run failed and the user has not looked since.
+	RunFailed Reason = "failed"
+	// Reply: a run ended with a reply the user has not seen.
+	Reply Reason = "reply"
+	// Paused: messages wait in a queue whose delivery is paused.
+	Paused Reason = "paused"
+)
+
+// Text is the reason for people.
+func (r Reason) Text() string {
+	switch r {
+	case Undeliverable:
+		return "a held message could not be delivered"
+	case RunFailed:
+		return "the run failed"
+	case Reply:
+		return "a reply you have not seen"
+	case Paused:
+		return "messages wait in a paused queue"
+	}
+	return ""
+}
+
+// rank orders reasons: the lower, the more urgent.
+func (r Reason) rank() int {
+	switch r {
+	case Undeliverable:
+		return 0
+	case RunFailed:
+		return 1
+	case Reply:
+		return 2
+	case Paused:
+		return 3
+	}
+	return 4
+}
+
+// Bounds of the untrusted text a row carries.
+const (
+	MaxName  = 120 // runes of a session's name
+	MaxReply = 200 // runes of the first line of the last reply
+	MaxError = 300 // runes of a source's error
+)
+
+// Session is what a source says of one session through its cheap signal.
+type Session struct {
+	ID     string
+	Name   string
+	Status Status // generating, idle, failed, cancelled or stopped
+	// Updated is the session's last activity as the source reports it;
+	// it marks what the user has seen (Seen).
+	Updated time.Time
+	Queued  int // messages in the server's own queue
+	// Tokens and Cost where the system reports them (HasCost).
+	Tokens    int64
+	Cost      float64
+	HasCost   bool
+	LastReply string // the last reply's text (the board keeps its first line)
+}
+
+// FromTask is a Session of a task as every backend lists it.
+func FromTask(t events.Task) Session {
+	st := Status(t.Status)
+	switch st {
+	case Generating, Idle, Stopped, Failed, Cancelled:
+	default:
+		st = Idle
+	}
+	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages)}
+}
+
+// Held is what perch's outbox holds for a session.
+type Held struct {
+	Held          int    // held or being sent
+	Undeliverable int    // refused for good, or orphaned
+	Paused        bool   // auto-delivery is paused
+	Err           string // why the last undeliverable message failed
+}
+
+// Conn is a source's connection state.
+type Conn string
+
+const (
+	Connecting  Conn = "connecting"
+	Live        Conn = "live"
+	Retrying    Conn = "retrying"
+	Refused     Conn = "refused token"
+	WrongSystem Conn = "answers as another system"
+	Down        Conn = "down"
+)
+
+// SourceState is one source's row.
+type SourceState struct {
+	Name   string // as the user named it (the config file), else its URL
+	System string // "" until known
+	URL    string // never with a token
+	Conn   Conn
+	// RetryIn: the next attempt is due this long after Since.
+	RetryIn time.Duration
+	Err     string // sanitized, bounded: why it is not live
+	Since   time.Time
+	// Listed: a list of its sessions has arrived (since the board began).
+	Listed bool
+}
+
+// Settled: the source is either listed or has said why it is not (a
+// command that prints the board once waits for every source to settle).
+func (s SourceState) Settled() bool {
+	return s.Listed && s.Conn == Live || s.Conn != Live && s.Conn != Connecting
+}
+
+// Line is the state in words for the source's row, e.g. "retrying in 3s
+// (connection refused)".
+func (s SourceState) Line(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(string(s.Conn))
+	if s.RetryIn > 0 && s.Conn != Live && s.Conn != Connecting {
+		left := s.RetryIn - now.Sub(s.Since)
+		if left < 0 {
+			left = 0
+		}
+		word := " retrying"
+		if s.Conn == Retrying {
+			word = ""
+		}
+		b.WriteString(word + " in " + (left + time.Second - 1).Truncate(time.Second).String())
+	}
+	if s.Err != "" {
+		b.WriteString(" (" + s.Err + ")")
+	}
+	return b.String()
+}
+
+// Row is one session on the board.
+type Row struct {
+	Source    string
+	System    string
+	ID        string
+	Name      string // sanitized, one line, bounded
+	Status    Status // Disconnected while its source is not live
+	Reason    Reason
+	Unread    int // runs ended since the user last looked
+	Queued    int
+	Held      int
+	Updated   time.Time
+	Tokens    int64
+	Cost      float64
+	HasCost   bool
+	LastReply string // first line, sanitized, bounded
+	Detail    string // more on Reason (why a message was refused), sanitized
+}
+
+// Change is one session's change of state, for `perch watch`.
+type Change struct {
+	Source  string
+	System  string
+	Session string
+	Name    string
+	Old     Status // "" for a session that appeared
+	New     Status
+	Reason  Reason
+	At      time.Time
+}
+
+// Filter selects rows; its zero value selects all.
+type Filter struct {
+	Status Status // only this status ("" for any)
+	Source string // only this source ("" for any)
+	Text   string // the name or id contains it, ignoring case
+	// NeedsYou: only sessions that need the user.
+	NeedsYou bool
+}
+
+// Model is the board's state. It is not safe for concurrent use (Live
+// guards it).
+type Model struct {
+	sources []*source
+	seen    Marks
+	// baseline collects the marks of sessions seen for the first time,
+	// for the caller to persist (TakeBaseline).
+	baseline Marks
+}
+
+type source struct {
+	state  SourceState
+	synced bool // a first list arrived: later lists make changes
+	items  map[string]*entry
+	held   map[string]Held
+}
+
+type entry struct {
+	s      Session
+	unread int
+	// shown is the state last reported as a change (status, reason), so
+	// that a list repeated after a reconnect reports nothing again.
+	shown  Status
+	reason Reason
+}
+
+// NewModel starts a board of the named sources, in the order given.
+func NewModel(sources []SourceState) *Model {
+	m := &Model{seen: Marks{}, baseline: Marks{}}
+	for _, s := range sources {
+		if s.Conn == "" {
+			s.Conn = Connecting
+		}
+		m.sources = append(m.sources, &source{state: s, items: map[string]*entry{}, held: map[string]Held{}})
+	}
+	return m
+}
+
+func (m *Model) source(name string) *source {
+	for _, s := range m.sources {
+		if s.state.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// SetConn records a source's connection state (Name picks the source).
+func (m *Model) SetConn(st SourceState) {
+	s := m.source(st.Name)
+	if s == nil {
+		return
+	}
+	st.Err = clip(sanitize.Line(st.Err), MaxError)
+	if st.URL == "" {
+		st.URL = s.state.URL
+	}
+	if st.System == "" {
+		st.System = s.state.System
+	}
+	s.state = st
+}
+
+// SetSessions replaces a source's sessions with what it listed now and
+// returns the changes of state, each session's once: a list repeated after
+// a reconnect changes nothing, and the first list is the starting point,
+// not a change.
+func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change {
+	s := m.source(src)
+	if s == nil {
+		return nil
+	}
+	seen := make(map[string]bool, len(list))
+	for _, n := range list {
+		if n.ID == "" || seen[n.ID] {
+			continue
+		}
+		seen[n.ID] = true
+		n.Name = clip(sanitize.Line(n.Name), MaxName)
+		n.LastReply = firstLine(n.LastReply)
+		e := s.items[n.ID]
+		if n.Updated.IsZero() && e != nil {
+			// A system that reports no activity time (pynchy): the
+			// board's own clock dates what it saw change.
+			n.Updated = e.s.Updated
+			if n.Status != e.s.Status {
+				n.Updated = now
+			}
+		}
+		key := Key(s.state.URL, n.ID)
+		if e == nil {
+			e = &entry{s: n}
+			s.items[n.ID] = e
+			mark, ok := m.seen[key]
+			switch {
+			case !ok:
+				// Never seen before: what it holds now is the starting
+				// point, not news.
+				m.baseline[key] = n.Updated
+				m.seen[key] = n.Updated
+			case n.Updated.After(mark) && n.Status != Generating:
+				e.unread = 1 // it ran while nobody looked
+			}
+			if !s.synced {
+				e.shown, e.reason = n.Status, m.reasonOf(s, e)
+				continue
+			}
+		} else {
+			if runEnded(e.s.Status, n.Status) {
+				// A run ended while the board watched: news, even when
+				// the source did not move its activity time (maria's
+				// task list does not for every run).
+				if !n.Updated.After(m.seen[key]) {
+					n.Updated = now
+				}
+				e.unread++
+			}
+			e.s = n
+		}
+	}
+	var changes []Change
+	if s.synced {
+		for id, e := range s.items {
+			if !seen[id] {
+				changes = append(changes, Change{Source: src, System: s.state.System, Session: id, Name: e.s.Name,
+					Old: e.shown, New: Gone, At: now})
+				delete(s.items, id)
+			}
+		}
+	}
+	s.synced = true
+	return append(changes, m.diff(s, now)...)
+}
+
+// SetHeld replaces what the outbox holds for a source's sessions.
+func (m *Model) SetHeld(src string, held map[string]Held, now time.Time) []Change {
+	s := m.source(src)
+	if s == nil {
+		return nil
+	}
+	for id, h := range held {
+		h.Err = clip(sanitize.Line(h.Err), MaxError)
+		held[id] = h
+	}
+	s.held = held
+	return m.diff(s, now)
+}
+
+// SetSeen replaces the marks of what the user has seen (read again from
+// Seen) and returns the changes of reason that follow.
+func (m *Model) SetSeen(marks Marks, now time.Time) []Change {
+	for k, t := range marks {
+		if t.After(m.seen[k]) {
+			m.seen[k] = t
+		}
+	}
+	var out []Change
+	for _, s := range m.sources {
+		for id, e := range s.items {
+			if mark, ok := m.seen[Key(s.state.URL, id)]; ok && !e.s.Updated.After(mark) {
+				e.unread = 0
+			}
+		}
+		out = append(out, m.diff(s, now)...)
+	}
+	return out
+}
+
+// MarkSeen records that the user looked at a session now: its unread
+// count drops to 0. It returns the mark to persist (Seen.Save).
+func (m *Model) MarkSeen(src, id string) (key string, mark time.Time, ok bool) {
+	s := m.source(src)
+	if s == nil {
+		return "", time.Time{}, false
+	}
+	e := s.items[id]
+	if e == nil {
+		return "", time.Time{}, false
+	}
+	key = Key(s.state.URL, id)
+	if e.s.Updated.After(m.seen[key]) {
+		m.seen[key] = e.s.Updated
+	}
+	e.unread = 0
+	return key, m.seen[key], true
+}
+
+// TakeBaseline returns the marks of sessions seen for the first time
+// since the last call, for the caller to persist.
+func (m *Model) TakeBaseline() Marks {
+	if len(m.baseline) == 0 {
+		return nil
+	}
+	b := m.baseline
+	m.baseline = Marks{}
+	return b
+}
+
+// diff reports the sessions of s whose (status, reason) differs from what
+// was last reported.
+func (m *Model) diff(s *source, now time.Time) []Change {
+	if !s.synced {
+		return nil
+	}
+	ids := make([]string, 0, len(s.items))
+	for id := range s.items {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var out []Change
+	for _, id := range ids {
+		e := s.items[id]
+		r := m.reasonOf(s, e)
+		if e.shown == e.s.Status && e.reason == r {
+			continue
+		}
+		out = append(out, Change{Source: s.state.Name, System: s.state.System, Session: id, Name: e.s.Name,
+			Old: e.shown, New: e.s.Status, Reason: r, At: now})
+		e.shown, e.reason = e.s.Status, r
+	}
+	return out
+}
+
+// runEnded: a run was going and is over.
+func runEnded(old, cur Status) bool {
+	return old == Generating && cur != Generating
+}
+
+// reasonOf is why a session needs the user, the most urgent reason first.
+func (m *Model) reasonOf(s *source, e *entry) Reason {
+	h := s.held[e.s.ID]
+	switch {
+	case h.Undeliverable > 0:
+		return Undeliverable
+	case e.unread > 0 && e.s.Status == Failed:
+		return RunFailed
+	case e.unread > 0 && e.s.Status != Generating:
+		return Reply
+	case h.Paused && h.Held > 0:
+		return Paused
+	}
+	return None
+}
+
+// Sources returns each source's state, in the order given.
+func (m *Model) Sources() []SourceState {
+	out := make([]SourceState, len(m.sources))
+	for i, s := range m.sources {
+		out[i] = s.state
+		out[i].Listed = s.synced
+	}
+	return out
+}
+
+// Rows returns the sessions f selects, those that need the user first
+// (the most urgent reason, then the latest activity), then the running
+// ones, then the rest by latest activity.
+func (m *Model) Rows(f Filter) []Row {
+	var out []Row
+	text := strings.ToLower(f.Text)
+	for _, s := range m.sources {
+		if f.Source != "" && s.state.Name != f.Source {
+			continue
+		}
+		for _, e := range s.items {
+			r := m.row(s, e)
+			switch {
+			case f.Status != "" && r.Status != f.Status,
+				f.NeedsYou && r.Reason == None,
+				text != "" && !strings.Contains(strings.ToLower(r.Name), text) && !strings.Contains(strings.ToLower(r.ID), text):
+				continue
+			}
+			out = append(out, r)
+		}
+	}
+	order := func(r Row) int {
+		switch {
+		case r.Reason != None:
+			return r.Reason.rank()
+		case r.Status == Generating:
+			return 10
+		}
+		return 11
+	}
+	srcIndex := map[string]int{}
+	for i, s := range m.sources {
+		srcIndex[s.state.Name] = i
+	}
+	slices.SortStableFunc(out, func(a, b Row) int {
+		if oa, ob := order(a), order(b); oa != ob {
+			return oa - ob
+		}
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		if c := srcIndex[a.Source] - srcIndex[b.Source]; c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// NeedsYou counts the sessions that need the user (a window title's
+// count).
+func (m *Model) NeedsYou() int {
+	n := 0
+	for _, s := range m.sources {
+		for _, e := range s.items {
+			if m.reasonOf(s, e) != None {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (m *Model) row(s *source, e *entry) Row {
+	h := s.held[e.s.ID]
+	st := e.s.Status
+	if s.state.Conn != Live {
+		st = Disconnected
+	}
+	r := Row{Source: s.state.Name, System: s.state.System, ID: e.s.ID, Name: e.s.Name, Status: st,
+		Reason: m.reasonOf(s, e), Unread: e.unread, Queued: e.s.Queued, Held: h.Held + h.Undeliverable,
+		Updated: e.s.Updated, Tokens: e.s.Tokens, Cost: e.s.Cost, HasCost: e.s.HasCost, LastReply: e.s.LastReply}
+	if r.Reason == Undeliverable {
+		r.Detail = h.Err
+	}
+	return r
+}
+
+// firstLine is the first non-empty line of a reply, sanitized and bounded.
+func firstLine(s string) string {
+	if len(s) > 4*MaxReply+1024 {
+		s = s[:4*MaxReply+1024] // enough for the first line; sanitize sees no more
+	}
+	for _, l := range strings.Split(sanitize.Text(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return clip(l, MaxReply)
+		}
+	}
+	return ""
+}
+
+// clip cuts s to n runes, an ellipsis marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/sanitize"
+)
+
+// changeJSON is one line of perch watch --json.
+type changeJSON struct {
+	At         string `json:"at"`
+	Source     string `json:"source"`
+	System     string `json:"system,omitempty"`
+	Session    string `json:"session"`
+	Name       string `json:"name,omitempty"`
+	Old        string `json:"old"`
+	New        string `json:"new"`
+	Reason     string `json:"reason,omitempty"`
+	ReasonText string `json:"reason_text,omitempty"`
+}
+
+// startBoard opens every source of the command's connection settings
+// and starts the board on them.
+func (c *conn) startBoard(ctx context.Context, env Env, opts board.Options) (*board.Board, error) {
+	sources, err := c.boardSources(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	opts.StateDir = outboxRoot(env)
+	return board.Start(ctx, sources, opts), nil
+}
+
+// runWatch is perch watch: one line per change of a session's state
+// across every source, until interrupted. Changes are of state, not of
+// events: a source that reconnects and lists its sessions again prints
+// only what changed meanwhile. Sources' connection states go to stderr.
+func runWatch(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "watch")
+	var c conn
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	if _, err := parse(fs, args, 0, 0); err != nil {
+		return err
+	}
+	var (
+		mu   sync.Mutex
+		werr error
+	)
+	write := func(w io.Writer, line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := io.WriteString(w, line); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	said := map[string]string{} // each source's last line (OnSource is called one at a time)
+	b, err := c.startBoard(ctx, env, board.Options{
+		OnChange: func(ch board.Change) {
+			if *asJSON {
+				data, _ := json.Marshal(changeJSON{At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
+					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text()})
+				write(env.Stdout, string(data)+"\n")
+				return
+			}
+			write(env.Stdout, changeLine(ch)+"\n")
+		},
+		OnSource: func(s board.SourceState) {
+			line := s.Line(time.Now())
+			if said[s.Name] == line {
+				return
+			}
+			said[s.Name] = line
+			write(env.Stderr, fmt.Sprintf("perch: source %s: %s\n", sanitize.Line(s.Name), line))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	b.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if werr != nil {
+		return fmt.Errorf("watch: %w", werr)
+	}
+	return ctx.Err()
+}
+
+// changeLine is a change for people: "source  name (id)  old → new  why".
+func changeLine(ch board.Change) string {
+	old := string(ch.Old)
+	if old == "" {
+		old = "new"
+	}
+	line := fmt.Sprintf("%s  %s  %s → %s", sanitize.Line(ch.Source), sessionLabel(ch.Name, ch.Session), old, ch.New)
+	if t := ch.Reason.Text(); t != "" {
+		line += "  needs you: " + t
+	}
+	return line
+}
+
+// sessionLabel is a session's name and short id ("fix tests (3f2b9c1a)").
+func sessionLabel(name, id string) string {
+	id = sanitize.Line(id)
+	if name == "" {
+		return id
+	}
+	return fmt.Sprintf("%s (%s)", clip(name, 40), shortID(id))
+}
+
+// settleTimeout bounds how long tasks --all waits for a slow source: it
+// then prints what it has, the slow source's row saying it is connecting.
+const settleTimeout = 15 * time.Second
+
+// runTasksAll is perch tasks --all: the board once, every source's row
+// and every session's, as the TUI's board shows them.
+func runTasksAll(ctx context.Context, env Env, c *conn, asJSON bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b, err := c.startBoard(ctx, env, board.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() { cancel(); b.Wait() }()
+	deadline := time.NewTimer(settleTimeout)
+	defer deadline.Stop()
+wait:
+	for {
+		sources, _ := b.Snapshot(board.Filter{})
+		settled := true
+		for _, s := range sources {
+			settled = settled && s.Settled()
+		}
+		if settled {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			break wait
+		case <-b.Updated():
+		}
+	}
+	sources, rows := b.Snapshot(board.Filter{})
+	now := time.Now()
+	if asJSON {
+		return writeJSON(env.Stdout, boardJSON(sources, rows, now))
+	}
+	return writeBoardText(env.Stdout, sources, rows, now)
+}
+
+type sourceJSON struct {
+	Name   string `json:"name"`
+	System string `json:"system,omitempty"`
+	URL    string `json:"url"`
+	State  string `json:"state"`
+	Line   string `json:"line"`
+	Error  string `json:"error,omitempty"`
+}
+
+type rowJSON struct {
+	Source     string   `json:"source"`
+	System     string   `json:"system,omitempty"`
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Status     string   `json:"status"`
+	Reason     string   `json:"reason,omitempty"`
+	ReasonText string   `json:"reason_text,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
+	Unread     int      `json:"unread"`
+	Queued     int      `json:"queued"`
+	Held       int      `json:"held"`
+	Updated    int64    `json:"updated,omitempty"` // Unix ms
+	Tokens     int64    `json:"tokens,omitempty"`
+	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	LastReply  string   `json:"last_reply,omitempty"`
+}
+
+type boardOut struct {
+	Sources  []sourceJSON `json:"sources"`
+	Sessions []rowJSON    `json:"sessions"`
+}
+
+func boardJSON(sources []board.SourceState, rows []board.Row, now time.Time) boardOut {
+	out := boardOut{Sources: []sourceJSON{}, Sessions: []rowJSON{}}
+	for _, s := range sources {
+		out.Sources = append(out.Sources, sourceJSON{Name: s.Name, System: s.System, URL: s.URL, State: string(s.Conn), Line: s.Line(now), Error: s.Err})
+	}
+	for _, r := range rows {
+		j := rowJSON{Source: r.Source, System: r.System, ID: r.ID, Name: r.Name, Status: string(r.Status), Reason: string(r.Reason),
+			ReasonText: r.Reason.Text(), Detail: r.Detail, Unread: r.Unread, Queued: r.Queued, Held: r.Held, Tokens: r.Tokens, LastReply: r.LastReply}
+		if !r.Updated.IsZero() {
+			j.Updated = r.Updated.UnixMilli()
+		}
+		if r.HasCost {
+			cost := r.Cost
+			j.CostUSD = &cost
+		}
+		out.Sessions = append(out.Sessions, j)
+	}
+	return out
+}
+
+func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tSYSTEM\tSTATE")
+	for _, s := range sources {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", clip(sanitize.Line(s.Name), 40), or(s.System, "-"), clip(s.Line(now), 160))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "\nNo sessions.")
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tTOKENS\tCOST\tNAME\tLAST REPLY")
+	for _, r := range rows {
+		needs := "-"
+		if r.Reason != board.None {
+			needs = string(r.Reason)
+		}
+		tokens, cost := "-", "-"
+		if r.Tokens > 0 {
+			tokens = fmt.Sprint(r.Tokens)
+		}
+		if r.HasCost {
+			cost = fmt.Sprintf("$%.2f", r.Cost)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(r.Source), 24), shortID(sanitize.Line(r.ID)),
+			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(clip(r.LastReply, 60), "-"))
+	}
+	return tw.Flush()
+}
