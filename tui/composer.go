@@ -310,6 +310,8 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ToHeld):
 		return m.focusHeldPanel()
+	case key.Matches(msg, k.Editor):
+		return m.openEditor()
 	case key.Matches(msg, k.Leave):
 		m.focus = focusTranscript
 		m.comp.blur()
@@ -364,8 +366,10 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) userTexts() []string {
 	var out []string
 	for _, it := range m.tl.Items() {
-		if it.Kind == events.ItemUser && strings.TrimSpace(it.Text) != "" {
-			out = append(out, it.Text)
+		if it.Kind == events.ItemUser {
+			if s := it.Body(); strings.TrimSpace(s) != "" {
+				out = append(out, s)
+			}
 		}
 	}
 	return out

@@ -105,7 +105,7 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 	}
 	if m.overlay == ovHelp {
 		// The help takes every row but the status bar.
-		out = append(m.helpLines(max(m.h-l.status-l.hints, 0)), "")[:max(m.h-l.status-l.hints, 0)]
+		out = m.helpLines(m.helpHeight())
 		if l.status > 0 {
 			out = append(out, m.statusLine())
 		}

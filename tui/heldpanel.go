@@ -305,6 +305,8 @@ func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.askCancel()
 	case key.Matches(msg, k.Retry):
 		return m.retryHeld()
+	case typed(msg):
+		return m.typeIntoComposer(msg)
 	}
 	return nil
 }

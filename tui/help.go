@@ -1,11 +1,15 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
-// helpLines is the `?` screen: every key, grouped by where it works.
-func (m *Model) helpLines(h int) []string {
+// helpAll is the whole `?` screen: every key, grouped by where it works.
+func (m *Model) helpAll() []string {
 	k := &m.keys
 	type group struct {
 		title string
@@ -18,14 +22,14 @@ func (m *Model) helpLines(h int) []string {
 			key.NewBinding(key.WithHelp("shift+drag", "select text"))}},
 		{"transcript: items", []key.Binding{k.PrevItem, k.NextItem, k.PrevUser, k.NextUser, k.NextErr, k.PrevErr,
 			k.Expand, k.Search, k.NextMatch, k.PrevMatch, k.Copy, k.CopyCode, k.CopyLines, k.Thinking}},
-		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Held, k.Compose, k.CancelRun, k.Retry, k.Back, k.Quit}},
-		{"composer", []key.Binding{k.Send, k.Hold, k.Newline, k.History, k.WebSearch, k.Leave, k.ToHeld, k.CancelRun,
+		{"transcript: panels", []key.Binding{k.Todos, k.Queue, k.Held, k.Compose, k.Editor, k.CancelRun, k.Retry, k.Back, k.Help, k.Quit}},
+		{"composer", []key.Binding{k.Send, k.Hold, k.Editor, k.Newline, k.History, k.WebSearch, k.Leave, k.ToHeld, k.CancelRun,
 			k.Retry, k.QueueToggle, k.TodosToggle, k.ScrollPage,
 			key.NewBinding(key.WithHelp("ctrl+c", "clear · cancel · quit")),
 			key.NewBinding(key.WithHelp("f1", "this help"))}},
 		{"held messages", []key.Binding{k.HeldUp, k.HeldMoveUp, k.HeldMoveDown, k.HeldEdit, k.HeldDelete,
 			k.HeldToComposer, k.HeldAdopt, k.HeldRelease, k.HeldPause, k.HeldBack}},
-		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.Attach, k.NewTask,
+		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown, k.Attach, k.NewTask,
 			k.Filter, k.Refresh, k.Quit}},
 	}
 	var cols [][]string
@@ -68,16 +72,88 @@ func (m *Model) helpLines(h int) []string {
 			out = append(out, truncate(" "+line, m.w))
 		}
 	}
-	if len(out) > h {
-		out = out[:h]
-		if h > 0 {
-			out[h-1] = m.ch.Dim.Render(truncate(" … (enlarge the terminal to see all keys)", m.w))
+	for len(out) > 0 && strings.TrimSpace(ansi.Strip(out[len(out)-1])) == "" {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// helpLines is the `?` screen in h rows, scrolled to m.helpOff. When it
+// does not fit, the last row says where the view is and how to see the
+// rest, so every key is reachable at any size.
+func (m *Model) helpLines(h int) []string {
+	all := m.helpAll()
+	if h <= 0 {
+		return nil
+	}
+	var out []string
+	if len(all) <= h {
+		out = all
+	} else {
+		rows := h - 1
+		off := min(max(m.helpOff, 0), len(all)-rows)
+		out = append(out, all[off:off+rows]...)
+		where := "↕"
+		switch {
+		case off == 0:
+			where = "↓ more below"
+		case off+rows == len(all):
+			where = "↑ more above"
 		}
+		out = append(out, m.ch.Dim.Render(truncate(" "+where+" · lines "+itoa(off+1)+"–"+itoa(off+rows)+" of "+itoa(len(all))+
+			" · ↑/↓ pgup/pgdn scroll", m.w)))
 	}
 	for len(out) < h {
 		out = append(out, "")
 	}
 	return out
+}
+
+// helpHeight is the rows the `?` screen gets: all but the hints row, and
+// the status bar in the task view.
+func (m *Model) helpHeight() int {
+	if m.mode == modeList {
+		return max(m.h-1, 0)
+	}
+	l := m.layout()
+	return max(m.h-l.status-l.hints, 0)
+}
+
+// helpKey scrolls the `?` screen with the transcript's movement keys; any
+// other key closes it and does nothing else.
+func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	k := &m.keys
+	page := max(m.helpHeight()-2, 1)
+	switch {
+	case key.Matches(msg, k.Down):
+		m.scrollHelp(1)
+	case key.Matches(msg, k.Up):
+		m.scrollHelp(-1)
+	case key.Matches(msg, k.PageDown), key.Matches(msg, k.HalfDown):
+		m.scrollHelp(page)
+	case key.Matches(msg, k.PageUp), key.Matches(msg, k.HalfUp):
+		m.scrollHelp(-page)
+	case key.Matches(msg, k.Top):
+		m.scrollHelp(-len(m.helpAll()))
+	case key.Matches(msg, k.Bottom):
+		m.scrollHelp(len(m.helpAll()))
+	default:
+		m.closeHelp()
+	}
+}
+
+// scrollHelp moves the `?` screen by d rows, within its lines.
+func (m *Model) scrollHelp(d int) {
+	// The most it scrolls: the last rows fill the screen above the
+	// indicator row.
+	last := max(len(m.helpAll())-max(m.helpHeight()-1, 1), 0)
+	m.helpOff = min(max(m.helpOff+d, 0), last)
+}
+
+// closeHelp closes the `?` screen; it opens at the top next time.
+func (m *Model) closeHelp() {
+	m.overlay = ovNone
+	m.helpOff = 0
 }
 
 // listHelpView is the `?` screen over the task list: the keys, then the

@@ -33,6 +33,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"send": &k.Send, "hold": &k.Hold, "newline": &k.Newline, "history": &k.History, "web_search_toggle": &k.WebSearch,
 		"leave": &k.Leave, "cancel_run": &k.CancelRun, "retry": &k.Retry,
 		"queue_toggle": &k.QueueToggle, "todos_toggle": &k.TodosToggle, "scroll_page": &k.ScrollPage, "to_held": &k.ToHeld,
+		"editor": &k.Editor,
 
 		"held_up": &k.HeldUp, "held_down": &k.HeldDown, "held_move_up": &k.HeldMoveUp, "held_move_down": &k.HeldMoveDown,
 		"held_edit": &k.HeldEdit, "held_delete": &k.HeldDelete, "held_adopt": &k.HeldAdopt, "held_to_composer": &k.HeldToComposer,

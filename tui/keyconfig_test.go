@@ -29,8 +29,9 @@ func TestCheckKey(t *testing.T) {
 func TestKeyOverridesApply(t *testing.T) {
 	hs := newHarness(t, 100, 40, Config{TaskID: "task-1", Keys: map[string][]string{"help": {"F"}}})
 	hs.key("tab")
-	hs.key("?")
+	hs.key("?") // unbound now: typed into the composer
 	hs.lacks("next user turn")
+	hs.key("esc")
 	hs.key("F")
 	hs.contains("next user turn")
 }

@@ -24,7 +24,7 @@ type keyMap struct {
 
 	// composer
 	Send, Hold, Newline, History, WebSearch, Leave, CancelRun, Retry key.Binding
-	QueueToggle, TodosToggle, ScrollPage, ToHeld                     key.Binding
+	QueueToggle, TodosToggle, ScrollPage, ToHeld, Editor             key.Binding
 
 	// held panel
 	HeldUp, HeldDown, HeldMoveUp, HeldMoveDown, HeldEdit, HeldDelete, HeldAdopt key.Binding
@@ -38,7 +38,7 @@ type keyMap struct {
 // binding never matches and is left out of the help.
 func (k *keyMap) limitTo(c uiCaps) {
 	if !c.Send {
-		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
+		for _, b := range []*key.Binding{&k.Send, &k.Hold, &k.Editor, &k.Newline, &k.History, &k.WebSearch, &k.Compose, &k.Retry, &k.QueueToggle,
 			&k.TodosToggle, &k.ScrollPage, &k.Leave, &k.ToHeld, &k.Held, &k.HeldUp, &k.HeldDown, &k.HeldMoveUp, &k.HeldMoveDown,
 			&k.HeldEdit, &k.HeldDelete, &k.HeldAdopt, &k.HeldToComposer, &k.HeldRelease, &k.HeldPause, &k.HeldBack} {
 			b.SetEnabled(false)
@@ -114,6 +114,9 @@ func newKeyMap() keyMap {
 		QueueToggle: b("ctrl+q", "queue details", "ctrl+q"),
 		TodosToggle: b("ctrl+t", "todos", "ctrl+t"),
 		ScrollPage:  b("pgup/pgdn", "scroll", "pgup", "pgdown"),
+		// ctrl+o as nushell's and kross's: ctrl+e (crush's first choice)
+		// is the textarea's end of line, ctrl+g holds, ctrl+x cancels.
+		Editor: b("ctrl+o", "write in $EDITOR", "ctrl+o"),
 
 		HeldUp:         b("↑↓/jk", "select", "up", "k"),
 		HeldDown:       b("↓/j", "select", "down", "j"),
@@ -141,8 +144,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.overlay {
 	case ovHelp:
-		// Any key closes the help; it never triggers anything else.
-		m.overlay = ovNone
+		// The help scrolls; any other key closes it and never triggers
+		// anything else.
+		m.helpKey(msg)
 		return nil
 	case ovConfirmCancel:
 		switch {
@@ -178,7 +182,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // quit.
 func (m *Model) ctrlC() tea.Cmd {
 	switch {
-	case m.overlay == ovConfirmCancel || m.overlay == ovHelp:
+	case m.overlay == ovHelp:
+		m.closeHelp()
+		return nil
+	case m.overlay == ovConfirmCancel:
 		m.overlay = ovNone
 		return nil
 	case m.overlay == ovSearch || m.overlay == ovFilter:

@@ -59,6 +59,7 @@ type Model struct {
 	now     time.Time
 	mode    viewMode
 	overlay overlay
+	helpOff int // first row of the `?` screen shown (help.go)
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
@@ -76,6 +77,7 @@ type Model struct {
 	gen       uint64 // attach generation: stale async results are dropped
 	task      events.Task
 	tl        reducer
+	spill     *spillFile // the attached session's spill file (cfg.Spill)
 	conn      connState
 	connSeen  bool
 	streamErr error
@@ -126,6 +128,7 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 		tr:       newTranscript(),
 		tl:       newReducer(),
 	}
+	m.spill = &spillFile{open: cfg.Spill}
 	m.caps = capsOf(b)
 	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)
@@ -226,6 +229,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
 		cmd = m.handleCancelDone(msg)
+	case editorDoneMsg:
+		cmd = m.handleEditorDone(msg)
 	case tickMsg:
 		m.handleTick(msg)
 	case warmMsg:

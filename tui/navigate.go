@@ -80,8 +80,32 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.retryHeld()
 	case key.Matches(msg, k.Held):
 		return m.focusHeldPanel()
+	case key.Matches(msg, k.Editor):
+		return tea.Batch(m.focusComposer(), m.openEditor())
+	case typed(msg):
+		return m.typeIntoComposer(msg)
 	}
 	return m.prepareSelected()
+}
+
+// typed reports whether a key press types text (a printable character with
+// no modifier but shift): the keys that are never lost when the transcript
+// or the held list has focus and does not bind them.
+func typed(msg tea.KeyPressMsg) bool {
+	return msg.Text != "" && msg.Mod&^(tea.ModShift|tea.ModCapsLock|tea.ModNumLock) == 0
+}
+
+// typeIntoComposer focuses the composer and types msg into it: a key no
+// other view binds starts a message, and the keys after it follow it
+// there (typing "What now" over the transcript leaves "What now", not the
+// "t now" left after the transcript's keys ate the rest). Without a
+// composer (read-only backends) the key does nothing.
+func (m *Model) typeIntoComposer(msg tea.KeyPressMsg) tea.Cmd {
+	if m.mode != modeTask || !m.caps.Send {
+		return nil
+	}
+	focus := m.focusComposer()
+	return tea.Batch(focus, m.composerKey(msg))
 }
 
 // prepareSelected builds, off the UI goroutine, what expanding the
@@ -104,7 +128,8 @@ func (m *Model) prepareSelected() tea.Cmd {
 	return func() tea.Msg { work(); return nil }
 }
 
-// handleWheel scrolls the transcript (or the task list) wherever focus is.
+// handleWheel scrolls the help, or the transcript (or the task list)
+// wherever focus is.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 	d := 0
 	switch msg.Button {
@@ -113,6 +138,10 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 	case tea.MouseWheelDown:
 		d = 3
 	default:
+		return
+	}
+	if m.overlay == ovHelp {
+		m.scrollHelp(d)
 		return
 	}
 	if m.mode == modeList {

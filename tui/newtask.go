@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // newTaskForm is the `n` form of the task list: a working directory
@@ -177,15 +178,15 @@ func (m *Model) newTaskLines(maxH int) []string {
 }
 
 func (m *Model) newTaskHints() string {
-	pairs := []string{"enter", "create", "shift+enter", "newline", "tab", "cwd/message"}
+	hs := []chrome.Hint{major("enter", "create"), minor("shift+enter", "newline"), major("tab", "cwd/message")}
 	if m.caps.WebSearch {
 		web := "web off"
 		if m.newTask.msg.web {
 			web = "web on"
 		}
-		pairs = append(pairs, "ctrl+s", web)
+		hs = append(hs, minor("ctrl+s", web))
 	}
-	return m.hint(append(pairs, "esc", "close (kept)")...)
+	return m.hints(append(hs, vital("esc", "close (kept)"))...)
 }
 
 // newTaskCursor places the terminal cursor in the form's focused field;

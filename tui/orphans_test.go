@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"fmt"
+	"github.com/charmbracelet/x/exp/golden"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/sse"
 )
 
 // hold writes a held message for task into store, stamped with session.
@@ -123,3 +126,93 @@ func TestTaskListCountsHeldAndOrphans(t *testing.T) {
 		t.Fatalf("only task-1 has held messages:\n%s", v)
 	}
 }
+
+var oldCreated = fixedNow.Add(-2 * time.Hour)
+
+func holdFor(t *testing.T, store outbox.Store, task string, s events.Task, text string) outbox.Message {
+	t.Helper()
+	var m outbox.Message
+	if _, err := store.Update(task, func(q *outbox.Queue) error {
+		var err error
+		m, err = q.AddFor(outbox.SessionStamp(s), text, outbox.IntentHold, false, fixedNow)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// countsStore keeps messages for three sessions: two held for the parser
+// task, one held for the release notes and one orphan there (its id was
+// another session's before), and two for a session that is gone.
+func countsStore(t *testing.T, tasks []events.Task) *outbox.MemStore {
+	store := outbox.NewMemStore()
+	holdFor(t, store, tasks[0].ID, tasks[0], "run the tests")
+	holdFor(t, store, tasks[0].ID, tasks[0], "then the CHANGELOG")
+	holdFor(t, store, tasks[1].ID, tasks[1], "and the migration guide")
+	holdFor(t, store, tasks[1].ID, events.Task{ID: tasks[1].ID, Created: tasks[1].Created.Add(-time.Hour)}, "for the old one")
+	holdFor(t, store, "0dd0dd0d-gone", events.Task{ID: "0dd0dd0d-gone", Created: oldCreated}, "lost 1")
+	holdFor(t, store, "0dd0dd0d-gone", events.Task{ID: "0dd0dd0d-gone", Created: oldCreated}, "lost 2")
+	return store
+}
+
+func countsTasks() []events.Task {
+	return []events.Task{
+		{ID: "e3a1c9d2-0001", Name: "Fix the parser at EOF", Cwd: "/home/alice/src/parser", Status: events.StatusGenerating,
+			Model: "anthropic/claude-sonnet-4.5", Created: fixedNow.Add(-5 * time.Minute),
+			QueuedMessages: []events.QueuedMessage{{ID: "q1"}, {ID: "q2"}}},
+		{ID: "1f2e3d4c-0002", Name: "Write the release notes for v2.3", Cwd: "/home/alice/src/perch", Status: events.StatusIdle,
+			Model: "openai/gpt-5.1", Created: fixedNow.Add(-3 * time.Hour)},
+		{ID: "9a8b7c6d-0003", Name: "nothing kept here", Cwd: "/srv/projects/logging", Status: events.StatusStopped, Created: fixedNow.Add(-50 * time.Hour)},
+	}
+}
+
+// listWithCounts is the task list over countsStore.
+func listWithCounts(t *testing.T, w, h int) *harness {
+	tasks := countsTasks()
+	hs := newHarness(t, w, h, Config{Outbox: &Outbox{Store: countsStore(t, tasks)}})
+	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
+	hs.send(streamBatchMsg{Src: srcDaemon, State: &live, Tasks: tasks})
+	return hs
+}
+
+// The task list shows per session the daemon's queue (⧗), perch's held
+// messages (✎) and orphans (⊘), and a row for the messages of sessions
+// that are gone — counted by a command, after the list came.
+func TestTaskListCountsQueuedHeldAndOrphans(t *testing.T) {
+	hs := listWithCounts(t, 120, 30)
+	rows := strings.Split(hs.view(), "\n")
+	row := func(name string) string {
+		for _, r := range rows {
+			if strings.Contains(r, name) {
+				return r
+			}
+		}
+		t.Fatalf("no row for %q:\n%s", name, hs.view())
+		return ""
+	}
+	for _, tc := range []struct{ name, has, lacks string }{
+		{"Fix the parser at EOF", "⧗2 ✎2 ", "⊘"},
+		{"Write the release notes", "✎1 ⊘1 ", "⧗"},
+		{"nothing kept here", "", "✎"},
+	} {
+		r := row(tc.name)
+		if !strings.Contains(r, tc.has) || strings.Contains(r, tc.lacks) {
+			t.Errorf("row %q: want %q, not %q", r, tc.has, tc.lacks)
+		}
+	}
+	hs.contains("⊘ 2 orphaned messages of 1 session gone")
+	checkFrame(t, hs.m)
+}
+
+func TestGoldenTaskListCounts(t *testing.T) {
+	for _, sz := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			hs := listWithCounts(t, sz[0], sz[1])
+			checkFrame(t, hs.m)
+			golden.RequireEqual(t, hs.view())
+		})
+	}
+}
+
+// attachedToTask1 is attached to task-1 as the backend has it now, over

@@ -232,12 +232,18 @@ func (m *Model) statusLine() string {
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
 }
 
-// hint renders "key desc" pairs.
-func (m *Model) hint(pairs ...string) string { return m.ch.Hints(m.w, pairs...) }
+// hints renders a hints row (chrome.Hints).
+func (m *Model) hints(hs ...chrome.Hint) string { return m.ch.Hints(m.w, hs...) }
 
-// hintsLine is the bottom row: a question, the search input, a flash
-// message, or the keys of the current mode. It returns the cursor when the
-// row is an input.
+// Hints of each priority: minor ones drop first on a narrow terminal,
+// vital ones (help, the way back) never.
+func minor(k, d string) chrome.Hint { return chrome.Hint{Key: k, Desc: d, Prio: chrome.HintMinor} }
+func major(k, d string) chrome.Hint { return chrome.Hint{Key: k, Desc: d, Prio: chrome.HintMajor} }
+func vital(k, d string) chrome.Hint { return chrome.Hint{Key: k, Desc: d, Prio: chrome.HintVital} }
+
+// hintsLine is the bottom row: a question, the search input, or the keys
+// of the current mode, after a flash message if one shows. It returns the
+// cursor when the row is an input.
 func (m *Model) hintsLine() (string, *tea.Cursor) {
 	switch m.overlay {
 	case ovConfirmCancel:
@@ -246,62 +252,68 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 		return truncate(q+rest, m.w), nil
 	case ovSearch:
 		return m.searchLine()
-	case ovHelp:
-		return m.hint("any key", "close help"), nil
 	}
+	hs := m.keyHints()
 	if m.flash.text != "" {
-		st := m.ch.Flash
-		if m.flash.err {
-			st = m.ch.FlashErr
+		return m.ch.FlashRow(m.w, m.flash.text, m.flash.err, hs...), nil
+	}
+	return m.hints(hs...), nil
+}
+
+// keyHints are the keys of the current mode and focus, in the order shown.
+func (m *Model) keyHints() []chrome.Hint {
+	k := &m.keys
+	if m.overlay == ovHelp {
+		if len(m.helpAll()) <= m.helpHeight() {
+			return []chrome.Hint{vital("esc", "close help")}
 		}
-		return truncate(st.Render(m.flash.text), m.w), nil
+		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
 	if m.mode == modeList {
-		return m.hint(chrome.ListHints(m.caps.Create)...), nil
+		return chrome.ListHints(m.caps.Create)
 	}
 	if m.focus == focusHeld {
 		pause := "pause"
 		if m.held.paused() {
 			pause = "resume"
 		}
-		return m.hint("e", "edit", "d", "delete", "J/K", "move", "c", "to composer", "s", "send now",
-			"p", pause, "esc", "composer", "f1", "keys"), nil
+		return []chrome.Hint{major("e", "edit"), major("d", "delete"), minor("J/K", "move"), minor("c", "to composer"),
+			major("s", "send now"), minor("p", pause), vital("esc", "composer"), vital("f1", "keys")}
 	}
 	if m.focus == focusComposer {
 		if m.held.editing != "" {
-			return m.hint("enter", "save", "esc", "cancel the edit", "shift+enter", "newline"), nil
+			return []chrome.Hint{major("enter", "save"), vital("esc", "cancel the edit"), minor("shift+enter", "newline"),
+				vital("f1", "keys")}
 		}
 		send := "send"
 		if m.busy() {
 			send = "queue"
 		}
-		pairs := []string{"enter", send, "ctrl+g", "hold", "shift+enter", "newline", "tab", "transcript"}
+		hs := []chrome.Hint{major("enter", send), major("ctrl+g", "hold"), minor("shift+enter", "newline")}
 		if len(m.held.pending()) > 0 {
-			pairs = append(pairs, "shift+tab", "held")
+			hs = append(hs, major("shift+tab", "held"))
 		}
 		if m.busy() && m.caps.Cancel {
-			pairs = append(pairs, "ctrl+x", "cancel run")
+			hs = append(hs, major("ctrl+x", "cancel run"))
 		}
-		pairs = append(pairs, "↑", "history")
+		hs = append(hs, minor("↑", "history"), minor(k.Editor.Help().Key, "editor"))
 		if m.caps.WebSearch {
-			pairs = append(pairs, "ctrl+s", "web")
+			hs = append(hs, minor("ctrl+s", "web"))
 		}
-		pairs = append(pairs, "f1", "keys")
-		return m.hint(pairs...), nil
+		return append(hs, vital(k.Leave.Help().Key, "transcript"), vital("f1", "keys"))
 	}
-	var pairs []string
+	var hs []chrome.Hint
 	if m.caps.Send {
-		pairs = append(pairs, "tab", "write")
+		hs = append(hs, major("tab", "write"))
 	}
-	pairs = append(pairs, "j/k", "scroll", "[/]", "select", "enter", "expand", "/", "search")
+	hs = append(hs, minor("j/k", "scroll"), major("[/]", "select"), major("enter", "expand"), major("/", "search"))
 	if m.caps.Send && len(m.held.pending()) > 0 {
-		pairs = append(pairs, "H", "held")
+		hs = append(hs, major("H", "held"))
 	}
 	if m.search.query != "" {
-		pairs = append(pairs, "n/N", "next/prev")
+		hs = append(hs, major("n/N", "next/prev"))
 	}
-	pairs = append(pairs, "y", "copy", "t", "todos", "esc", "tasks", "?", "keys")
-	return m.hint(pairs...), nil
+	return append(hs, minor("y", "copy"), minor("t", "todos"), vital(k.Back.Help().Key, "tasks"), vital(k.Help.Help().Key, "keys"))
 }
 
 // styled renders s, or nothing at all when s is empty (an empty styled

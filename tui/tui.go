@@ -23,6 +23,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/spill"
 )
 
 // The UI shows one backend.Backend: a live system (maria, Suna, pynchy)
@@ -105,6 +106,11 @@ type Config struct {
 	// the UI does not ask for it again at start. Nil: the UI asks.
 	Tasks []events.Task
 
+	// Spill opens the file where an attached session's long texts are
+	// kept off the heap (spill.Open); nil keeps them in memory (tests,
+	// short sessions).
+	Spill func(session string) *spill.File
+
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
 	tasks *tasksPrefetch
@@ -179,6 +185,7 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	final, err := p.Run()
 	cancel()
 	hub.wait()
+	m.spill.close()
 	cfg.tasks.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		// Killed because our context ended: that is a normal exit.

@@ -60,12 +60,56 @@ func (c Chrome) Connecting() string { return c.Dim.Render("◌ connecting") }
 // Separator joins the segments of a status or hint row.
 func (c Chrome) Separator() string { return c.Faint.Render(" · ") }
 
-// Hints renders "key desc" pairs in w cells, dropping the last pairs first
-// when they do not fit.
-func (c Chrome) Hints(w int, pairs ...string) string {
-	segs := make([]Segment, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		segs = append(segs, Segment{c.Key.Render(pairs[i]) + " " + c.Hint.Render(pairs[i+1]), len(pairs) - i})
+// Hint is one "key desc" pair of a hints row.
+type Hint struct {
+	Key, Desc string
+	Prio      HintPrio
+}
+
+// HintPrio says which hints a narrow row drops first.
+type HintPrio int
+
+const (
+	// HintMinor: good to know, dropped first.
+	HintMinor HintPrio = iota
+	// HintMajor: what the view is for.
+	HintMajor
+	// HintVital: the way to the help and the way back, which a user
+	// must always be able to find; dropped last, at widths too narrow
+	// for anything else.
+	HintVital
+)
+
+// Hints renders hints in w cells, in order. When they do not fit, the
+// least important go first, the later first among equals.
+func (c Chrome) Hints(w int, hs ...Hint) string {
+	segs := make([]Segment, 0, len(hs))
+	for i, h := range hs {
+		segs = append(segs, Segment{c.Key.Render(h.Key) + " " + c.Hint.Render(h.Desc), int(h.Prio)*len(hs) + len(hs) - i})
 	}
 	return LayoutSegments(segs, c.Separator(), w)
+}
+
+// FlashRow shows a flash message in the hints row, with the vital hints
+// of hs after it when both fit; else the message alone: it says what just
+// happened, and lasts a few seconds.
+func (c Chrome) FlashRow(w int, flash string, isErr bool, hs ...Hint) string {
+	st := c.Flash
+	if isErr {
+		st = c.FlashErr
+	}
+	msg := st.Render(flash)
+	var vital []Hint
+	for _, h := range hs {
+		if h.Prio == HintVital {
+			vital = append(vital, h)
+		}
+	}
+	if len(vital) > 0 {
+		tail := c.Separator() + c.Hints(w, vital...)
+		if Width(msg)+Width(tail) <= w {
+			return msg + tail
+		}
+	}
+	return Truncate(msg, w)
 }

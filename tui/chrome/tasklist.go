@@ -271,12 +271,13 @@ func orTime(a, b time.Time) time.Time {
 	return a
 }
 
-// ListHints are the task list's keys, most important first; create: the
-// backend can start tasks.
-func ListHints(create bool) []string {
-	pairs := []string{"enter", "open"}
+// ListHints are the task list's keys; create: the backend can start
+// tasks.
+func ListHints(create bool) []Hint {
+	hs := []Hint{{"enter", "open", HintMajor}}
 	if create {
-		pairs = append(pairs, "n", "new task")
+		hs = append(hs, Hint{"n", "new task", HintMajor})
 	}
-	return append(pairs, "/", "filter", "j/k", "move", "r", "refresh", "q", "quit", "?", "keys")
+	return append(hs, Hint{"/", "filter", HintMajor}, Hint{"j/k", "move", HintMinor}, Hint{"r", "refresh", HintMinor},
+		Hint{"q", "quit", HintVital}, Hint{"?", "keys", HintVital})
 }

@@ -178,6 +178,24 @@ func (r *Renderer) Forget(it *events.Item) {
 // gutterWidth is the left column holding the selection or user bar.
 const gutterWidth = 2
 
+// MaxTextWidth is the widest prose is laid out — user and assistant
+// messages with their markdown and tables, notices — however wide the
+// terminal: longer lines are hard to read, so a wide terminal gets a
+// readable column (as glow's pages) while the frame around it spans the
+// window. Tool output keeps the whole width: wide logs and code gain
+// from it.
+const MaxTextWidth = 120
+
+// layoutWidth is the width an item is laid out at (its gutter included)
+// in a transcript w cells wide. The cache is keyed by it, so every window
+// wider than the prose column shares one layout of each message.
+func layoutWidth(it *events.Item, w int) int {
+	if it.Kind == events.ItemTool {
+		return w
+	}
+	return min(w, MaxTextWidth+gutterWidth)
+}
+
 // Item returns all the lines of it at o.Width. The slice is shared with
 // the cache: callers must not modify it. A nil item or non-positive width
 // gives nil. An expanded tool shows its whole output: use Height and Lines
@@ -257,7 +275,7 @@ func (r *Renderer) lines(e *entry, o Options, from, to int) []string {
 
 // entry finds or renders the cache entry of it at o.
 func (r *Renderer) entry(it *events.Item, o Options) *entry {
-	k := cacheKey{it: it, width: o.Width, expanded: o.Expanded, hideThinking: o.HideThinking && it.Kind == events.ItemAssistant}
+	k := cacheKey{it: it, width: layoutWidth(it, o.Width), expanded: o.Expanded, hideThinking: o.HideThinking && it.Kind == events.ItemAssistant}
 	e := r.cache.get(k)
 	if e != nil && e.version == it.Version {
 		r.stats.Hits++
@@ -312,7 +330,7 @@ type content struct {
 }
 
 func (r *Renderer) content(it *events.Item, o Options) content {
-	w := o.Width
+	w := layoutWidth(it, o.Width)
 	if w > gutterWidth+1 {
 		w -= gutterWidth
 	}
