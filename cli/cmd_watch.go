@@ -24,6 +24,7 @@ type changeJSON struct {
 	New        string `json:"new"`
 	Reason     string `json:"reason,omitempty"`
 	ReasonText string `json:"reason_text,omitempty"`
+	Detail     string `json:"detail,omitempty"` // why the run failed, why a message was refused
 }
 
 // startBoard opens every source of the command's connection settings
@@ -67,7 +68,7 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 		OnChange: func(ch board.Change) {
 			if *asJSON {
 				data, _ := json.Marshal(changeJSON{At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
-					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text()})
+					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
 				write(env.Stdout, string(data)+"\n")
 				return
 			}
