@@ -467,15 +467,20 @@ func (m *Model) TakeEnded(src string) []string {
 	return out
 }
 
+// entry is the session id of source src (nil, nil if either is unknown).
+func (m *Model) entry(src, id string) (*source, *entry) {
+	s := m.source(src)
+	if s == nil {
+		return nil, nil
+	}
+	return s, s.items[id]
+}
+
 // SetSummary records how a session's last run ended, its last reply and
 // its usage, and reports the change its end made (once: generating →
 // failed, not → idle → failed).
 func (m *Model) SetSummary(src, id string, rs events.RunSummary, now time.Time) []Change {
-	s := m.source(src)
-	if s == nil {
-		return nil
-	}
-	e := s.items[id]
+	s, e := m.entry(src, id)
 	if e == nil {
 		return nil
 	}
@@ -505,11 +510,7 @@ func (m *Model) SetSummary(src, id string, rs events.RunSummary, now time.Time) 
 // summarized: its end is reported as the list said, the error becomes the
 // row's note.
 func (m *Model) SummaryFailed(src, id string, err error, now time.Time) []Change {
-	s := m.source(src)
-	if s == nil {
-		return nil
-	}
-	e := s.items[id]
+	s, e := m.entry(src, id)
 	if e == nil {
 		return nil
 	}
