@@ -9,6 +9,7 @@ import (
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/spill"
 	"github.com/perch-tui/perch/sse"
 
 	"github.com/perch-tui/perch/transcript"
@@ -56,6 +57,18 @@ type liveOpts struct {
 	settled bool
 	// onUpdate sees each step after its events are applied.
 	onUpdate func(liveStep) error
+	// spill, when set, keeps the long texts of the timeline (and of the
+	// ones a Reset starts) off the heap, quietly (see events.SpillOptions).
+	spill events.BodyStore
+}
+
+// newTimeline is a timeline that keeps its long texts in o.spill.
+func (o liveOpts) newTimeline() *events.Timeline {
+	tl := events.NewTimeline()
+	if o.spill != nil {
+		tl.SetBodyStore(o.spill, events.SpillOptions{Quiet: true})
+	}
+	return tl
 }
 
 // settledOnly: only the session as it stands once the run is over is
@@ -79,7 +92,7 @@ type liveStep struct {
 // returns when the rule of o says so, when ctx ends (ctx.Err()) or when
 // the backend gives up (its error, which names the server).
 func followLive(ctx context.Context, env Env, b backend.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
-	tl := events.NewTimeline()
+	tl := o.newTimeline()
 	tl.SetTask(task)
 	noun := "session"
 	var chat chatter = &liveChatter{env: env, quiet: o.quiet}
@@ -91,7 +104,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 	handle := func(u backend.Update, frame *events.Frame) (bool, error) {
 		var old *events.Timeline
 		if u.Reset {
-			old, tl = tl, events.NewTimeline()
+			old, tl = tl, o.newTimeline()
 			tl.SetTask(task)
 		}
 		changed := false
@@ -251,7 +264,16 @@ func runExport(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	md := transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}
-	tl, err := followLive(ctx, env, b, task, exportLiveOpts(*untilIdle))
+	// A long session's texts wait in a spill file, not the heap, until
+	// they are written; the file goes when the export ends.
+	sp := spill.Open(task.ID)
+	defer sp.Close()
+	lo := exportLiveOpts(*untilIdle)
+	lo.spill = sp
+	tl, err := followLive(ctx, env, b, task, lo)
+	if tl != nil && tl.SpillErr() != nil {
+		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", tl.SpillErr())
+	}
 	if _, stopped := interruption(ctx); err != nil && stopped && tl != nil {
 		// Ctrl-C: print what was read so far, with a last notice that
 		// says it is incomplete (a notice line in jsonl, a line in md).

@@ -85,9 +85,9 @@ func (p *printer) item(it *events.Item) {
 func writeItemText(w io.Writer, it *events.Item) {
 	switch it.Kind {
 	case events.ItemUser:
-		fmt.Fprintf(w, "▌ You\n%s\n\n", indent(sanitize.Text(it.Text), "  "))
+		fmt.Fprintf(w, "▌ You\n%s\n\n", indent(sanitize.Text(it.Body()), "  "))
 	case events.ItemAssistant:
-		text := strings.TrimSpace(sanitize.Text(it.Text))
+		text := strings.TrimSpace(sanitize.Text(it.Body()))
 		if text == "" {
 			// A turn of tool calls only: its tool lines follow.
 			text = callsText(it.ToolCalls)
@@ -112,7 +112,7 @@ func writeItemText(w io.Writer, it *events.Item) {
 			fmt.Fprintf(w, ", exit %d", *cr.ExitCode)
 		}
 		fmt.Fprintln(w, "]")
-		if r := t.Result; r != nil {
+		if r := t.Output(); r != nil {
 			out := r.Text
 			if r.IsError && r.ErrorText != "" {
 				out = r.ErrorText

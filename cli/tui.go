@@ -8,6 +8,7 @@ import (
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/spill"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -35,7 +36,8 @@ func prepareUI() { tui.Prepare() }
 // theme and the config file's key overrides (resolveTheme read the file
 // already, and said what is wrong with it).
 func uiConfig(env Env, theme string) tui.Config {
-	c := tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr}
+	c := tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
+		Spill: spill.Open}
 	if conf, err := env.config(); err == nil {
 		c.Keys = conf.keys()
 	}

@@ -81,13 +81,15 @@ type Item struct {
 	Version uint64
 	Created time.Time
 
-	Text string // user / assistant / notice text
+	// Text is the user / assistant / notice text; a long one may be in the
+	// timeline's BodyStore (Text empty): views read it through Body.
+	Text string
 
 	// Assistant
 	ToolCalls []ToolCall
 	Usage     *Usage
 	// Thinking is the model's reasoning, shown apart and never mixed into
-	// Text.
+	// Text; read through ThinkingBody (see Text).
 	Thinking string
 	// StopReason is why the model stopped (Stop* constants; "" unknown).
 	StopReason string
@@ -101,6 +103,9 @@ type Item struct {
 	// linear however many deltas come (Text and Thinking read them
 	// without a copy).
 	textBuf, thinkBuf *strings.Builder
+	// refs: Text or Thinking is in the timeline's BodyStore (and the
+	// field is empty); LoadBody and LoadThinking read them back.
+	refs *itemRefs
 
 	// Tool
 	Tool *ToolItem
@@ -117,7 +122,9 @@ type ToolItem struct {
 	Name   string
 	Call   ToolCall
 	Status ToolStatus
-	Result *ToolResult // nil until finished
+	// Result is nil until finished. Its Text and details may be in the
+	// timeline's BodyStore: views read them through Output.
+	Result *ToolResult
 	// Pruned is set when the daemon dropped this output from the model's
 	// context (it stays visible).
 	Pruned bool

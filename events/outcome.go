@@ -78,7 +78,18 @@ func ToolOutcome(s ToolStatus, cr *CommandResult) Outcome {
 }
 
 // Outcome is how t ended (ToolOutcome of its status and Command).
-func (t *ToolItem) Outcome() Outcome { return ToolOutcome(t.Status, t.Command()) }
+func (t *ToolItem) Outcome() Outcome {
+	if t.Result != nil && t.Result.spilled != nil {
+		// What Command would say of the exit, kept when the text went to
+		// the store: no read back for a header.
+		var cr *CommandResult
+		if sp := t.Result.spilled; sp.isCmd {
+			cr = &CommandResult{ExitCode: sp.exit, TimedOut: sp.timedOut}
+		}
+		return ToolOutcome(t.Status, cr)
+	}
+	return ToolOutcome(t.Status, t.Command())
+}
 
 // Command is what a shell command's result says (exit status, timeout,
 // stdout and stderr) as the views show it: parsed from the result's text
@@ -87,6 +98,9 @@ func (t *ToolItem) Outcome() Outcome { return ToolOutcome(t.Status, t.Command())
 // failed without an exit status (its error is what there is to show).
 func (t *ToolItem) Command() *CommandResult {
 	r := t.Result
+	if r != nil && r.spilled != nil {
+		r = t.Output()
+	}
 	if r == nil {
 		return nil
 	}

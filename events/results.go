@@ -69,6 +69,7 @@ func fillFormat(r *ToolResult, f tools.Format, call ToolCall) {
 		return
 	}
 	text := r.Text
+	r.textDetails, r.format, r.detailsArgs = true, f, call.Args
 	switch f {
 	case tools.FormatCommand:
 		r.Command = tools.ParseCommand(text, call.Args)

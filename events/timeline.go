@@ -11,18 +11,21 @@ import (
 // no IO; feed it with Apply and the Note* methods, in arrival order, from a
 // single goroutine.
 type Timeline struct {
-	items   []*Item
-	tools   map[string]*Item // tool_call id -> tool item
-	running []*Item          // tool items set running since runs last ended (some may have finished)
-	turns   map[string]*Item // assistant item id -> item (streamed turns, upserts)
-	posts   map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
-	queue   []QueuedMessage
-	sent    map[string]string // message id -> text the client sent
-	todos   []Todo
-	meta    Meta
-	status  RunStatus
-	stopped bool // the daemon says no task process exists
-	version uint64
+	items    []*Item
+	tools    map[string]*Item // tool_call id -> tool item
+	running  []*Item          // tool items set running since runs last ended (some may have finished)
+	turns    map[string]*Item // assistant item id -> item (streamed turns, upserts)
+	posts    map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
+	queue    []QueuedMessage
+	sent     map[string]string // message id -> text the client sent
+	todos    []Todo
+	meta     Meta
+	status   RunStatus
+	stopped  bool // the daemon says no task process exists
+	version  uint64
+	store    BodyStore // where long finished texts go (nil: memory)
+	spill    SpillOptions
+	spillErr error // why store stopped taking texts
 
 	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
 	foreignNote *Item               // the one notice that counts foreign frames
@@ -162,7 +165,9 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		t.notice(ev, LevelError, "Run failed: "+text)
 	case KindUserMessage:
-		t.add(&Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text})
+		it := &Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text}
+		t.add(it)
+		t.spillItem(it)
 	case KindAssistantMessage:
 		t.assistant(ev)
 	case KindTokenCounted:
@@ -209,6 +214,7 @@ func (t *Timeline) apply(ev Event) bool {
 		if ev.Tool.Result.Todos != nil {
 			t.todos = ev.Tool.Result.Todos
 		}
+		t.spillResult(it)
 	case KindTodoUpdated:
 		t.todos = ev.Todos
 	default:
@@ -241,6 +247,7 @@ func (t *Timeline) assistant(ev Event) {
 		ToolCalls: ev.ToolCalls, Usage: ev.Usage,
 		Thinking: ev.Thinking, StopReason: ev.StopReason, Incomplete: ev.Incomplete}
 	t.add(it)
+	t.spillItem(it)
 	if ev.ID != "" {
 		t.turns[ev.ID] = it
 	}

@@ -91,10 +91,10 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	// The final text is the truth; an empty one keeps what streamed (some
 	// sources send the reasoning only as deltas).
 	if ev.Text != "" {
-		it.Text = ev.Text
+		it.setText(ev.Text)
 	}
 	if ev.Thinking != "" {
-		it.Thinking = ev.Thinking
+		it.setThinking(ev.Thinking)
 	}
 	if len(ev.ToolCalls) > 0 {
 		it.ToolCalls = ev.ToolCalls
@@ -114,6 +114,7 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	it.textBuf, it.thinkBuf = nil, nil
 	it.Incomplete = ev.Incomplete
 	it.Version++
+	t.spillItem(it)
 	t.callTools(ev)
 }
 

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/perch-tui/perch/tools"
 )
 
 // Frame is one server-sent event as read off the wire: its `event:` name and
@@ -255,6 +257,14 @@ type ToolResult struct {
 	// entries and a search's hits cost 24–40 bytes each on top of the text
 	// they point into, and only the few items on screen are ever drawn.
 	fromText detailsKind
+	// textDetails: fillFormat parsed the details from Text as format, with
+	// the call's arguments detailsArgs (so they can be parsed again).
+	textDetails bool
+	format      tools.Format
+	detailsArgs json.RawMessage
+	// spilled is set when Text is in the timeline's BodyStore: Text and
+	// the details are empty, and ToolItem.Output reads them back.
+	spilled *spilledResult
 
 	// Details parsed from either the legacy structure or the HEAD text, for
 	// the per-tool renderers. At most one is set. Large strings in them are

@@ -120,13 +120,13 @@ func args(c events.ToolCall) json.RawMessage {
 func ItemRecord(it *events.Item) Record {
 	switch it.Kind {
 	case events.ItemUser:
-		return Record{Type: "user", ID: ptr(it.ID), Text: ptr(it.Text)}
+		return Record{Type: "user", ID: ptr(it.ID), Text: ptr(it.Body())}
 	case events.ItemAssistant:
 		calls := make([]Call, 0, len(it.ToolCalls))
 		for _, c := range it.ToolCalls {
 			calls = append(calls, Call{ID: c.ID, Name: c.Name, Arguments: args(c)})
 		}
-		r := Record{Type: "assistant", ID: ptr(it.ID), Text: ptr(it.Text), Thinking: optional(it.Thinking),
+		r := Record{Type: "assistant", ID: ptr(it.ID), Text: ptr(it.Body()), Thinking: optional(it.ThinkingBody()),
 			ToolCalls: &calls, StopReason: optional(it.StopReason)}
 		if it.Incomplete {
 			r.Incomplete = ptr(true)
@@ -138,10 +138,10 @@ func ItemRecord(it *events.Item) Record {
 	case events.ItemTool:
 		t := it.Tool
 		out := ""
-		if t.Result != nil {
-			out = t.Result.Text
-			if t.Result.IsError && out == "" {
-				out = t.Result.ErrorText
+		if res := t.Result; res != nil {
+			out = t.OutputText()
+			if res.IsError && out == "" {
+				out = res.ErrorText
 			}
 		}
 		return Record{Type: "tool", ID: ptr(t.CallID), Name: ptr(t.Name), Status: ptr(t.Status.String()),
@@ -592,14 +592,14 @@ func WriteMarkdownWith(w io.Writer, tl *events.Timeline, title string, o Markdow
 		switch it.Kind {
 		case events.ItemUser:
 			b.WriteString("## User\n\n")
-			b.WriteString(quote(sanitize.Text(it.Text)))
+			b.WriteString(quote(sanitize.Text(it.Body())))
 			b.WriteString("\n\n")
 		case events.ItemAssistant:
 			b.WriteString("## Assistant\n\n")
 			if !o.NoThinking {
-				writeThinkingMarkdown(b, it.Thinking)
+				writeThinkingMarkdown(b, it.ThinkingBody())
 			}
-			if text := strings.TrimSpace(sanitize.Text(it.Text)); text != "" {
+			if text := strings.TrimSpace(sanitize.Text(it.Body())); text != "" {
 				b.WriteString(text)
 			} else {
 				// A turn of tool calls only: the tool items follow.
@@ -679,12 +679,13 @@ func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 		fmt.Fprintf(b, ": `%s`", strings.ReplaceAll(sanitize.Line(k), "`", "'"))
 	}
 	b.WriteString("\n\n")
-	if t.Result == nil {
+	res := t.Output()
+	if res == nil {
 		return
 	}
-	out := t.Result.Text
-	if t.Result.IsError && t.Result.ErrorText != "" {
-		out = t.Result.ErrorText
+	out := res.Text
+	if res.IsError && res.ErrorText != "" {
+		out = res.ErrorText
 	}
 	if !full && len(out) > MaxMarkdownOutput {
 		// Cut before sanitizing: the rest of a large output is never read.

@@ -366,8 +366,10 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) userTexts() []string {
 	var out []string
 	for _, it := range m.tl.Items() {
-		if it.Kind == events.ItemUser && strings.TrimSpace(it.Text) != "" {
-			out = append(out, it.Text)
+		if it.Kind == events.ItemUser {
+			if s := it.Body(); strings.TrimSpace(s) != "" {
+				out = append(out, s)
+			}
 		}
 	}
 	return out

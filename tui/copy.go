@@ -115,7 +115,7 @@ func (m *Model) copyCode() tea.Cmd {
 	}
 	var blocks []render.CodeBlock
 	if it.Kind != events.ItemTool {
-		blocks = render.CodeBlocks(it.Text)
+		blocks = render.CodeBlocks(it.Body())
 	}
 	if len(blocks) == 0 {
 		m.setFlash("no code block in this item — "+m.keys.Copy.Help().Key+" copies all of it", false)

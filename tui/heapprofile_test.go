@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/fakedaemon"
+	"github.com/perch-tui/perch/spill"
 )
 
 // TestHeapAtFinalReply writes a heap profile of the real program attached
@@ -42,7 +43,7 @@ func TestHeapAtFinalReply(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := run(ctx, newMaria(t, url), Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard},
+		_, err := run(ctx, newMaria(t, url), Config{TaskID: info.TaskID, Theme: "dark", Getenv: func(string) string { return "" }, Unsent: io.Discard, Spill: spill.Open},
 			tea.WithInput(nil), tea.WithOutput(out), tea.WithWindowSize(120, 40))
 		done <- err
 	}()

@@ -79,6 +79,7 @@ type Model struct {
 	gen       uint64 // attach generation: stale async results are dropped
 	task      events.Task
 	tl        reducer
+	spill     *spillFile // the attached session's spill file (cfg.Spill)
 	conn      connState
 	connSeen  bool
 	streamErr error
@@ -129,6 +130,7 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 		tr:       newTranscript(),
 		tl:       newReducer(),
 	}
+	m.spill = &spillFile{open: cfg.Spill}
 	m.caps = capsOf(b)
 	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)

@@ -1,6 +1,9 @@
 package tui
 
-import "github.com/perch-tui/perch/events"
+import (
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/spill"
+)
 
 // reducer is what the attach view needs of events.Timeline (the domain
 // logic lives there, not in the UI).
@@ -19,3 +22,44 @@ type reducer interface {
 }
 
 func newReducer() reducer { return events.NewTimeline() }
+
+// spillFile is the spill file of the attached session: one per session,
+// kept across the resets of its timeline (the file only grows; what a
+// reset dropped is never read again) and closed, which removes it, when
+// another session is attached, the list is shown or perch exits.
+type spillFile struct {
+	open func(session string) *spill.File // nil: memory only
+	min  int                              // events.SpillMin when 0; tests spill everything
+	id   string
+	f    *spill.File
+}
+
+// timeline is a fresh timeline for session id that keeps its long texts
+// in the session's spill file; id "" (no session) closes the file.
+func (s *spillFile) timeline(id string) reducer {
+	tl := events.NewTimeline()
+	if s == nil || s.open == nil {
+		return tl
+	}
+	if s.f != nil && s.id != id {
+		s.close()
+	}
+	if id == "" {
+		return tl
+	}
+	if s.f == nil {
+		s.f, s.id = s.open(id), id
+	}
+	tl.SetBodyStore(s.f, events.SpillOptions{Min: s.min})
+	return tl
+}
+
+// close removes the file (nothing of it is read afterwards: a view that
+// still asked would be told the text is gone).
+func (s *spillFile) close() {
+	if s == nil || s.f == nil {
+		return
+	}
+	s.f.Close()
+	s.f, s.id = nil, ""
+}

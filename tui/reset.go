@@ -32,7 +32,7 @@ func isResetEvent(ev *events.Event) bool {
 // restartTimeline drops the attached task's timeline and what was drawn
 // from it; the task, the composer and the held messages stay.
 func (m *Model) restartTimeline() {
-	m.tl = newReducer()
+	m.tl = m.spill.timeline(m.task.ID)
 	m.tl.SetTask(m.task)
 	m.tr = newTranscript()
 	m.expanded = make(map[*events.Item]bool)

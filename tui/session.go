@@ -68,7 +68,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.mode = modeTask
 	m.overlay = ovNone
 	m.task = t
-	m.tl = newReducer()
+	m.tl = m.spill.timeline(t.ID)
 	m.tl.SetTask(t)
 	m.tr = newTranscript()
 	m.expanded = make(map[*events.Item]bool)
@@ -95,7 +95,7 @@ func (m *Model) detach() tea.Cmd {
 	m.list.selectID(m.task.ID)
 	// Let the timeline go: a 10,000-item session should not stay in memory
 	// behind the task list.
-	m.tl = newReducer()
+	m.tl = m.spill.timeline("")
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")

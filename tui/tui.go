@@ -23,6 +23,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/spill"
 )
 
 // The UI shows one backend.Backend: a live system (maria, Suna, pynchy)
@@ -109,6 +110,11 @@ type Config struct {
 	// every session of many sources (board.go); the backend given to Run
 	// may then be nil: each session opens through its own source's.
 	Board *Board
+
+	// Spill opens the file where an attached session's long texts are
+	// kept off the heap (spill.Open); nil keeps them in memory (tests,
+	// short sessions).
+	Spill func(session string) *spill.File
 
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
@@ -201,6 +207,7 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	cancel()
 	hub.wait()
 	<-boardDone
+	m.spill.close()
 	cfg.tasks.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		// Killed because our context ended: that is a normal exit.

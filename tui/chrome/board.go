@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/events"
 )
 
 // BoardList is the board of every source's sessions as a frame shows it.
@@ -325,7 +326,7 @@ func usage(r board.Row) string {
 		parts = append(parts, Tokens(r.Tokens))
 	}
 	if r.HasCost {
-		parts = append(parts, "$"+strconv.FormatFloat(r.Cost, 'f', 2, 64))
+		parts = append(parts, events.CostText(r.Cost))
 	}
 	return strings.Join(parts, " ")
 }
@@ -368,8 +369,11 @@ func (c Chrome) boardDetail(r board.Row, w int) string {
 		}
 		parts = append(parts, c.Warn.Render(t))
 	}
-	if r.LastReply != "" {
+	switch {
+	case r.LastReply != "":
 		parts = append(parts, c.Dim.Render("“"+OneLine(r.LastReply)+"”"))
+	case r.Note != "":
+		parts = append(parts, c.Dim.Render("("+OneLine(r.Note)+")"))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, c.Dim.Render(OneLine(r.System)+" · "+OneLine(r.Source)+" · "+ShortID(OneLine(r.ID))))

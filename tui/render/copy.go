@@ -25,10 +25,10 @@ func CopyText(it *events.Item) (s string, firstLine int) {
 		return "", 1
 	}
 	if it.Kind != events.ItemTool || it.Tool == nil {
-		return keepTabs(headTail(strings.TrimSpace(it.Text), maxPlain)), 1
+		return keepTabs(headTail(strings.TrimSpace(it.Body()), maxPlain)), 1
 	}
 	t := it.Tool
-	res := t.Result
+	res := t.Output()
 	if res == nil {
 		return "", 1
 	}

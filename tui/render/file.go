@@ -18,9 +18,10 @@ import (
 // syntax-highlighted lines. Legacy results carry the whole file with the
 // range; HEAD text carries " L01 | line" rows (docs/protocol.md §7.3).
 func readFileBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	fc := t.Result.File
+	res := t.Output()
+	fc := res.File
 	if fc == nil {
-		fc = tools.ParseRead(t.Result.Text)
+		fc = tools.ParseRead(res.Text)
 	}
 	if fc == nil {
 		return genericBody(r, t, w)

@@ -32,7 +32,7 @@ func Contains(it *events.Item, query string) bool {
 	if smartIndex(toolHeaderText(it.Tool), query, 0) >= 0 {
 		return true
 	}
-	for _, s := range outputTexts(it.Tool.Result) {
+	for _, s := range outputTexts(it.Tool.Output()) {
 		if smartIndex(s, query, 0) >= 0 {
 			return true
 		}

@@ -14,9 +14,10 @@ import (
 // into the same shape; its emoji markers are replaced because their width
 // differs between terminals.
 func listFilesBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	fl := t.Result.FileListing()
+	res := t.Output()
+	fl := res.FileListing()
 	if fl == nil {
-		fl = events.WithDetails(t.Result, tools.FormatListing, t.Call).FileListing()
+		fl = events.WithDetails(res, tools.FormatListing, t.Call).FileListing()
 	}
 	if fl == nil {
 		return genericBody(r, t, w)

@@ -33,7 +33,7 @@ func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
 		limit = maxTextLinesExpanded
 	}
 	lines := []string{r.st.User.Label.Render("You")}
-	body, more := wrapText(it.Text, w, limit)
+	body, more := wrapText(it.Body(), w, limit)
 	tp := newPaint(r.st.User.Text)
 	for _, l := range body {
 		lines = append(lines, tp.on(l))
@@ -51,12 +51,12 @@ func (r *Renderer) user(it *events.Item, w int, expanded bool) []string {
 // so the turn never renders as nothing.
 func (r *Renderer) assistant(it *events.Item, w int, expanded, hideThinking bool) []string {
 	var lines []string
-	text := strings.TrimSpace(it.Text)
+	text := strings.TrimSpace(it.Body())
 	usage := ""
 	if u := it.Usage; u != nil && (u.InputTokens > 0 || u.OutputTokens > 0 || u.HasCost) {
 		usage = usageText(u)
 	}
-	thinking := strings.TrimSpace(it.Thinking)
+	thinking := strings.TrimSpace(it.ThinkingBody())
 	if thinking != "" && !hideThinking {
 		lines = append(lines, r.thinking(thinking, w, expanded)...)
 	}

@@ -204,7 +204,7 @@ func PlainText(it *events.Item) string {
 		return ""
 	}
 	if it.Kind != events.ItemTool || it.Tool == nil {
-		return sanitize.Text(headTail(it.Text, maxPlain))
+		return sanitize.Text(headTail(it.Body(), maxPlain))
 	}
 	t := it.Tool
 	var b strings.Builder
@@ -213,7 +213,7 @@ func PlainText(it *events.Item) string {
 		b.WriteString(" ")
 		b.WriteString(k)
 	}
-	if res := t.Result; res != nil {
+	if res := t.Output(); res != nil {
 		out := res.Text
 		switch {
 		case res.IsError && res.ErrorText != "":

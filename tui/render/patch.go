@@ -13,15 +13,16 @@ import (
 // absolute path) and the content that was appended, from the call's
 // arguments.
 func writeBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	wr := t.Result.Write
+	res := t.Output()
+	wr := res.Write
 	if wr == nil {
-		wr = tools.ParseWrite(strings.TrimSpace(t.Result.Text))
+		wr = tools.ParseWrite(strings.TrimSpace(res.Text))
 	}
 	var segs []seg
 	if wr != nil && wr.Path != "" {
 		segs = append(segs, linesSeg(r.p.dim.on("wrote ")+r.p.path.on(sanitize.Line(wr.Path))))
-	} else if t.Result.Text != "" {
-		segs = append(segs, textSeg(t.Result.Text, nil))
+	} else if res.Text != "" {
+		segs = append(segs, textSeg(res.Text, nil))
 	}
 	var tags []string
 	if content := tools.WriteContent(t.Call.Args); content != "" {
@@ -37,9 +38,10 @@ func writeBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
 // coloured diff. HEAD sends the summary as a JSON document in a string
 // (docs/protocol.md §7.5).
 func patchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	pr := t.Result.Patch
+	res := t.Output()
+	pr := res.Patch
 	if pr == nil {
-		pr = events.WithDetails(t.Result, tools.FormatPatch, t.Call).Patch
+		pr = events.WithDetails(res, tools.FormatPatch, t.Call).Patch
 	}
 	if pr == nil {
 		return genericBody(r, t, w)

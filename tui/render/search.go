@@ -12,11 +12,11 @@ import (
 // "path:line" header over its numbered context, the matching line
 // emphasised.
 func searchBody(r *Renderer, t *events.ToolItem, w int) ([]seg, []string) {
-	sr := t.Result.SearchResult()
+	sr := t.Output().SearchResult()
 	if sr == nil {
 		// HEAD text is already "path:line\n<n>: context" rows; colour
 		// them line by line.
-		text := t.Result.Text
+		text := t.Output().Text
 		var tags []string
 		if n, ok := tools.FoundMatches(cutBytes(text, 4096)); ok {
 			tags = append(tags, r.p.tag.on(matches(n)))

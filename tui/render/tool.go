@@ -139,7 +139,7 @@ func keyArg(t *events.ToolItem) string { return sanitize.Line(t.KeyArg()) }
 
 // errorBody shows a failed call's readable error in the error colour.
 func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
-	res := t.Result
+	res := t.Output()
 	text := res.ErrorText
 	if text == "" {
 		text = res.Text
@@ -156,7 +156,7 @@ func errorBody(r *Renderer, t *events.ToolItem) ([]seg, []string) {
 // genericBody is the fallback: the text as-is, diff-coloured when it looks
 // like a unified diff.
 func genericBody(r *Renderer, t *events.ToolItem, _ int) ([]seg, []string) {
-	text := t.Result.Text
+	text := t.Output().Text
 	if tools.LooksLikeDiff(text) {
 		return []seg{textSeg(text, r.p.diffChunk)}, nil
 	}

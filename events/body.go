@@ -1,0 +1,285 @@
+package events
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"weak"
+
+	"github.com/perch-tui/perch/tools"
+)
+
+// BodyStore keeps the large texts of a timeline out of memory: what Put
+// stored at an offset, Get gives back (package spill's File, an
+// append-only file). The timeline itself does no IO beyond these calls.
+type BodyStore interface {
+	Put(text string) (off int64, err error)
+	Get(off int64, n int) (string, error)
+}
+
+// SpillMin is the size from which a finished text (a tool's output, an
+// assistant's reply or reasoning, a user's message) goes to the timeline's
+// BodyStore instead of staying in memory.
+const SpillMin = 1 << 10
+
+// GoneText is what an item shows in place of a text its store lost (the
+// spill file was removed or truncated under a running perch).
+const GoneText = "[output no longer available: %v]"
+
+// ref is where a text is in a BodyStore.
+type ref struct {
+	store BodyStore
+	off   int64
+	n     int
+}
+
+func (r *ref) load() (string, error) {
+	s, err := r.store.Get(r.off, r.n)
+	if err != nil {
+		return "", fmt.Errorf("read back %d bytes: %w", r.n, err)
+	}
+	return s, nil
+}
+
+// orGone is the text, or the notice that says why it is not there.
+func orGone(s string, err error) string {
+	if err != nil {
+		return fmt.Sprintf(GoneText, errors.Unwrap(err))
+	}
+	return s
+}
+
+// itemRefs are an item's texts kept in the store (nil: all in memory).
+type itemRefs struct{ text, thinking *ref }
+
+// LoadBody is the item's text (Text), read back from the store when it
+// was kept there. Use it, not Text, whenever the words are shown,
+// searched or exported.
+func (it *Item) LoadBody() (string, error) {
+	if it.refs == nil || it.refs.text == nil {
+		return it.Text, nil
+	}
+	return it.refs.text.load()
+}
+
+// Body is LoadBody, with a notice in place of a text the store lost.
+func (it *Item) Body() string { return orGone(it.LoadBody()) }
+
+// LoadThinking is the item's reasoning (Thinking), read back like
+// LoadBody.
+func (it *Item) LoadThinking() (string, error) {
+	if it.refs == nil || it.refs.thinking == nil {
+		return it.Thinking, nil
+	}
+	return it.refs.thinking.load()
+}
+
+// ThinkingBody is LoadThinking, with a notice in place of a lost text.
+func (it *Item) ThinkingBody() string { return orGone(it.LoadThinking()) }
+
+// HasBody says whether the item has text, without reading it back.
+func (it *Item) HasBody() bool { return it.Text != "" || it.refs != nil && it.refs.text != nil }
+
+// HasThinking says whether the item has reasoning, without reading it
+// back.
+func (it *Item) HasThinking() bool {
+	return it.Thinking != "" || it.refs != nil && it.refs.thinking != nil
+}
+
+// spilledResult is a tool result whose text is in the store (one
+// allocation: the result the item points to, and what it takes to make
+// it whole again).
+type spilledResult struct {
+	res ToolResult // what stays in memory: Text and the details are empty
+	ref
+	// details: the result's details were parsed from its text as format,
+	// with the call's arguments args; they are parsed again when it is
+	// read back.
+	details bool
+	format  tools.Format
+	args    json.RawMessage
+	// What Outcome needs of a command's result, so that a header never
+	// reads the text back: isCmd is set when Command gave one.
+	isCmd, timedOut bool
+	exit            *int
+	// last is the copy LoadOutput made last, while anything (a view's
+	// cache, an expanded body) still holds it: the several readers of one
+	// frame share one read and one parse, and memory holds only what the
+	// views hold.
+	last weak.Pointer[ToolResult]
+}
+
+// LoadOutput is the call's result with its text and details in memory:
+// Result itself unless its text was kept in the store, else a copy read
+// back (details parsed again from the text). nil before a result. Like
+// every method of a timeline's items, call it from the goroutine that
+// owns the timeline.
+func (t *ToolItem) LoadOutput() (*ToolResult, error) {
+	r := t.Result
+	if r == nil || r.spilled == nil {
+		return r, nil
+	}
+	sp := r.spilled
+	if cp := sp.last.Value(); cp != nil {
+		return cp, nil
+	}
+	text, err := sp.load()
+	if err != nil {
+		return nil, err
+	}
+	cp := *r
+	cp.spilled = nil
+	cp.Text = text
+	if sp.details {
+		fillFormat(&cp, sp.format, ToolCall{Args: sp.args})
+	}
+	sp.last = weak.Make(&cp)
+	return &cp, nil
+}
+
+// Output is LoadOutput; when the store lost the text, the copy's text is a
+// notice that says so and it has no details.
+func (t *ToolItem) Output() *ToolResult {
+	r, err := t.LoadOutput()
+	if err != nil {
+		cp := *t.Result
+		cp.spilled = nil
+		cp.Text = orGone("", err)
+		return &cp
+	}
+	return r
+}
+
+// OutputText is the result's Text, read back without parsing the
+// details again (an export needs only the words); a lost text is a notice
+// that says so. "" before a result.
+func (t *ToolItem) OutputText() string {
+	r := t.Result
+	if r == nil {
+		return ""
+	}
+	if r.spilled == nil {
+		return r.Text
+	}
+	if cp := r.spilled.last.Value(); cp != nil {
+		return cp.Text
+	}
+	return orGone(r.spilled.load())
+}
+
+// OutputLen is the length of the result's text without reading it back.
+func (r *ToolResult) OutputLen() int {
+	if r == nil {
+		return 0
+	}
+	if r.spilled != nil {
+		return r.spilled.n
+	}
+	return len(r.Text)
+}
+
+// SpillOptions say how a timeline uses its BodyStore.
+type SpillOptions struct {
+	// Min is the size from which a text goes to the store (SpillMin when
+	// 0).
+	Min int
+	// Quiet: a store that fails is not reported by a notice in the
+	// transcript (an export, whose output must not change with the
+	// machine, says it apart: SpillErr).
+	Quiet bool
+}
+
+// SetBodyStore makes the timeline keep finished texts in s instead of
+// memory. When s fails to take a text (no file, a full disk), that text
+// and every later one stay in memory, and one notice says so (see
+// SpillOptions.Quiet).
+func (t *Timeline) SetBodyStore(s BodyStore, o SpillOptions) {
+	if o.Min <= 0 {
+		o.Min = SpillMin
+	}
+	t.store, t.spill = s, o
+}
+
+// SpillErr is why the timeline's BodyStore stopped taking texts (they stay
+// in memory since), nil while it takes them.
+func (t *Timeline) SpillErr() error { return t.spillErr }
+
+// put stores text, or reports that it stays in memory.
+func (t *Timeline) put(text string) *ref {
+	if t.store == nil || len(text) < t.spill.Min {
+		return nil
+	}
+	off, err := t.store.Put(text)
+	if err != nil {
+		t.store, t.spillErr = nil, err
+		if !t.spill.Quiet {
+			t.add(&Item{Kind: ItemNotice, Level: LevelWarning,
+				Text: "Long outputs are kept in memory from here on: " + err.Error()})
+		}
+		return nil
+	}
+	return &ref{store: t.store, off: off, n: len(text)}
+}
+
+// spillItem moves a finished item's long text and reasoning to the store.
+func (t *Timeline) spillItem(it *Item) {
+	if t.store == nil || it.Open {
+		return
+	}
+	if r := t.put(it.Text); r != nil {
+		if it.refs == nil {
+			it.refs = &itemRefs{}
+		}
+		it.refs.text, it.Text = r, ""
+	}
+	if r := t.put(it.Thinking); r != nil {
+		if it.refs == nil {
+			it.refs = &itemRefs{}
+		}
+		it.refs.thinking, it.Thinking = r, ""
+	}
+}
+
+// setText replaces an item's text (the final form of a turn).
+func (it *Item) setText(s string) {
+	it.Text = s
+	if it.refs != nil {
+		it.refs.text = nil
+	}
+}
+
+// setThinking replaces an item's reasoning.
+func (it *Item) setThinking(s string) {
+	it.Thinking = s
+	if it.refs != nil {
+		it.refs.thinking = nil
+	}
+}
+
+// spillResult replaces a finished tool result with a copy whose text is in
+// the store, when its details can be parsed again from the text (details
+// a legacy structure gave stay in memory with their text).
+func (t *Timeline) spillResult(it *Item) {
+	r := it.Tool.Result
+	if t.store == nil || r == nil || r.streaming || r.spilled != nil || len(r.Text) < t.spill.Min {
+		return
+	}
+	if r.hasDetails() && !r.textDetails {
+		return
+	}
+	c := it.Tool.Command()
+	rf := t.put(r.Text)
+	if rf == nil {
+		return
+	}
+	sp := &spilledResult{ref: *rf, res: ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
+		Structured: r.Structured, ExitCode: r.Exit(), Todos: r.Todos}}
+	sp.res.spilled = sp
+	if c != nil {
+		sp.isCmd, sp.timedOut, sp.exit = true, c.TimedOut, c.ExitCode
+	}
+	if r.textDetails {
+		sp.details, sp.format, sp.args = true, r.format, r.detailsArgs
+	}
+	it.Tool.Result = &sp.res
+}
