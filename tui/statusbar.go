@@ -269,6 +269,9 @@ func (m *Model) keyHints() []chrome.Hint {
 		}
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
+	if m.mode == modeList && m.board != nil {
+		return chrome.BoardHints()
+	}
 	if m.mode == modeList {
 		return chrome.ListHints(m.caps.Create)
 	}
