@@ -277,9 +277,9 @@ func (m *Model) boardKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case msg.String() == "esc":
 		bs.filter = board.Filter{}
-	case msg.String() == "s":
+	case key.Matches(msg, k.BoardStatus):
 		bs.cycleStatus()
-	case msg.String() == "S":
+	case key.Matches(msg, k.BoardSource):
 		bs.cycleSource()
 	case key.Matches(msg, k.ListUp):
 		bs.move(-1)

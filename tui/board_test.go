@@ -270,3 +270,36 @@ func TestBoardNotifiesOfSessionsNotOnScreen(t *testing.T) {
 		t.Fatalf("a blurred terminal was not told of the session on screen: %q", out)
 	}
 }
+
+// The help on the board says the board's keys (its filters among them),
+// not the single-source task list's.
+func TestBoardHelp(t *testing.T) {
+	hs, _ := boardHarness(t, 120, 40, threeSources())
+	hs.key("?")
+	seen := hs.view()
+	for i := 0; i < 20 && strings.Contains(hs.view(), "↓ more below"); i++ {
+		hs.key("down")
+		seen += hs.view()
+	}
+	for _, want := range []string{"board", "filter by status", "filter by source", "clear the filters"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the board's help lacks %q:\n%s", want, seen)
+		}
+	}
+	if strings.Contains(seen, "new task") {
+		t.Errorf("the board's help offers n (new task), which the board does not do:\n%s", seen)
+	}
+}
+
+// A paste while the board's filter is typed narrows the board.
+func TestBoardFilterTakesAPaste(t *testing.T) {
+	hs, _ := boardHarness(t, 120, 30, threeSources())
+	hs.key("/")
+	hs.send(tea.PasteMsg{Content: "deploy"})
+	if got := hs.m.board.filter.Text; got != "deploy" {
+		t.Fatalf("board filter %q after a paste", got)
+	}
+	if n := len(hs.m.board.rows); n != 1 {
+		t.Fatalf("%d rows after filtering by a pasted name, want 1", n)
+	}
+}
