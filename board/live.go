@@ -313,13 +313,18 @@ func classify(name string, err error) SourceState {
 	if err == nil {
 		err = errors.New("the watch ended")
 	}
-	st.Err = err.Error()
 	var ws *WrongSystemError
 	switch {
 	case errors.As(err, &ws):
 		st.Conn = WrongSystem
+		st.Err = err.Error()
 	case refused(err):
 		st.Conn = Refused
+		st.Err = backend.Reason(err)
+	default:
+		// What a person acts on ("connection refused"), not the URL
+		// they configured, which the row names already.
+		st.Err = backend.Reason(err)
 	}
 	return st
 }
