@@ -194,8 +194,12 @@ func run() int {
 	if h.measure["startup"] {
 		sections = append(sections, section{"startup", h.benchStartup})
 	}
-	for _, n := range sizes {
-		sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
+	// The sessions of -n serve only these measures (-measure watch alone
+	// starts no long session).
+	if h.measure["stream"] || h.measure["export"] || h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"] {
+		for _, n := range sizes {
+			sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
+		}
 	}
 	if h.measure["big"] {
 		sections = append(sections, section{"big output", func() error {
