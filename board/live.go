@@ -171,7 +171,9 @@ func (b *Board) setConn(st SourceState) {
 	b.changed(nil)
 }
 
-func (b *Board) setSessions(src string, ts []events.Task) {
+// setSessions takes a source's list; the runs it shows ended are
+// summarized through sum (nil when the source cannot say).
+func (b *Board) setSessions(src string, ts []events.Task, sum *summarizer) {
 	list := make([]Session, len(ts))
 	for i, t := range ts {
 		list[i] = FromTask(t)
@@ -179,10 +181,71 @@ func (b *Board) setSessions(src string, ts []events.Task) {
 	b.mu.Lock()
 	b.changed(b.m.SetSessions(src, list, time.Now()))
 	base := b.m.TakeBaseline()
+	ended := b.m.TakeEnded(src)
 	b.mu.Unlock()
 	if base != nil && b.seen != nil {
 		_, _ = b.seen.Save(base) // a mark not saved is taken again next run
 	}
+	for _, id := range ended {
+		sum.start(id)
+	}
+}
+
+// Bounds of the summary reads (backend.RunSummarizer) of one source.
+const (
+	maxSummaries   = 4                // at once
+	summaryTimeout = 15 * time.Second // each
+)
+
+// summarizer reads how each run a source's list shows ended: one bounded
+// read per run end (backend.RunSummarizer), never per list, at most
+// maxSummaries at a time; a read that fails becomes the row's note and
+// holds up nothing else.
+type summarizer struct {
+	b   *Board
+	ctx context.Context
+	src string
+	rs  backend.RunSummarizer
+	sem chan struct{}
+}
+
+func (b *Board) newSummarizer(ctx context.Context, src string, be backend.Backend) *summarizer {
+	rs, ok := be.(backend.RunSummarizer)
+	if !ok {
+		return nil
+	}
+	b.mu.Lock()
+	b.m.SetSummarized(src)
+	b.mu.Unlock()
+	return &summarizer{b: b, ctx: ctx, src: src, rs: rs, sem: make(chan struct{}, maxSummaries)}
+}
+
+// start reads the summary of id's last run in the background.
+func (s *summarizer) start(id string) {
+	b := s.b
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		select {
+		case s.sem <- struct{}{}:
+		case <-s.ctx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, summaryTimeout)
+		rs, err := s.rs.RunSummary(ctx, id)
+		cancel()
+		<-s.sem
+		if s.ctx.Err() != nil {
+			return
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if err != nil {
+			b.changed(b.m.SummaryFailed(s.src, id, err, time.Now()))
+			return
+		}
+		b.changed(b.m.SetSummary(s.src, id, rs, time.Now()))
+	}()
 }
 
 // run keeps one source watched: open, watch its list, and on failure say
@@ -197,10 +260,11 @@ func (b *Board) run(ctx context.Context, src Source) {
 			hctx, stop := context.WithCancel(ctx)
 			held := make(chan struct{})
 			go func() { defer close(held); b.watchHeld(hctx, src.Name, be.URL()) }()
+			sum := b.newSummarizer(ctx, src.Name, be)
 			err = backend.WatchSessions(ctx, be, b.opts.Poll,
 				func(ts []events.Task) {
 					wait = time.Second // it answered: the next failure starts over
-					b.setSessions(src.Name, ts)
+					b.setSessions(src.Name, ts, sum)
 				},
 				func(cs backend.ConnState) { b.setConn(fromConn(src.Name, cs)) })
 			stop()
@@ -249,13 +313,18 @@ func classify(name string, err error) SourceState {
 	if err == nil {
 		err = errors.New("the watch ended")
 	}
-	st.Err = err.Error()
 	var ws *WrongSystemError
 	switch {
 	case errors.As(err, &ws):
 		st.Conn = WrongSystem
+		st.Err = err.Error()
 	case refused(err):
 		st.Conn = Refused
+		st.Err = backend.Reason(err)
+	default:
+		// What a person acts on ("connection refused"), not the URL
+		// they configured, which the row names already.
+		st.Err = backend.Reason(err)
 	}
 	return st
 }

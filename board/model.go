@@ -194,7 +194,10 @@ type Row struct {
 	Cost      float64
 	HasCost   bool
 	LastReply string // first line, sanitized, bounded
-	Detail    string // more on Reason (why a message was refused), sanitized
+	Detail    string // more on Reason (why a message was refused, why the run failed), sanitized
+	// Note says what the board could not learn of the session (why its
+	// last run's summary could not be read), sanitized.
+	Note string
 }
 
 // Change is one session's change of state, for `perch watch`.
@@ -206,7 +209,10 @@ type Change struct {
 	Old     Status // "" for a session that appeared
 	New     Status
 	Reason  Reason
-	At      time.Time
+	// Detail says more on the new state: why the run failed or was
+	// cancelled, why a held message was refused (sanitized).
+	Detail string
+	At     time.Time
 }
 
 // Filter selects rows; its zero value selects all.
@@ -233,6 +239,10 @@ type source struct {
 	synced bool // a first list arrived: later lists make changes
 	items  map[string]*entry
 	held   map[string]Held
+	// summarized: the source can tell how a run ended (SetSummarized); a
+	// run's end is then reported once its summary is in.
+	summarized bool
+	ended      []string // sessions whose run ended, not yet taken (TakeEnded)
 }
 
 type entry struct {
@@ -242,6 +252,25 @@ type entry struct {
 	// that a list repeated after a reconnect reports nothing again.
 	shown  Status
 	reason Reason
+	// pending: the run ended and its summary is awaited; the change is
+	// reported when it comes (SetSummary), so that a failed run is one
+	// change, generating → failed.
+	pending bool
+	// end is how the last run ended when it did not finish (Failed,
+	// Cancelled; "" otherwise): the list says only idle.
+	end    Status
+	detail string // why, as the system said
+	note   string // why the summary could not be read
+	sum    *summary
+}
+
+// summary is what the last run's summary said beyond its end.
+type summary struct {
+	tokens    int64
+	cost      float64
+	hasCost   bool
+	hasTokens bool
+	lastReply string
 }
 
 // NewModel starts a board of the named sources, in the order given.
@@ -334,6 +363,17 @@ func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change 
 					n.Updated = now
 				}
 				e.unread++
+				e.end, e.detail = "", ""
+				if s.summarized {
+					e.pending = true
+					s.ended = append(s.ended, n.ID)
+				}
+			}
+			switch {
+			case n.Status == Generating:
+				e.end, e.detail = "", ""
+			case n.Status == Idle && e.end != "":
+				n.Status = e.end // the list cannot say the run failed
 			}
 			e.s = n
 		}
@@ -405,6 +445,80 @@ func (m *Model) MarkSeen(src, id string) (key string, mark time.Time, ok bool) {
 	return key, m.seen[key], true
 }
 
+// SetSummarized says that the source can tell how a run ended (its
+// backend is a backend.RunSummarizer): from now on a run's end is
+// reported by SetSummary, once the caller has read it (TakeEnded).
+func (m *Model) SetSummarized(src string) {
+	if s := m.source(src); s != nil {
+		s.summarized = true
+	}
+}
+
+// TakeEnded returns the sessions of src whose run ended since the last
+// call: the caller reads each one's summary once and hands it to
+// SetSummary (or SummaryFailed).
+func (m *Model) TakeEnded(src string) []string {
+	s := m.source(src)
+	if s == nil || len(s.ended) == 0 {
+		return nil
+	}
+	out := s.ended
+	s.ended = nil
+	return out
+}
+
+// entry is the session id of source src (nil, nil if either is unknown).
+func (m *Model) entry(src, id string) (*source, *entry) {
+	s := m.source(src)
+	if s == nil {
+		return nil, nil
+	}
+	return s, s.items[id]
+}
+
+// SetSummary records how a session's last run ended, its last reply and
+// its usage, and reports the change its end made (once: generating →
+// failed, not → idle → failed).
+func (m *Model) SetSummary(src, id string, rs events.RunSummary, now time.Time) []Change {
+	s, e := m.entry(src, id)
+	if e == nil {
+		return nil
+	}
+	e.pending, e.note = false, ""
+	e.sum = &summary{lastReply: firstLine(rs.LastReply)}
+	if rs.HasUsage {
+		e.sum.tokens, e.sum.hasTokens = rs.Tokens(), true
+		e.sum.cost, e.sum.hasCost = rs.Usage.CostUSD, rs.Usage.HasCost
+	}
+	var end Status
+	switch rs.End {
+	case events.RunEndFailed:
+		end = Failed
+	case events.RunEndCancelled:
+		end = Cancelled
+	}
+	if e.s.Status != Generating && end != "" {
+		e.end, e.detail = end, clip(sanitize.Line(rs.Reason), MaxError)
+		if e.s.Status == Idle {
+			e.s.Status = end
+		}
+	}
+	return m.diff(s, now)
+}
+
+// SummaryFailed records that a session's last run could not be
+// summarized: its end is reported as the list said, the error becomes the
+// row's note.
+func (m *Model) SummaryFailed(src, id string, err error, now time.Time) []Change {
+	s, e := m.entry(src, id)
+	if e == nil {
+		return nil
+	}
+	e.pending = false
+	e.note = clip(sanitize.Line("how the last run ended is not known: "+err.Error()), MaxError)
+	return m.diff(s, now)
+}
+
 // TakeBaseline returns the marks of sessions seen for the first time
 // since the last call, for the caller to persist.
 func (m *Model) TakeBaseline() Marks {
@@ -431,11 +545,11 @@ func (m *Model) diff(s *source, now time.Time) []Change {
 	for _, id := range ids {
 		e := s.items[id]
 		r := m.reasonOf(s, e)
-		if e.shown == e.s.Status && e.reason == r {
+		if e.pending || e.shown == e.s.Status && e.reason == r {
 			continue
 		}
 		out = append(out, Change{Source: s.state.Name, System: s.state.System, Session: id, Name: e.s.Name,
-			Old: e.shown, New: e.s.Status, Reason: r, At: now})
+			Old: e.shown, New: e.s.Status, Reason: r, Detail: detailOf(s, e, r), At: now})
 		e.shown, e.reason = e.s.Status, r
 	}
 	return out
@@ -544,10 +658,31 @@ func (m *Model) row(s *source, e *entry) Row {
 	r := Row{Source: s.state.Name, System: s.state.System, ID: e.s.ID, Name: e.s.Name, Status: st,
 		Reason: m.reasonOf(s, e), Unread: e.unread, Queued: e.s.Queued, Held: h.Held + h.Undeliverable,
 		Updated: e.s.Updated, Tokens: e.s.Tokens, Cost: e.s.Cost, HasCost: e.s.HasCost, LastReply: e.s.LastReply}
-	if r.Reason == Undeliverable {
-		r.Detail = h.Err
+	r.Detail = detailOf(s, e, r.Reason)
+	if sum := e.sum; sum != nil {
+		if sum.hasTokens {
+			r.Tokens = sum.tokens
+		}
+		if sum.hasCost {
+			r.Cost, r.HasCost = sum.cost, true
+		}
+		if sum.lastReply != "" {
+			r.LastReply = sum.lastReply
+		}
 	}
+	r.Note = e.note
 	return r
+}
+
+// detailOf says more on a session's reason r or its status.
+func detailOf(s *source, e *entry, r Reason) string {
+	switch {
+	case r == Undeliverable:
+		return s.held[e.s.ID].Err
+	case e.s.Status == Failed || e.s.Status == Cancelled:
+		return e.detail
+	}
+	return ""
 }
 
 // firstLine is the first non-empty line of a reply, sanitized and bounded.

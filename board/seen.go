@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/perch-tui/perch/outbox"
@@ -27,7 +28,15 @@ func Key(sourceURL, session string) string { return sourceURL + " " + session }
 // atomically (a new file renamed over the old one) under a lock.
 type Seen struct {
 	path string
+	// mu guards last: every source's goroutine saves through one Seen.
+	mu   sync.Mutex
 	last os.FileInfo // the file as last read, to tell a change cheaply
+}
+
+func (s *Seen) setLast(fi os.FileInfo) {
+	s.mu.Lock()
+	s.last = fi
+	s.mu.Unlock()
 }
 
 // SeenFile is where Seen keeps its marks under the state directory.
@@ -47,7 +56,7 @@ func (s *Seen) Load() (Marks, error) {
 	fi, _ := os.Stat(s.path)
 	m, err := s.read()
 	if err == nil {
-		s.last = fi
+		s.setLast(fi)
 	}
 	return m, err
 }
@@ -79,7 +88,9 @@ func (s *Seen) read() (Marks, error) {
 // written (one stat: cheap enough for a short interval).
 func (s *Seen) Changed() bool {
 	fi, _ := os.Stat(s.path)
+	s.mu.Lock()
 	a, b := s.last, fi
+	s.mu.Unlock()
 	if a == nil || b == nil {
 		return (a == nil) != (b == nil)
 	}
@@ -108,7 +119,8 @@ func (s *Seen) Save(marks Marks) (Marks, error) {
 	if err := writeAtomic(s.path, merged); err != nil {
 		return nil, err
 	}
-	s.last, _ = os.Stat(s.path)
+	fi, _ := os.Stat(s.path)
+	s.setLast(fi)
 	return merged, nil
 }
 

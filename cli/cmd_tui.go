@@ -36,6 +36,18 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	prepareUI()
+	if many, err := c.manySources(env); err != nil {
+		return err
+	} else if many {
+		sources, err := c.boardSources(ctx, env)
+		if err != nil {
+			return err
+		}
+		root := outboxRoot(env)
+		return env.runBoardUI(ctx, sources, *theme, root, func(_ string, b backend.Backend) outbox.Store {
+			return outbox.OpenFileStore(root, b.URL())
+		})
+	}
 	b, err := c.open(ctx, env)
 	if err != nil {
 		return err

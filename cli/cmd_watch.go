@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -24,6 +25,7 @@ type changeJSON struct {
 	New        string `json:"new"`
 	Reason     string `json:"reason,omitempty"`
 	ReasonText string `json:"reason_text,omitempty"`
+	Detail     string `json:"detail,omitempty"` // why the run failed, why a message was refused
 }
 
 // startBoard opens every source of the command's connection settings
@@ -67,7 +69,7 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 		OnChange: func(ch board.Change) {
 			if *asJSON {
 				data, _ := json.Marshal(changeJSON{At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
-					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text()})
+					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
 				write(env.Stdout, string(data)+"\n")
 				return
 			}
@@ -184,6 +186,7 @@ type rowJSON struct {
 	Tokens     int64    `json:"tokens,omitempty"`
 	CostUSD    *float64 `json:"cost_usd,omitempty"`
 	LastReply  string   `json:"last_reply,omitempty"`
+	Note       string   `json:"note,omitempty"` // what the board could not learn of the session
 }
 
 type boardOut struct {
@@ -198,7 +201,7 @@ func boardJSON(sources []board.SourceState, rows []board.Row, now time.Time) boa
 	}
 	for _, r := range rows {
 		j := rowJSON{Source: r.Source, System: r.System, ID: r.ID, Name: r.Name, Status: string(r.Status), Reason: string(r.Reason),
-			ReasonText: r.Reason.Text(), Detail: r.Detail, Unread: r.Unread, Queued: r.Queued, Held: r.Held, Tokens: r.Tokens, LastReply: r.LastReply}
+			ReasonText: r.Reason.Text(), Detail: r.Detail, Unread: r.Unread, Queued: r.Queued, Held: r.Held, Tokens: r.Tokens, LastReply: r.LastReply, Note: r.Note}
 		if !r.Updated.IsZero() {
 			j.Updated = r.Updated.UnixMilli()
 		}
@@ -237,10 +240,14 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 			tokens = fmt.Sprint(r.Tokens)
 		}
 		if r.HasCost {
-			cost = fmt.Sprintf("$%.2f", r.Cost)
+			cost = events.CostText(r.Cost)
+		}
+		last := clip(r.LastReply, 60)
+		if last == "" && r.Note != "" {
+			last = "(" + clip(sanitize.Line(r.Note), 60) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(r.Source), 24), shortID(sanitize.Line(r.ID)),
-			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(clip(r.LastReply, 60), "-"))
+			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(last, "-"))
 	}
 	return tw.Flush()
 }

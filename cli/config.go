@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
 
@@ -39,6 +40,11 @@ import (
 //	url = "https://suna.example.com/v1"
 //	backend = "suna"                   # optional: asked of the URL
 //	token_command = "pass show suna"   # or token = "…"
+//
+//	[notify]                           # what the board's UI sends when a session needs you
+//	bell = true                        # BEL (each is on unless set to false)
+//	osc9 = true                        # desktop notification, OSC 9
+//	osc777 = false                     # desktop notification, OSC 777
 
 // fileConfig is the file's contents.
 type fileConfig struct {
@@ -48,6 +54,24 @@ type fileConfig struct {
 	Theme        text               `toml:"theme"`
 	Keys         map[string]keyList `toml:"keys"`
 	Sources      []sourceConfig     `toml:"source"`
+	Notify       notifyConfig       `toml:"notify"`
+}
+
+// notifyConfig is the [notify] table: which signals the board's UI sends
+// when a session needs the user. Each is on unless set to false.
+type notifyConfig struct {
+	Bell   *bool `toml:"bell"`
+	OSC9   *bool `toml:"osc9"`
+	OSC777 *bool `toml:"osc777"`
+}
+
+// notifyKeys are the [notify] table's keys.
+var notifyKeys = []string{"bell", "osc9", "osc777"}
+
+// kinds is the table as notify.Kinds.
+func (n notifyConfig) kinds() notify.Kinds {
+	on := func(b *bool) bool { return b == nil || *b }
+	return notify.Kinds{Bell: on(n.Bell), OSC9: on(n.OSC9), OSC777: on(n.OSC777)}
 }
 
 // sourceConfig is one [[source]] table: a server the board watches.
@@ -73,7 +97,7 @@ func (t *text) UnmarshalTOML(v any) error {
 }
 
 // configKeys are the file's keys, for messages.
-const configKeys = "url, backend, token_command, theme, the [keys] table and [[source]] tables"
+const configKeys = "url, backend, token_command, theme, the [keys] and [notify] tables and [[source]] tables"
 
 // sourceKeys are a [[source]] table's keys.
 var sourceKeys = []string{"name", "url", "backend", "token", "token_command"}
@@ -172,7 +196,10 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "source" {
 			return nil, bad(0, "[[source]]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], sourceKeys), strings.Join(sourceKeys, ", "))
 		}
-		known := []string{"url", "backend", "token_command", "theme", "keys", "source"}
+		if len(k) == 2 && k[0] == "notify" {
+			return nil, bad(lineOf(text, k), "[notify]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], notifyKeys), strings.Join(notifyKeys, ", "))
+		}
+		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
 	f := &c.file

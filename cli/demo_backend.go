@@ -10,6 +10,7 @@ import (
 	"github.com/perch-tui/perch/backend/pynchy"
 	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
@@ -142,7 +143,7 @@ var demoScript = []demoStep{
 // together, with sessions that run, finish, fail and wait over a few
 // minutes (demoScript). --serve prints their URLs ("system URL" lines)
 // and serves until interrupted, for perch watch and perch tasks --all;
-// otherwise the UI opens on maria's demo task.
+// otherwise the UI opens on the board of the three.
 func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve bool) error {
 	daemon := fakedaemon.New(fakedaemon.Options{Dialect: fakedaemon.DialectHead, Speed: speed})
 	msrv, err := daemon.Start("127.0.0.1:0")
@@ -150,8 +151,7 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 		return fmt.Errorf("demo: start the fake daemon: %w", err)
 	}
 	defer msrv.Close()
-	demoTask, err := daemon.SeedDemo()
-	if err != nil {
+	if _, err := daemon.SeedDemo(); err != nil {
 		return fmt.Errorf("demo: create the demo task: %w", err)
 	}
 	ssrv, err := startDemoSuna(speed)
@@ -187,9 +187,17 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 		<-ctx.Done()
 		return ctx.Err()
 	}
-	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
-	cfg.TaskID = demoTask
-	return env.runUI(ctx, backends[backend.Maria], cfg)
+	var sources []board.Source
+	stores := map[string]outbox.Store{}
+	for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
+		b := backends[name]
+		sources = append(sources, board.Source{Name: name, System: name, URL: urls[name],
+			Open: func(context.Context) (backend.Backend, error) { return b, nil }})
+		// The demo's servers live as long as this process: so do the
+		// messages for them, and what was seen of them.
+		stores[name] = outbox.NewMemStore()
+	}
+	return env.runBoardUI(ctx, sources, theme, "", func(source string, _ backend.Backend) outbox.Store { return stores[source] })
 }
 
 // playDemo plays demoScript until it ends or ctx does.

@@ -156,3 +156,20 @@ func probeError(err error) error {
 	}
 	return err
 }
+
+// manySources: perch opens the board rather than one server's task list
+// when given several --url, or none and [[source]] tables in the config
+// file.
+func (c *conn) manySources(env Env) (bool, error) {
+	if len(c.urls) > 1 {
+		return true, nil
+	}
+	if len(c.urls) == 1 {
+		return false, nil
+	}
+	conf, err := env.config()
+	if err != nil {
+		return false, err
+	}
+	return len(conf.file.Sources) > 0, nil
+}

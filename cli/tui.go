@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"sync"
 
 	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/spill"
 	"github.com/perch-tui/perch/tui"
@@ -68,4 +71,61 @@ func resolveTheme(env Env, theme *string) error {
 func withOutbox(c tui.Config, store outbox.Store) tui.Config {
 	c.Outbox = &tui.Outbox{Store: store}
 	return c
+}
+
+// openedBackends keeps the backend each board source last opened, for the
+// UI to open that source's sessions through (the board opens and reopens
+// them in its own goroutines).
+type openedBackends struct {
+	mu sync.Mutex
+	m  map[string]backend.Backend
+}
+
+func (o *openedBackends) get(name string) backend.Backend {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.m[name]
+}
+
+// record wraps a source's Open to keep what it opened.
+func (o *openedBackends) record(s board.Source) board.Source {
+	open := s.Open
+	s.Open = func(ctx context.Context) (backend.Backend, error) {
+		b, err := open(ctx)
+		if err == nil {
+			o.mu.Lock()
+			o.m[s.Name] = b
+			o.mu.Unlock()
+		}
+		return b, err
+	}
+	return s
+}
+
+// runBoardUI opens the UI on the board of sources: every session of every
+// source, each opened through its own source's backend. store is where a
+// source's messages are kept; stateDir holds the seen marks and the
+// outbox journals the board reads ("" for neither).
+func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, stateDir string, store func(source string, b backend.Backend) outbox.Store) error {
+	opened := &openedBackends{m: map[string]backend.Backend{}}
+	for i := range sources {
+		sources[i] = opened.record(sources[i])
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	bd := board.Start(ctx, sources, board.Options{StateDir: stateDir})
+	defer func() { cancel(); bd.Wait() }()
+	cfg := uiConfig(env, theme)
+	kinds := notify.All
+	if conf, err := env.config(); err == nil {
+		kinds = conf.file.Notify.kinds()
+	}
+	cfg.Board = &tui.Board{Live: bd, Notify: notify.Options{Kinds: kinds, Tmux: notify.InTmux(env.Getenv)},
+		Open: func(source string) (backend.Backend, *tui.Outbox, bool) {
+			b := opened.get(source)
+			if b == nil {
+				return nil, nil, false
+			}
+			return b, &tui.Outbox{Store: store(source, b)}, true
+		}}
+	return env.runUI(ctx, nil, cfg)
 }

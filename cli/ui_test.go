@@ -29,6 +29,10 @@ type recordingUI struct {
 func (u *recordingUI) open(_ context.Context, b backend.Backend, c tui.Config) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if b == nil && c.Board != nil {
+		u.calls, u.cfgs, u.backends = append(u.calls, "board"), append(u.cfgs, c), append(u.backends, b)
+		return nil
+	}
 	kind := b.Name()
 	if b.Capabilities().Recording {
 		kind = "readonly"

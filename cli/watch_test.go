@@ -363,3 +363,85 @@ backend = "suna"
 		}
 	}
 }
+
+// perch watch --json prints a failed run as one change, generating →
+// failed, with the system's reason, on every system: the lists say only
+// idle, the run's summary (read once at its end) says failed.
+func TestWatchPrintsFailedRuns(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	d := fakedaemon.New(fakedaemon.Options{Dialect: "head", Speed: fastSpeed, Seed: 7})
+	msrv, err := d.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { msrv.Close() })
+	p := pfake.New(pfake.Options{StepDelay: time.Millisecond})
+	t.Cleanup(func() { p.Close() })
+	pURL := serveOn(t, p.Serve)
+	s := sfake.New(sfake.Options{FrameDelay: time.Millisecond})
+	t.Cleanup(s.Close)
+	sURL := serveOn(t, s.Serve) + "/v1"
+
+	w := startWatch(t, state, "--json", "--url", msrv.URL, "--url", pURL, "--url", sURL)
+	w.waitFor(t, "every source live", func(_, errs string) bool {
+		return strings.Count(errs, ": live\n") == 3
+	})
+	parsed := func(out string) []changeJSON {
+		var cs []changeJSON
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var c changeJSON
+			if json.Unmarshal([]byte(line), &c) == nil {
+				cs = append(cs, c)
+			}
+		}
+		return cs
+	}
+	failed := func(src string) func(string, string) bool {
+		return func(out, _ string) bool {
+			for _, c := range parsed(out) {
+				if c.Source == src && c.New == "failed" {
+					return true
+				}
+			}
+			return false
+		}
+	}
+
+	must(t, run(t, "", "new", "--url", msrv.URL, "--name", "provider fails", "--cwd", "/tmp", "trigger a provider error"))
+	w.waitFor(t, "maria's failed run", failed(msrv.URL))
+
+	if err := p.Say("tui:main", "this one will fail"); err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, "pynchy's failed run", failed(pURL))
+
+	s.Hold()
+	_, rid, err := s.Start("", "please fail now")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.waitFor(t, "suna generating", func(out, _ string) bool {
+		return strings.Contains(out, `"new":"generating"`) && strings.Contains(out, sURL)
+	})
+	s.Release()
+	sunaWaitStatus(t, s, rid, "failed")
+	w.waitFor(t, "suna's failed run", failed(sURL))
+	w.stop(t)
+
+	detail := map[string]string{msrv.URL: "No auth credentials found", pURL: "Agent error occurred", sURL: "rate limit exceeded"}
+	for _, c := range parsed(w.out.String()) {
+		switch {
+		case c.New == "failed":
+			if c.Old != "generating" || c.Reason != "failed" || !strings.Contains(c.Detail, detail[c.Source]) {
+				t.Errorf("%s: %s → %s (%s, %q), want generating → failed with %q", c.Source, c.Old, c.New, c.Reason, c.Detail, detail[c.Source])
+			}
+			delete(detail, c.Source)
+		case c.Old == "generating":
+			t.Errorf("%s: %s → %s: a failed run's end printed as not failed", c.Source, c.Old, c.New)
+		}
+	}
+	if len(detail) != 0 {
+		t.Errorf("no failed change from %v; all:\n%s", detail, w.out.String())
+	}
+}

@@ -68,14 +68,8 @@ func DiffLineOf(l string) DiffLine {
 		strings.HasPrefix(l, "diff "), strings.HasPrefix(l, "index "),
 		strings.HasPrefix(l, "*** "):
 		return DiffHeader
-	case strings.HasPrefix(l, "@@"):
-		return DiffHunk
-	case strings.HasPrefix(l, "+"):
-		return DiffAdd
-	case strings.HasPrefix(l, "-"):
-		return DiffDel
 	}
-	return DiffContext
+	return HunkLineOf(l)
 }
 
 // DropPatchNoise removes the lines of a diff that carry no information in

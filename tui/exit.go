@@ -61,8 +61,16 @@ func (m *Model) writeExitReport(w io.Writer) {
 	if w == nil {
 		return
 	}
-	for _, id := range m.ob.tasks() {
-		q, err := m.ob.store.Load(id)
+	for _, ob := range m.allOutboxes() {
+		m.reportOutbox(w, ob)
+	}
+	writeUnsent(w, m.Unsent())
+}
+
+// reportOutbox is the exit report of one source's messages.
+func (m *Model) reportOutbox(w io.Writer, ob *outboxes) {
+	for _, id := range ob.tasks() {
+		q, err := ob.store.Load(id)
 		if err != nil {
 			fmt.Fprintf(w, "perch: could not read the held messages of task %s: %v\n", shortID(id), err)
 			continue
@@ -71,7 +79,7 @@ func (m *Model) writeExitReport(w io.Writer) {
 		if n == 0 {
 			continue
 		}
-		if path := m.ob.path(id); path != "" {
+		if path := ob.path(id); path != "" {
 			fmt.Fprintf(w, "perch keeps %d message(s) for task %s in %s (perch queue %s to see them)\n",
 				n, shortID(id), path, shortID(id))
 			continue
@@ -85,7 +93,6 @@ func (m *Model) writeExitReport(w io.Writer) {
 			fmt.Fprintf(w, "\n--- task %s (%s)\n%s\n", shortID(id), sanitize.Line(why), sanitize.Text(msg.Text))
 		}
 	}
-	writeUnsent(w, m.Unsent())
 }
 
 // writeUnsent prints unsent texts.

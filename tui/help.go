@@ -32,6 +32,12 @@ func (m *Model) helpAll() []string {
 		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown, k.Attach, k.NewTask,
 			k.Filter, k.Refresh, k.Quit}},
 	}
+	if m.board != nil {
+		// Several sources: the board stands where the task list does.
+		groups[len(groups)-1] = group{"board", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown,
+			k.Attach, k.Filter, k.BoardStatus, k.BoardSource,
+			key.NewBinding(key.WithHelp("esc", "clear the filters")), k.Quit}}
+	}
 	var cols [][]string
 	for _, g := range groups {
 		col := []string{m.ch.Title.Render(g.title)}

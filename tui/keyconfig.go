@@ -21,6 +21,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 		"list_up": &k.ListUp, "list_down": &k.ListDown, "list_top": &k.ListTop, "list_bottom": &k.ListBottom,
 		"list_page_up": &k.ListPgUp, "list_page_down": &k.ListPgDown,
 		"attach": &k.Attach, "new_task": &k.NewTask, "filter": &k.Filter, "refresh": &k.Refresh,
+		"board_status": &k.BoardStatus, "board_source": &k.BoardSource,
 
 		"down": &k.Down, "up": &k.Up, "page_down": &k.PageDown, "page_up": &k.PageUp,
 		"half_down": &k.HalfDown, "half_up": &k.HalfUp, "top": &k.Top, "bottom": &k.Bottom,

@@ -14,6 +14,8 @@ type keyMap struct {
 	// task list
 	ListUp, ListDown, ListTop, ListBottom, ListPgUp, ListPgDown key.Binding
 	Attach, NewTask, Filter, Refresh                            key.Binding
+	// board (several sources)
+	BoardStatus, BoardSource key.Binding
 
 	// transcript
 	Down, Up, PageDown, PageUp, HalfDown, HalfUp, Top, Bottom key.Binding
@@ -73,6 +75,9 @@ func newKeyMap() keyMap {
 		NewTask:    b("n", "new task", "n"),
 		Filter:     b("/", "filter", "/"),
 		Refresh:    b("r", "refresh", "r"),
+
+		BoardStatus: b("s", "filter by status", "s"),
+		BoardSource: b("S", "filter by source", "S"),
 
 		Down:      b("j/↓", "line down", "j", "down"),
 		Up:        b("k/↑", "line up", "k", "up"),
@@ -218,6 +223,10 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		m.search.input += oneLine(msg.Content)
 		return nil
 	case ovFilter:
+		if m.board != nil && m.mode == modeList {
+			m.board.filter.Text += oneLine(msg.Content)
+			return m.refreshBoard()
+		}
 		m.list.filter += oneLine(msg.Content)
 		m.list.refilter()
 		return nil

@@ -69,7 +69,9 @@ type Model struct {
 	quitting  bool
 
 	// The task list (kept live by backend.WatchSessions).
-	list       taskList
+	list taskList
+	// board replaces the task list with more than one source (board.go).
+	board      *boardState
 	daemonConn connState
 	daemonSeen bool // a state was reported at least once
 
@@ -140,6 +142,9 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 	if cfg.TaskID != "" {
 		m.mode = modeTask
 	}
+	if cfg.Board != nil {
+		m.board = newBoardState(cfg.Board)
+	}
 	return m
 }
 
@@ -164,7 +169,9 @@ func (m *Model) applyTheme() {
 // terminal's size shows it; Init runs just before the first View.
 func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
-	if ts, err, ok := m.cfg.tasks.ready(); ok {
+	if m.board != nil {
+		cmds = append(cmds, boardCmd)
+	} else if ts, err, ok := m.cfg.tasks.ready(); ok {
 		m.handleTasksLoaded(tasksLoadedMsg{tasks: ts, err: err})
 		cmds = append(cmds, m.heldCountsCmd())
 	} else {
@@ -198,6 +205,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
+	case boardUpdatedMsg:
+		cmd = m.refreshBoard()
+	case tea.FocusMsg:
+		cmd = m.handleFocus(true)
+	case tea.BlurMsg:
+		cmd = m.handleFocus(false)
 	case tea.PasteMsg:
 		cmd = m.handlePaste(msg)
 	case tea.MouseWheelMsg:
@@ -266,7 +279,8 @@ func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = m.title()
+	v.WindowTitle = m.boardTitle(m.title())
+	v.ReportFocus = m.board != nil
 	if m.w <= 0 || m.h <= 0 {
 		return v
 	}
@@ -274,6 +288,8 @@ func (m *Model) View() tea.View {
 	switch {
 	case m.mode == modeList && m.overlay == ovHelp:
 		lines = m.listHelpView()
+	case m.mode == modeList && m.board != nil:
+		lines, v.Cursor = m.boardView()
 	case m.mode == modeList:
 		lines, v.Cursor = m.listView()
 	default:

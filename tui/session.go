@@ -80,7 +80,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.comp.setValue(m.drafts[t.ID])
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
-	m.ctl.WatchTask(m.gen, t.ID)
+	m.watchTask(t.ID)
 	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
 }
 
@@ -99,7 +99,7 @@ func (m *Model) detach() tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
-	return tea.Batch(saved, m.heldCountsCmd())
+	return tea.Batch(saved, m.heldCountsCmd(), m.leaveBoardSession())
 }
 
 func (m *Model) saveDraft() {

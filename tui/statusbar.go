@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -135,47 +133,9 @@ func httpStatus(err error) int {
 	return 0
 }
 
-// errReason is the part of a connection error a person acts on: the
-// server's answer (its status and message), or the network's ("connection
-// refused", "no such host", "i/o timeout"). The method and URL an error
-// starts with took the whole status bar before (`dial tcp loca…`); the
-// URL is the one perch was given, and the full error is shown where there
-// is room (the empty transcript, the empty task list).
-func errReason(err error) string {
-	var se *sse.StatusError
-	var he *backend.HTTPError
-	var dns *net.DNSError
-	switch {
-	case errors.As(err, &se):
-		return statusReason(se.Status, se.Message)
-	case errors.As(err, &he):
-		return statusReason(he.Status, he.Message)
-	case errors.As(err, &dns):
-		return oneLine(dns.Err + " (" + dns.Name + ")")
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
-	}
-	// The innermost cause: "GET …: dial tcp …: connect: connection
-	// refused (hint)" → "connection refused", "GET …: unexpected EOF
-	// (hint)" → "unexpected EOF". An error that wraps nothing is its own
-	// cause, its URLs shortened.
-	inner := err
-	for u := errors.Unwrap(inner); u != nil; u = errors.Unwrap(u) {
-		inner = u
-	}
-	return oneLine(chrome.ShortenURLs(inner.Error()))
-}
-
-func statusReason(status int, msg string) string {
-	s := itoa(status)
-	if t := http.StatusText(status); t != "" {
-		s += " " + t
-	}
-	if msg != "" {
-		s += ": " + msg
-	}
-	return oneLine(s)
-}
+// errReason is what an error says to a person, on one line
+// (backend.Reason).
+func errReason(err error) string { return oneLine(backend.Reason(err)) }
 
 // statusLine is the task view's status bar: connection, run state with
 // elapsed time, name, model, context and token totals, cwd.
@@ -268,6 +228,9 @@ func (m *Model) keyHints() []chrome.Hint {
 			return []chrome.Hint{vital("esc", "close help")}
 		}
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
+	}
+	if m.mode == modeList && m.board != nil {
+		return chrome.BoardHints()
 	}
 	if m.mode == modeList {
 		return chrome.ListHints(m.caps.Create)

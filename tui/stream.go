@@ -503,6 +503,27 @@ type streamHub struct {
 type watchReq struct {
 	gen    uint64
 	taskID string
+	// b and outbox, when set, are the task's source's (the board's);
+	// else the hub's own.
+	b      backend.Backend
+	outbox func(ctx context.Context, taskID string) <-chan struct{}
+}
+
+// sourceControl is a streamControl that follows a task of another
+// backend than the one it started with: the board opens each session
+// through its own source's.
+type sourceControl interface {
+	WatchTaskOn(gen uint64, b backend.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string)
+}
+
+// WatchTaskOn is WatchTask through b, the task's outbox watched by
+// outbox.
+func (h *streamHub) WatchTaskOn(gen uint64, b backend.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string) {
+	select {
+	case <-h.reqs:
+	default:
+	}
+	h.reqs <- watchReq{gen: gen, taskID: taskID, b: b, outbox: outbox}
 }
 
 func newStreamHub(ctx context.Context, b backend.Backend) *streamHub {
@@ -546,9 +567,11 @@ func (h *streamHub) run(send func(tea.Msg)) {
 		}()
 	}
 
-	run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
-		return backend.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
-	})
+	if h.b != nil { // nil on the board: board.Board watches every source's list
+		run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
+			return backend.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
+		})
+	}
 
 	var cancelTask context.CancelFunc = func() {}
 	defer func() { cancelTask() }()
@@ -565,8 +588,12 @@ func (h *streamHub) run(send func(tea.Msg)) {
 			ctx, cancel := context.WithCancel(h.ctx)
 			cancelTask = cancel
 			id := r.taskID
-			if h.outbox != nil {
-				if ch := h.outbox(ctx, id); ch != nil {
+			b, watchOutbox := h.b, h.outbox
+			if r.b != nil {
+				b, watchOutbox = r.b, r.outbox
+			}
+			if watchOutbox != nil {
+				if ch := watchOutbox(ctx, id); ch != nil {
 					gen := r.gen
 					wg.Add(1)
 					go func() {
@@ -578,7 +605,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 				}
 			}
 			run(ctx, srcTask, r.gen, func(ctx context.Context, bt *batcher) error {
-				return follow(ctx, h.b, id, bt.onStep, bt.onState)
+				return follow(ctx, b, id, bt.onStep, bt.onState)
 			})
 		}
 	}

@@ -151,6 +151,9 @@ func (l *taskList) anyVisibleGenerating() bool {
 
 // listKey handles keys in the task list.
 func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.board != nil {
+		return m.boardKey(msg)
+	}
 	k := &m.keys
 	l := &m.list
 	page := max(l.rows, 1)
@@ -195,6 +198,9 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // filterKey edits the task filter; the list narrows as you type.
 func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.board != nil {
+		return m.boardFilterKey(msg)
+	}
 	l := &m.list
 	switch msg.String() {
 	case "esc":

@@ -106,6 +106,11 @@ type Config struct {
 	// the UI does not ask for it again at start. Nil: the UI asks.
 	Tasks []events.Task
 
+	// Board, when not nil, replaces the task list with the board of
+	// every session of many sources (board.go); the backend given to Run
+	// may then be nil: each session opens through its own source's.
+	Board *Board
+
 	// Spill opens the file where an attached session's long texts are
 	// kept off the heap (spill.Open); nil keeps them in memory (tests,
 	// short sessions).
@@ -157,7 +162,7 @@ func Run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 
 // run is Run returning the final model, for end-to-end tests.
 func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
-	if b == nil {
+	if b == nil && cfg.Board == nil {
 		return nil, errors.New("tui: nil backend")
 	}
 	parent := ctx
@@ -167,13 +172,22 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	// The list's request goes first: a goroutine started later is the one
 	// an idle core picks up, and the width tables (warmUp) can wait for
 	// the request's round trip.
-	if cfg.Tasks != nil {
+	var hub *streamHub
+	switch {
+	case cfg.Board != nil:
+		hub = newStreamHub(ctx, nil) // each session's source's backend (WatchTaskOn)
+		if b == nil {
+			b = noSession{}
+		}
+	case cfg.Tasks != nil:
 		cfg.tasks = knownTasks(cfg.Tasks)
-	} else {
+	default:
 		cfg.tasks = prefetchTasks(ctx, b)
 	}
 	warmUp()
-	hub := newStreamHub(ctx, b)
+	if hub == nil {
+		hub = newStreamHub(ctx, b)
+	}
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
 	all := append([]tea.ProgramOption{
@@ -182,9 +196,17 @@ func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 	}, opts...)
 	p := tea.NewProgram(m, all...)
 	hub.start(p.Send)
+	boardDone := make(chan struct{})
+	go func() {
+		defer close(boardDone)
+		if cfg.Board != nil {
+			watchBoard(ctx, cfg.Board.Live, p.Send)
+		}
+	}()
 	final, err := p.Run()
 	cancel()
 	hub.wait()
+	<-boardDone
 	m.spill.close()
 	cfg.tasks.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {

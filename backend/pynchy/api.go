@@ -303,7 +303,12 @@ func (l *Live) Session(ctx context.Context, idOrPrefix string) (events.Task, err
 
 // history reads a chat's whole history, oldest first.
 func (l *Live) history(ctx context.Context, jid string) ([]json.RawMessage, error) {
-	data, err := l.do(ctx, http.MethodGet, "/api/messages", url.Values{"jid": {jid}, "limit": {fmt.Sprint(historyLimit)}}, nil)
+	return l.lastRows(ctx, jid, historyLimit)
+}
+
+// lastRows reads the newest n rows of a chat's history, oldest first.
+func (l *Live) lastRows(ctx context.Context, jid string, n int) ([]json.RawMessage, error) {
+	data, err := l.do(ctx, http.MethodGet, "/api/messages", url.Values{"jid": {jid}, "limit": {fmt.Sprint(n)}}, nil)
 	if err != nil {
 		return nil, err
 	}

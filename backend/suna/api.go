@@ -118,24 +118,9 @@ func (e *APIError) Is(target error) bool {
 func (a *api) do(ctx context.Context, method, u string, body []byte, contentType string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	resp, err := a.send(ctx, method, u, body, contentType)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, u, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if a.token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return transportError(method, u, err, a.token)
+		return err
 	}
 	defer resp.Body.Close()
 	data, err := readBody(resp, maxBody+1)
@@ -157,6 +142,51 @@ func (a *api) do(ctx context.Context, method, u string, body []byte, contentType
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s %s: the answer is not the JSON a Suna API sends (is --url the API base?): %w", method, u, err)
+	}
+	return nil
+}
+
+// send sends a request with the token and answers the server's response
+// (its body for the caller to close), or a transport error.
+func (a *api) send(ctx context.Context, method, u string, body []byte, contentType string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, u, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if a.token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		return nil, transportError(method, u, err, a.token)
+	}
+	return resp, nil
+}
+
+// getStream is get for an answer read as it comes: read gets a 2xx
+// body and may stop early (the connection is then closed, not drained).
+func (a *api) getStream(ctx context.Context, u string, read func(io.Reader) error) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	resp, err := a.send(ctx, http.MethodGet, u, nil, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		data, _ := readBody(resp, 64<<10)
+		return &APIError{Method: http.MethodGet, URL: u, Status: resp.StatusCode, Message: detail(data, a.token)}
+	}
+	if err := read(io.LimitReader(resp.Body, maxBody)); err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
 	}
 	return nil
 }

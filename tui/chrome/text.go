@@ -189,49 +189,6 @@ func Styled(st lipgloss.Style, s string) string {
 	return st.Render(s)
 }
 
-// ShortenURLs replaces each http(s) URL in an error text by its host, with
-// "/…" when it had a path: "GET http://localhost:8090/v1/tasks/x/stream:
-// dial …" becomes "GET localhost:8090/…: dial …", which leaves room for
-// what went wrong.
-func ShortenURLs(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		start := i
-		for start > 0 && isSchemeByte(s[start-1]) {
-			start--
-		}
-		scheme := s[start:i]
-		if scheme != "http" && scheme != "https" {
-			b.WriteString(s[:i+3])
-			s = s[i+3:]
-			continue
-		}
-		end := i + 3
-		for end < len(s) && !strings.ContainsRune(" \t\n\"'()<>,", rune(s[end])) {
-			end++
-		}
-		u := strings.TrimRight(s[i+3:end], ":.;")
-		end = i + 3 + len(u)
-		host, path, _ := strings.Cut(u, "/")
-		host, _, _ = strings.Cut(host, "?")
-		b.WriteString(s[:start])
-		b.WriteString(host)
-		if path != "" {
-			b.WriteString("/…")
-		}
-		s = s[end:]
-	}
-}
-
-func isSchemeByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
-}
-
 // WrapLines wraps s (lines separated by "\n") to w cells, at spaces and
 // slashes where it can and inside a word that is longer than a line: a
 // long error is shown whole, its reason (at its end) included.
