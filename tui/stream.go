@@ -198,16 +198,42 @@ type streamControl interface {
 	WatchTask(gen uint64, taskID string)
 }
 
+// batchBytesMax bounds the texts a batch holds (eventBytes): a batch
+// that reaches it goes to the UI at once, and the stream waits until it
+// has (backpressure). Without the bound a day-long replay, read and
+// decoded faster than the UI applies it, piled up in the batcher for
+// up to batchMaxHold: some 200 MB of events on the heap at once.
+const batchBytesMax = 8 << 20
+
+// eventBytes is about what an event holds on the heap: its texts, and a
+// little for the rest.
+func eventBytes(ev *events.Event) int {
+	n := 256 + len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
+	for i := range ev.ToolCalls {
+		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
+	}
+	if t := ev.Tool; t != nil {
+		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
+		if r := t.Result; r != nil {
+			n += len(r.Text) + len(r.Structured)
+		}
+	}
+	return n
+}
+
 // batcher gathers what a stream hands over (decoded events, the task
 // list, connection states) and the flusher hands it to the UI in batches,
 // at most once per frameInterval. Nothing waits for the UI but the
 // flusher: what arrives meanwhile piles up and goes out together, so the
-// stream's goroutine (the backend's decoder) never waits for a frame.
+// stream's goroutine (the backend's decoder) waits for a frame only when
+// a batch is full (batchBytesMax).
 type batcher struct {
 	mu sync.Mutex
-	// Handed over, not yet handed to the UI; nevs counts evs.
+	// Handed over, not yet handed to the UI; nevs counts evs, size their
+	// eventBytes.
 	evs   eventChunks
 	nevs  int
+	size  int
 	tasks []events.Task
 	state *connState
 	ended bool
@@ -221,13 +247,16 @@ type batcher struct {
 
 	kick chan struct{} // cap 1: wakes the flusher
 	// settle (cap 1) wakes a flusher holding a batch: a step said that
-	// nothing more is on its way.
+	// nothing more is on its way, or the batch is full.
 	settle chan struct{}
+	// taken (cap 1) wakes a stream waiting for a full batch to go.
+	taken  chan struct{}
 	closed chan struct{}
 }
 
 func newBatcher() *batcher {
-	return &batcher{kick: make(chan struct{}, 1), settle: make(chan struct{}, 1), closed: make(chan struct{})}
+	return &batcher{kick: make(chan struct{}, 1), settle: make(chan struct{}, 1),
+		taken: make(chan struct{}, 1), closed: make(chan struct{})}
 }
 
 func poke(c chan struct{}) {
@@ -250,10 +279,16 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 		}
 		return
 	}
+	size := 0
+	for i := range evs {
+		size += eventBytes(&evs[i])
+	}
 	now := time.Now()
 	b.mu.Lock()
 	b.evs.add(evs)
 	b.nevs += len(evs)
+	b.size += size
+	full := b.size >= batchBytesMax
 	// The longest recent pause, half forgotten after some 700 events.
 	b.stall -= b.stall / 1024
 	if gap := now.Sub(b.last); gap >= stallMin && gap < stallMax {
@@ -263,8 +298,28 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 	b.backlog = backlog
 	b.mu.Unlock()
 	poke(b.kick)
-	if backlog == backend.BacklogNone {
+	if backlog == backend.BacklogNone || full {
 		poke(b.settle)
+	}
+	if full {
+		b.waitRoom()
+	}
+}
+
+// waitRoom waits until the full batch was taken (or the flusher ended).
+func (b *batcher) waitRoom() {
+	for {
+		b.mu.Lock()
+		full := b.size >= batchBytesMax
+		b.mu.Unlock()
+		if !full {
+			return
+		}
+		select {
+		case <-b.taken:
+		case <-b.closed:
+			return
+		}
 	}
 }
 
@@ -310,7 +365,8 @@ func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	msg := streamBatchMsg{Events: b.evs, Tasks: b.tasks, State: b.state, Ended: b.ended, Err: b.err}
-	b.evs, b.nevs, b.tasks, b.state = nil, 0, nil, nil
+	b.evs, b.nevs, b.size, b.tasks, b.state = nil, 0, 0, nil, nil
+	poke(b.taken)
 	return msg
 }
 
@@ -375,9 +431,9 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		held := time.Now()
 		for {
 			b.mu.Lock()
-			last, ended, n, backlog := b.last, b.ended, b.nevs, b.backlog
+			last, ended, n, backlog, full := b.last, b.ended, b.nevs, b.backlog, b.size >= batchBytesMax
 			b.mu.Unlock()
-			if ended {
+			if ended || full {
 				break
 			}
 			burst = burst || n >= burstEvents
@@ -408,6 +464,9 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			}
 		}
 		start := time.Now()
+		b.mu.Lock()
+		full := b.size >= batchBytesMax
+		b.mu.Unlock()
 		msg := b.take()
 		msg.Src, msg.Gen = src, gen
 		if len(msg.Events) > 0 || msg.Tasks != nil || msg.State != nil || msg.Ended {
@@ -416,7 +475,12 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		if msg.Ended {
 			return
 		}
-		// Hold the next batch back until the frame is over.
+		// Hold the next batch back until the frame is over, unless this
+		// one was cut by its size: the stream is waiting and the UI has
+		// taken this one already.
+		if full {
+			continue
+		}
 		if wait := frameInterval - time.Since(start); wait > 0 && !sleep(wait) {
 			return
 		}

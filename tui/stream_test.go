@@ -92,9 +92,9 @@ func TestBatcherCoalescesToOnePerFrame(t *testing.T) {
 	}
 }
 
-// A UI that does not read must never block the stream. (The batcher
-// buffers without bound, so 1,500 events prove it as well as more would;
-// the generous deadline is for -race on a loaded 2-core CI machine.)
+// A UI that does not read must never block the stream of a few events.
+// (The batcher holds up to batchBytesMax, far more than 1,500 events; the
+// generous deadline is for -race on a loaded 2-core CI machine.)
 func TestBatcherNeverBlocksTheStream(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	bt := newBatcher()
@@ -126,6 +126,64 @@ func TestBatcherNeverBlocksTheStream(t *testing.T) {
 		t.Fatal("the stream callback blocked on a busy UI")
 	}
 	stop()
+}
+
+// A replay read faster than the UI applies it waits for the UI once a
+// batch holds batchBytesMax, instead of piling up on the heap; every event
+// still arrives, in order.
+func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	bt := newBatcher()
+	sends := make(chan streamBatchMsg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bt.flush(ctx, srcTask, 1, func(m tea.Msg) {
+			select {
+			case sends <- m.(streamBatchMsg):
+			case <-ctx.Done():
+			}
+		})
+	}()
+	defer func() { cancel(); <-done }()
+	big := strings.Repeat("x", 1<<20)
+	const n = 40 // five full batches
+	fed := make(chan int, n)
+	go func() {
+		for i := range n {
+			bt.onStep([]events.Event{{Kind: events.KindUserMessage, ID: strconv.Itoa(i), Text: big}}, backend.BacklogMore)
+			fed <- i
+		}
+	}()
+	// The UI takes nothing: the stream stops once a full batch waits for
+	// the UI and the next is full too.
+	per := batchBytesMax >> 20
+	taken := 0
+	for quiet := false; !quiet; {
+		select {
+		case <-fed:
+			taken++
+		case <-time.After(200 * time.Millisecond):
+			quiet = true
+		}
+	}
+	if taken >= n || taken > 2*per {
+		t.Fatalf("the stream handed over %d MB while the UI took nothing: more than two batches of %d MB", taken, per)
+	}
+	got := 0
+	for got < n {
+		m := <-sends
+		if b := m.Events.Len(); b > per {
+			t.Fatalf("a batch of %d MB events, more than batchBytesMax", b)
+		}
+		for ev := range m.Events.All() {
+			if ev.ID != strconv.Itoa(got) {
+				t.Fatalf("event %s, want %d", ev.ID, got)
+			}
+			got++
+		}
+	}
 }
 
 func TestHubFollowsTheViewAndStops(t *testing.T) {
