@@ -46,7 +46,7 @@ import (
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line", "suna"}
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line", "suna", "watch"}
 
 type harness struct {
 	perch             string // the binary being measured: server's, or baseline's
@@ -63,6 +63,7 @@ type harness struct {
 	bigMB, lineMB     float64
 	bigN              int
 	sunaFrames        int
+	watchSessions     int
 	measure           map[string]bool
 
 	tm *tmux
@@ -107,6 +108,7 @@ func run() int {
 	flag.Float64Var(&h.lineMB, "line-mb", 2, "size of the single-line command output (MiB)")
 	flag.IntVar(&h.bigN, "big-n", 1000, "events of the sessions that carry the big outputs")
 	flag.IntVar(&h.sunaFrames, "suna-frames", fakesuna.BenchFrames, "frames of the fake Suna's bench run")
+	flag.IntVar(&h.watchSessions, "watch-sessions", 50, "idle sessions perch watch follows, split over fake maria, Suna and pynchy servers")
 	flag.StringVar(&h.dialect, "dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	flag.StringVar(&h.server, "perch", "", "use this perch binary instead of building one")
 	flag.StringVar(&h.baseline, "baseline", "", "also measure this perch binary (e.g. an older build), the same way in the same run, and print the two side by side")
@@ -140,6 +142,10 @@ func run() int {
 	}
 	if h.sunaFrames < 100 {
 		fmt.Fprintln(os.Stderr, "bench: -suna-frames must be at least 100")
+		return 2
+	}
+	if h.watchSessions < 3 {
+		fmt.Fprintln(os.Stderr, "bench: -watch-sessions must be at least 3 (one for each system)")
 		return 2
 	}
 	if h.runs < 1 || h.startupRuns < 1 || h.keySamples < 2 {
@@ -188,8 +194,12 @@ func run() int {
 	if h.measure["startup"] {
 		sections = append(sections, section{"startup", h.benchStartup})
 	}
-	for _, n := range sizes {
-		sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
+	// The sessions of -n serve only these measures (-measure watch alone
+	// starts no long session).
+	if h.measure["stream"] || h.measure["export"] || h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"] {
+		for _, n := range sizes {
+			sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
+		}
 	}
 	if h.measure["big"] {
 		sections = append(sections, section{"big output", func() error {
@@ -207,6 +217,9 @@ func run() int {
 	}
 	if h.measure["suna"] {
 		sections = append(sections, section{"suna", h.benchSuna})
+	}
+	if h.measure["watch"] {
+		sections = append(sections, section{"watch", h.benchWatch})
 	}
 	// Each section runs for the new perch, then for the baseline, so that
 	// both sample the same stretch of a noisy machine.
