@@ -118,23 +118,9 @@ func (c Chrome) Board(l BoardList, s ListScreen) ([]string, BoardLayout) {
 		case !anyListed(l.Sources):
 			msg = "loading sessions…"
 		}
-		top := max(rowsH/2, 0)
-		for i := 0; i < rowsH; i++ {
-			if i == top {
-				out = append(out, Centre(c.Dim.Render(msg), w))
-			} else {
-				out = append(out, "")
-			}
-		}
+		out = append(out, c.centred([]string{msg}, rowsH, w)...)
 	} else {
-		off := l.Offset
-		if l.Sel < off {
-			off = l.Sel
-		}
-		if l.Sel >= off+lay.Rows {
-			off = l.Sel - lay.Rows + 1
-		}
-		off = max(min(off, len(l.Rows)-lay.Rows), 0)
+		off := scrollOffset(l.Offset, l.Sel, lay.Rows, len(l.Rows))
 		lay.Offset = off
 		cols := boardColumns(w, l.Sources)
 		for r := off; r < min(off+rowsH, len(l.Rows)); r++ {

@@ -122,24 +122,9 @@ func (c Chrome) TaskList(l List, s ListScreen) ([]string, ListLayout) {
 		} else {
 			msgs = []string{msg}
 		}
-		top := max(rowsH/2-len(msgs)/2, 0)
-		for i := 0; i < rowsH; i++ {
-			if j := i - top; j >= 0 && j < len(msgs) {
-				out = append(out, Centre(c.Dim.Render(msgs[j]), w))
-			} else {
-				out = append(out, "")
-			}
-		}
+		out = append(out, c.centred(msgs, rowsH, w)...)
 	} else {
-		// keep the selection in view
-		off := l.Offset
-		if l.Sel < off {
-			off = l.Sel
-		}
-		if l.Sel >= off+lay.Rows {
-			off = l.Sel - lay.Rows + 1
-		}
-		off = max(min(off, len(l.Shown)-lay.Rows), 0)
+		off := scrollOffset(l.Offset, l.Sel, lay.Rows, len(l.Shown))
 		lay.Offset = off
 		lay.VisFrom, lay.VisTo = off, min(off+lay.Rows, len(l.Shown))
 		for r := lay.VisFrom; r < lay.VisTo; r++ {
@@ -280,4 +265,30 @@ func ListHints(create bool) []Hint {
 	}
 	return append(hs, Hint{"/", "filter", HintMajor}, Hint{"j/k", "move", HintMinor}, Hint{"r", "refresh", HintMinor},
 		Hint{"q", "quit", HintVital}, Hint{"?", "keys", HintVital})
+}
+
+// centred is rowsH rows with msgs in the middle, dimmed (an empty list's
+// word).
+func (c Chrome) centred(msgs []string, rowsH, w int) []string {
+	out := make([]string, rowsH)
+	top := max(rowsH/2-len(msgs)/2, 0)
+	for j, m := range msgs {
+		if top+j < rowsH {
+			out[top+j] = Centre(c.Dim.Render(m), w)
+		}
+	}
+	return out
+}
+
+// scrollOffset is the first of n rows to show, rows at a time, so that
+// the selected row sel is in view and the view moved as little as it
+// could from off.
+func scrollOffset(off, sel, rows, n int) int {
+	if sel < off {
+		off = sel
+	}
+	if sel >= off+rows {
+		off = sel - rows + 1
+	}
+	return max(min(off, n-rows), 0)
 }
