@@ -685,18 +685,7 @@ func (h *harness) benchN(n int) error {
 		}
 	}
 	if h.measure["idle"] {
-		progress("%s: idle CPU over %v", scope, h.idle)
-		time.Sleep(time.Second)
-		c0, err0 := cpuTime(pid)
-		time.Sleep(h.idle)
-		c1, err1 := cpuTime(pid)
-		if err := errors.Join(err0, err1); err != nil {
-			h.note("%s: idle CPU: %v", scope, err)
-		} else {
-			pct := 100 * float64(c1-c0) / float64(h.idle)
-			h.add(row{scope: scope, name: fmt.Sprintf("TUI idle CPU over %v", h.idle), value: fmt.Sprintf("%.3f %%", pct),
-				base: fmtDur(c1-c0) + " CPU", goal: "≤ 1 %", verdict: verdict(pct <= 1)})
-		}
+		h.idleRow(scope, "TUI", pid)
 	}
 	if h.measure["keys"] {
 		if err := h.benchKeys(scope, s); err != nil {
@@ -1241,4 +1230,21 @@ func quantity(s string) (float64, string, bool) {
 		return v, f[1], true
 	}
 	return 0, "", false
+}
+
+// idleRow measures the idle CPU of process pid over h.idle (after a
+// second to settle) and adds its row, named after who.
+func (h *harness) idleRow(scope, who string, pid int) {
+	progress("%s: idle CPU over %v", scope, h.idle)
+	time.Sleep(time.Second)
+	c0, err0 := cpuTime(pid)
+	time.Sleep(h.idle)
+	c1, err1 := cpuTime(pid)
+	if err := errors.Join(err0, err1); err != nil {
+		h.note("%s: idle CPU: %v", scope, err)
+		return
+	}
+	pct := 100 * float64(c1-c0) / float64(h.idle)
+	h.add(row{scope: scope, name: fmt.Sprintf("%s idle CPU over %v", who, h.idle), value: fmt.Sprintf("%.3f %%", pct),
+		base: fmtDur(c1-c0) + " CPU", goal: "≤ 1 %", verdict: verdict(pct <= 1)})
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -282,19 +281,8 @@ func (h *harness) benchWatch() error {
 
 	// Nothing happens: what the watcher spends on three sources' cheap
 	// signals (maria's and pynchy's streams, Suna's poll).
-	progress("%s: idle CPU over %v", scope, h.idle)
-	time.Sleep(time.Second)
 	pid := cmd.Process.Pid
-	c0, err0 := cpuTime(pid)
-	time.Sleep(h.idle)
-	c1, err1 := cpuTime(pid)
-	if err := errors.Join(err0, err1); err != nil {
-		h.note("%s: idle CPU: %v", scope, err)
-	} else {
-		pct := 100 * float64(c1-c0) / float64(h.idle)
-		h.add(row{scope: scope, name: fmt.Sprintf("watch idle CPU over %v", h.idle), value: fmt.Sprintf("%.3f %%", pct),
-			base: fmtDur(c1-c0) + " CPU", goal: "≤ 1 %", verdict: verdict(pct <= 1)})
-	}
+	h.idleRow(scope, "watch", pid)
 
 	// A run starts on one session of one source: the clock runs from the
 	// request to the line that says the session is generating; then the
