@@ -198,6 +198,10 @@ type Row struct {
 	// Note says what the board could not learn of the session (why its
 	// last run's summary could not be read), sanitized.
 	Note string
+	// Settling: how a run that ended before the board saw the session
+	// ended is being read; the row's status and reason may still change,
+	// and that is no news (a notifier waits for it).
+	Settling bool
 }
 
 // Change is one session's change of state, for `perch watch`.
@@ -256,6 +260,9 @@ type entry struct {
 	// reported when it comes (SetSummary), so that a failed run is one
 	// change, generating → failed.
 	pending bool
+	// before: the summary awaited is of a run that ended before the board
+	// saw the session; it sets the session's state, it is not a change.
+	before bool
 	// end is how the last run ended when it did not finish (Failed,
 	// Cancelled; "" otherwise): the list says only idle.
 	end    Status
@@ -349,6 +356,13 @@ func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change 
 				m.seen[key] = n.Updated
 			case n.Updated.After(mark) && n.Status != Generating:
 				e.unread = 1 // it ran while nobody looked
+				if s.summarized {
+					// How that run ended (failed? its reply?): one
+					// bounded read, for the sessions that ran since
+					// they were last seen only.
+					e.before = true
+					s.ended = append(s.ended, n.ID)
+				}
 			}
 			if !s.synced {
 				e.shown, e.reason = n.Status, m.reasonOf(s, e)
@@ -503,6 +517,11 @@ func (m *Model) SetSummary(src, id string, rs events.RunSummary, now time.Time) 
 			e.s.Status = end
 		}
 	}
+	if e.before {
+		// The state the board found, not a change it saw.
+		e.before = false
+		e.shown, e.reason = e.s.Status, m.reasonOf(s, e)
+	}
 	return m.diff(s, now)
 }
 
@@ -514,7 +533,7 @@ func (m *Model) SummaryFailed(src, id string, err error, now time.Time) []Change
 	if e == nil {
 		return nil
 	}
-	e.pending = false
+	e.pending, e.before = false, false
 	e.note = clip(sanitize.Line("how the last run ended is not known: "+err.Error()), MaxError)
 	return m.diff(s, now)
 }
@@ -670,7 +689,7 @@ func (m *Model) row(s *source, e *entry) Row {
 			r.LastReply = sum.lastReply
 		}
 	}
-	r.Note = e.note
+	r.Note, r.Settling = e.note, e.before
 	return r
 }
 

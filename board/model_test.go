@@ -2,6 +2,7 @@ package board
 
 import (
 	"fmt"
+	"github.com/perch-tui/perch/events"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -246,5 +247,33 @@ func TestSeenConcurrentSaves(t *testing.T) {
 	marks, _ := OpenSeen(path).Load()
 	if len(marks) != 40 {
 		t.Errorf("%d marks, want 40", len(marks))
+	}
+}
+
+// A session that ran while perch was not watching (its activity is newer
+// than the user's seen mark) is summarized once when the board first
+// lists it: a run that failed overnight shows failed with its reason, and
+// that is the state the board found, not a change it reports.
+func TestRunThatEndedBeforeTheBoardIsSummarizedNotReported(t *testing.T) {
+	m := newTestModel()
+	m.SetSummarized("m")
+	m.SetSeen(Marks{Key("http://m", "a"): at(1), Key("http://m", "b"): at(5)}, at(10))
+	if cs := m.SetSessions("m", []Session{{ID: "a", Status: Idle, Updated: at(5)}, {ID: "b", Status: Idle, Updated: at(5)}}, at(10)); len(cs) != 0 {
+		t.Fatalf("the first list reported changes:\n%s", changeLines(cs))
+	}
+	ended := m.TakeEnded("m")
+	if len(ended) != 1 || ended[0] != "a" {
+		t.Fatalf("summaries asked for %q, want only a (b was seen since it ran)", ended)
+	}
+	if r := m.Rows(Filter{}); !r[0].Settling && !r[1].Settling {
+		t.Fatalf("no row settling while its summary is read:\n%s", rowLines(r))
+	}
+	cs := m.SetSummary("m", "a", events.RunSummary{End: events.RunEndFailed, Reason: "provider error"}, at(11))
+	if len(cs) != 0 {
+		t.Fatalf("a past run's end was reported as a change:\n%s", changeLines(cs))
+	}
+	rows := m.Rows(Filter{})
+	if got := rowLines(rows[:1]); got != "m/a failed failed unread=1 held=0\n" || rows[0].Detail != "provider error" || rows[0].Settling {
+		t.Fatalf("row after the summary: %s (detail %q, settling %v)", got, rows[0].Detail, rows[0].Settling)
 	}
 }

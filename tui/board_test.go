@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/perch-tui/perch/events"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +302,31 @@ func TestBoardFilterTakesAPaste(t *testing.T) {
 	}
 	if n := len(hs.m.board.rows); n != 1 {
 		t.Fatalf("%d rows after filtering by a pasted name, want 1", n)
+	}
+}
+
+// A run that ended before perch watched (read at start, once) sets the
+// row's state without ringing: it is what the board found, not news.
+func TestBoardPastRunEndIsNotRung(t *testing.T) {
+	m := board.NewModel([]board.SourceState{{Name: "local", System: "maria", URL: "http://127.0.0.1:8090/v1"},
+		{Name: "work", System: "suna", URL: "https://suna.example.com/v1"}})
+	for _, s := range m.Sources() {
+		s.Conn = board.Live
+		m.SetConn(s)
+	}
+	m.SetSummarized("local")
+	m.SetSeen(board.Marks{board.Key("http://127.0.0.1:8090/v1", "night-1"): fixedNow.Add(-10 * time.Hour)}, fixedNow)
+	m.SetSessions("work", []board.Session{{ID: "t1", Name: "triage", Status: board.Idle, Updated: fixedNow.Add(-time.Hour)}}, fixedNow)
+	fb := &fakeBoard{m: m}
+	hs, _ := boardHarness(t, 120, 30, fb)
+	m.SetSessions("local", []board.Session{{ID: "night-1", Name: "overnight refactor", Status: board.Idle, Updated: fixedNow.Add(-2 * time.Hour)}}, fixedNow)
+	hs.send(boardUpdatedMsg{})
+	m.TakeEnded("local")
+	m.SetSummary("local", "night-1", events.RunSummary{End: events.RunEndFailed, Reason: "provider error"}, fixedNow)
+	hs.send(boardUpdatedMsg{})
+	hs.contains("overnight refactor")
+	hs.contains("run failed")
+	if out := rawOut(hs); out != "" {
+		t.Fatalf("a run that ended before perch watched rang: %q", out)
 	}
 }
