@@ -49,17 +49,14 @@ func orGone(s string, err error) string {
 	return s
 }
 
-// itemRefs are an item's texts kept in the store (nil: all in memory).
-type itemRefs struct{ text, thinking *ref }
-
 // LoadBody is the item's text (Text), read back from the store when it
 // was kept there. Use it, not Text, whenever the words are shown,
 // searched or exported.
 func (it *Item) LoadBody() (string, error) {
-	if it.refs == nil || it.refs.text == nil {
+	if it.x == nil || it.x.text == nil {
 		return it.Text, nil
 	}
-	return it.refs.text.load()
+	return it.x.text.load()
 }
 
 // Body is LoadBody, with a notice in place of a text the store lost.
@@ -68,22 +65,22 @@ func (it *Item) Body() string { return orGone(it.LoadBody()) }
 // LoadThinking is the item's reasoning (Thinking), read back like
 // LoadBody.
 func (it *Item) LoadThinking() (string, error) {
-	if it.refs == nil || it.refs.thinking == nil {
+	if it.x == nil || it.x.thinking == nil {
 		return it.Thinking, nil
 	}
-	return it.refs.thinking.load()
+	return it.x.thinking.load()
 }
 
 // ThinkingBody is LoadThinking, with a notice in place of a lost text.
 func (it *Item) ThinkingBody() string { return orGone(it.LoadThinking()) }
 
 // HasBody says whether the item has text, without reading it back.
-func (it *Item) HasBody() bool { return it.Text != "" || it.refs != nil && it.refs.text != nil }
+func (it *Item) HasBody() bool { return it.Text != "" || it.x != nil && it.x.text != nil }
 
 // HasThinking says whether the item has reasoning, without reading it
 // back.
 func (it *Item) HasThinking() bool {
-	return it.Thinking != "" || it.refs != nil && it.refs.thinking != nil
+	return it.Thinking != "" || it.x != nil && it.x.thinking != nil
 }
 
 // spilledResult is a tool result whose text is in the store (one
@@ -227,32 +224,26 @@ func (t *Timeline) spillItem(it *Item) {
 		return
 	}
 	if r := t.put(it.Text); r != nil {
-		if it.refs == nil {
-			it.refs = &itemRefs{}
-		}
-		it.refs.text, it.Text = r, ""
+		it.extra().text, it.Text = r, ""
 	}
 	if r := t.put(it.Thinking); r != nil {
-		if it.refs == nil {
-			it.refs = &itemRefs{}
-		}
-		it.refs.thinking, it.Thinking = r, ""
+		it.extra().thinking, it.Thinking = r, ""
 	}
 }
 
 // setText replaces an item's text (the final form of a turn).
 func (it *Item) setText(s string) {
 	it.Text = s
-	if it.refs != nil {
-		it.refs.text = nil
+	if it.x != nil {
+		it.x.text = nil
 	}
 }
 
 // setThinking replaces an item's reasoning.
 func (it *Item) setThinking(s string) {
 	it.Thinking = s
-	if it.refs != nil {
-		it.refs.thinking = nil
+	if it.x != nil {
+		it.x.thinking = nil
 	}
 }
 

@@ -302,7 +302,14 @@ func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
 		st = ToolUnknown // no task process: nothing can be running
 	}
 	c.ID = id
-	it := &Item{Kind: ItemTool, ID: id, Created: ev.Created, Tool: &ToolItem{CallID: id, Name: name, Call: c, Status: st}}
+	// The item and its ToolItem in one allocation (a long session holds
+	// tens of thousands of calls).
+	both := &struct {
+		item Item
+		tool ToolItem
+	}{Item{Kind: ItemTool, ID: id, Created: ev.Created}, ToolItem{CallID: id, Name: name, Call: c, Status: st}}
+	it := &both.item
+	it.Tool = &both.tool
 	t.add(it)
 	t.tools[id] = it
 	if st == ToolRunning {
