@@ -1,12 +1,9 @@
 package events
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"weak"
-
-	"github.com/perch-tui/perch/tools"
 )
 
 // BodyStore keeps the large texts of a timeline out of memory: what Put
@@ -87,14 +84,11 @@ func (it *Item) HasThinking() bool {
 // allocation: the result the item points to, and what it takes to make
 // it whole again).
 type spilledResult struct {
-	res ToolResult // what stays in memory: Text and the details are empty
-	ref
-	// details: the result's details were parsed from its text as format,
-	// with the call's arguments args; they are parsed again when it is
+	// res is what stays in memory: Text and the details are empty; when
+	// its textDetails is set, the details are parsed again from the text
 	// read back.
-	details bool
-	format  tools.Format
-	args    json.RawMessage
+	res ToolResult
+	ref
 	// What Outcome needs of a command's result, so that a header never
 	// reads the text back: isCmd is set when Command gave one.
 	isCmd, timedOut bool
@@ -127,8 +121,8 @@ func (t *ToolItem) LoadOutput() (*ToolResult, error) {
 	cp := *r
 	cp.spilled = nil
 	cp.Text = text
-	if sp.details {
-		fillFormat(&cp, sp.format, ToolCall{Args: sp.args})
+	if cp.textDetails {
+		fillFormat(&cp, cp.format, ToolCall{Args: cp.detailsArgs})
 	}
 	sp.last = weak.Make(&cp)
 	return &cp, nil
@@ -269,8 +263,6 @@ func (t *Timeline) spillResult(it *Item) {
 	if c != nil {
 		sp.isCmd, sp.timedOut, sp.exit = true, c.TimedOut, c.ExitCode
 	}
-	if r.textDetails {
-		sp.details, sp.format, sp.args = true, r.format, r.detailsArgs
-	}
+	sp.res.textDetails, sp.res.format, sp.res.detailsArgs = r.textDetails, r.format, r.detailsArgs
 	it.Tool.Result = &sp.res
 }
