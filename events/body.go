@@ -1,9 +1,12 @@
 package events
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"weak"
+
+	"github.com/perch-tui/perch/tools"
 )
 
 // BodyStore keeps the large texts of a timeline out of memory: what Put
@@ -80,18 +83,24 @@ func (it *Item) HasThinking() bool {
 	return it.Thinking != "" || it.x != nil && it.x.thinking != nil
 }
 
-// spilledResult is a tool result whose text is in the store (one
-// allocation: the result the item points to, and what it takes to make
-// it whole again).
+// spilledResult is what a tool item keeps of a result whose text is in
+// the store (ToolItem.spill): where the text is, and what it takes to
+// make the result whole again. The item's Result holds the rest (the
+// error, the exit status, the todos), with Text and the details empty;
+// results that hold no more than an exit status share one per timeline
+// (see Timeline.spilledShell), so that a spilled output costs only this
+// record.
 type spilledResult struct {
-	// res is what stays in memory: Text and the details are empty; when
-	// its textDetails is set, the details are parsed again from the text
-	// read back.
-	res ToolResult
 	ref
+	// details: the result's details were parsed from its text as format,
+	// with the call's arguments args; they are parsed again when it is
+	// read back.
+	details bool
+	format  tools.Format
 	// What Outcome needs of a command's result, so that a header never
 	// reads the text back: isCmd is set when Command gave one.
 	isCmd, timedOut bool
+	args            json.RawMessage
 	exit            *int
 	// last is the copy LoadOutput made last, while anything (a view's
 	// cache, an expanded body) still holds it: the several readers of one
@@ -106,11 +115,10 @@ type spilledResult struct {
 // every method of a timeline's items, call it from the goroutine that
 // owns the timeline.
 func (t *ToolItem) LoadOutput() (*ToolResult, error) {
-	r := t.Result
-	if r == nil || r.spilled == nil {
+	r, sp := t.Result, t.spill
+	if r == nil || sp == nil {
 		return r, nil
 	}
-	sp := r.spilled
 	if cp := sp.last.Value(); cp != nil {
 		return cp, nil
 	}
@@ -119,10 +127,9 @@ func (t *ToolItem) LoadOutput() (*ToolResult, error) {
 		return nil, err
 	}
 	cp := *r
-	cp.spilled = nil
 	cp.Text = text
-	if cp.textDetails {
-		fillFormat(&cp, cp.format, ToolCall{Args: cp.detailsArgs})
+	if sp.details {
+		fillFormat(&cp, sp.format, ToolCall{Args: sp.args})
 	}
 	sp.last = weak.Make(&cp)
 	return &cp, nil
@@ -134,7 +141,6 @@ func (t *ToolItem) Output() *ToolResult {
 	r, err := t.LoadOutput()
 	if err != nil {
 		cp := *t.Result
-		cp.spilled = nil
 		cp.Text = orGone("", err)
 		return &cp
 	}
@@ -149,24 +155,24 @@ func (t *ToolItem) OutputText() string {
 	if r == nil {
 		return ""
 	}
-	if r.spilled == nil {
+	if t.spill == nil {
 		return r.Text
 	}
-	if cp := r.spilled.last.Value(); cp != nil {
+	if cp := t.spill.last.Value(); cp != nil {
 		return cp.Text
 	}
-	return orGone(r.spilled.load())
+	return orGone(t.spill.load())
 }
 
 // OutputLen is the length of the result's text without reading it back.
-func (r *ToolResult) OutputLen() int {
-	if r == nil {
+func (t *ToolItem) OutputLen() int {
+	if t.spill != nil {
+		return t.spill.n
+	}
+	if t.Result == nil {
 		return 0
 	}
-	if r.spilled != nil {
-		return r.spilled.n
-	}
-	return len(r.Text)
+	return len(t.Result.Text)
 }
 
 // SpillOptions say how a timeline uses its BodyStore.
@@ -241,12 +247,13 @@ func (it *Item) setThinking(s string) {
 	}
 }
 
-// spillResult replaces a finished tool result with a copy whose text is in
-// the store, when its details can be parsed again from the text (details
-// a legacy structure gave stay in memory with their text).
+// spillResult moves a finished tool result's text to the store, when its
+// details can be parsed again from the text (details a legacy structure
+// gave stay in memory with their text): the item keeps a record of where
+// it is, and a Result without the text and the details.
 func (t *Timeline) spillResult(it *Item) {
 	r := it.Tool.Result
-	if t.store == nil || r == nil || r.streaming || r.spilled != nil || len(r.Text) < t.spill.Min {
+	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < t.spill.Min {
 		return
 	}
 	if r.hasDetails() && !r.textDetails {
@@ -257,12 +264,49 @@ func (t *Timeline) spillResult(it *Item) {
 	if rf == nil {
 		return
 	}
-	sp := &spilledResult{ref: *rf, res: ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
-		Structured: r.Structured, ExitCode: r.Exit(), Todos: r.Todos}}
-	sp.res.spilled = sp
+	sp := &spilledResult{ref: *rf}
 	if c != nil {
 		sp.isCmd, sp.timedOut, sp.exit = true, c.TimedOut, c.ExitCode
 	}
-	sp.res.textDetails, sp.res.format, sp.res.detailsArgs = r.textDetails, r.format, r.detailsArgs
-	it.Tool.Result = &sp.res
+	if r.textDetails {
+		sp.details, sp.format, sp.args = true, r.format, r.detailsArgs
+	}
+	it.Tool.Result, it.Tool.spill = t.spilledShell(r), sp
+}
+
+// shellKey names the Results without text that spilled results share: an
+// error flag and an exit status, nothing else.
+type shellKey struct {
+	isError, hasExit bool
+	exit             int
+}
+
+// spilledShell is what stays in memory of a spilled result r: its error,
+// exit status, legacy structure and todos. One that holds no more than an
+// error flag and an exit status is shared by every spilled result that
+// holds the same (views only read a Result, and the timeline replaces an
+// item's Result rather than change it).
+func (t *Timeline) spilledShell(r *ToolResult) *ToolResult {
+	exit := r.Exit()
+	if r.ErrorText != "" || r.Structured != nil || r.Todos != nil {
+		return &ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
+			Structured: r.Structured, ExitCode: exit, Todos: r.Todos}
+	}
+	k := shellKey{isError: r.IsError}
+	if exit != nil {
+		k.hasExit, k.exit = true, *exit
+	}
+	if sh := t.shells[k]; sh != nil {
+		return sh
+	}
+	sh := &ToolResult{IsError: r.IsError}
+	if exit != nil {
+		code := *exit
+		sh.ExitCode = &code
+	}
+	if t.shells == nil {
+		t.shells = make(map[shellKey]*ToolResult)
+	}
+	t.shells[k] = sh
+	return sh
 }

@@ -145,8 +145,10 @@ type ToolItem struct {
 	// context (it stays visible).
 	Pruned bool
 	// Result is nil until finished. Its Text and details may be in the
-	// timeline's BodyStore: views read them through Output.
+	// timeline's BodyStore (spill is set, and Result has neither): views
+	// read them through Output.
 	Result *ToolResult
+	spill  *spilledResult
 }
 
 // KeyArg is the argument a person wants to see first: the command, the

@@ -25,7 +25,8 @@ type Timeline struct {
 	version  uint64
 	store    BodyStore // where long finished texts go (nil: memory)
 	spill    SpillOptions
-	spillErr error // why store stopped taking texts
+	spillErr error                    // why store stopped taking texts
+	shells   map[shellKey]*ToolResult // shared Results of spilled outputs (spilledShell)
 
 	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
 	foreignNote *Item               // the one notice that counts foreign frames
@@ -199,7 +200,7 @@ func (t *Timeline) apply(ev Event) bool {
 		if ev.Kind == KindToolMessage && it.Tool.Result != nil {
 			return false // the docs tool message repeats a PostToolCall
 		}
-		it.Tool.Result = ev.Tool.Result
+		it.Tool.Result, it.Tool.spill = ev.Tool.Result, nil
 		it.Tool.Status = ToolOK
 		if ev.Tool.Result.IsError {
 			it.Tool.Status = ToolError

@@ -265,9 +265,6 @@ type ToolResult struct {
 	ExitCode    *int
 	outBuf      *strings.Builder
 	detailsArgs json.RawMessage
-	// spilled is set when Text is in the timeline's BodyStore: Text and
-	// the details are empty, and ToolItem.Output reads them back.
-	spilled *spilledResult
 
 	// Details parsed from either the legacy structure or the HEAD text, for
 	// the per-tool renderers. At most one is set. Large strings in them are
