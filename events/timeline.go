@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"time"
@@ -201,6 +202,7 @@ func (t *Timeline) apply(ev Event) bool {
 			return false // the docs tool message repeats a PostToolCall
 		}
 		it.Tool.Result, it.Tool.spill = ev.Tool.Result, nil
+		shareArgs(it.Tool)
 		it.Tool.Status = ToolOK
 		if ev.Tool.Result.IsError {
 			it.Tool.Status = ToolError
@@ -317,6 +319,15 @@ func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
 		t.running = append(t.running, it)
 	}
 	return it
+}
+
+// shareArgs makes a result's details use the call's arguments when the
+// result's event carried the same ones, decoded again: a long session
+// then holds each call's arguments once.
+func shareArgs(t *ToolItem) {
+	if r := t.Result; len(r.detailsArgs) > 0 && bytes.Equal(r.detailsArgs, t.Call.Args) {
+		r.detailsArgs = t.Call.Args
+	}
 }
 
 // endRunningTools settles calls that will never get a result. Only the
