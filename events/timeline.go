@@ -16,7 +16,7 @@ type Timeline struct {
 	tools    map[string]*Item // tool_call id -> tool item
 	running  []*Item          // tool items set running since runs last ended (some may have finished)
 	turns    map[string]*Item // assistant item id -> item (streamed turns, upserts)
-	posts    map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
+	posts    postIndex        // PostToolCall envelope id -> tool item (for Pruned)
 	queue    []QueuedMessage
 	sent     map[string]string // message id -> text the client sent
 	todos    []Todo
@@ -38,7 +38,6 @@ func NewTimeline() *Timeline {
 	return &Timeline{
 		tools: make(map[string]*Item),
 		turns: make(map[string]*Item),
-		posts: make(map[string]*Item),
 		sent:  make(map[string]string),
 
 		unqueued: make(map[string]struct{}),
@@ -179,7 +178,7 @@ func (t *Timeline) apply(ev Event) bool {
 			t.meta.ContextTokens = ev.PrunedTo
 		}
 	case KindPruned:
-		it := t.posts[ev.PrunedID]
+		it := t.posts.get(ev.PrunedID)
 		t.meta.PrunedCount++
 		if it != nil && !it.Tool.Pruned {
 			it.Tool.Pruned = true
@@ -212,7 +211,7 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		it.Version++
 		if ev.ID != "" {
-			t.posts[ev.ID] = it
+			t.posts.set(ev.ID, it)
 		}
 		if ev.Tool.Result.Todos != nil {
 			t.todos = ev.Tool.Result.Todos
