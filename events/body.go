@@ -49,17 +49,14 @@ func orGone(s string, err error) string {
 	return s
 }
 
-// itemRefs are an item's texts kept in the store (nil: all in memory).
-type itemRefs struct{ text, thinking *ref }
-
 // LoadBody is the item's text (Text), read back from the store when it
 // was kept there. Use it, not Text, whenever the words are shown,
 // searched or exported.
 func (it *Item) LoadBody() (string, error) {
-	if it.refs == nil || it.refs.text == nil {
+	if it.x == nil || it.x.text == nil {
 		return it.Text, nil
 	}
-	return it.refs.text.load()
+	return it.x.text.load()
 }
 
 // Body is LoadBody, with a notice in place of a text the store lost.
@@ -68,39 +65,42 @@ func (it *Item) Body() string { return orGone(it.LoadBody()) }
 // LoadThinking is the item's reasoning (Thinking), read back like
 // LoadBody.
 func (it *Item) LoadThinking() (string, error) {
-	if it.refs == nil || it.refs.thinking == nil {
+	if it.x == nil || it.x.thinking == nil {
 		return it.Thinking, nil
 	}
-	return it.refs.thinking.load()
+	return it.x.thinking.load()
 }
 
 // ThinkingBody is LoadThinking, with a notice in place of a lost text.
 func (it *Item) ThinkingBody() string { return orGone(it.LoadThinking()) }
 
 // HasBody says whether the item has text, without reading it back.
-func (it *Item) HasBody() bool { return it.Text != "" || it.refs != nil && it.refs.text != nil }
+func (it *Item) HasBody() bool { return it.Text != "" || it.x != nil && it.x.text != nil }
 
 // HasThinking says whether the item has reasoning, without reading it
 // back.
 func (it *Item) HasThinking() bool {
-	return it.Thinking != "" || it.refs != nil && it.refs.thinking != nil
+	return it.Thinking != "" || it.x != nil && it.x.thinking != nil
 }
 
-// spilledResult is a tool result whose text is in the store (one
-// allocation: the result the item points to, and what it takes to make
-// it whole again).
+// spilledResult is what a tool item keeps of a result whose text is in
+// the store (ToolItem.spill): where the text is, and what it takes to
+// make the result whole again. The item's Result holds the rest (the
+// error, the exit status, the todos), with Text and the details empty;
+// results that hold no more than an exit status share one per timeline
+// (see Timeline.spilledShell), so that a spilled output costs only this
+// record.
 type spilledResult struct {
-	res ToolResult // what stays in memory: Text and the details are empty
 	ref
 	// details: the result's details were parsed from its text as format,
 	// with the call's arguments args; they are parsed again when it is
 	// read back.
 	details bool
 	format  tools.Format
-	args    json.RawMessage
 	// What Outcome needs of a command's result, so that a header never
 	// reads the text back: isCmd is set when Command gave one.
 	isCmd, timedOut bool
+	args            json.RawMessage
 	exit            *int
 	// last is the copy LoadOutput made last, while anything (a view's
 	// cache, an expanded body) still holds it: the several readers of one
@@ -115,11 +115,10 @@ type spilledResult struct {
 // every method of a timeline's items, call it from the goroutine that
 // owns the timeline.
 func (t *ToolItem) LoadOutput() (*ToolResult, error) {
-	r := t.Result
-	if r == nil || r.spilled == nil {
+	r, sp := t.Result, t.spill
+	if r == nil || sp == nil {
 		return r, nil
 	}
-	sp := r.spilled
 	if cp := sp.last.Value(); cp != nil {
 		return cp, nil
 	}
@@ -128,7 +127,6 @@ func (t *ToolItem) LoadOutput() (*ToolResult, error) {
 		return nil, err
 	}
 	cp := *r
-	cp.spilled = nil
 	cp.Text = text
 	if sp.details {
 		fillFormat(&cp, sp.format, ToolCall{Args: sp.args})
@@ -143,7 +141,6 @@ func (t *ToolItem) Output() *ToolResult {
 	r, err := t.LoadOutput()
 	if err != nil {
 		cp := *t.Result
-		cp.spilled = nil
 		cp.Text = orGone("", err)
 		return &cp
 	}
@@ -158,24 +155,24 @@ func (t *ToolItem) OutputText() string {
 	if r == nil {
 		return ""
 	}
-	if r.spilled == nil {
+	if t.spill == nil {
 		return r.Text
 	}
-	if cp := r.spilled.last.Value(); cp != nil {
+	if cp := t.spill.last.Value(); cp != nil {
 		return cp.Text
 	}
-	return orGone(r.spilled.load())
+	return orGone(t.spill.load())
 }
 
 // OutputLen is the length of the result's text without reading it back.
-func (r *ToolResult) OutputLen() int {
-	if r == nil {
+func (t *ToolItem) OutputLen() int {
+	if t.spill != nil {
+		return t.spill.n
+	}
+	if t.Result == nil {
 		return 0
 	}
-	if r.spilled != nil {
-		return r.spilled.n
-	}
-	return len(r.Text)
+	return len(t.Result.Text)
 }
 
 // SpillOptions say how a timeline uses its BodyStore.
@@ -227,41 +224,36 @@ func (t *Timeline) spillItem(it *Item) {
 		return
 	}
 	if r := t.put(it.Text); r != nil {
-		if it.refs == nil {
-			it.refs = &itemRefs{}
-		}
-		it.refs.text, it.Text = r, ""
+		it.extra().text, it.Text = r, ""
 	}
 	if r := t.put(it.Thinking); r != nil {
-		if it.refs == nil {
-			it.refs = &itemRefs{}
-		}
-		it.refs.thinking, it.Thinking = r, ""
+		it.extra().thinking, it.Thinking = r, ""
 	}
 }
 
 // setText replaces an item's text (the final form of a turn).
 func (it *Item) setText(s string) {
 	it.Text = s
-	if it.refs != nil {
-		it.refs.text = nil
+	if it.x != nil {
+		it.x.text = nil
 	}
 }
 
 // setThinking replaces an item's reasoning.
 func (it *Item) setThinking(s string) {
 	it.Thinking = s
-	if it.refs != nil {
-		it.refs.thinking = nil
+	if it.x != nil {
+		it.x.thinking = nil
 	}
 }
 
-// spillResult replaces a finished tool result with a copy whose text is in
-// the store, when its details can be parsed again from the text (details
-// a legacy structure gave stay in memory with their text).
+// spillResult moves a finished tool result's text to the store, when its
+// details can be parsed again from the text (details a legacy structure
+// gave stay in memory with their text): the item keeps a record of where
+// it is, and a Result without the text and the details.
 func (t *Timeline) spillResult(it *Item) {
 	r := it.Tool.Result
-	if t.store == nil || r == nil || r.streaming || r.spilled != nil || len(r.Text) < t.spill.Min {
+	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < t.spill.Min {
 		return
 	}
 	if r.hasDetails() && !r.textDetails {
@@ -272,14 +264,49 @@ func (t *Timeline) spillResult(it *Item) {
 	if rf == nil {
 		return
 	}
-	sp := &spilledResult{ref: *rf, res: ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
-		Structured: r.Structured, ExitCode: r.Exit(), Todos: r.Todos}}
-	sp.res.spilled = sp
+	sp := &spilledResult{ref: *rf}
 	if c != nil {
 		sp.isCmd, sp.timedOut, sp.exit = true, c.TimedOut, c.ExitCode
 	}
 	if r.textDetails {
 		sp.details, sp.format, sp.args = true, r.format, r.detailsArgs
 	}
-	it.Tool.Result = &sp.res
+	it.Tool.Result, it.Tool.spill = t.spilledShell(r), sp
+}
+
+// shellKey names the Results without text that spilled results share: an
+// error flag and an exit status, nothing else.
+type shellKey struct {
+	isError, hasExit bool
+	exit             int
+}
+
+// spilledShell is what stays in memory of a spilled result r: its error,
+// exit status, legacy structure and todos. One that holds no more than an
+// error flag and an exit status is shared by every spilled result that
+// holds the same (views only read a Result, and the timeline replaces an
+// item's Result rather than change it).
+func (t *Timeline) spilledShell(r *ToolResult) *ToolResult {
+	exit := r.Exit()
+	if r.ErrorText != "" || r.Structured != nil || r.Todos != nil {
+		return &ToolResult{IsError: r.IsError, ErrorText: r.ErrorText,
+			Structured: r.Structured, ExitCode: exit, Todos: r.Todos}
+	}
+	k := shellKey{isError: r.IsError}
+	if exit != nil {
+		k.hasExit, k.exit = true, *exit
+	}
+	if sh := t.shells[k]; sh != nil {
+		return sh
+	}
+	sh := &ToolResult{IsError: r.IsError}
+	if exit != nil {
+		code := *exit
+		sh.ExitCode = &code
+	}
+	if t.shells == nil {
+		t.shells = make(map[shellKey]*ToolResult)
+	}
+	t.shells[k] = sh
+	return sh
 }

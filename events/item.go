@@ -76,7 +76,18 @@ func (l NoticeLevel) String() string {
 // mutated in place; Version grows on every change so renderers can cache by
 // (item, version, width).
 type Item struct {
-	Kind    ItemKind
+	// The one-byte fields come first, together, so that they share a
+	// word: a 100,000-event session holds tens of thousands of items.
+	Kind ItemKind
+	// Notice
+	Level NoticeLevel
+	// Open is set while streamed deltas build the turn and its final form
+	// has not arrived.
+	Open bool
+	// Incomplete marks a turn (or a tool output) whose stream ended
+	// before it was finished.
+	Incomplete bool
+
 	ID      string // event id (user/assistant/notice) or tool_call id (tool)
 	Version uint64
 	Created time.Time
@@ -93,27 +104,35 @@ type Item struct {
 	Thinking string
 	// StopReason is why the model stopped (Stop* constants; "" unknown).
 	StopReason string
-	// Open is set while streamed deltas build the turn and its final form
-	// has not arrived.
-	Open bool
-	// Incomplete marks a turn (or a tool output) whose stream ended
-	// before it was finished.
-	Incomplete bool
-	// Builders of a streamed turn's text and thinking: appending to them is
-	// linear however many deltas come (Text and Thinking read them
-	// without a copy).
-	textBuf, thinkBuf *strings.Builder
-	// refs: Text or Thinking is in the timeline's BodyStore (and the
-	// field is empty); LoadBody and LoadThinking read them back.
-	refs *itemRefs
+	// x is what few items need (nil for most): the builders of a streamed
+	// turn, the references of texts kept in the timeline's BodyStore.
+	x *itemExtra
 
 	// Tool
 	Tool *ToolItem
 
 	// Notice
-	Level      NoticeLevel
 	NoticeKind string // Notice* constants; "" for perch's own notices
+}
 
+// itemExtra is the part of an item that only a streamed turn or a spilled
+// text needs, kept apart so that every other item goes without it.
+type itemExtra struct {
+	// Builders of a streamed turn's text and thinking: appending to them is
+	// linear however many deltas come (Text and Thinking read them
+	// without a copy).
+	textBuf, thinkBuf *strings.Builder
+	// Text or Thinking is in the timeline's BodyStore (and the field is
+	// empty); LoadBody and LoadThinking read them back.
+	text, thinking *ref
+}
+
+// extra is the item's itemExtra, made when first needed.
+func (it *Item) extra() *itemExtra {
+	if it.x == nil {
+		it.x = &itemExtra{}
+	}
+	return it.x
 }
 
 // ToolItem is the state of one tool call.
@@ -122,12 +141,14 @@ type ToolItem struct {
 	Name   string
 	Call   ToolCall
 	Status ToolStatus
-	// Result is nil until finished. Its Text and details may be in the
-	// timeline's BodyStore: views read them through Output.
-	Result *ToolResult
 	// Pruned is set when the daemon dropped this output from the model's
 	// context (it stays visible).
 	Pruned bool
+	// Result is nil until finished. Its Text and details may be in the
+	// timeline's BodyStore (spill is set, and Result has neither): views
+	// read them through Output.
+	Result *ToolResult
+	spill  *spilledResult
 }
 
 // KeyArg is the argument a person wants to see first: the command, the

@@ -79,11 +79,11 @@ func ToolOutcome(s ToolStatus, cr *CommandResult) Outcome {
 
 // Outcome is how t ended (ToolOutcome of its status and Command).
 func (t *ToolItem) Outcome() Outcome {
-	if t.Result != nil && t.Result.spilled != nil {
+	if t.spill != nil {
 		// What Command would say of the exit, kept when the text went to
 		// the store: no read back for a header.
 		var cr *CommandResult
-		if sp := t.Result.spilled; sp.isCmd {
+		if sp := t.spill; sp.isCmd {
 			cr = &CommandResult{ExitCode: sp.exit, TimedOut: sp.timedOut}
 		}
 		return ToolOutcome(t.Status, cr)
@@ -98,7 +98,7 @@ func (t *ToolItem) Outcome() Outcome {
 // failed without an exit status (its error is what there is to show).
 func (t *ToolItem) Command() *CommandResult {
 	r := t.Result
-	if r != nil && r.spilled != nil {
+	if t.spill != nil {
 		r = t.Output()
 	}
 	if r == nil {

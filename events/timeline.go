@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"time"
@@ -15,7 +16,7 @@ type Timeline struct {
 	tools    map[string]*Item // tool_call id -> tool item
 	running  []*Item          // tool items set running since runs last ended (some may have finished)
 	turns    map[string]*Item // assistant item id -> item (streamed turns, upserts)
-	posts    map[string]*Item // PostToolCall envelope id -> tool item (for Pruned)
+	posts    postIndex        // PostToolCall envelope id -> tool item (for Pruned)
 	queue    []QueuedMessage
 	sent     map[string]string // message id -> text the client sent
 	todos    []Todo
@@ -25,7 +26,8 @@ type Timeline struct {
 	version  uint64
 	store    BodyStore // where long finished texts go (nil: memory)
 	spill    SpillOptions
-	spillErr error // why store stopped taking texts
+	spillErr error                    // why store stopped taking texts
+	shells   map[shellKey]*ToolResult // shared Results of spilled outputs (spilledShell)
 
 	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
 	foreignNote *Item               // the one notice that counts foreign frames
@@ -36,7 +38,6 @@ func NewTimeline() *Timeline {
 	return &Timeline{
 		tools: make(map[string]*Item),
 		turns: make(map[string]*Item),
-		posts: make(map[string]*Item),
 		sent:  make(map[string]string),
 
 		unqueued: make(map[string]struct{}),
@@ -177,7 +178,7 @@ func (t *Timeline) apply(ev Event) bool {
 			t.meta.ContextTokens = ev.PrunedTo
 		}
 	case KindPruned:
-		it := t.posts[ev.PrunedID]
+		it := t.posts.get(ev.PrunedID)
 		t.meta.PrunedCount++
 		if it != nil && !it.Tool.Pruned {
 			it.Tool.Pruned = true
@@ -199,7 +200,8 @@ func (t *Timeline) apply(ev Event) bool {
 		if ev.Kind == KindToolMessage && it.Tool.Result != nil {
 			return false // the docs tool message repeats a PostToolCall
 		}
-		it.Tool.Result = ev.Tool.Result
+		it.Tool.Result, it.Tool.spill = ev.Tool.Result, nil
+		shareArgs(it.Tool)
 		it.Tool.Status = ToolOK
 		if ev.Tool.Result.IsError {
 			it.Tool.Status = ToolError
@@ -209,7 +211,7 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		it.Version++
 		if ev.ID != "" {
-			t.posts[ev.ID] = it
+			t.posts.set(ev.ID, it)
 		}
 		if ev.Tool.Result.Todos != nil {
 			t.todos = ev.Tool.Result.Todos
@@ -302,13 +304,29 @@ func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
 		st = ToolUnknown // no task process: nothing can be running
 	}
 	c.ID = id
-	it := &Item{Kind: ItemTool, ID: id, Created: ev.Created, Tool: &ToolItem{CallID: id, Name: name, Call: c, Status: st}}
+	// The item and its ToolItem in one allocation (a long session holds
+	// tens of thousands of calls).
+	both := &struct {
+		item Item
+		tool ToolItem
+	}{Item{Kind: ItemTool, ID: id, Created: ev.Created}, ToolItem{CallID: id, Name: name, Call: c, Status: st}}
+	it := &both.item
+	it.Tool = &both.tool
 	t.add(it)
 	t.tools[id] = it
 	if st == ToolRunning {
 		t.running = append(t.running, it)
 	}
 	return it
+}
+
+// shareArgs makes a result's details use the call's arguments when the
+// result's event carried the same ones, decoded again: a long session
+// then holds each call's arguments once.
+func shareArgs(t *ToolItem) {
+	if r := t.Result; len(r.detailsArgs) > 0 && bytes.Equal(r.detailsArgs, t.Call.Args) {
+		r.detailsArgs = t.Call.Args
+	}
 }
 
 // endRunningTools settles calls that will never get a result. Only the

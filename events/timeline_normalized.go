@@ -18,9 +18,9 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 			return false // the turn's final form is in: a late delta changes nothing
 		}
 		if ev.Kind == KindTextDelta {
-			it.Text = appendTo(&it.textBuf, it.Text, ev.Text)
+			it.Text = appendTo(&it.extra().textBuf, it.Text, ev.Text)
 		} else {
-			it.Thinking = appendTo(&it.thinkBuf, it.Thinking, ev.Thinking)
+			it.Thinking = appendTo(&it.extra().thinkBuf, it.Thinking, ev.Thinking)
 		}
 		it.Version++
 	case KindToolOutputDelta:
@@ -111,7 +111,9 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 		it.StopReason = ev.StopReason
 	}
 	it.Open = false
-	it.textBuf, it.thinkBuf = nil, nil
+	if it.x != nil {
+		it.x.textBuf, it.x.thinkBuf = nil, nil
+	}
 	it.Incomplete = ev.Incomplete
 	it.Version++
 	t.spillItem(it)

@@ -240,7 +240,21 @@ type ToolEvent struct {
 
 // ToolResult is a finished tool call, whatever dialect it came in.
 type ToolResult struct {
-	IsError   bool
+	IsError bool
+	// The unexported one-byte fields follow IsError, to share its word.
+	// streaming is set while output deltas build Text, in outBuf.
+	streaming bool
+	// fromText names the details (Listing or Search) to be read from Text
+	// when asked for (FileListing, SearchHits) instead of kept: a listing's
+	// entries and a search's hits cost 24–40 bytes each on top of the text
+	// they point into, and only the few items on screen are ever drawn.
+	fromText detailsKind
+	// textDetails: fillFormat parsed the details from Text as format, with
+	// the call's arguments detailsArgs (so they can be parsed again, also
+	// when Text went to the store).
+	textDetails bool
+	format      tools.Format
+
 	Text      string // the text sent to the model, whole: the universal fallback
 	ErrorText string // readable error, when IsError
 	// Structured is the legacy structured result, kept for renderers when
@@ -248,23 +262,9 @@ type ToolResult struct {
 	Structured json.RawMessage
 	// ExitCode is the exit status a source reported for a command, nil
 	// when it reported none (see Exit, which also reads Command).
-	ExitCode *int
-	// streaming is set while output deltas build Text, in outBuf.
-	streaming bool
-	outBuf    *strings.Builder
-	// fromText names the details (Listing or Search) to be read from Text
-	// when asked for (FileListing, SearchHits) instead of kept: a listing's
-	// entries and a search's hits cost 24–40 bytes each on top of the text
-	// they point into, and only the few items on screen are ever drawn.
-	fromText detailsKind
-	// textDetails: fillFormat parsed the details from Text as format, with
-	// the call's arguments detailsArgs (so they can be parsed again).
-	textDetails bool
-	format      tools.Format
+	ExitCode    *int
+	outBuf      *strings.Builder
 	detailsArgs json.RawMessage
-	// spilled is set when Text is in the timeline's BodyStore: Text and
-	// the details are empty, and ToolItem.Output reads them back.
-	spilled *spilledResult
 
 	// Details parsed from either the legacy structure or the HEAD text, for
 	// the per-tool renderers. At most one is set. Large strings in them are
