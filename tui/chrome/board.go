@@ -390,13 +390,7 @@ func (c Chrome) boardStatus(l BoardList, s ListScreen) string {
 		{c.Accent.Render(strconv.Itoa(gen) + " generating"), 5},
 		{c.Dim.Render(strconv.Itoa(l.Total) + " sessions"), 4},
 	}
-	if s.Flash != "" {
-		st := c.Flash
-		if s.FlashErr {
-			st = c.FlashErr
-		}
-		segs = append(segs, Segment{st.Render(s.Flash), 8})
-	}
+	segs = c.withFlash(segs, s.Flash, s.FlashErr)
 	return LayoutSegments(segs, c.Separator(), s.Width)
 }
 

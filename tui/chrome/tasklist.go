@@ -170,13 +170,7 @@ func (c Chrome) listStatus(tasks []events.Task, s ListScreen) string {
 		{c.Dim.Render(strconv.Itoa(idle) + " idle"), 4},
 		{c.Dim.Render(strconv.Itoa(stopped) + " stopped"), 3},
 	}
-	if s.Flash != "" {
-		st := c.Flash
-		if s.FlashErr {
-			st = c.FlashErr
-		}
-		segs = append(segs, Segment{st.Render(s.Flash), 8})
-	}
+	segs = c.withFlash(segs, s.Flash, s.FlashErr)
 	return LayoutSegments(segs, c.Separator(), s.Width)
 }
 
@@ -291,4 +285,17 @@ func scrollOffset(off, sel, rows, n int) int {
 		off = sel - rows + 1
 	}
 	return max(min(off, n-rows), 0)
+}
+
+// withFlash adds a flash message to a status line's segments; when the
+// line is short it goes after the connection, before the counts.
+func (c Chrome) withFlash(segs []Segment, flash string, isErr bool) []Segment {
+	if flash == "" {
+		return segs
+	}
+	st := c.Flash
+	if isErr {
+		st = c.FlashErr
+	}
+	return append(segs, Segment{st.Render(flash), 8})
 }
