@@ -15,11 +15,20 @@ import (
 // file's text comes back as the draft. If anything fails the draft stays
 // as it was and the flash says why.
 
-// editorDoneMsg reports that the editor exited: err is its failure (or
-// the failure to start it); path is the file it edited.
-type editorDoneMsg struct {
+// editorReadyMsg: the draft was written to path (or could not be, err),
+// for the editor to open.
+type editorReadyMsg struct {
 	path string
 	err  error
+}
+
+// editorDoneMsg reports that the editor exited: err is its failure (or
+// the failure to start it); text is what it left in the file, readErr
+// why that could not be read.
+type editorDoneMsg struct {
+	text    string
+	err     error
+	readErr error
 }
 
 // editorCommand is the user's editor on path: $VISUAL, else $EDITOR, else
@@ -35,54 +44,74 @@ func (m *Model) editorCommand(path string) *exec.Cmd {
 	return exec.Command(ed[0], append(ed[1:], path)...)
 }
 
-// editorProcess writes the draft to a new temporary file and returns the
-// editor's command on it, with the callback that reports its end.
-func (m *Model) editorProcess() (*exec.Cmd, tea.ExecCallback, error) {
+// openEditor writes the draft to a new temporary file (in a command:
+// no IO in Update), then hands the terminal to the editor on it.
+func (m *Model) openEditor() tea.Cmd {
+	if m.mode != modeTask || !m.caps.Send {
+		return nil
+	}
+	draft := m.comp.value()
+	return func() tea.Msg {
+		path, err := writeDraft(draft)
+		return editorReadyMsg{path: path, err: err}
+	}
+}
+
+func writeDraft(draft string) (string, error) {
 	f, err := os.CreateTemp("", "perch-message-*.md")
 	if err != nil {
-		return nil, nil, fmt.Errorf("create the draft's file: %w", err)
+		return "", fmt.Errorf("create the draft's file: %w", err)
 	}
 	path := f.Name()
-	_, err = f.WriteString(m.comp.value())
+	_, err = f.WriteString(draft)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		os.Remove(path)
-		return nil, nil, fmt.Errorf("write the draft's file: %w", err)
+		return "", fmt.Errorf("write the draft's file: %w", err)
 	}
-	done := func(err error) tea.Msg { return editorDoneMsg{path: path, err: err} }
-	return m.editorCommand(path), done, nil
+	return path, nil
 }
 
-// openEditor hands the terminal to the editor on the draft.
-func (m *Model) openEditor() tea.Cmd {
-	if m.mode != modeTask || !m.caps.Send {
+// handleEditorReady runs the editor on the draft's file.
+func (m *Model) handleEditorReady(msg editorReadyMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setFlash("cannot open an editor: "+msg.err.Error()+" — the draft is kept", true)
 		return nil
 	}
-	cmd, done, err := m.editorProcess()
-	if err != nil {
-		m.setFlash("cannot open an editor: "+err.Error()+" — the draft is kept", true)
-		return nil
+	m.editorFile = msg.path
+	return tea.ExecProcess(m.editorCommand(msg.path), editorDone(msg.path))
+}
+
+// editorDone reads what the editor left in path once it exited and
+// removes the file. Bubble Tea calls it when the terminal is back, before
+// the message reaches Update.
+func editorDone(path string) tea.ExecCallback {
+	return func(err error) tea.Msg {
+		defer os.Remove(path)
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		b, rerr := os.ReadFile(path)
+		return editorDoneMsg{text: string(b), readErr: rerr}
 	}
-	return tea.ExecProcess(cmd, done)
 }
 
 // handleEditorDone makes the edited file the draft. The draft it replaces
 // goes to history (↑ brings it back), so nothing typed is lost either way.
 func (m *Model) handleEditorDone(msg editorDoneMsg) tea.Cmd {
-	defer os.Remove(msg.path)
-	if msg.err != nil {
+	m.editorFile = ""
+	switch {
+	case msg.err != nil:
 		m.setFlash("the editor failed ("+oneLine(msg.err.Error())+") — the draft is kept", true)
 		return nil
-	}
-	b, err := os.ReadFile(msg.path)
-	if err != nil {
-		m.setFlash("cannot read what the editor wrote ("+oneLine(err.Error())+") — the draft is kept", true)
+	case msg.readErr != nil:
+		m.setFlash("cannot read what the editor wrote ("+oneLine(msg.readErr.Error())+") — the draft is kept", true)
 		return nil
 	}
 	// Editors end a file with a newline the message never had.
-	text := strings.TrimRight(string(b), "\r\n")
+	text := strings.TrimRight(msg.text, "\r\n")
 	if old := m.comp.value(); old != text {
 		m.comp.pushHistory(old)
 		m.comp.setValue(text)

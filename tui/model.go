@@ -60,6 +60,8 @@ type Model struct {
 	mode    viewMode
 	overlay overlay
 	helpOff int // first row of the `?` screen shown (help.go)
+	// editorFile is the draft's file the external editor has (editor.go).
+	editorFile string
 
 	after     func(time.Duration, tea.Msg) tea.Cmd // timers; see realAfter
 	warm      warmState                            // neighbour pages laid out ahead (warmpage.go)
@@ -242,6 +244,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleCreateDone(msg)
 	case cancelDoneMsg:
 		cmd = m.handleCancelDone(msg)
+	case editorReadyMsg:
+		cmd = m.handleEditorReady(msg)
 	case editorDoneMsg:
 		cmd = m.handleEditorDone(msg)
 	case tickMsg:

@@ -120,11 +120,11 @@ func runEditor(t *testing.T, hs *harness) {
 	if len(hs.other) != 1 || !strings.Contains(fmt.Sprintf("%T", hs.other[0]), "exec") {
 		t.Fatalf("ctrl+o must hand the terminal to the editor, got %v", hs.other)
 	}
-	cmd, done, err := hs.m.editorProcess()
-	if err != nil {
-		t.Fatal(err)
+	path := hs.m.editorFile
+	if path == "" {
+		t.Fatal("no draft file handed to the editor")
 	}
-	hs.send(done(cmd.Run()))
+	hs.send(editorDone(path)(hs.m.editorCommand(path).Run()))
 }
 
 func TestComposeInEditor(t *testing.T) {
