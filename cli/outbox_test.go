@@ -233,20 +233,28 @@ func TestCancelHoldsRecovered(t *testing.T) {
 	}
 }
 
-// A task the daemon no longer has: its held messages stay listed, with the
-// reason once a delivery was refused, until the user deletes them.
-func TestHeldMessagesOfADeletedTask(t *testing.T) {
-	t.Parallel()
+// daemonWithTask serves a fake daemon (seed 7: its ids are the same at
+// each start) with one task on a free port.
+func daemonWithTask(t *testing.T) (*fakedaemon.Daemon, *fakedaemon.Server, string) {
+	t.Helper()
 	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
 	srv, err := d.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := srv.URL
 	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d, srv, id
+}
+
+// A task the daemon no longer has: its held messages stay listed, with the
+// reason once a delivery was refused, until the user deletes them.
+func TestHeldMessagesOfADeletedTask(t *testing.T) {
+	t.Parallel()
+	_, srv, id := daemonWithTask(t)
+	base := srv.URL
 	state := t.TempDir()
 	r := must(t, stateRun(t, state, "", "send", id, "for later", "--hold", "--json", "--url", base))
 	var held struct{ ID string }
@@ -321,16 +329,8 @@ func TestConcurrentSends(t *testing.T) {
 // where it is delivered.
 func TestHeldMessageOfAReusedIDIsAnOrphan(t *testing.T) {
 	t.Parallel()
-	d := fakedaemon.New(fakedaemon.Options{Speed: 20, Seed: 7})
-	srv, err := d.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, srv, id := daemonWithTask(t)
 	base := srv.URL
-	id, err := d.CreateTask(fakedaemon.CreateRequest{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
 	state := t.TempDir()
 	must(t, stateRun(t, state, "", "send", id, "for the old task", "--hold", "--url", base))
 	srv.Close()
