@@ -41,10 +41,19 @@ func (h *harness) benchSearch(scope string, s *session, n int) error {
 		if err := s.keys("G"); err != nil {
 			return err
 		}
-		if _, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool {
-			return strings.Contains(scr, fakedaemon.LongSessionMarker) && !firstShown(scr)
-		}); err != nil {
+		scr, _, err := s.waitScreen(h.keyCap, 2*time.Millisecond, func(scr string) bool { return strings.Contains(scr, fakedaemon.LongSessionMarker) })
+		if err != nil {
 			return fmt.Errorf("back to the end of the session (G): %w", err)
+		}
+		if firstShown(scr) {
+			// A session short enough for its first message to be on the
+			// last screen, selected by the previous search: the search
+			// would change nothing to wait for.
+			if len(first) == 0 {
+				h.note("%s: search: the first message is selected on the last screen already; nothing to measure", scope)
+				return nil
+			}
+			break
 		}
 		t, scr, err := h.searchFor(s, fakedaemon.LongSessionFirstMarker, firstShown)
 		if errors.Is(err, errTimeout) {
