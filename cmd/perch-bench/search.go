@@ -64,6 +64,11 @@ func (h *harness) benchSearch(scope string, s *session, n int) error {
 		if err != nil {
 			return fmt.Errorf("search for the first message: %w", err)
 		}
+		// The capture that stopped the clock may hold half a frame: the
+		// count is read once the screen has settled.
+		if scr, _, err = s.settle(30*time.Millisecond, 2*time.Second); err != nil {
+			return err
+		}
 		if !strings.Contains(scr, "· 1 item match") {
 			h.note("%s: the first-message search did not say “1 item match”; its screen:\n%s", scope, indent(scr))
 		}
