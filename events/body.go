@@ -164,6 +164,30 @@ func (t *ToolItem) OutputText() string {
 	return orGone(t.spill.load())
 }
 
+// OutputStored says whether the result's text is in the timeline's
+// BodyStore: then Result holds only the rest (the error text, the exit
+// status), and OutputPart reads the text a part at a time.
+func (t *ToolItem) OutputStored() bool { return t.spill != nil }
+
+// OutputPart is the part [at, at+n) of the result's text (clipped to it),
+// read back alone: a search through a long output reads it a window at a
+// time instead of whole. "" before a result and past the end.
+func (t *ToolItem) OutputPart(at, n int) (string, error) {
+	size := t.OutputLen()
+	if at < 0 || at >= size || n <= 0 {
+		return "", nil
+	}
+	n = min(n, size-at)
+	if t.spill == nil {
+		return t.Result.Text[at : at+n], nil
+	}
+	s, err := t.spill.store.Get(t.spill.off+int64(at), n)
+	if err != nil {
+		return "", fmt.Errorf("read back %d bytes: %w", n, err)
+	}
+	return s, nil
+}
+
 // OutputLen is the length of the result's text without reading it back.
 func (t *ToolItem) OutputLen() int {
 	if t.spill != nil {

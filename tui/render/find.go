@@ -32,7 +32,36 @@ func Contains(it *events.Item, query string) bool {
 	if smartIndex(toolHeaderText(it.Tool), query, 0) >= 0 {
 		return true
 	}
+	if t := it.Tool; t.OutputStored() {
+		// Read back a window at a time: a whole-session search reads
+		// every output of a day-long session, and holding each whole
+		// (and parsing its details) is what it need not do.
+		if t.Result.ErrorText != "" && smartIndex(t.Result.ErrorText, query, 0) >= 0 {
+			return true
+		}
+		return storedContains(t, query)
+	}
 	for _, s := range outputTexts(it.Tool.Output()) {
+		if smartIndex(s, query, 0) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// storeWindow is how much of a stored output a search reads at a time.
+const storeWindow = 1 << 20
+
+// storedContains searches a tool's output kept in the timeline's store,
+// a window at a time; windows overlap by more than a match can span. A
+// text the store lost matches nothing.
+func storedContains(t *events.ToolItem, query string) bool {
+	overlap := 4 * len(query)
+	for at, n := 0, t.OutputLen(); at < n; at += storeWindow {
+		s, err := t.OutputPart(at, storeWindow+overlap)
+		if err != nil {
+			return false
+		}
 		if smartIndex(s, query, 0) >= 0 {
 			return true
 		}

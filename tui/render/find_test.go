@@ -313,3 +313,38 @@ func TestPrepareOncePerVersion(t *testing.T) {
 		t.Error("a new version has nothing to prepare")
 	}
 }
+
+// memStore is a BodyStore in memory, for the timeline's stored texts.
+type memStore struct{ b []byte }
+
+func (m *memStore) Put(s string) (int64, error) {
+	off := int64(len(m.b))
+	m.b = append(m.b, s...)
+	return off, nil
+}
+
+func (m *memStore) Get(off int64, n int) (string, error) { return string(m.b[off : off+int64(n)]), nil }
+
+// TestContainsStoredOutput: a tool output kept in the timeline's store is
+// searched a window at a time — a match across two windows, one in the
+// last bytes, and the case rules are what they are in memory.
+func TestContainsStoredOutput(t *testing.T) {
+	size := 3 * storeWindow
+	text := []byte(strings.Repeat("abcdefgh\n", size/9+1))[:size]
+	copy(text[storeWindow-3:], "NeedLe") // across the first cut
+	copy(text[size-len("tail-mark"):], "tail-mark")
+	tl := events.NewTimeline()
+	tl.SetBodyStore(&memStore{}, events.SpillOptions{})
+	call := events.ToolCall{ID: "c1", Name: "execute_command", Args: []byte(`{"command":"cat big"}`)}
+	tl.Apply(events.Event{Kind: events.KindAssistantMessage, ID: "a1", ToolCalls: []events.ToolCall{call}})
+	tl.Apply(events.Event{Kind: events.KindPostToolCall, ID: "p1", Tool: &events.ToolEvent{Call: call, Result: &events.ToolResult{Text: string(text)}}})
+	it := tl.Items()[1]
+	if !it.Tool.OutputStored() {
+		t.Fatal("the output was not stored")
+	}
+	for q, want := range map[string]bool{"needle": true, "NeedLe": true, "NEEDLE": false, "tail-mark": true, "absent": false, "cat big": true} {
+		if got := Contains(it, q); got != want {
+			t.Errorf("Contains(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
