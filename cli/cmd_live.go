@@ -270,6 +270,8 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	defer sp.Close()
 	lo := exportLiveOpts(*untilIdle)
 	lo.spill = sp
+	ex := &exportStream{w: transcript.NewWriter(env.Stdout, *format, task.Name, md)}
+	lo.onUpdate = func(s liveStep) error { return ex.settled(s.tl) }
 	tl, err := followLive(ctx, env, b, task, lo)
 	if tl != nil && tl.SpillErr() != nil {
 		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", tl.SpillErr())
@@ -279,15 +281,67 @@ func runExport(ctx context.Context, env Env, args []string) error {
 		// says it is incomplete (a notice line in jsonl, a line in md).
 		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning,
 			Text: "perch export was interrupted: this transcript is incomplete"})
-		if werr := writeExport(env.Stdout, tl, *format, task.Name, md); werr != nil {
+		if werr := ex.end(tl); werr != nil {
 			return werr
 		}
 		return errors.New("interrupted: the export holds what was read so far, marked incomplete")
 	}
 	if err != nil {
+		if ex.written > 0 && tl != nil {
+			// Items are out already: close the transcript, saying it
+			// stops short, so that what was written still parses.
+			tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelError,
+				Text: "perch export stopped before the end of the session: this transcript is incomplete"})
+			if werr := ex.end(tl); werr != nil {
+				return werr
+			}
+		}
 		return err
 	}
-	return writeExport(env.Stdout, tl, *format, task.Name, md)
+	return ex.end(tl)
+}
+
+// exportStream writes an export's items as soon as the timeline settles
+// them (events.Timeline.Settled) and lets them go, so that exporting a
+// day-long session holds only what is not settled yet, not the session.
+// After a Reset (the backend read the session again) the new timeline's
+// first items are the ones already written, taken by their position, as
+// tail takes them.
+type exportStream struct {
+	w       transcript.Writer
+	written int // items of the session written so far
+}
+
+// settled writes the items tl settled and releases them.
+func (e *exportStream) settled(tl *events.Timeline) error {
+	n := tl.Settled()
+	if err := e.items(tl, n); err != nil {
+		return err
+	}
+	tl.Release(n)
+	return nil
+}
+
+// items writes the first n items of tl not written yet.
+func (e *exportStream) items(tl *events.Timeline, n int) error {
+	for i, it := range tl.Items()[:n] {
+		if tl.Released()+i < e.written {
+			continue
+		}
+		if err := e.w.Item(it); err != nil {
+			return err
+		}
+		e.written++
+	}
+	return nil
+}
+
+// end writes the rest of tl and its closing state.
+func (e *exportStream) end(tl *events.Timeline) error {
+	if err := e.items(tl, tl.Len()); err != nil {
+		return err
+	}
+	return e.w.End(tl)
 }
 
 // exportLiveOpts are export's rule: the session once synced (or idle, with

@@ -87,6 +87,9 @@ type Item struct {
 	// Incomplete marks a turn (or a tool output) whose stream ended
 	// before it was finished.
 	Incomplete bool
+	// released: the timeline let the item go (Release); nothing changes
+	// it any more.
+	released bool
 
 	ID      string // event id (user/assistant/notice) or tool_call id (tool)
 	Version uint64

@@ -30,6 +30,20 @@ func (p *postIndex) set(id string, it *Item) {
 	p.other[id] = it
 }
 
+// dropReleased forgets the items the timeline released.
+func (p *postIndex) dropReleased() {
+	for k, it := range p.uuids {
+		if it.released {
+			delete(p.uuids, k)
+		}
+	}
+	for k, it := range p.other {
+		if it.released {
+			delete(p.other, k)
+		}
+	}
+}
+
 // parseUUID reads a UUID in its canonical text (8-4-4-4-12 lower-case hex
 // digits), the only spelling whose bytes give the same text back.
 func parseUUID(s string) (u [16]byte, ok bool) {

@@ -31,6 +31,11 @@ type Timeline struct {
 
 	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
 	foreignNote *Item               // the one notice that counts foreign frames
+
+	// What Settled and Release keep (settle.go): the items before
+	// boundary came before the latest run end, the first
+	// settled of them are final, and released items went before them.
+	boundary, settled, released int
 }
 
 // NewTimeline returns an empty timeline.
@@ -153,10 +158,12 @@ func (t *Timeline) apply(ev Event) bool {
 	case KindPostConversation:
 		t.endRunningTools(ToolUnknown)
 		t.runEnded()
+		t.markBoundary()
 	case KindCancelled:
 		t.endRunningTools(ToolCancelled)
 		t.runEnded()
 		t.notice(ev, LevelInfo, "Run cancelled.")
+		t.markBoundary()
 	case KindFailed:
 		t.endRunningTools(ToolUnknown)
 		t.runEnded()
@@ -165,6 +172,7 @@ func (t *Timeline) apply(ev Event) bool {
 			text = "no details given"
 		}
 		t.notice(ev, LevelError, "Run failed: "+text)
+		t.markBoundary()
 	case KindUserMessage:
 		it := &Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text}
 		t.add(it)
@@ -180,7 +188,7 @@ func (t *Timeline) apply(ev Event) bool {
 	case KindPruned:
 		it := t.posts.get(ev.PrunedID)
 		t.meta.PrunedCount++
-		if it != nil && !it.Tool.Pruned {
+		if it != nil && !it.released && !it.Tool.Pruned {
 			it.Tool.Pruned = true
 			it.Version++
 		}
@@ -453,5 +461,6 @@ func (t *Timeline) NoteCancelled(pending []QueuedMessage) {
 	}
 	t.endRunningTools(ToolCancelled)
 	t.runEnded()
+	t.markBoundary()
 	t.version++
 }

@@ -50,6 +50,7 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		if ev.RunStatus != StatusGenerating {
 			// The run is over: calls still without a result never get one.
 			t.endRunningTools(ToolUnknown)
+			t.markBoundary()
 		}
 		t.SetTask(Task{Status: ev.RunStatus})
 		return t.status != before
@@ -130,5 +131,6 @@ func (t *Timeline) EndOfInput() {
 	}
 	t.queue = nil
 	t.meta.RunStarted = time.Time{}
+	t.markBoundary()
 	t.version++
 }

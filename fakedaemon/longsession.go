@@ -47,6 +47,12 @@ const MinLongSessionEvents = 40
 // whole replay has arrived.
 const LongSessionMarker = "END-OF-LONG-SESSION"
 
+// LongSessionFirstMarker opens the first user message of every long
+// session and occurs nowhere else in it, so that a search for it has
+// exactly one match, as far back in the session as can be (the benchmark's
+// first-message search).
+const LongSessionFirstMarker = "START-OF-LONG-SESSION"
+
 // LongSessionFinalReply is the text of a long session's last reply.
 func LongSessionFinalReply(events int) string {
 	return fmt.Sprintf("## Wrapping up\n\nThat was the last step of this long session (%d events).\n\n%s", events, LongSessionMarker)
@@ -133,6 +139,9 @@ type longGen struct {
 	t  *task
 	r  *rand.Rand // content only; ids come from the task's RNG
 	at int64      // the session's clock, in ms
+	// opened is set once the first user message, which carries
+	// LongSessionFirstMarker, has been written.
+	opened bool
 }
 
 func (g *longGen) tick(minMS, maxMS int) int64 {
@@ -249,6 +258,13 @@ func (g *longGen) emitRun(msgs []lsMsg) {
 	ids := make([]string, len(msgs))
 	for i := range ids {
 		ids[i] = t.uuid()
+	}
+	if !g.opened {
+		// Marked here, not where messages are drawn: a drawn run may not
+		// be written (the last run is drawn apart), and the marker takes
+		// nothing from the RNG, so the rest of the session stays the same.
+		msgs[0].text = LongSessionFirstMarker + " " + msgs[0].text
+		g.opened = true
 	}
 	var queue []queued
 	g.tick(30_000, 600_000) // the user's pause between runs

@@ -210,3 +210,29 @@ func TestLongSessionEpoch(t *testing.T) {
 		t.Errorf("longEpoch = %d, want %d (2025-06-02T09:00:00Z)", longEpoch, want)
 	}
 }
+
+// TestLongSessionFirstMarker checks that the first user message, and no
+// other frame, carries LongSessionFirstMarker, in every dialect and also
+// when the whole session is its last run.
+func TestLongSessionFirstMarker(t *testing.T) {
+	for _, dialect := range []Dialect{DialectHead, DialectLegacy, DialectDocs} {
+		for _, n := range []int{MinLongSessionEvents, 300} {
+			_, frames := longFrames(t, Options{Dialect: dialect}, LongSession{Events: n, BigOutput: 5000, LongLine: 3000})
+			marked, first := 0, -1
+			for i, f := range frames {
+				if bytes.Contains(f, []byte(LongSessionFirstMarker)) {
+					marked++
+				}
+				if ev := maria.Decode(splitFrame(t, f)); first < 0 && ev.Kind == events.KindUserMessage {
+					first = i
+					if !strings.HasPrefix(ev.Text, LongSessionFirstMarker+" ") {
+						t.Errorf("%s, %d events: first user message %.100q", dialect, n, ev.Text)
+					}
+				}
+			}
+			if marked != 1 || first < 0 {
+				t.Errorf("%s, %d events: the marker is in %d frames (first user message at %d)", dialect, n, marked, first)
+			}
+		}
+	}
+}

@@ -163,6 +163,37 @@ func StateRecord(tl *events.Timeline) Record {
 	return Record{Type: "state", Status: ptr(tl.Status().String()), Queue: &q, Todos: &todos}
 }
 
+// Writer writes one export an item at a time: Item for each item in
+// order, then End with the timeline, for its closing state. An exporter
+// can so write the items a timeline settled and let them go before the
+// session is read to its end (events.Timeline.Settled).
+type Writer interface {
+	Item(it *events.Item) error
+	End(tl *events.Timeline) error
+}
+
+// NewWriter is the Writer of a format: "json", "jsonl", else Markdown with
+// title and md's options.
+func NewWriter(w io.Writer, format, title string, md MarkdownOptions) Writer {
+	switch format {
+	case "json":
+		return NewJSONWriter(w)
+	case "jsonl":
+		return NewJSONLWriter(w)
+	}
+	return NewMarkdownWriter(w, title, md)
+}
+
+// writeAll writes the timeline's items and its end.
+func writeAll(w Writer, tl *events.Timeline) error {
+	for _, it := range tl.Items() {
+		if err := w.Item(it); err != nil {
+			return err
+		}
+	}
+	return w.End(tl)
+}
+
 // Records is the whole export: one record per item, then the state.
 func Records(tl *events.Timeline) []Record {
 	out := make([]Record, 0, tl.Len()+1)
@@ -175,21 +206,12 @@ func Records(tl *events.Timeline) []Record {
 // WriteJSONL writes one compact JSON object per line. Every text is
 // written whole, byte for byte as encoding/json encodes it.
 func WriteJSONL(w io.Writer, tl *events.Timeline) error {
-	j := NewJSONLWriter(w)
-	for _, it := range tl.Items() {
-		if err := j.Item(it); err != nil {
-			return err
-		}
-	}
-	if err := j.State(tl); err != nil {
-		return err
-	}
-	return j.Flush()
+	return writeAll(NewJSONLWriter(w), tl)
 }
 
 // JSONLWriter writes the lines of WriteJSONL one record at a time, for a
 // caller that writes an export's items before its timeline is complete
-// (see cli's export to a file).
+// (see Writer).
 type JSONLWriter struct {
 	e   *streamEncoder
 	enc *json.Encoder
@@ -213,6 +235,14 @@ func (j *JSONLWriter) Item(it *events.Item) error { return j.write(ItemRecord(it
 
 // State writes the closing record.
 func (j *JSONLWriter) State(tl *events.Timeline) error { return j.write(StateRecord(tl)) }
+
+// End writes the closing record and flushes.
+func (j *JSONLWriter) End(tl *events.Timeline) error {
+	if err := j.State(tl); err != nil {
+		return err
+	}
+	return j.Flush()
+}
 
 // Written is how many bytes the records written so far take, buffered
 // ones included.
@@ -425,20 +455,59 @@ func hasBigText(r *Record) bool {
 // WriteJSON writes {"items":[…],"state":{…}} as one indented document,
 // every text whole.
 func WriteJSON(w io.Writer, tl *events.Timeline) error {
-	recs := Records(tl)
-	var bigs []string
-	e := newStreamEncoder(w, "  ")
-	for i := range recs {
-		recs[i] = stashRecord(recs[i], e.token, &bigs)
+	return writeAll(NewJSONWriter(w), tl)
+}
+
+// JSONWriter writes WriteJSON's document one item at a time (see Writer):
+// byte for byte what encoding/json writes for the whole document, indented
+// by two spaces.
+type JSONWriter struct {
+	e *streamEncoder
+	n int // items written
+}
+
+// NewJSONWriter writes to w, through a buffer.
+func NewJSONWriter(w io.Writer) *JSONWriter {
+	return &JSONWriter{e: newStreamEncoder(w, "  ")}
+}
+
+// Item writes the record of one item as the next element of "items".
+func (j *JSONWriter) Item(it *events.Item) error {
+	sep := ",\n    "
+	if j.n == 0 {
+		sep = "{\n  \"items\": [\n    "
 	}
-	doc := struct {
-		Items []Record `json:"items"`
-		State Record   `json:"state"`
-	}{Items: recs[:len(recs)-1], State: recs[len(recs)-1]}
-	if err := e.encode(doc, bigs); err != nil {
+	j.n++
+	j.e.w.WriteString(sep)
+	// An element of "items" sits two levels deep in the document.
+	return j.record(ItemRecord(it), "    ")
+}
+
+// End closes "items", writes "state" and flushes.
+func (j *JSONWriter) End(tl *events.Timeline) error {
+	if j.n == 0 {
+		j.e.w.WriteString("{\n  \"items\": [],\n  \"state\": ")
+	} else {
+		j.e.w.WriteString("\n  ],\n  \"state\": ")
+	}
+	if err := j.record(StateRecord(tl), "  "); err != nil {
+		return err
+	}
+	j.e.w.WriteString("\n}\n")
+	if err := j.e.w.Flush(); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
-	if err := e.w.Flush(); err != nil {
+	return nil
+}
+
+// record writes r indented as a value whose lines start with prefix,
+// without encoding/json's newline after it.
+func (j *JSONWriter) record(r Record, prefix string) error {
+	var bigs []string
+	r = stashRecord(r, j.e.token, &bigs)
+	j.e.enc.SetIndent(prefix, "  ")
+	j.e.trim = true
+	if err := j.e.encode(r, bigs); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
@@ -460,6 +529,7 @@ type streamEncoder struct {
 	piece  bytes.Buffer
 	pieces *json.Encoder // into piece, for the pieces of a large text
 	token  string
+	trim   bool // leave out the newline after each value
 }
 
 func newStreamEncoder(w io.Writer, indent string) *streamEncoder {
@@ -512,6 +582,9 @@ func (e *streamEncoder) encode(v any, bigs []string) error {
 		return err
 	}
 	out := e.buf.Bytes()
+	if e.trim {
+		out = bytes.TrimSuffix(out, []byte{'\n'})
+	}
 	mark := []byte(`"` + e.token)
 	for len(bigs) > 0 {
 		i := bytes.Index(out, mark)
@@ -583,42 +656,71 @@ func WriteMarkdownFull(w io.Writer, tl *events.Timeline, title string) error {
 
 // WriteMarkdownWith is WriteMarkdown with options.
 func WriteMarkdownWith(w io.Writer, tl *events.Timeline, title string, o MarkdownOptions) error {
-	full := o.Full
-	b := bufio.NewWriterSize(w, 256<<10)
-	if title != "" {
-		fmt.Fprintf(b, "# %s\n\n", sanitize.Line(title))
+	return writeAll(NewMarkdownWriter(w, title, o), tl)
+}
+
+// MarkdownWriter writes WriteMarkdownWith's transcript one item at a time
+// (see Writer).
+type MarkdownWriter struct {
+	b     *bufio.Writer
+	o     MarkdownOptions
+	title string
+}
+
+// NewMarkdownWriter writes to w, through a buffer; the title (if any)
+// heads the transcript.
+func NewMarkdownWriter(w io.Writer, title string, o MarkdownOptions) *MarkdownWriter {
+	return &MarkdownWriter{b: bufio.NewWriterSize(w, 256<<10), o: o, title: title}
+}
+
+// head writes the title once, before whatever comes first.
+func (m *MarkdownWriter) head() {
+	if m.title != "" {
+		fmt.Fprintf(m.b, "# %s\n\n", sanitize.Line(m.title))
+		m.title = ""
 	}
-	for _, it := range tl.Items() {
-		switch it.Kind {
-		case events.ItemUser:
-			b.WriteString("## User\n\n")
-			b.WriteString(quote(sanitize.Text(it.Body())))
-			b.WriteString("\n\n")
-		case events.ItemAssistant:
-			b.WriteString("## Assistant\n\n")
-			if !o.NoThinking {
-				writeThinkingMarkdown(b, it.ThinkingBody())
-			}
-			if text := strings.TrimSpace(sanitize.Text(it.Body())); text != "" {
-				b.WriteString(text)
-			} else {
-				// A turn of tool calls only: the tool items follow.
-				b.WriteString(callsMarkdown(it.ToolCalls))
-			}
-			b.WriteString("\n\n")
-			if u := it.Usage; u != nil {
-				fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedTokens, u.OutputTokens)
-				if u.HasCost {
-					b.WriteString(", " + events.CostText(u.CostUSD))
-				}
-				b.WriteString("_\n\n")
-			}
-		case events.ItemTool:
-			writeToolMarkdown(b, it.Tool, full)
-		case events.ItemNotice:
-			fmt.Fprintf(b, "> **%s:** %s\n\n", it.Level, sanitize.Line(it.Text))
+}
+
+// Item writes one item's section.
+func (m *MarkdownWriter) Item(it *events.Item) error {
+	m.head()
+	b := m.b
+	switch it.Kind {
+	case events.ItemUser:
+		b.WriteString("## User\n\n")
+		b.WriteString(quote(sanitize.Text(it.Body())))
+		b.WriteString("\n\n")
+	case events.ItemAssistant:
+		b.WriteString("## Assistant\n\n")
+		if !m.o.NoThinking {
+			writeThinkingMarkdown(b, it.ThinkingBody())
 		}
+		if text := strings.TrimSpace(sanitize.Text(it.Body())); text != "" {
+			b.WriteString(text)
+		} else {
+			// A turn of tool calls only: the tool items follow.
+			b.WriteString(callsMarkdown(it.ToolCalls))
+		}
+		b.WriteString("\n\n")
+		if u := it.Usage; u != nil {
+			fmt.Fprintf(b, "_tokens: %d in (%d cached), %d out", u.InputTokens, u.CachedTokens, u.OutputTokens)
+			if u.HasCost {
+				b.WriteString(", " + events.CostText(u.CostUSD))
+			}
+			b.WriteString("_\n\n")
+		}
+	case events.ItemTool:
+		writeToolMarkdown(b, it.Tool, m.o.Full)
+	case events.ItemNotice:
+		fmt.Fprintf(b, "> **%s:** %s\n\n", it.Level, sanitize.Line(it.Text))
 	}
+	return nil // write errors surface at End's flush
+}
+
+// End writes the status, queue and todos, and flushes.
+func (m *MarkdownWriter) End(tl *events.Timeline) error {
+	m.head()
+	b := m.b
 	fmt.Fprintf(b, "---\n\nStatus: %s", tl.Status())
 	if q := tl.Queue(); len(q) > 0 {
 		fmt.Fprintf(b, " · %d queued:\n\n", len(q))

@@ -320,17 +320,21 @@ func TestReplayOverTheBackendInFewBatches(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	msgs, _ := s.snapshot()
-	batches, n := 0, 0
+	batches, n, size := 0, 0, 0
 	for _, m := range msgs {
 		if m.Src == srcTask && len(m.Events) > 0 {
 			batches++
 			n += m.Events.Len()
+			for ev := range m.Events.All() {
+				size += eventBytes(ev)
+			}
 		}
 	}
-	t.Logf("%d events in %d batches over %v", n, batches, elapsed)
-	// Doubling holds give about log2(d/50ms)+d/400ms batches; a burst
-	// broken up by every pause of the decoder would give one per frame.
-	if limit := 8 + int(elapsed/(100*time.Millisecond)); batches > limit {
+	t.Logf("%d events (%d MB) in %d batches over %v", n, size>>20, batches, elapsed)
+	// Doubling holds give about log2(d/50ms)+d/400ms batches, and a batch
+	// holds at most batchBytesMax; a burst broken up by every pause of the
+	// decoder would give one per frame.
+	if limit := 8 + int(elapsed/(100*time.Millisecond)) + size/batchBytesMax; batches > limit {
 		t.Fatalf("%d batches in %v (limit %d): the replay was not held together", batches, elapsed, limit)
 	}
 }

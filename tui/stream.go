@@ -203,7 +203,7 @@ type streamControl interface {
 // has (backpressure). Without the bound a day-long replay, read and
 // decoded faster than the UI applies it, piled up in the batcher for
 // up to batchMaxHold: some 200 MB of events on the heap at once.
-const batchBytesMax = 8 << 20
+const batchBytesMax = 2 << 20
 
 // eventBytes is about what an event holds on the heap: its texts, and a
 // little for the rest.

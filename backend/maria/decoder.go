@@ -1,6 +1,7 @@
 package maria
 
 import (
+	"hash/maphash"
 	"strconv"
 
 	"github.com/perch-tui/perch/events"
@@ -23,8 +24,14 @@ import (
 //
 // Call Reconnected when a new connection starts replaying the log.
 type Decoder struct {
-	seen       map[string]struct{} // envelope ids
-	anon       []uint64            // fingerprints of id-less events, in order
+	// seen holds a 64-bit hash of every envelope id, not the id: a
+	// day-long task has a hundred thousand of them, and the strings would
+	// stay alive here after the timeline let their items go. Two ids of
+	// one task sharing a hash (about 1 in 10^9 at a million events) would
+	// hide the second event.
+	seen       map[uint64]struct{}
+	seed       maphash.Seed
+	anon       []uint64 // fingerprints of id-less events, in order
 	anonPos    int
 	foreign    []uint64 // fingerprints of foreign frames, in order
 	foreignPos int
@@ -39,7 +46,19 @@ type report struct {
 }
 
 // NewDecoder returns a decoder for one task stream.
-func NewDecoder() *Decoder { return &Decoder{seen: make(map[string]struct{})} }
+func NewDecoder() *Decoder {
+	return &Decoder{seen: make(map[uint64]struct{}), seed: maphash.MakeSeed()}
+}
+
+// sawID reports whether the envelope id was seen before, and records it.
+func (d *Decoder) sawID(id string) bool {
+	h := maphash.String(d.seed, id)
+	if _, dup := d.seen[h]; dup {
+		return true
+	}
+	d.seen[h] = struct{}{}
+	return false
+}
 
 // Reconnected tells the decoder that a new connection replays the log from
 // its start.
@@ -74,11 +93,7 @@ func (d *Decoder) firstSighting(ev events.Event) bool {
 		return true // state snapshots: idempotent, the latest applies
 	}
 	if ev.ID != "" {
-		if _, dup := d.seen[ev.ID]; dup {
-			return false
-		}
-		d.seen[ev.ID] = struct{}{}
-		return true
+		return !d.sawID(ev.ID)
 	}
 	if ev.Fingerprint == 0 {
 		return true

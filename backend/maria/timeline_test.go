@@ -2,6 +2,7 @@ package maria
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"testing"
 
@@ -233,4 +234,4 @@ func (p *pipe) feed(f events.Frame) bool {
 func (p *pipe) Reconnected() { p.d.Reconnected() }
 
 // Seen reports whether the decoder already passed an event id on.
-func (p *pipe) Seen(id string) bool { _, ok := p.d.seen[id]; return ok }
+func (p *pipe) Seen(id string) bool { _, ok := p.d.seen[maphash.String(p.d.seed, id)]; return ok }

@@ -69,7 +69,7 @@ func TestSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "export --backend suna --until-idle wall",
+	for _, want := range []string{"export --format jsonl wall", "TUI attach → final reply visible", "expand (Enter)", "TUI launch", "search, first message only", "export --backend suna --until-idle wall",
 		"watch idle CPU", "pynchy run starts → watch line"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in\n%s", want, out)

@@ -46,7 +46,7 @@ import (
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "startup", "init", "big", "line", "suna", "watch", "import"}
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch", "import"}
 
 type harness struct {
 	perch             string // the binary being measured: server's, or baseline's
@@ -203,7 +203,8 @@ func run() int {
 	}
 	// The sessions of -n serve only these measures (-measure watch alone
 	// starts no long session).
-	if h.measure["stream"] || h.measure["export"] || h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"] {
+	if h.measure["stream"] || h.measure["export"] || h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"] ||
+		h.measure["search"] {
 		for _, n := range sizes {
 			sections = append(sections, section{fmt.Sprintf("N=%d", n), func() error { return h.benchN(n) }})
 		}
@@ -266,7 +267,7 @@ func contains(list []string, s string) bool {
 }
 
 func (h *harness) needsTmux() bool {
-	for _, m := range []string{"tui", "idle", "keys", "resize", "startup", "big", "line", "suna"} {
+	for _, m := range []string{"tui", "idle", "keys", "resize", "search", "startup", "big", "line", "suna"} {
 		if h.measure[m] {
 			return true
 		}
@@ -652,7 +653,7 @@ func (h *harness) benchN(n int) error {
 			h.add(h.rssRow(scope, n, "export", "export peak RSS", rss, streamMB, rssGoal))
 		}
 	}
-	if !(h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"]) {
+	if !(h.measure["tui"] || h.measure["idle"] || h.measure["keys"] || h.measure["resize"] || h.measure["search"]) {
 		return nil
 	}
 	runs := 1
@@ -704,6 +705,12 @@ func (h *harness) benchN(n int) error {
 	}
 	if h.measure["resize"] {
 		if err := h.benchResize(scope, s, n); err != nil {
+			return err
+		}
+	}
+	// Last: the search leaves the first message selected at the top.
+	if h.measure["search"] {
+		if err := h.benchSearch(scope, s, n); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,82 @@
+package events
+
+// A day-long session does not fit in memory as items, so an exporter
+// writes the items nothing can change any more and lets the timeline
+// forget them: Settled says how many of the first items are final,
+// Release forgets them.
+
+// markBoundary notes a run's end. Nothing later finishes what came
+// before it but a call still running or a turn still streaming (see
+// final). A user message is no such point: Claude Code reports a turn
+// again after the user interrupted it, and pynchy a call's result.
+func (t *Timeline) markBoundary() { t.boundary = len(t.items) }
+
+// final says whether nothing the timeline applies can change it any
+// more, once a boundary followed it: a call with its outcome, a turn
+// whose final form came, any other item but the notice that counts
+// foreign frames (its text counts on).
+func (t *Timeline) final(it *Item) bool {
+	switch {
+	case it == t.foreignNote:
+		return false
+	case it.Kind == ItemTool:
+		return it.Tool.Status != ToolRunning && (it.Tool.Result == nil || !it.Tool.Result.streaming)
+	case it.Kind == ItemAssistant:
+		return !it.Open
+	}
+	return true
+}
+
+// Settled is how many of the first items are final: they came before
+// the latest run end, and each is finished. Only a
+// Pruned mark (which exports do not write) still changes one of them.
+func (t *Timeline) Settled() int {
+	for t.settled < t.boundary && t.final(t.items[t.settled]) {
+		t.settled++
+	}
+	return t.settled
+}
+
+// Release forgets the first n items (at most Settled): they leave Items
+// and every index, so that their memory goes; Items()[0] is then what was
+// item n. Their texts in the BodyStore stay readable through items a
+// caller still holds. An event about a released call or turn (a very
+// late result) is then shown as a new item.
+func (t *Timeline) Release(n int) {
+	n = min(n, t.Settled())
+	if n <= 0 {
+		return
+	}
+	for _, it := range t.items[:n] {
+		it.released = true
+		switch it.Kind {
+		case ItemTool:
+			if t.tools[it.ID] == it {
+				delete(t.tools, it.ID)
+			}
+		case ItemAssistant:
+			if t.turns[it.ID] == it {
+				delete(t.turns, it.ID)
+			}
+		}
+	}
+	t.posts.dropReleased()
+	kept := t.running[:0]
+	for _, it := range t.running {
+		if !it.released {
+			kept = append(kept, it)
+		}
+	}
+	clear(t.running[len(kept):])
+	t.running = kept
+	clear(t.items[:n])
+	t.items = t.items[n:]
+	t.boundary -= n
+	t.settled -= n
+	t.released += n
+	t.version++
+}
+
+// Released is how many items Release forgot: Items()[i] is item
+// Released()+i of the whole session.
+func (t *Timeline) Released() int { return t.released }

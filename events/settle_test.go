@@ -1,0 +1,75 @@
+package events
+
+import "testing"
+
+// TestSettledWaitsForWhatCanStillChange: items count as settled only once
+// a run ended after them and each is finished; a call still running, a
+// turn still streaming and the notice of foreign frames hold back
+// everything after them.
+func TestSettledWaitsForWhatCanStillChange(t *testing.T) {
+	call := ToolCall{ID: "c1", Name: "execute_command"}
+	result := func(id string) Event {
+		return Event{Kind: KindPostToolCall, ID: "p-" + id, Tool: &ToolEvent{Call: ToolCall{ID: id}, Result: &ToolResult{Text: "ok"}}}
+	}
+	tl := NewTimeline()
+	steps := []struct {
+		ev   Event
+		want int
+	}{
+		{Event{Kind: KindPreConversation}, 0},
+		{Event{Kind: KindUserMessage, ID: "u1", Text: "go"}, 0},
+		{Event{Kind: KindAssistantMessage, ID: "a1", ToolCalls: []ToolCall{call}}, 0},
+		{Event{Kind: KindPostConversation}, 3}, // the call ends unknown with the run
+		{Event{Kind: KindPreConversation}, 3},
+		{Event{Kind: KindUserMessage, ID: "u2", Text: "again"}, 3},
+		{Event{Kind: KindTextDelta, ID: "a2", Text: "stream"}, 3},
+		{Event{Kind: KindAssistantMessage, ID: "a3", ToolCalls: []ToolCall{{ID: "c2", Name: "read_file"}}}, 3},
+		{Event{Kind: KindRunState, RunStatus: StatusIdle}, 4},              // a2 is still open
+		{Event{Kind: KindAssistantMessage, ID: "a2", Text: "streamed"}, 7}, // its final form came
+	}
+	for i, s := range steps {
+		tl.Apply(s.ev)
+		if got := tl.Settled(); got != s.want {
+			t.Fatalf("after step %d (%s): %d settled, want %d", i, s.ev.Kind, got, s.want)
+		}
+	}
+	tl.Apply(Event{Kind: KindPreConversation})
+	tl.Apply(Event{Kind: KindAssistantMessage, ID: "a4", ToolCalls: []ToolCall{{ID: "c3", Name: "read_file"}}})
+	tl.Apply(Event{Kind: KindPostConversation})
+	if got := tl.Settled(); got != 9 {
+		t.Fatalf("after a third run: %d settled, want 9", got)
+	}
+
+	// Release forgets them: the rest moves up, a late result of a
+	// released call comes as an item of its own, and a result of a
+	// call not released finds its item.
+	tl.Release(7)
+	if tl.Len() != 2 || tl.Released() != 7 || tl.Items()[0].ID != "a4" {
+		t.Fatalf("after Release(7): %d items, %d released, first %q", tl.Len(), tl.Released(), tl.Items()[0].ID)
+	}
+	tl.Apply(result("c3"))
+	if tl.Len() != 2 || tl.Items()[1].Tool.Result == nil {
+		t.Fatalf("the result of a kept call made a new item or was lost: %d items", tl.Len())
+	}
+	tl.Apply(result("c1"))
+	if tl.Len() != 3 || tl.Items()[2].ID != "c1" {
+		t.Fatalf("a late result of a released call: %d items", tl.Len())
+	}
+}
+
+// TestForeignNoticeHoldsBack: the notice that counts foreign frames
+// changes with each one, so nothing from it on settles.
+func TestForeignNoticeHoldsBack(t *testing.T) {
+	tl := NewTimeline()
+	tl.Apply(Event{Kind: KindUserMessage, ID: "u1", Text: "go"})
+	tl.Apply(Event{Kind: KindForeign, Notice: "x"})
+	tl.Apply(Event{Kind: KindUserMessage, ID: "u2", Text: "more"})
+	tl.Apply(Event{Kind: KindPostConversation})
+	if got := tl.Settled(); got != 1 {
+		t.Fatalf("%d settled, want 1 (the items before the notice)", got)
+	}
+	tl.Release(5)
+	if tl.Released() != 1 || tl.Len() != 2 {
+		t.Fatalf("Release beyond Settled: %d released, %d left", tl.Released(), tl.Len())
+	}
+}
