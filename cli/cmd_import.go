@@ -3,10 +3,13 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/spill"
 
 	"github.com/perch-tui/perch/transcript"
 )
@@ -29,15 +32,36 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err := fromFlag(*from); err != nil {
 		return err
 	}
-	res, err := registry.Run(ctx, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin})
+	tl, sp, err := importFile(ctx, env, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin})
 	if err != nil {
-		return importErr(err)
+		return err
 	}
+	defer sp.Close()
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
-	if err := writeExport(out, res.Timeline, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
+	if err := writeExport(out, tl, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
 		return err
 	}
 	return out.Flush()
+}
+
+// importFile reads the transcript file at path (from names its kind)
+// into a timeline whose long texts wait in a spill file, not the heap,
+// until they are written, as export's do: a file of hundreds of megabytes
+// is printed with the memory of a small one. The caller closes the spill
+// file (which removes it) once the timeline is written. When the spill
+// file fails, the texts stay in memory and stderr says so once.
+func importFile(ctx context.Context, env Env, path, from string, opts ingest.Options) (*events.Timeline, *spill.File, error) {
+	sp := spill.Open("import-" + fileTitle(path))
+	tl := events.NewTimeline()
+	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
+	if _, err := registry.RunInto(ctx, tl, path, from, opts); err != nil {
+		sp.Close()
+		return nil, nil, importErr(err)
+	}
+	if err := tl.SpillErr(); err != nil {
+		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", err)
+	}
+	return tl, sp, nil
 }
 
 func kindNames() string {

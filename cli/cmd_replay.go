@@ -65,11 +65,11 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		}
 		return env.runUI(ctx, b, cfg)
 	}
-	res, err := registry.Run(ctx, path, *from, opts)
+	tl, sp, err := importFile(ctx, env, path, *from, opts)
 	if err != nil {
-		return importErr(err)
+		return err
 	}
-	tl := res.Timeline
+	defer sp.Close()
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
 	if *format == "text" {
 		newPrinter(out, false).update(tl)

@@ -25,8 +25,10 @@ import (
 type messages struct {
 	n     int               // messages read, for synthesized ids
 	names map[string]string // tool call id → tool name
-	// last is the last result of each call, by call id.
-	last map[string]*events.ToolResult
+	// last is the last result of each of the lastMax most recent calls,
+	// by call id; lastOrder holds their ids, oldest first.
+	last      map[string]*events.ToolResult
+	lastOrder []string
 	// summaries are the compaction summaries shown.
 	summaries map[string]bool
 	talked    bool // a user or assistant message was seen
@@ -317,9 +319,22 @@ func (m *messages) remember(callID string, res *events.ToolResult) *events.ToolR
 			res.Text = prev.Text
 		}
 	}
+	if _, ok := m.last[callID]; !ok {
+		m.lastOrder = append(m.lastOrder, callID)
+		if len(m.lastOrder) > lastMax {
+			delete(m.last, m.lastOrder[0])
+			m.lastOrder = m.lastOrder[1:]
+		}
+	}
 	m.last[callID] = res
 	return res
 }
+
+// lastMax is how many calls' results remember keeps. A result is
+// reported again soon after it is first (the tool message of the same
+// turn); keeping every one would keep every output of a session in
+// memory, which the timeline keeps on disk.
+const lastMax = 256
 
 // blockResults are Anthropic tool_result blocks found in content.
 func (m *messages) blockResults(rs []normalize.Result) []events.Event {

@@ -195,7 +195,21 @@ func (d *Decoder) startTurn() []events.Event {
 func (d *Decoder) endTurn() []events.Event {
 	out := append(d.closeSeg(), d.flushRunning()...)
 	d.inTurn, d.seg, d.last = false, nil, nil
+	d.forgetTurn()
 	return append(out, events.Event{Kind: events.KindRunState, RunStatus: events.StatusIdle})
+}
+
+// forgetTurn drops what the decoder kept of a turn that ended as
+// reported: its assistant turns (their text) and its finished tools. A
+// turn's items are not reported after its end, and a file of any length
+// must not keep every text it read in memory.
+func (d *Decoder) forgetTurn() {
+	clear(d.itemSeg)
+	for k, t := range d.tools {
+		if t.done {
+			delete(d.tools, k)
+		}
+	}
 }
 
 // closeTurn ends a turn whose end was never reported: its last assistant

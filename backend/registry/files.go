@@ -78,12 +78,17 @@ type Result struct {
 // Path "-" is standard input (opts.Stdin). Errors a user can fix with a
 // flag are *ingest.UsageError.
 func (r *Registry) Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
+	return r.RunInto(ctx, events.NewTimeline(), path, from, opts)
+}
+
+// RunInto is Run applying the file's events to tl, a timeline the caller
+// set up (one that keeps its long texts in a BodyStore, for a big file).
+func (r *Registry) RunInto(ctx context.Context, tl *events.Timeline, path, from string, opts ingest.Options) (*Result, error) {
 	s, k, err := r.Choose(path, from, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	tl := events.NewTimeline()
 	if err := Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
 		return nil, err
 	}
@@ -93,6 +98,11 @@ func (r *Registry) Run(ctx context.Context, path, from string, opts ingest.Optio
 // Run is Default().Run.
 func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
 	return Default().Run(ctx, path, from, opts)
+}
+
+// RunInto is Default().RunInto.
+func RunInto(ctx context.Context, tl *events.Timeline, path, from string, opts ingest.Options) (*Result, error) {
+	return Default().RunInto(ctx, tl, path, from, opts)
 }
 
 // Stdin is the path that names standard input.

@@ -6,21 +6,35 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/internal/gentranscript"
 	"github.com/perch-tui/perch/transcript"
 )
 
-// benchSize is the size of each benchmark input.
-const benchSize = 50 << 20
+// benchSize is the size of each benchmark input: 50 MB, or
+// PERCH_BENCH_MB megabytes (500 shows whether memory stays flat).
+func benchSize(b *testing.B) int {
+	v := os.Getenv("PERCH_BENCH_MB")
+	if v == "" {
+		return 50 << 20
+	}
+	mb, err := strconv.Atoi(v)
+	if err != nil || mb < 1 {
+		b.Fatalf("PERCH_BENCH_MB=%q: not a size in megabytes", v)
+	}
+	return mb << 20
+}
 
 // TestGeneratedInputsImport checks the benchmark inputs at a small size:
 // each is detected as its kind and imports to turns, calls with output and
@@ -28,49 +42,49 @@ const benchSize = 50 << 20
 func TestGeneratedInputsImport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, g := range gens {
-		p := filepath.Join(dir, g.name)
-		if err := generate(p, func(w *writer) { g.fill(w, 256<<10) }); err != nil {
+	for _, g := range gentranscript.All() {
+		p := filepath.Join(dir, g.Name)
+		if err := g.Write(p, 256<<10); err != nil {
 			t.Fatal(err)
 		}
-		if err := stdlibParse(p, g.shape); err != nil {
-			t.Errorf("%s: not valid JSON for the baseline: %v", g.name, err)
+		if err := stdlibParse(p, g.Shape); err != nil {
+			t.Errorf("%s: not valid JSON for the baseline: %v", g.Name, err)
 			continue
 		}
 		res, err := Run(context.Background(), p, "", ingest.Options{})
 		if err != nil {
-			t.Errorf("%s: %v", g.name, err)
+			t.Errorf("%s: %v", g.Name, err)
 			continue
 		}
-		if res.Kind != g.kind {
-			t.Errorf("%s: detected as %s, want %s", g.name, res.Kind, g.kind)
+		if res.Kind != g.Kind {
+			t.Errorf("%s: detected as %s, want %s", g.Name, res.Kind, g.Kind)
 		}
 		count := map[events.ItemKind]int{}
 		withOutput := 0
 		for _, it := range res.Timeline.Items() {
 			count[it.Kind]++
 			if it.Kind == events.ItemNotice && it.Level != events.LevelInfo {
-				t.Errorf("%s: %s notice %q", g.name, it.Level, events.Excerpt([]byte(it.Text), 200))
+				t.Errorf("%s: %s notice %q", g.Name, it.Level, events.Excerpt([]byte(it.Text), 200))
 			}
 			if it.Kind == events.ItemTool && it.Tool.Result != nil && len(it.Tool.Result.Text) >= 100 {
 				withOutput++
 			}
 		}
 		if count[events.ItemAssistant] < 5 || count[events.ItemTool] < 5 {
-			t.Errorf("%s: only %v items", g.name, count)
+			t.Errorf("%s: only %v items", g.Name, count)
 		}
-		switch g.name {
+		switch g.Name {
 		case "anthropic-stream", "openai-stream": // a model's stream: no prompts, no results
 		default:
 			if withOutput < count[events.ItemTool]-1 {
-				t.Errorf("%s: %d of %d tools have output", g.name, withOutput, count[events.ItemTool])
+				t.Errorf("%s: %d of %d tools have output", g.Name, withOutput, count[events.ItemTool])
 			}
 		}
-		switch g.name {
+		switch g.Name {
 		case "anthropic-stream", "openai-stream", "suna-stream", "claude-code", "codex": // no prompts
 		default:
 			if count[events.ItemUser] < 2 {
-				t.Errorf("%s: %d user turns", g.name, count[events.ItemUser])
+				t.Errorf("%s: %d user turns", g.Name, count[events.ItemUser])
 			}
 		}
 	}
@@ -144,14 +158,15 @@ func stdlibParse(path, shape string) error {
 	}
 }
 
-// benchInput writes g's 50 MB input into dir once per benchmark run.
-func benchInput(b *testing.B, dir string, g gen) string {
+// benchInput writes g's input (benchSize) into dir once per benchmark run.
+func benchInput(b *testing.B, dir string, g gentranscript.Gen) string {
 	b.Helper()
-	p := filepath.Join(dir, g.name)
+	size := benchSize(b)
+	p := filepath.Join(dir, fmt.Sprintf("%s-%dMB", g.Name, size>>20))
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
-	if err := generate(p, func(w *writer) { g.fill(w, benchSize) }); err != nil {
+	if err := g.Write(p, size); err != nil {
 		b.Fatal(err)
 	}
 	return p
@@ -176,8 +191,8 @@ func benchDir(b *testing.B) string {
 // touches both.
 func BenchmarkImport(b *testing.B) {
 	dir := benchDir(b)
-	for _, g := range gens {
-		b.Run(g.name, func(b *testing.B) {
+	for _, g := range gentranscript.All() {
+		b.Run(g.Name, func(b *testing.B) {
 			p := benchInput(b, dir, g)
 			st, _ := os.Stat(p)
 			b.SetBytes(st.Size())
@@ -187,7 +202,7 @@ func BenchmarkImport(b *testing.B) {
 				b.StopTimer()
 				runtime.GC()
 				t0, c0 := time.Now(), cpuTime()
-				if err := stdlibParse(p, g.shape); err != nil {
+				if err := stdlibParse(p, g.Shape); err != nil {
 					b.Fatal(err)
 				}
 				std, stdCPU = append(std, time.Since(t0)), append(stdCPU, cpuTime()-c0)

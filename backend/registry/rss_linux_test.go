@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/internal/gentranscript"
 )
 
 // rssProbe makes the test binary the RSS probe of BenchmarkImportRSS
@@ -71,7 +73,7 @@ func (c *counter) Write(p []byte) (int, error) { c.n += int64(len(p)); return le
 var _ io.Writer = (*counter)(nil)
 
 // BenchmarkImportRSS runs the built binary, `perch import FILE`, on each
-// 50 MB input and reports its peak resident set (peak-MB, what
+// 50 MB input (PERCH_BENCH_MB sets another size) and reports its peak resident set (peak-MB, what
 // `/usr/bin/time -f %M` shows) against the size of what it prints (out-MB).
 func BenchmarkImportRSS(b *testing.B) {
 	dir := benchDir(b)
@@ -80,8 +82,8 @@ func BenchmarkImportRSS(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, g := range gens {
-		b.Run(g.name, func(b *testing.B) {
+	for _, g := range gentranscript.All() {
+		b.Run(g.Name, func(b *testing.B) {
 			p := benchInput(b, dir, g)
 			b.ResetTimer()
 			var peak, out int64

@@ -46,7 +46,7 @@ import (
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch"}
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch", "import"}
 
 type harness struct {
 	perch             string // the binary being measured: server's, or baseline's
@@ -113,10 +113,12 @@ func run() int {
 	flag.StringVar(&h.server, "perch", "", "use this perch binary instead of building one")
 	flag.StringVar(&h.baseline, "baseline", "", "also measure this perch binary (e.g. an older build), the same way in the same run, and print the two side by side")
 	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
+	importMB := flag.String("import-mb", "50", "sizes (MiB, comma-separated) of the import measure's file of each kind; -day adds 500")
 	day := flag.Bool("day", false, "also measure a day-long session of "+strconv.Itoa(daySize)+" events (about 480 MB of stream) after -n's sizes; not for CI")
 	flag.Parse()
 	if *day {
 		*ns += "," + strconv.Itoa(daySize)
+		*importMB += ",500"
 	}
 
 	var sizes []int
@@ -139,6 +141,11 @@ func run() int {
 			return 2
 		}
 		h.measure[m] = true
+	}
+	importMiB, ierr := importSizes(*importMB)
+	if ierr != nil {
+		fmt.Fprintln(os.Stderr, "bench:", ierr)
+		return 2
 	}
 	if h.sunaFrames < 100 {
 		fmt.Fprintln(os.Stderr, "bench: -suna-frames must be at least 100")
@@ -221,6 +228,9 @@ func run() int {
 	}
 	if h.measure["watch"] {
 		sections = append(sections, section{"watch", h.benchWatch})
+	}
+	if h.measure["import"] {
+		sections = append(sections, section{"import", func() error { return h.benchImport(importMiB) }})
 	}
 	// Each section runs for the new perch, then for the baseline, so that
 	// both sample the same stretch of a noisy machine.

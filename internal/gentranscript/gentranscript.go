@@ -1,4 +1,8 @@
-package registry
+// Package gentranscript writes big, realistic transcript files of every
+// kind perch imports, for the import benchmarks (backend/registry's, and
+// cmd/perch-bench's end-to-end one): long texts and tool outputs, unique
+// ids, no line repeated, the same bytes for the same size every time.
+package gentranscript
 
 import (
 	"bufio"
@@ -12,10 +16,8 @@ import (
 	"unicode/utf8"
 )
 
-// The generators below write big, realistic inputs of every kind's main
-// shape for the import benchmarks: long texts and tool outputs, unique ids,
-// no line repeated. Each writes records until the file holds about size
-// bytes.
+// The generators below write inputs of every kind's main shape. Each
+// writes records until the file holds about size bytes.
 
 // obj is a JSON object whose keys keep their order.
 type obj []kv
@@ -252,41 +254,46 @@ type writer struct {
 func (w *writer) line(s string) { w.n += len(s) + 1; w.WriteString(s); w.WriteByte('\n') }
 func (w *writer) raw(s string)  { w.n += len(s); w.WriteString(s) }
 
-// generate writes a file with fill, which writes records while w.n < size.
-func generate(path string, fill func(w *writer)) error {
+// Gen is one benchmark input: a kind's main shape.
+type Gen struct {
+	// Name names the input ("suna-stream"), Kind the importer that reads
+	// it ("suna").
+	Name, Kind string
+	// Shape is how a JSON baseline reads it: "jsonl", "sse" or "json".
+	Shape string
+	fill  func(w *writer, size int)
+}
+
+// All lists an input of every kind's main shape.
+func All() []Gen {
+	return []Gen{
+		{"maria", "maria", "jsonl", genMaria},
+		{"suna-history", "suna", "json", genSunaHistory},
+		{"suna-stream", "suna", "sse", genSunaStream},
+		{"pynchy-stream", "pynchy", "sse", genPynchy},
+		{"attocode-session", "attocode", "jsonl", genAttocode},
+		{"anthropic-stream", "anthropic", "sse", genAnthropicStream},
+		{"anthropic-log", "anthropic", "json", genAnthropicLog},
+		{"claude-code", "claude-code", "jsonl", genClaudeCode},
+		{"openai-stream", "openai", "sse", genOpenAIStream},
+		{"openai-log", "openai", "jsonl", genOpenAILog},
+		{"codex", "codex", "jsonl", genCodex},
+	}
+}
+
+// Write writes the input of about size bytes to path.
+func (g Gen) Write(path string, size int) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := &writer{Writer: bufio.NewWriterSize(f, 1<<20)}
-	fill(w)
+	g.fill(w, size)
 	if err := w.Flush(); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// gen is one benchmark input.
-type gen struct {
-	name, kind string
-	// shape is how the stdlib baseline reads it: "jsonl", "sse" or "json".
-	shape string
-	fill  func(w *writer, size int)
-}
-
-var gens = []gen{
-	{"maria", "maria", "jsonl", genMaria},
-	{"suna-history", "suna", "json", genSunaHistory},
-	{"suna-stream", "suna", "sse", genSunaStream},
-	{"pynchy-stream", "pynchy", "sse", genPynchy},
-	{"attocode-session", "attocode", "jsonl", genAttocode},
-	{"anthropic-stream", "anthropic", "sse", genAnthropicStream},
-	{"anthropic-log", "anthropic", "json", genAnthropicLog},
-	{"claude-code", "claude-code", "jsonl", genClaudeCode},
-	{"openai-stream", "openai", "sse", genOpenAIStream},
-	{"openai-log", "openai", "jsonl", genOpenAILog},
-	{"codex", "codex", "jsonl", genCodex},
 }
 
 func genMaria(w *writer, size int) {
