@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
@@ -32,16 +31,46 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err := fromFlag(*from); err != nil {
 		return err
 	}
-	tl, sp, err := importFile(ctx, env, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin})
-	if err != nil {
-		return err
-	}
+	w := transcript.NewWriter(env.Stdout, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking})
+	return importTo(ctx, env, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}, w)
+}
+
+// importTo reads the transcript file at path and writes it to w as it is
+// read: each item once the timeline settled it, which it then forgets,
+// and long texts wait in a spill file until written. A file of hundreds
+// of megabytes is so printed with the memory of a small one. A file that
+// fails after items went out ends with a notice that the transcript is
+// incomplete.
+func importTo(ctx context.Context, env Env, path, from string, opts ingest.Options, w transcript.Writer) error {
+	sp := spill.Open("import-" + fileTitle(path))
 	defer sp.Close()
-	out := bufio.NewWriterSize(env.Stdout, 1<<20)
-	if err := writeExport(out, tl, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
-		return err
+	tl := events.NewTimeline()
+	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
+	ex := &exportStream{w: w}
+	var werr error
+	_, err := registry.RunWith(ctx, path, from, opts, func(ev events.Event) {
+		tl.Apply(ev)
+		if werr == nil {
+			werr = ex.settled(tl)
+		}
+	})
+	if serr := tl.SpillErr(); serr != nil {
+		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", serr)
 	}
-	return out.Flush()
+	switch {
+	case werr != nil:
+		return werr
+	case err != nil && ex.written > 0:
+		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelError,
+			Text: "perch stopped reading the file before its end: this transcript is incomplete"})
+		if werr := ex.end(tl); werr != nil {
+			return werr
+		}
+		return importErr(err)
+	case err != nil:
+		return importErr(err)
+	}
+	return ex.end(tl)
 }
 
 // importFile reads the transcript file at path (from names its kind)

@@ -65,19 +65,17 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		}
 		return env.runUI(ctx, b, cfg)
 	}
+	if *format != "text" {
+		w := transcript.NewWriter(env.Stdout, *format, fileTitle(path), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking})
+		return importTo(ctx, env, path, *from, opts, w)
+	}
 	tl, sp, err := importFile(ctx, env, path, *from, opts)
 	if err != nil {
 		return err
 	}
 	defer sp.Close()
 	out := bufio.NewWriterSize(env.Stdout, 1<<20)
-	if *format == "text" {
-		newPrinter(out, false).update(tl)
-		return out.Flush()
-	}
-	if err := writeExport(out, tl, *format, fileTitle(path), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}); err != nil {
-		return err
-	}
+	newPrinter(out, false).update(tl)
 	return out.Flush()
 }
 

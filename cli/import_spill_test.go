@@ -14,8 +14,9 @@ import (
 )
 
 // TestImportSpillSameOutput: perch import keeps a file's long texts in a
-// spill file, and prints, in every format, byte for byte what it prints
-// from a timeline that keeps them all in memory, for a file of each kind.
+// spill file, writes items as they settle, and prints, in every format,
+// byte for byte what it prints from a timeline that keeps them all in
+// memory, for a file of each kind.
 func TestImportSpillSameOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -49,6 +50,14 @@ func TestImportSpillSameOutput(t *testing.T) {
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
 				t.Errorf("%s --format %s: the output with a spill file differs from the one without (%d and %d bytes)", g.Name, format, got.Len(), want.Len())
+			}
+			// And written as it is read, each settled item let go.
+			var streamed bytes.Buffer
+			if err := importTo(ctx, Env{Stderr: &stderr}, p, "", ingest.Options{}, transcript.NewWriter(&streamed, format, g.Name, md)); err != nil {
+				t.Fatalf("%s %s: %v", g.Name, format, err)
+			}
+			if !bytes.Equal(streamed.Bytes(), want.Bytes()) {
+				t.Errorf("%s --format %s: the import written as it is read differs from the whole one (%d and %d bytes)", g.Name, format, streamed.Len(), want.Len())
 			}
 		}
 		if stderr.Len() > 0 {

@@ -84,20 +84,35 @@ func (r *Registry) Run(ctx context.Context, path, from string, opts ingest.Optio
 // RunInto is Run applying the file's events to tl, a timeline the caller
 // set up (one that keeps its long texts in a BodyStore, for a big file).
 func (r *Registry) RunInto(ctx context.Context, tl *events.Timeline, path, from string, opts ingest.Options) (*Result, error) {
-	s, k, err := r.Choose(path, from, opts)
+	kind, err := r.RunWith(ctx, path, from, opts, func(ev events.Event) { tl.Apply(ev) })
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	if err := Stream(ctx, s, k, opts, func(ev events.Event) { tl.Apply(ev) }); err != nil {
-		return nil, err
+	return &Result{Kind: kind, Timeline: tl}, nil
+}
+
+// RunWith imports the file at path as Run does, handing each event to
+// emit as it is read (the last is KindEndOfInput), and returns the kind.
+func (r *Registry) RunWith(ctx context.Context, path, from string, opts ingest.Options, emit func(events.Event)) (string, error) {
+	s, k, err := r.Choose(path, from, opts)
+	if err != nil {
+		return "", err
 	}
-	return &Result{Kind: k.Name, Timeline: tl}, nil
+	defer s.Close()
+	if err := Stream(ctx, s, k, opts, emit); err != nil {
+		return "", err
+	}
+	return k.Name, nil
 }
 
 // Run is Default().Run.
 func Run(ctx context.Context, path, from string, opts ingest.Options) (*Result, error) {
 	return Default().Run(ctx, path, from, opts)
+}
+
+// RunWith is Default().RunWith.
+func RunWith(ctx context.Context, path, from string, opts ingest.Options, emit func(events.Event)) (string, error) {
+	return Default().RunWith(ctx, path, from, opts, emit)
 }
 
 // RunInto is Default().RunInto.
