@@ -40,7 +40,12 @@ type Decoder struct {
 	Deltas bool
 
 	stream *anthropic.Decoder
-	turns  map[string]*turn
+	// turns are the latest messages by id (keptTurns of them, oldest
+	// first in turnOrder): a message's lines come together, and one is
+	// reported again soon after at most (an interrupted turn), so a
+	// day-long transcript need not keep every turn's blocks.
+	turns     map[string]*turn
+	turnOrder []string
 	open   *turn // the message whose lines are arriving
 	last   *turn // the latest assistant turn
 	tools  anthropic.Tools
@@ -156,6 +161,25 @@ func (d *Decoder) once(key string) bool {
 	return true
 }
 
+// keptTurns is how many of the latest messages the decoder keeps by id.
+const keptTurns = 256
+
+// keepTurn remembers t as the message id, forgetting the oldest beyond
+// keptTurns.
+func (d *Decoder) keepTurn(id string, t *turn) {
+	if d.turns == nil {
+		d.turns = make(map[string]*turn)
+	}
+	if _, ok := d.turns[id]; !ok {
+		d.turnOrder = append(d.turnOrder, id)
+	}
+	d.turns[id] = t
+	if len(d.turnOrder) > keptTurns {
+		delete(d.turns, d.turnOrder[0])
+		d.turnOrder = append(d.turnOrder[:0], d.turnOrder[1:]...)
+	}
+}
+
 // uniqueID is id (or prefix-N when empty), unique among the ids given out.
 func (d *Decoder) uniqueID(id, prefix string) string {
 	if id == "" {
@@ -185,11 +209,8 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 			out = append(out, d.close(d.open)...)
 		}
 		t = &turn{id: d.uniqueID(id, "assistant")}
-		if d.turns == nil {
-			d.turns = make(map[string]*turn)
-		}
 		if id != "" {
-			d.turns[id] = t
+			d.keepTurn(id, t)
 		}
 	} else if d.open != t && d.open != nil {
 		out = append(out, d.close(d.open)...)
@@ -391,10 +412,7 @@ func (d *Decoder) fromStream(evs []events.Event) []events.Event {
 		}
 		if t == nil {
 			t = &turn{id: d.uniqueID(e.ID, "assistant")}
-			if d.turns == nil {
-				d.turns = make(map[string]*turn)
-			}
-			d.turns[e.ID] = t
+			d.keepTurn(e.ID, t)
 			e.ID = t.id
 		}
 		ev := e
