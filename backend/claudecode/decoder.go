@@ -46,15 +46,15 @@ type Decoder struct {
 	// day-long transcript need not keep every turn's blocks.
 	turns     map[string]*turn
 	turnOrder []string
-	open   *turn // the message whose lines are arriving
-	last   *turn // the latest assistant turn
-	tools  anthropic.Tools
-	ids    map[string]bool
-	n      int             // synthesized ids given out
-	told   map[string]bool // unknown types already shown
-	todos  map[string]bool // TodoWrite calls already turned into todo lists
-	tasks  taskList        // the Task* tools' list
-	sub    subagents       // subagent runs, shown under their Agent call
+	open      *turn // the message whose lines are arriving
+	last      *turn // the latest assistant turn
+	tools     anthropic.Tools
+	ids       map[string]bool
+	n         int             // synthesized ids given out
+	told      map[string]bool // unknown types already shown
+	todos     map[string]bool // TodoWrite calls already turned into todo lists
+	tasks     taskList        // the Task* tools' list
+	sub       subagents       // subagent runs, shown under their Agent call
 
 	// apiError is the text of the API error notice a synthetic message
 	// gave, so that the result line does not repeat it.
