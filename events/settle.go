@@ -31,11 +31,22 @@ func (t *Timeline) final(it *Item) bool {
 // the latest run end, and each is finished. Only a
 // Pruned mark (which exports do not write) still changes one of them.
 func (t *Timeline) Settled() int {
-	for t.settled < t.boundary && t.final(t.items[t.settled]) {
+	end := t.boundary
+	if t.lag > 0 {
+		end = max(end, len(t.items)-t.lag)
+	}
+	for t.settled < end && t.final(t.items[t.settled]) {
 		t.settled++
 	}
 	return t.settled
 }
+
+// SettleAfter makes a final item count as settled once n items came
+// after it, run end or not: a transcript file of API requests or of a
+// Suna thread has no run ends, and what changes an item (a call's result,
+// a turn reported again) comes within a few items. 0, the default, waits
+// for a run's end.
+func (t *Timeline) SettleAfter(n int) { t.lag = n }
 
 // Release forgets the first n items (at most Settled): they leave Items
 // and every index, so that their memory goes; Items()[0] is then what was

@@ -36,6 +36,7 @@ type Timeline struct {
 	// boundary came before the latest run end, the first
 	// settled of them are final, and released items went before them.
 	boundary, settled, released int
+	lag                         int // SettleAfter
 }
 
 // NewTimeline returns an empty timeline.
