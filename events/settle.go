@@ -35,17 +35,35 @@ func (t *Timeline) Settled() int {
 	if t.lag > 0 {
 		end = max(end, len(t.items)-t.lag)
 	}
-	for t.settled < end && t.final(t.items[t.settled]) {
+	for t.settled < end {
+		if it := t.items[t.settled]; !t.final(it) && !t.abandoned(it) {
+			break
+		}
 		t.settled++
 	}
 	return t.settled
 }
 
+// abandoned ends a call still running SettleAfter's n items after it, as
+// the end of a file would (EndOfInput): in a file a call's result comes
+// within a few items or not at all (a log of API responses holds no
+// results).
+func (t *Timeline) abandoned(it *Item) bool {
+	if t.lag == 0 || t.settled >= len(t.items)-t.lag || it.Kind != ItemTool ||
+		it.Tool.Status != ToolRunning || it.Tool.Result != nil {
+		return false
+	}
+	it.Tool.Status = ToolUnknown
+	it.Version++
+	return true
+}
+
 // SettleAfter makes a final item count as settled once n items came
 // after it, run end or not: a transcript file of API requests or of a
 // Suna thread has no run ends, and what changes an item (a call's result,
-// a turn reported again) comes within a few items. 0, the default, waits
-// for a run's end.
+// a turn reported again) comes within a few items. A call still running
+// n items later ends as unknown, as it would at the end of the file. 0,
+// the default, waits for a run's end.
 func (t *Timeline) SettleAfter(n int) { t.lag = n }
 
 // Release forgets the first n items (at most Settled): they leave Items
