@@ -230,8 +230,11 @@ func (t *Timeline) SetBodyStore(s BodyStore, o SpillOptions) {
 func (t *Timeline) SpillErr() error { return t.spillErr }
 
 // put stores text, or reports that it stays in memory.
-func (t *Timeline) put(text string) *ref {
-	if t.store == nil || len(text) < t.spill.Min {
+func (t *Timeline) put(text string) *ref { return t.putFrom(text, t.spill.Min) }
+
+// putFrom is put for a text of at least minLen bytes.
+func (t *Timeline) putFrom(text string, minLen int) *ref {
+	if t.store == nil || len(text) < minLen {
 		return nil
 	}
 	off, err := t.store.Put(text)
@@ -279,16 +282,19 @@ func (it *Item) setThinking(s string) {
 // details can be parsed again from the text (details a legacy structure
 // gave stay in memory with their text): the item keeps a record of where
 // it is, and a Result without the text and the details.
-func (t *Timeline) spillResult(it *Item) {
+func (t *Timeline) spillResult(it *Item) { t.spillResultFrom(it, t.spill.Min) }
+
+// spillResultFrom is spillResult for a text of at least minLen bytes.
+func (t *Timeline) spillResultFrom(it *Item, minLen int) {
 	r := it.Tool.Result
-	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < t.spill.Min {
+	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < minLen {
 		return
 	}
 	if r.hasDetails() && !r.textDetails {
 		return
 	}
 	c := it.Tool.Command()
-	rf := t.put(r.Text)
+	rf := t.putFrom(r.Text, minLen)
 	if rf == nil {
 		return
 	}

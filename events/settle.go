@@ -77,22 +77,15 @@ func (t *Timeline) Release(n int) {
 		return
 	}
 	for _, it := range t.items[:n] {
-		it.released = true
-		switch it.Kind {
-		case ItemTool:
-			if t.tools[it.ID] == it {
-				delete(t.tools, it.ID)
-			}
-		case ItemAssistant:
-			if t.turns[it.ID] == it {
-				delete(t.turns, it.ID)
-			}
+		if it != nil {
+			t.forget(it)
 		}
 	}
-	t.posts.dropReleased()
+	t.released += n
+	t.posts.dropReleased(t.released)
 	kept := t.running[:0]
 	for _, it := range t.running {
-		if !it.released {
+		if int(it.pos) >= t.released {
 			kept = append(kept, it)
 		}
 	}
@@ -100,9 +93,12 @@ func (t *Timeline) Release(n int) {
 	t.running = kept
 	clear(t.items[:n])
 	t.items = t.items[n:]
+	if t.frozen != nil {
+		t.frozen = t.frozen[min(n, len(t.frozen)):]
+	}
+	t.frozenTo = max(t.frozenTo-n, 0)
 	t.boundary -= n
 	t.settled -= n
-	t.released += n
 	t.version++
 }
 
