@@ -18,12 +18,17 @@ import (
 // back when a view asks for it; while anything holds the item read back
 // (a render cache, an expanded item), At gives that same item again.
 
-// coldRef is where a frozen item's record is in the BodyStore.
-type coldRef struct {
-	off int64
-	n   uint32
-	set bool
-}
+// coldRef is where a frozen item's record is in the BodyStore: its
+// offset (up to 1 TiB) and length (under 16 MiB) in one word, 0 for an
+// item in memory.
+type coldRef uint64
+
+const coldLenBits = 24
+
+func makeColdRef(off int64, n int) coldRef { return coldRef(uint64(off)<<coldLenBits | uint64(n)) }
+
+func (r coldRef) off() int64 { return int64(r >> coldLenBits) }
+func (r coldRef) len() int   { return int(r & (1<<coldLenBits - 1)) }
 
 // Freeze writes the settled items more than keep items before the end to
 // the BodyStore and lets them go from memory (see At). Items it cannot
@@ -47,12 +52,18 @@ func (t *Timeline) Freeze(keep int) {
 			continue
 		}
 		rec := appendItem(nil, it)
+		if len(rec) >= 1<<coldLenBits {
+			continue // a record this big (arguments of megabytes) stays
+		}
 		off, err := t.store.Put(string(rec))
+		if err == nil && off >= 1<<(64-coldLenBits) {
+			err = errors.New("the spill file passed 1 TiB")
+		}
 		if err != nil {
 			t.store, t.spillErr = nil, err
 			return
 		}
-		t.frozen[i] = coldRef{off: off, n: uint32(len(rec)), set: true}
+		t.frozen[i] = makeColdRef(off, len(rec))
 		t.nfrozen++
 		t.items[i] = nil
 		t.forget(it)
@@ -112,7 +123,7 @@ func (t *Timeline) At(i int) *Item {
 
 // thaw reads a frozen item back.
 func (t *Timeline) thaw(r coldRef) *Item {
-	rec, err := t.coldStore.Get(r.off, int(r.n))
+	rec, err := t.coldStore.Get(r.off(), r.len())
 	if err == nil {
 		var it *Item
 		if it, err = readItem(rec, t.coldStore); err == nil {
@@ -146,7 +157,7 @@ func (t *Timeline) unfreeze(i int) *Item {
 	it := t.At(i)
 	if t.items[i] == nil {
 		t.items[i] = it
-		t.frozen[i] = coldRef{}
+		t.frozen[i] = 0
 		t.nfrozen--
 	}
 	return it
