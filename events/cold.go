@@ -142,12 +142,15 @@ func (t *Timeline) keepThawed(abs int, it *Item) {
 	}
 	t.thawed[abs] = weak.Make(it)
 	if len(t.thawed) > 2*t.thawedSwept+1024 {
+		// Into a new map: a map does not shrink, and a search that read
+		// every item back would leave one of the session's size.
+		live := make(map[int]weak.Pointer[Item])
 		for k, w := range t.thawed {
-			if w.Value() == nil {
-				delete(t.thawed, k)
+			if w.Value() != nil {
+				live[k] = w
 			}
 		}
-		t.thawedSwept = len(t.thawed)
+		t.thawed, t.thawedSwept = live, len(live)
 	}
 }
 
