@@ -70,6 +70,9 @@ func (t *Timeline) Freeze(keep int) {
 		t.keepThawed(t.released+i, it)
 	}
 	t.frozenTo = max(t.frozenTo, end)
+	// A Pruned mark of a frozen call is only counted: no view shows the
+	// mark, and the index would grow with the session.
+	t.posts.dropBelow(t.released + t.frozenTo)
 }
 
 // freezable says whether an item's record holds all of it: a tool's
@@ -152,18 +155,6 @@ func (t *Timeline) keepThawed(abs int, it *Item) {
 		}
 		t.thawed, t.thawedSwept = live, len(live)
 	}
-}
-
-// unfreeze makes item i live in memory again, for an event that changes
-// it (a Pruned mark).
-func (t *Timeline) unfreeze(i int) *Item {
-	it := t.At(i)
-	if t.items[i] == nil {
-		t.items[i] = it
-		t.frozen[i] = 0
-		t.nfrozen--
-	}
-	return it
 }
 
 // Frozen is how many items are out of memory (Freeze).

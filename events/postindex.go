@@ -36,8 +36,8 @@ func (p *postIndex) set(id string, pos int32) {
 	p.other[id] = pos
 }
 
-// dropReleased forgets the items before the place released.
-func (p *postIndex) dropReleased(released int) {
+// dropBelow forgets the items before the place pos.
+func (p *postIndex) dropBelow(released int) {
 	for k, pos := range p.uuids {
 		if int(pos) < released {
 			delete(p.uuids, k)

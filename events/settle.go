@@ -82,7 +82,7 @@ func (t *Timeline) Release(n int) {
 		}
 	}
 	t.released += n
-	t.posts.dropReleased(t.released)
+	t.posts.dropBelow(t.released)
 	kept := t.running[:0]
 	for _, it := range t.running {
 		if int(it.pos) >= t.released {

@@ -210,8 +210,9 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 	case KindPruned:
 		t.meta.PrunedCount++
+		// The index holds the calls in memory only (see Freeze).
 		if pos, ok := t.posts.get(ev.PrunedID); ok && pos >= t.released {
-			if it := t.unfreeze(pos - t.released); it.Tool != nil && !it.Tool.Pruned {
+			if it := t.items[pos-t.released]; it != nil && it.Tool != nil && !it.Tool.Pruned {
 				it.Tool.Pruned = true
 				it.Version++
 			}
