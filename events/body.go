@@ -15,6 +15,9 @@ import (
 type BodyStore interface {
 	Put(text string) (off int64, err error)
 	Get(off int64, n int) (string, error)
+	// ReadAt fills p with what was put from off on (p must not reach
+	// past the text it reads), for a reader that reuses its buffer.
+	ReadAt(p []byte, off int64) (int, error)
 }
 
 // SpillMin is the size from which a finished text (a tool's output, an
@@ -166,26 +169,27 @@ func (t *ToolItem) OutputText() string {
 
 // OutputStored says whether the result's text is in the timeline's
 // BodyStore: then Result holds only the rest (the error text, the exit
-// status), and OutputPart reads the text a part at a time.
+// status), and ReadOutput reads the text a part at a time.
 func (t *ToolItem) OutputStored() bool { return t.spill != nil }
 
-// OutputPart is the part [at, at+n) of the result's text (clipped to it),
-// read back alone: a search through a long output reads it a window at a
-// time instead of whole. "" before a result and past the end.
-func (t *ToolItem) OutputPart(at, n int) (string, error) {
+// ReadOutput fills p with the result's text from byte at on (as much as
+// fits, clipped to the text) and says how much it read: a search reads a
+// long output a window at a time into one buffer instead of a copy of it
+// whole. 0 before a result and past the end.
+func (t *ToolItem) ReadOutput(p []byte, at int) (int, error) {
 	size := t.OutputLen()
-	if at < 0 || at >= size || n <= 0 {
-		return "", nil
+	if at < 0 || at >= size || len(p) == 0 {
+		return 0, nil
 	}
-	n = min(n, size-at)
+	p = p[:min(len(p), size-at)]
 	if t.spill == nil {
-		return t.Result.Text[at : at+n], nil
+		return copy(p, t.Result.Text[at:]), nil
 	}
-	s, err := t.spill.store.Get(t.spill.off+int64(at), n)
+	n, err := t.spill.store.ReadAt(p, t.spill.off+int64(at))
 	if err != nil {
-		return "", fmt.Errorf("read back %d bytes: %w", n, err)
+		return n, fmt.Errorf("read back %d bytes: %w", len(p), err)
 	}
-	return s, nil
+	return n, nil
 }
 
 // OutputLen is the length of the result's text without reading it back.
@@ -226,8 +230,11 @@ func (t *Timeline) SetBodyStore(s BodyStore, o SpillOptions) {
 func (t *Timeline) SpillErr() error { return t.spillErr }
 
 // put stores text, or reports that it stays in memory.
-func (t *Timeline) put(text string) *ref {
-	if t.store == nil || len(text) < t.spill.Min {
+func (t *Timeline) put(text string) *ref { return t.putFrom(text, t.spill.Min) }
+
+// putFrom is put for a text of at least minLen bytes.
+func (t *Timeline) putFrom(text string, minLen int) *ref {
+	if t.store == nil || len(text) < minLen {
 		return nil
 	}
 	off, err := t.store.Put(text)
@@ -275,16 +282,19 @@ func (it *Item) setThinking(s string) {
 // details can be parsed again from the text (details a legacy structure
 // gave stay in memory with their text): the item keeps a record of where
 // it is, and a Result without the text and the details.
-func (t *Timeline) spillResult(it *Item) {
+func (t *Timeline) spillResult(it *Item) { t.spillResultFrom(it, t.spill.Min) }
+
+// spillResultFrom is spillResult for a text of at least minLen bytes.
+func (t *Timeline) spillResultFrom(it *Item, minLen int) {
 	r := it.Tool.Result
-	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < t.spill.Min {
+	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < minLen {
 		return
 	}
 	if r.hasDetails() && !r.textDetails {
 		return
 	}
 	c := it.Tool.Command()
-	rf := t.put(r.Text)
+	rf := t.putFrom(r.Text, minLen)
 	if rf == nil {
 		return
 	}

@@ -18,6 +18,10 @@ func (m *memStore) Get(off int64, n int) (string, error) {
 	return m.b.String()[off : off+int64(n)], nil
 }
 
+func (m *memStore) ReadAt(p []byte, off int64) (int, error) {
+	return copy(p, m.b.String()[off:]), nil
+}
+
 // Spilled outputs that end alike (same exit status, no error) each read
 // back their own text and outcome, and a later result replaces a spilled
 // one whole.

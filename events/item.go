@@ -87,9 +87,9 @@ type Item struct {
 	// Incomplete marks a turn (or a tool output) whose stream ended
 	// before it was finished.
 	Incomplete bool
-	// released: the timeline let the item go (Release); nothing changes
-	// it any more.
-	released bool
+	// pos is the item's place in the whole session (Released counts
+	// too), which the Pruned index keeps.
+	pos int32
 
 	ID      string // event id (user/assistant/notice) or tool_call id (tool)
 	Version uint64

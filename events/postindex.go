@@ -5,40 +5,46 @@ package events
 // as their 16 bytes, so that a long session holds no second copy of every
 // result's id text; any other id is kept as is.
 type postIndex struct {
-	uuids map[[16]byte]*Item
-	other map[string]*Item
+	uuids map[[16]byte]int32
+	other map[string]int32
 }
 
-func (p *postIndex) get(id string) *Item {
-	if u, ok := parseUUID(id); ok {
-		return p.uuids[u]
+// get is the place in the session (Item.pos) of the tool item whose
+// PostToolCall had the envelope id.
+func (p *postIndex) get(id string) (int, bool) {
+	var pos int32
+	var ok bool
+	if u, isUUID := parseUUID(id); isUUID {
+		pos, ok = p.uuids[u]
+	} else {
+		pos, ok = p.other[id]
 	}
-	return p.other[id]
+	return int(pos), ok
 }
 
-func (p *postIndex) set(id string, it *Item) {
+func (p *postIndex) set(id string, pos int32) {
 	if u, ok := parseUUID(id); ok {
 		if p.uuids == nil {
-			p.uuids = make(map[[16]byte]*Item)
+			p.uuids = make(map[[16]byte]int32)
 		}
-		p.uuids[u] = it
+		p.uuids[u] = pos
 		return
 	}
 	if p.other == nil {
-		p.other = make(map[string]*Item)
+		p.other = make(map[string]int32)
 	}
-	p.other[id] = it
+	p.other[id] = pos
 }
 
-// dropReleased forgets the items the timeline released.
-func (p *postIndex) dropReleased() {
-	for k, it := range p.uuids {
-		if it.released {
+// dropReleased forgets the items before the place released.
+func (p *postIndex) dropReleased(released int) {
+	for k, pos := range p.uuids {
+		if int(pos) < released {
 			delete(p.uuids, k)
 		}
 	}
-	for k, it := range p.other {
-		if it.released {
+	for k, pos := range p.other {
+		if int(pos) < released {
 			delete(p.other, k)
 		}
 	}

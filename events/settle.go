@@ -31,11 +31,40 @@ func (t *Timeline) final(it *Item) bool {
 // the latest run end, and each is finished. Only a
 // Pruned mark (which exports do not write) still changes one of them.
 func (t *Timeline) Settled() int {
-	for t.settled < t.boundary && t.final(t.items[t.settled]) {
+	end := t.boundary
+	if t.lag > 0 {
+		end = max(end, len(t.items)-t.lag)
+	}
+	for t.settled < end {
+		if it := t.items[t.settled]; !t.final(it) && !t.abandoned(it) {
+			break
+		}
 		t.settled++
 	}
 	return t.settled
 }
+
+// abandoned ends a call still running SettleAfter's n items after it, as
+// the end of a file would (EndOfInput): in a file a call's result comes
+// within a few items or not at all (a log of API responses holds no
+// results).
+func (t *Timeline) abandoned(it *Item) bool {
+	if t.lag == 0 || t.settled >= len(t.items)-t.lag || it.Kind != ItemTool ||
+		it.Tool.Status != ToolRunning || it.Tool.Result != nil {
+		return false
+	}
+	it.Tool.Status = ToolUnknown
+	it.Version++
+	return true
+}
+
+// SettleAfter makes a final item count as settled once n items came
+// after it, run end or not: a transcript file of API requests or of a
+// Suna thread has no run ends, and what changes an item (a call's result,
+// a turn reported again) comes within a few items. A call still running
+// n items later ends as unknown, as it would at the end of the file. 0,
+// the default, waits for a run's end.
+func (t *Timeline) SettleAfter(n int) { t.lag = n }
 
 // Release forgets the first n items (at most Settled): they leave Items
 // and every index, so that their memory goes; Items()[0] is then what was
@@ -48,22 +77,15 @@ func (t *Timeline) Release(n int) {
 		return
 	}
 	for _, it := range t.items[:n] {
-		it.released = true
-		switch it.Kind {
-		case ItemTool:
-			if t.tools[it.ID] == it {
-				delete(t.tools, it.ID)
-			}
-		case ItemAssistant:
-			if t.turns[it.ID] == it {
-				delete(t.turns, it.ID)
-			}
+		if it != nil {
+			t.forget(it)
 		}
 	}
-	t.posts.dropReleased()
+	t.released += n
+	t.posts.dropReleased(t.released)
 	kept := t.running[:0]
 	for _, it := range t.running {
-		if !it.released {
+		if int(it.pos) >= t.released {
 			kept = append(kept, it)
 		}
 	}
@@ -71,9 +93,12 @@ func (t *Timeline) Release(n int) {
 	t.running = kept
 	clear(t.items[:n])
 	t.items = t.items[n:]
+	if t.frozen != nil {
+		t.frozen = t.frozen[min(n, len(t.frozen)):]
+	}
+	t.frozenTo = max(t.frozenTo-n, 0)
 	t.boundary -= n
 	t.settled -= n
-	t.released += n
 	t.version++
 }
 

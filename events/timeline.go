@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"weak"
 )
 
 // Timeline is the pure reducer from decoded events to what a user sees:
@@ -36,6 +37,17 @@ type Timeline struct {
 	// boundary came before the latest run end, the first
 	// settled of them are final, and released items went before them.
 	boundary, settled, released int
+	lag                         int // SettleAfter
+
+	// What Freeze keeps (cold.go): the records of frozen items (by
+	// index; their items are nil), the store they are in, how far
+	// Freeze went, and the items read back that something still holds.
+	frozen      []coldRef
+	coldStore   BodyStore
+	frozenTo    int
+	nfrozen     int
+	thawed      map[int]weak.Pointer[Item]
+	thawedSwept int
 }
 
 // NewTimeline returns an empty timeline.
@@ -50,8 +62,19 @@ func NewTimeline() *Timeline {
 }
 
 // Items returns the transcript in order. The slice and items are owned by
-// the timeline: read them, don't keep them across Apply calls.
-func (t *Timeline) Items() []*Item { return t.items }
+// the timeline: read them, don't keep them across Apply calls. A timeline
+// that froze items reads each back into a new slice: views use Len and
+// At, which read back only what they show.
+func (t *Timeline) Items() []*Item {
+	if t.frozenTo == 0 {
+		return t.items
+	}
+	out := make([]*Item, len(t.items))
+	for i := range out {
+		out[i] = t.At(i)
+	}
+	return out
+}
 
 // Len is the number of items.
 func (t *Timeline) Len() int { return len(t.items) }
@@ -186,11 +209,12 @@ func (t *Timeline) apply(ev Event) bool {
 			t.meta.ContextTokens = ev.PrunedTo
 		}
 	case KindPruned:
-		it := t.posts.get(ev.PrunedID)
 		t.meta.PrunedCount++
-		if it != nil && !it.released && !it.Tool.Pruned {
-			it.Tool.Pruned = true
-			it.Version++
+		if pos, ok := t.posts.get(ev.PrunedID); ok && pos >= t.released {
+			if it := t.unfreeze(pos - t.released); it.Tool != nil && !it.Tool.Pruned {
+				it.Tool.Pruned = true
+				it.Version++
+			}
 		}
 	case KindPreToolCall:
 		it := t.tool(ev.Tool.Call, ev.Tool.Name, ev)
@@ -219,7 +243,7 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		it.Version++
 		if ev.ID != "" {
-			t.posts.set(ev.ID, it)
+			t.posts.set(ev.ID, it.pos)
 		}
 		if ev.Tool.Result.Todos != nil {
 			t.todos = ev.Tool.Result.Todos
@@ -235,6 +259,7 @@ func (t *Timeline) apply(ev Event) bool {
 
 func (t *Timeline) add(it *Item) {
 	it.Version = 1
+	it.pos = int32(t.released + len(t.items))
 	t.items = append(t.items, it)
 }
 
@@ -295,7 +320,7 @@ func (t *Timeline) tool(c ToolCall, name string, ev Event) *Item {
 	if id == "" {
 		// No id to pair by: the oldest unfinished call of that name.
 		for _, it := range t.items {
-			if it.Kind == ItemTool && it.Tool.Result == nil && it.Tool.Name == name {
+			if it != nil && it.Kind == ItemTool && it.Tool.Result == nil && it.Tool.Name == name {
 				return it
 			}
 		}

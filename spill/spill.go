@@ -266,25 +266,59 @@ func (f *File) Get(off int64, n int) (string, error) {
 	return string(b), nil
 }
 
+// ReadAt fills p with the bytes put from off on, as Get reads them, into
+// the caller's buffer: a search reads every output of a session through
+// one buffer instead of a string of each.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	f.mu.Lock()
+	if b, ok := f.inMemoryBytesLocked(off, len(p)); ok {
+		n := copy(p, b)
+		f.mu.Unlock()
+		return n, nil
+	}
+	file := f.f
+	f.mu.Unlock()
+	if file == nil {
+		return 0, ErrGone
+	}
+	n, err := file.ReadAt(p, off)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+			return n, ErrGone
+		}
+		return n, fmt.Errorf("spill: read %s: %w", f.path, err)
+	}
+	return n, nil
+}
+
 // inMemoryLocked copies a text that is not written yet (a text never
 // spans two chunks: Put cuts chunks between texts).
 func (f *File) inMemoryLocked(off int64, n int) (string, bool) {
+	b, ok := f.inMemoryBytesLocked(off, n)
+	return string(b), ok
+}
+
+// inMemoryBytesLocked is the not yet written text at off, in place.
+func (f *File) inMemoryBytesLocked(off int64, n int) ([]byte, bool) {
 	if f.f == nil {
-		return "", false
+		return nil, false
 	}
 	if off >= f.curOff {
 		i := off - f.curOff
 		if i+int64(n) > int64(len(f.cur)) {
-			return "", false
+			return nil, false
 		}
-		return string(f.cur[i : i+int64(n)]), true
+		return f.cur[i : i+int64(n)], true
 	}
 	for _, c := range f.pending {
 		if off >= c.off && off+int64(n) <= c.off+int64(len(c.b)) {
-			return string(c.b[off-c.off : off-c.off+int64(n)]), true
+			return c.b[off-c.off : off-c.off+int64(n)], true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // Reader reads n bytes put at off as a stream, for a search or an export

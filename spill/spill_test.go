@@ -36,6 +36,12 @@ func TestPutGet(t *testing.T) {
 		if err != nil || string(b) != s {
 			t.Fatalf("reader %d: got %d bytes, %v", i, len(b), err)
 		}
+		// And into a buffer, from the middle on.
+		p := make([]byte, len(s)/2)
+		n, err := f.ReadAt(p, offs[i]+int64(len(s)-len(p)))
+		if err != nil || string(p[:n]) != s[len(s)-len(p):] {
+			t.Fatalf("ReadAt %d: got %d bytes, %v", i, n, err)
+		}
 	}
 }
 
@@ -75,6 +81,9 @@ func TestTruncatedFile(t *testing.T) {
 	}
 	if _, err := io.ReadAll(f.Reader(a, 10)); !errors.Is(err, ErrGone) {
 		t.Fatalf("Reader of a truncated text: %v, want ErrGone", err)
+	}
+	if _, err := f.ReadAt(make([]byte, 10), a); !errors.Is(err, ErrGone) {
+		t.Fatalf("ReadAt of a truncated text: %v, want ErrGone", err)
 	}
 }
 

@@ -66,10 +66,9 @@ func (m *Model) needsTick() bool {
 		if m.busy() {
 			return true
 		}
-		items := m.tl.Items()
 		for _, i := range m.owners {
-			if i >= 0 && i < len(items) {
-				if it := items[i]; it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
+			if i >= 0 && i < m.tl.Len() {
+				if it := m.tl.At(i); it.Kind == events.ItemTool && it.Tool != nil && it.Tool.Status == events.ToolRunning {
 					return true
 				}
 			}

@@ -365,8 +365,8 @@ func (m *Model) composerKey(msg tea.KeyPressMsg) tea.Cmd {
 // userTexts is the transcript's user messages, oldest first.
 func (m *Model) userTexts() []string {
 	var out []string
-	for _, it := range m.tl.Items() {
-		if it.Kind == events.ItemUser {
+	for i := range m.tl.Len() {
+		if it := m.tl.At(i); it.Kind == events.ItemUser {
 			if s := it.Body(); strings.TrimSpace(s) != "" {
 				out = append(out, s)
 			}

@@ -214,15 +214,14 @@ func parseRange(s string, first, last int) (from, to int, ok bool) {
 // selectedForCopy is the selected item (selecting the bottom-most visible
 // one when none is), or nil with a message.
 func (m *Model) selectedForCopy() *events.Item {
-	items := m.tl.Items()
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+	if m.tr.sel < 0 || m.tr.sel >= m.tl.Len() {
 		m.moveSelection(0)
 	}
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+	if m.tr.sel < 0 || m.tr.sel >= m.tl.Len() {
 		m.setFlash("nothing to copy", false)
 		return nil
 	}
-	return items[m.tr.sel]
+	return m.tl.At(m.tr.sel)
 }
 
 // sizeOf is "3 lines (120 bytes)".

@@ -14,14 +14,17 @@ import (
 // list. It is refreshed (items, width) before every transcript operation.
 type itemSource struct {
 	m     *Model
-	items []*events.Item
+	tl    reducer
 	width int
 }
 
-func (s *itemSource) count() int { return len(s.items) }
+func (s *itemSource) count() int { return s.tl.Len() }
+
+// item is item i, read back when the timeline froze it (events.Freeze).
+func (s *itemSource) item(i int) *events.Item { return s.tl.At(i) }
 
 func (s *itemSource) opts(i int) itemOpts {
-	it := s.items[i]
+	it := s.item(i)
 	o := itemOpts{Width: s.width, Expanded: s.m.expanded[it], Selected: i == s.m.tr.sel, HideThinking: s.m.hideThinking}
 	// Only running tools get the spinner frame: passing it to every item
 	// would change every cache key on every tick.
@@ -33,7 +36,7 @@ func (s *itemSource) opts(i int) itemOpts {
 
 // source returns the transcript's list source, synced with the timeline.
 func (m *Model) source() *itemSource {
-	m.src.items = m.tl.Items()
+	m.src.tl = m.tl
 	m.src.width = max(m.w, 1)
 	return m.src
 }

@@ -42,8 +42,8 @@ type itemRenderer interface {
 
 // height and rows give the transcript item i's size and some of its lines
 // (see listSource); only the rows it shows are ever laid out.
-func (s *itemSource) height(i int) int { return s.m.rend.Height(s.items[i], s.opts(i)) }
+func (s *itemSource) height(i int) int { return s.m.rend.Height(s.item(i), s.opts(i)) }
 
 func (s *itemSource) rows(i, from, to int) []string {
-	return s.m.rend.Lines(s.items[i], s.opts(i), from, to)
+	return s.m.rend.Lines(s.item(i), s.opts(i), from, to)
 }

@@ -78,10 +78,14 @@ type Model struct {
 	daemonSeen bool // a state was reported at least once
 
 	// The attached task.
-	gen       uint64 // attach generation: stale async results are dropped
-	task      events.Task
-	tl        reducer
-	spill     *spillFile // the attached session's spill file (cfg.Spill)
+	gen   uint64 // attach generation: stale async results are dropped
+	task  events.Task
+	tl    reducer
+	spill *spillFile // the attached session's spill file (cfg.Spill)
+	// hotItems is how many of the last items stay in memory when the
+	// timeline freezes the settled ones before them (hotItemsDefault;
+	// tests freeze everything).
+	hotItems  int
 	conn      connState
 	connSeen  bool
 	streamErr error
@@ -133,6 +137,7 @@ func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) 
 		tl:       newReducer(),
 	}
 	m.spill = &spillFile{open: cfg.Spill}
+	m.hotItems = hotItemsDefault
 	m.caps = capsOf(b)
 	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)

@@ -113,11 +113,10 @@ func (m *Model) typeIntoComposer(msg tea.KeyPressMsg) tea.Cmd {
 // that Enter finds them ready. Nothing runs for small or expanded items,
 // or when the work is done.
 func (m *Model) prepareSelected() tea.Cmd {
-	items := m.tl.Items()
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+	if m.tr.sel < 0 || m.tr.sel >= m.tl.Len() {
 		return nil
 	}
-	it := items[m.tr.sel]
+	it := m.tl.At(m.tr.sel)
 	if it.Kind != events.ItemTool || m.expanded[it] {
 		return nil
 	}
@@ -203,19 +202,19 @@ func (m *Model) moveSelection(delta int) {
 // jump selects the next (dir>0) or previous item matching pred. It scans
 // items, not renders, so a long jump costs no layout.
 func (m *Model) jump(dir int, pred func(*events.Item) bool, none string) {
-	items := m.tl.Items()
+	n := m.tl.Len()
 	start := m.tr.sel
 	if start < 0 {
 		start = lastVisible(m.owners)
 		if start < 0 {
-			start = len(items)
+			start = n
 		}
 		if dir > 0 {
 			start--
 		}
 	}
-	for i := start + dir; i >= 0 && i < len(items); i += dir {
-		if pred(items[i]) {
+	for i := start + dir; i >= 0 && i < n; i += dir {
+		if pred(m.tl.At(i)) {
 			m.selectItem(i)
 			return
 		}
@@ -248,11 +247,10 @@ func (m *Model) toggleExpand() {
 	if m.tr.sel < 0 {
 		m.moveSelection(0)
 	}
-	items := m.tl.Items()
-	if m.tr.sel < 0 || m.tr.sel >= len(items) {
+	if m.tr.sel < 0 || m.tr.sel >= m.tl.Len() {
 		return
 	}
-	it := items[m.tr.sel]
+	it := m.tl.At(m.tr.sel)
 	if m.expanded[it] {
 		delete(m.expanded, it)
 	} else {

@@ -9,8 +9,14 @@ import (
 // logic lives there, not in the UI).
 type reducer interface {
 	Apply(events.Event) bool
+	// Items is every item, frozen ones read back: for tests; views use
+	// Len and At, which read back only what they show.
 	Items() []*events.Item
 	Len() int
+	// At is item i; a frozen one is read back (events.Timeline.Freeze).
+	At(i int) *events.Item
+	// Freeze moves settled items far from the end out of memory.
+	Freeze(keep int)
 	Queue() []events.QueuedMessage
 	Status() events.RunStatus
 	Todos() []events.Todo
@@ -22,6 +28,12 @@ type reducer interface {
 }
 
 func newReducer() reducer { return events.NewTimeline() }
+
+// hotItemsDefault is how many of the last items a session keeps in
+// memory; the settled items before them are frozen to the spill file and
+// read back when shown, so that a day-long session holds what a short
+// one does (events.Timeline.Freeze). A screen shows a few dozen.
+const hotItemsDefault = 2000
 
 // spillFile is the spill file of the attached session: one per session,
 // kept across the resets of its timeline (the file only grows; what a

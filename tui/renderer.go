@@ -32,7 +32,7 @@ func renderOpts(o itemOpts) render.Options {
 
 func (a richRenderer) Prepare(it *events.Item, o itemOpts) func() { return a.r.Prepare(it, o.Width) }
 
-func (a richRenderer) Contains(it *events.Item, q string) bool { return render.Contains(it, q) }
+func (a richRenderer) Contains(it *events.Item, q string) bool { return a.r.Contains(it, q) }
 
 func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int) (int, bool) {
 	return a.r.Find(it, renderOpts(o), q, from, dir)

@@ -67,8 +67,8 @@ func (m *Model) commitSearch(q string) {
 	if q == "" {
 		return
 	}
-	for _, it := range m.tl.Items() {
-		if m.rend.Contains(it, q) {
+	for i := range m.tl.Len() {
+		if m.rend.Contains(m.tl.At(i), q) {
 			m.search.matches++
 		}
 	}
@@ -89,13 +89,12 @@ func (m *Model) findNext(dir int) {
 		m.setFlash("no search — press / first", false)
 		return
 	}
-	items := m.tl.Items()
-	n := len(items)
+	n := m.tl.Len()
 	if n == 0 {
 		return
 	}
 	src := m.source()
-	if sel := m.tr.sel; sel >= 0 && sel < n && m.expanded[items[sel]] {
+	if sel := m.tr.sel; sel >= 0 && sel < n && m.expanded[m.tl.At(sel)] {
 		// From the row at the top of the view, when the item is there.
 		from := -1
 		if dir < 0 {
@@ -104,7 +103,7 @@ func (m *Model) findNext(dir int) {
 		if m.tr.top == sel {
 			from = m.tr.topLine
 		}
-		if row, ok := m.rend.Find(items[sel], src.opts(sel), q, from, dir); ok {
+		if row, ok := m.rend.Find(m.tl.At(sel), src.opts(sel), q, from, dir); ok {
 			m.showMatchRow(sel, row)
 			return
 		}
@@ -118,7 +117,7 @@ func (m *Model) findNext(dir int) {
 	}
 	for k := 1; k <= n; k++ {
 		i := ((start+dir*k)%n + n) % n
-		if !m.rend.Contains(items[i], q) {
+		if !m.rend.Contains(m.tl.At(i), q) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
@@ -126,12 +125,12 @@ func (m *Model) findNext(dir int) {
 		if wrapped {
 			msg += " · wrapped"
 		}
-		if m.expanded[items[i]] {
+		if m.expanded[m.tl.At(i)] {
 			from := -1
 			if dir < 0 {
 				from = src.height(i)
 			}
-			if row, ok := m.rend.Find(items[i], src.opts(i), q, from, dir); ok {
+			if row, ok := m.rend.Find(m.tl.At(i), src.opts(i), q, from, dir); ok {
 				m.showMatchRow(i, row)
 				if wrapped {
 					m.setFlash(m.flash.text+" · wrapped", false)
@@ -156,7 +155,7 @@ func (m *Model) showMatchRow(i, row int) {
 	m.tr.follow = false
 	m.tr.top, m.tr.topLine = i, row
 	m.tr.clamp(src, h)
-	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(len(src.items)), false)
+	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(src.count()), false)
 }
 
 // searchLine is the input row while typing a search.

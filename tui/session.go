@@ -147,6 +147,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		m.tl.Apply(*ev)
 		m.held.event(*ev, m.tl.Status())
 	}
+	m.tl.Freeze(m.hotItems)
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
 		m.streamErr = msg.Err
 		if m.conn.Phase != sse.PhaseFailed {

@@ -18,8 +18,19 @@ import (
 // timeline settles them, each released at once (how perch export keeps a
 // day-long session out of memory), the import of every fixture of every
 // system is still its golden.
+//
+// Items settle at run ends, and with SettleAfter (how imports settle
+// files without run ends) after a few items: 8 here, far fewer than an
+// import waits, and enough for every fixture (4 is not: Claude Code
+// reports an interrupted turn again three items later).
 func TestEveryFixtureStreamedIsItsGolden(t *testing.T) {
 	t.Parallel()
+	for _, settleLag := range []int{0, 8} {
+		streamedFixtures(t, settleLag)
+	}
+}
+
+func streamedFixtures(t *testing.T, settleLag int) {
 	for kind, files := range fixtures(t) {
 		for _, f := range files {
 			s, k, err := Default().Choose(f, kind, ingest.Options{})
@@ -29,6 +40,7 @@ func TestEveryFixtureStreamedIsItsGolden(t *testing.T) {
 			var got bytes.Buffer
 			w := transcript.NewJSONLWriter(&got)
 			tl := events.NewTimeline()
+			tl.SettleAfter(settleLag)
 			var werr error
 			err = Stream(context.Background(), s, k, ingest.Options{}, func(ev events.Event) {
 				tl.Apply(ev)
@@ -57,7 +69,7 @@ func TestEveryFixtureStreamedIsItsGolden(t *testing.T) {
 			stem, _, _ := strings.Cut(filepath.Base(f), ".")
 			want, _ := os.ReadFile(golden(f, stem))
 			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s (%s): streamed import differs from its golden:\n%s", f, kind, got.Bytes())
+				t.Errorf("%s (%s), settled %d items after: streamed import differs from its golden:\n%s", f, kind, settleLag, got.Bytes())
 			}
 		}
 	}

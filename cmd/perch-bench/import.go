@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ func (h *harness) benchImport(sizes []int) error {
 	}
 	defer null.Close()
 	for _, g := range gentranscript.All() {
+		if h.importKinds != "" && !slices.Contains(strings.Split(h.importKinds, ","), g.Name) {
+			continue
+		}
 		scope := "import " + g.Name
 		var first int64 // peak RSS at the first size
 		for i, mb := range sizes {

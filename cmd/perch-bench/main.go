@@ -49,6 +49,7 @@ import (
 var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch", "import"}
 
 type harness struct {
+	importKinds       string // -import-kinds: "" is every kind
 	perch             string // the binary being measured: server's, or baseline's
 	server            string // the perch built (or given by -perch): it runs the fake daemons
 	baseline          string // -baseline: another perch measured beside it ("" none)
@@ -114,6 +115,7 @@ func run() int {
 	flag.StringVar(&h.baseline, "baseline", "", "also measure this perch binary (e.g. an older build), the same way in the same run, and print the two side by side")
 	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
 	importMB := flag.String("import-mb", "50", "sizes (MiB, comma-separated) of the import measure's file of each kind; -day adds 500")
+	flag.StringVar(&h.importKinds, "import-kinds", "", "the import measure's kinds, comma-separated (default: every kind)")
 	day := flag.Bool("day", false, "also measure a day-long session of "+strconv.Itoa(daySize)+" events (about 480 MB of stream) after -n's sizes; not for CI")
 	flag.Parse()
 	if *day {

@@ -23,50 +23,72 @@ const findChunk = 256 << 10
 // (a query without capitals ignores case): its header and text as
 // PlainText gives them, and a tool's output whole.
 func Contains(it *events.Item, query string) bool {
+	found, _ := ContainsWith(it, query, nil)
+	return found
+}
+
+// Contains is the package's Contains through the renderer's buffer: a
+// search over a whole session reads every output kept in the store into
+// one buffer instead of a copy of each.
+func (r *Renderer) Contains(it *events.Item, query string) bool {
+	found, buf := ContainsWith(it, query, r.findBuf)
+	r.findBuf = buf
+	return found
+}
+
+// ContainsWith is Contains reading an output kept in the store through
+// buf, which it returns (grown) for the next call: a search over a whole
+// session reads every output without a copy of each.
+func ContainsWith(it *events.Item, query string, buf []byte) (bool, []byte) {
 	if it == nil || query == "" {
-		return false
+		return false, buf
 	}
 	if it.Kind != events.ItemTool || it.Tool == nil {
-		return smartIndex(PlainText(it), query, 0) >= 0
+		return smartIndex(PlainText(it), query, 0) >= 0, buf
 	}
 	if smartIndex(toolHeaderText(it.Tool), query, 0) >= 0 {
-		return true
+		return true, buf
 	}
 	if t := it.Tool; t.OutputStored() {
 		// Read back a window at a time: a whole-session search reads
 		// every output of a day-long session, and holding each whole
 		// (and parsing its details) is what it need not do.
 		if t.Result.ErrorText != "" && smartIndex(t.Result.ErrorText, query, 0) >= 0 {
-			return true
+			return true, buf
 		}
-		return storedContains(t, query)
+		return storedContains(t, query, buf)
 	}
 	for _, s := range outputTexts(it.Tool.Output()) {
 		if smartIndex(s, query, 0) >= 0 {
-			return true
+			return true, buf
 		}
 	}
-	return false
+	return false, buf
 }
 
 // storeWindow is how much of a stored output a search reads at a time.
-const storeWindow = 1 << 20
+const storeWindow = 256 << 10
 
 // storedContains searches a tool's output kept in the timeline's store,
-// a window at a time; windows overlap by more than a match can span. A
-// text the store lost matches nothing.
-func storedContains(t *events.ToolItem, query string) bool {
+// a window at a time into buf (grown as needed, and returned for the next
+// search); windows overlap by more than a match can span. A text the
+// store lost matches nothing.
+func storedContains(t *events.ToolItem, query string, buf []byte) (bool, []byte) {
 	overlap := 4 * len(query)
 	for at, n := 0, t.OutputLen(); at < n; at += storeWindow {
-		s, err := t.OutputPart(at, storeWindow+overlap)
-		if err != nil {
-			return false
+		want := min(storeWindow+overlap, n-at)
+		if cap(buf) < want {
+			buf = make([]byte, storeWindow+overlap)
 		}
-		if smartIndex(s, query, 0) >= 0 {
-			return true
+		got, err := t.ReadOutput(buf[:want], at)
+		if err != nil {
+			return false, buf
+		}
+		if smartIndex(buf[:got], query, 0) >= 0 {
+			return true, buf
 		}
 	}
-	return false
+	return false, buf
 }
 
 // toolHeaderText is the first line PlainText gives a tool.
@@ -98,14 +120,35 @@ func outputTexts(res *events.ToolResult) []string {
 	return out
 }
 
+// text is what the search reads: a text kept in memory, or a window of
+// one read back from the store into a buffer the search reuses (reading
+// it as a string would make a copy of every output of the session).
+type searchable interface{ ~string | ~[]byte }
+
+// indexByte is strings.IndexByte or bytes.IndexByte, as s is.
+func indexByte[T searchable](s T, c byte) int {
+	if b, ok := any(s).([]byte); ok {
+		return bytes.IndexByte(b, c)
+	}
+	return strings.IndexByte(string(s), c)
+}
+
+// index is strings.Index or bytes.Index, as s is.
+func index[T searchable](s T, q string) int {
+	if b, ok := any(s).([]byte); ok {
+		return bytes.Index(b, []byte(q))
+	}
+	return strings.Index(string(s), q)
+}
+
 // smartIndex is the byte offset of the first match of query in s at or
 // after from, or -1: case-insensitive when query has no capitals.
-func smartIndex(s, query string, from int) int {
+func smartIndex[T searchable](s T, query string, from int) int {
 	if from < 0 || from > len(s) {
 		return -1
 	}
 	if strings.ToLower(query) != query {
-		if i := strings.Index(s[from:], query); i >= 0 {
+		if i := index(s[from:], query); i >= 0 {
 			return from + i
 		}
 		return -1
@@ -121,7 +164,7 @@ func smartIndex(s, query string, from int) int {
 	// found. Lowering can change lengths: the offset is about there.
 	for at := from; at < len(s); at += findChunk {
 		ext := min(at+findChunk+len(query)-1, len(s))
-		if i := strings.Index(strings.ToLower(s[at:ext]), query); i >= 0 {
+		if i := strings.Index(strings.ToLower(string(s[at:ext])), query); i >= 0 {
 			return at + min(i, ext-at-1)
 		}
 	}
@@ -132,14 +175,14 @@ func smartIndex(s, query string, from int) int {
 // case of A–Z. It looks for q's rarest letter in both cases with
 // IndexByte (vectorized), so a search runs near memory speed without
 // copying or lowering the text, and checks q around each hit.
-func foldIndex(s, q string) int {
+func foldIndex[T searchable](s T, q string) int {
 	k := rarest(q)
 	lc, uc := q[k], q[k]
 	if lc >= 'a' && lc <= 'z' {
 		uc = lc - ('a' - 'A')
 	}
 	next := func(c byte, p int) int {
-		if i := strings.IndexByte(s[p:], c); i >= 0 {
+		if i := indexByte(s[p:], c); i >= 0 {
 			return p + i
 		}
 		return len(s)
@@ -185,7 +228,7 @@ func rarest(q string) int {
 }
 
 // equalFoldASCII reports whether s, with A–Z lowered, is q.
-func equalFoldASCII(s, q string) bool {
+func equalFoldASCII[T searchable](s T, q string) bool {
 	for i := 0; i < len(q); i++ {
 		c := s[i]
 		if c >= 'A' && c <= 'Z' {

@@ -325,6 +325,8 @@ func (m *memStore) Put(s string) (int64, error) {
 
 func (m *memStore) Get(off int64, n int) (string, error) { return string(m.b[off : off+int64(n)]), nil }
 
+func (m *memStore) ReadAt(p []byte, off int64) (int, error) { return copy(p, m.b[off:]), nil }
+
 // TestContainsStoredOutput: a tool output kept in the timeline's store is
 // searched a window at a time — a match across two windows, one in the
 // last bytes, and the case rules are what they are in memory.

@@ -49,10 +49,13 @@ const DefaultCacheLimit = 8 << 20
 // serialized by one mutex: glamour renderers are not concurrency-safe, and
 // rendering is CPU-bound anyway.
 type Renderer struct {
-	mu    sync.Mutex
-	st    *styles.Styles
-	theme styles.Theme
-	p     paints
+	// findBuf is the search's window into outputs kept in the store
+	// (Contains), reused from item to item.
+	findBuf []byte
+	mu      sync.Mutex
+	st      *styles.Styles
+	theme   styles.Theme
+	p       paints
 
 	cache *lru
 
