@@ -114,9 +114,9 @@ type Capabilities struct {
 	// WebSearch: a follow-up can ask the agent to search the web
 	// (Message.WebSearch is honoured).
 	WebSearch bool
-	// Recording: the sessions are a transcript file read once (perch
-	// replay), not a live system: they never change, Name is the file's
-	// kind and URL its path.
+	// Recording: the sessions are a transcript file (perch replay), not
+	// a live system: they never change, Name is the file's kind and URL
+	// its path.
 	Recording bool
 }
 

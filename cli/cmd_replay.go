@@ -50,11 +50,13 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if toUI {
 		// The file is read before the UI starts, so that one that cannot
 		// be read fails here with a clear line (exit 1 or 2), not inside
-		// the UI.
+		// the UI. The UI reads it again as it shows it; Close removes the
+		// copy of standard input it reads.
 		b, err := registry.OpenFile(ctx, path, *from, opts)
 		if err != nil {
 			return importErr(err)
 		}
+		defer b.Close()
 		ts, err := b.Sessions(ctx)
 		if err != nil {
 			return err

@@ -10,30 +10,35 @@ import (
 	"github.com/perch-tui/perch/ingest"
 )
 
-// OpenFile reads the transcript file at path (from names its kind; ""
-// detects it) and returns it as a backend with one session, for the views
-// that show live sessions (perch replay in the terminal UI). The file is
-// read here, once, so that one that cannot be read fails before any view
-// opens; errors a user can fix with a flag are *ingest.UsageError.
+// OpenFile opens the transcript file at path (from names its kind; ""
+// detects it) as a backend with one session, for the views that show live
+// sessions (perch replay in the terminal UI). Errors a user can fix with a
+// flag are *ingest.UsageError.
+//
+// The file is read here once, whole, keeping nothing, so that one that
+// cannot be read fails before any view opens: an importer may refuse a
+// file only at its end (a pynchy recording of several chats without
+// --chat, after the first chat's events). Each Follow then reads it again
+// as it hands the events over. Path "-" (standard input) is read into a
+// temporary copy that Follow reads; Close removes it.
 //
 // The backend can do nothing but show the session: its Capabilities are
 // Recording alone (no Send, Cancel or Create, which answer
 // backend.ErrUnsupported). Its Name is the file's kind, its URL the path.
-func (r *Registry) OpenFile(ctx context.Context, path, from string, opts ingest.Options) (backend.Backend, error) {
+func (r *Registry) OpenFile(ctx context.Context, path, from string, opts ingest.Options) (*FileBackend, error) {
 	s, k, err := r.Choose(path, from, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	f := &fileBackend{path: s.Name, kind: k.Name, task: fileTask(s.Name, k.Name)}
-	if err := Stream(ctx, s, k, opts, func(ev events.Event) { f.evs = append(f.evs, ev) }); err != nil {
+	if err := Stream(ctx, s, k, opts, func(events.Event) {}); err != nil {
+		s.Close()
 		return nil, err
 	}
-	return f, nil
+	return &FileBackend{sample: s, importer: k, opts: opts, task: fileTask(s.Name, k.Name)}, nil
 }
 
 // OpenFile is Default().OpenFile.
-func OpenFile(ctx context.Context, path, from string, opts ingest.Options) (backend.Backend, error) {
+func OpenFile(ctx context.Context, path, from string, opts ingest.Options) (*FileBackend, error) {
 	return Default().OpenFile(ctx, path, from, opts)
 }
 
@@ -48,69 +53,127 @@ func fileTask(path, kind string) events.Task {
 	return events.Task{ID: "file:" + name, Name: name + " (" + kind + ")", Cwd: filepath.Dir(abs), Status: events.StatusIdle}
 }
 
-// fileBackend is a decoded transcript file as a backend.Backend (and a
-// backend.SessionWatcher, whose list never changes).
-type fileBackend struct {
-	path string
-	kind string
-	task events.Task
-	evs  []events.Event
+// FileBackend is a transcript file as a backend.Backend (and a
+// backend.SessionWatcher, whose list never changes). It holds the file's
+// sample and importer, not its events: Follow reads the file.
+type FileBackend struct {
+	sample   *ingest.Sample
+	importer ingest.Importer
+	opts     ingest.Options
+	task     events.Task
 }
 
 var (
-	_ backend.Backend        = (*fileBackend)(nil)
-	_ backend.SessionWatcher = (*fileBackend)(nil)
+	_ backend.Backend        = (*FileBackend)(nil)
+	_ backend.SessionWatcher = (*FileBackend)(nil)
 )
 
-func (f *fileBackend) Name() string { return f.kind }
-func (f *fileBackend) URL() string  { return f.path }
+// Close removes the temporary copy of standard input (nothing for a
+// file); no Follow may run or start afterwards.
+func (f *FileBackend) Close() error { return f.sample.Close() }
 
-func (f *fileBackend) Capabilities() backend.Capabilities {
+func (f *FileBackend) Name() string { return f.importer.Name }
+func (f *FileBackend) URL() string  { return f.sample.Name }
+
+func (f *FileBackend) Capabilities() backend.Capabilities {
 	return backend.Capabilities{Recording: true}
 }
 
-func (f *fileBackend) Sessions(context.Context) ([]events.Task, error) {
+func (f *FileBackend) Sessions(context.Context) ([]events.Task, error) {
 	return []events.Task{f.task}, nil
 }
 
-func (f *fileBackend) Session(_ context.Context, idOrPrefix string) (events.Task, error) {
+func (f *FileBackend) Session(_ context.Context, idOrPrefix string) (events.Task, error) {
 	if m := backend.Match([]events.Task{f.task}, idOrPrefix); len(m) == 1 {
 		return m[0], nil
 	}
 	return events.Task{}, &backend.NoTaskError{Query: idOrPrefix}
 }
 
-// Follow hands over the file's events in one update, which says that
-// everything is in (Synced) and nothing more is on its way, then waits
-// for ctx: a file does not change.
-func (f *fileBackend) Follow(ctx context.Context, sessionID string, on func(backend.Update)) error {
+// A Follow hands the file's events over in chunks of at most chunkEvents
+// events or about chunkBytes of text, whichever comes first, as the
+// importer decodes them. The consumer may block in on (the TUI does while
+// its batch is full): the importer then waits, so the events in memory are
+// bounded by what the consumer holds, not by the file.
+const (
+	chunkEvents = 512
+	chunkBytes  = 1 << 20
+)
+
+// Follow reads the file from its start and hands its events over in
+// chunks, each saying that more follows at once (BacklogMore); the last
+// says that everything is in (Synced) and nothing more is on its way.
+// Then it waits for ctx: a file does not change. Every Follow starts the
+// session over, as a first follow does: it needs no Reset.
+func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(backend.Update)) error {
 	if sessionID != f.task.ID {
 		return &backend.NoTaskError{Query: sessionID}
 	}
-	on(backend.Update{Events: f.evs, Synced: true, Backlog: backend.BacklogNone})
+	var buf []events.Event
+	size := 0
+	err := Stream(ctx, f.sample, f.importer, f.opts, func(ev events.Event) {
+		if ctx.Err() != nil {
+			return // an importer that does not check ctx runs to its end unheard
+		}
+		if len(buf) == chunkEvents || size >= chunkBytes {
+			on(backend.Update{Events: buf, Backlog: backend.BacklogMore})
+			buf, size = nil, 0
+		}
+		if buf == nil {
+			buf = make([]events.Event, 0, chunkEvents)
+		}
+		buf = append(buf, ev)
+		size += textBytes(&ev)
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		// The file changed since OpenFile read it; what was read is shown.
+		if len(buf) > 0 {
+			on(backend.Update{Events: buf, Backlog: backend.BacklogNone})
+		}
+		return fmt.Errorf("read %s again: %w", f.sample.Name, err)
+	}
+	on(backend.Update{Events: buf, Synced: true, Backlog: backend.BacklogNone})
 	<-ctx.Done()
 	return ctx.Err()
 }
 
+// textBytes is about the text an event holds, for the size of a chunk.
+func textBytes(ev *events.Event) int {
+	n := len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
+	for i := range ev.ToolCalls {
+		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
+	}
+	if t := ev.Tool; t != nil {
+		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
+		if r := t.Result; r != nil {
+			n += len(r.Text) + len(r.Structured)
+		}
+	}
+	return n
+}
+
 // WatchSessions hands over the one session, then waits for ctx.
-func (f *fileBackend) WatchSessions(ctx context.Context, on func([]events.Task)) error {
+func (f *FileBackend) WatchSessions(ctx context.Context, on func([]events.Task)) error {
 	on([]events.Task{f.task})
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (f *fileBackend) readOnly() error {
-	return fmt.Errorf("%s is a replay of a file, read-only: %w", f.path, backend.ErrUnsupported)
+func (f *FileBackend) readOnly() error {
+	return fmt.Errorf("%s is a replay of a file, read-only: %w", f.sample.Name, backend.ErrUnsupported)
 }
 
-func (f *fileBackend) Send(context.Context, string, backend.Message) (backend.SendResult, error) {
+func (f *FileBackend) Send(context.Context, string, backend.Message) (backend.SendResult, error) {
 	return backend.SendResult{}, f.readOnly()
 }
 
-func (f *fileBackend) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
+func (f *FileBackend) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
 	return nil, f.readOnly()
 }
 
-func (f *fileBackend) Create(context.Context, backend.CreateRequest) (events.Task, error) {
+func (f *FileBackend) Create(context.Context, backend.CreateRequest) (events.Task, error) {
 	return events.Task{}, f.readOnly()
 }
