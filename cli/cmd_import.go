@@ -35,11 +35,6 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	return importTo(ctx, env, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}, w)
 }
 
-// importSettleLag is how many items after it an item of a file is
-// settled, run end or not (events.Timeline.SettleAfter): far more than
-// the few items after which a file still changes one.
-const importSettleLag = 1000
-
 // importTo reads the transcript file at path and writes it to w as it is
 // read: each item once the timeline settled it, which it then forgets,
 // and long texts wait in a spill file until written. A file of hundreds
@@ -52,8 +47,8 @@ func importTo(ctx context.Context, env Env, path, from string, opts ingest.Optio
 	tl := events.NewTimeline()
 	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
 	// Most files have no run ends to settle at (API logs, a Suna
-	// thread): an item also settles once importSettleLag items followed.
-	tl.SettleAfter(importSettleLag)
+	// thread): an item also settles once enough items followed.
+	tl.SettleAfter(events.FileSettleLag)
 	ex := &exportStream{w: w}
 	var werr error
 	_, err := registry.RunWith(ctx, path, from, opts, func(ev events.Event) {

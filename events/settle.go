@@ -66,6 +66,10 @@ func (t *Timeline) abandoned(it *Item) bool {
 // the default, waits for a run's end.
 func (t *Timeline) SettleAfter(n int) { t.lag = n }
 
+// FileSettleLag is SettleAfter's n for a session read from a file: far
+// more than the few items after which a file still changes one.
+const FileSettleLag = 1000
+
 // Release forgets the first n items (at most Settled): they leave Items
 // and every index, so that their memory goes; Items()[0] is then what was
 // item n. Their texts in the BodyStore stay readable through items a

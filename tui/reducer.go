@@ -17,6 +17,8 @@ type reducer interface {
 	At(i int) *events.Item
 	// Freeze moves settled items far from the end out of memory.
 	Freeze(keep int)
+	// SettleAfter settles items without a run end after them (a file).
+	SettleAfter(n int)
 	Queue() []events.QueuedMessage
 	Status() events.RunStatus
 	Todos() []events.Todo

@@ -31,8 +31,19 @@ func isResetEvent(ev *events.Event) bool {
 
 // restartTimeline drops the attached task's timeline and what was drawn
 // from it; the task, the composer and the held messages stay.
+// newTimeline is the timeline of session id: its long texts in the
+// session's spill file, and, for a file, its items settled (and frozen)
+// without run ends, which most files do not have.
+func (m *Model) newTimeline(id string) reducer {
+	tl := m.spill.timeline(id)
+	if m.caps.Replay {
+		tl.SettleAfter(events.FileSettleLag)
+	}
+	return tl
+}
+
 func (m *Model) restartTimeline() {
-	m.tl = m.spill.timeline(m.task.ID)
+	m.tl = m.newTimeline(m.task.ID)
 	m.tl.SetTask(m.task)
 	m.tr = newTranscript()
 	m.expanded = make(map[*events.Item]bool)

@@ -68,7 +68,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.mode = modeTask
 	m.overlay = ovNone
 	m.task = t
-	m.tl = m.spill.timeline(t.ID)
+	m.tl = m.newTimeline(t.ID)
 	m.tl.SetTask(t)
 	m.tr = newTranscript()
 	m.expanded = make(map[*events.Item]bool)
