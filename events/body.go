@@ -239,14 +239,20 @@ func (t *Timeline) putFrom(text string, minLen int) *ref {
 	}
 	off, err := t.store.Put(text)
 	if err != nil {
-		t.store, t.spillErr = nil, err
-		if !t.spill.Quiet {
-			t.add(&Item{Kind: ItemNotice, Level: LevelWarning,
-				Text: "Long outputs are kept in memory from here on: " + err.Error()})
-		}
+		t.storeFailed(err)
 		return nil
 	}
 	return &ref{store: t.store, off: off, n: len(text)}
+}
+
+// storeFailed stops using a store that failed to take a text: what comes
+// later stays in memory, and one notice says so (unless Quiet).
+func (t *Timeline) storeFailed(err error) {
+	t.store, t.spillErr = nil, err
+	if !t.spill.Quiet {
+		t.add(&Item{Kind: ItemNotice, Level: LevelWarning,
+			Text: "Long outputs are kept in memory from here on: " + err.Error()})
+	}
 }
 
 // spillItem moves a finished item's long text and reasoning to the store.

@@ -49,6 +49,9 @@ func (t *Timeline) Freeze(keep int) {
 	for i := t.frozenTo; i < end; i++ {
 		it := t.items[i]
 		if it == nil || !t.freezable(it) {
+			if t.store == nil {
+				return // it failed taking a short output
+			}
 			continue
 		}
 		rec := appendItem(nil, it)
@@ -60,7 +63,7 @@ func (t *Timeline) Freeze(keep int) {
 			err = errors.New("the spill file passed 1 TiB")
 		}
 		if err != nil {
-			t.store, t.spillErr = nil, err
+			t.storeFailed(err)
 			return
 		}
 		t.frozen[i] = makeColdRef(off, len(rec))

@@ -1,6 +1,12 @@
 package events
 
-import "testing"
+import (
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestSettledWaitsForWhatCanStillChange: items count as settled only once
 // a run ended after them and each is finished; a call still running, a
@@ -71,5 +77,54 @@ func TestForeignNoticeHoldsBack(t *testing.T) {
 	tl.Release(5)
 	if tl.Released() != 1 || tl.Len() != 2 {
 		t.Fatalf("Release beyond Settled: %d released, %d left", tl.Released(), tl.Len())
+	}
+}
+
+// failingStore takes n texts, then fails.
+type failingStore struct {
+	memStore
+	n int
+}
+
+func (f *failingStore) Put(s string) (int64, error) {
+	if f.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.n--
+	return f.memStore.Put(s)
+}
+
+// TestFreezeOnAFailingStore: a store that fails while items are frozen
+// stops the freezing with one notice; every item still reads whole, the
+// frozen ones from their records and the others from memory.
+func TestFreezeOnAFailingStore(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 9} {
+		tl := NewTimeline()
+		tl.SetBodyStore(&failingStore{n: n}, SpillOptions{Min: 1})
+		for i := range 4 {
+			id := strconv.Itoa(i)
+			call := ToolCall{ID: "c" + id, Name: "execute_command", Args: []byte(`{"command":"ls"}`)}
+			tl.Apply(Event{Kind: KindUserMessage, ID: "u" + id, Text: "go " + id})
+			tl.Apply(Event{Kind: KindAssistantMessage, ID: "a" + id, Text: "on it " + id, ToolCalls: []ToolCall{call}})
+			tl.Apply(Event{Kind: KindPostToolCall, ID: "p" + id, Tool: &ToolEvent{Call: call, Result: &ToolResult{Text: "out " + id}}})
+			tl.Apply(Event{Kind: KindPostConversation})
+		}
+		tl.Freeze(0)
+		runtime.GC() // frozen items are held weakly: read their records
+		notices := 0
+		for i := range tl.Len() {
+			it := tl.At(i)
+			switch {
+			case it.Kind == ItemNotice:
+				notices++
+			case it.Kind == ItemTool && !strings.HasPrefix(it.Tool.OutputText(), "out "):
+				t.Errorf("store taking %d: item %d reads %q", n, i, it.Tool.OutputText())
+			case it.Kind != ItemTool && !strings.Contains(it.Body(), " "):
+				t.Errorf("store taking %d: item %d reads %q", n, i, it.Body())
+			}
+		}
+		if tl.SpillErr() == nil || notices != 1 {
+			t.Errorf("store taking %d: error %v, %d notices", n, tl.SpillErr(), notices)
+		}
 	}
 }
