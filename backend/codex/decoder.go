@@ -5,6 +5,7 @@ package codex
 
 import (
 	"encoding/json"
+	"github.com/perch-tui/perch/internal/idset"
 	"regexp"
 	"sort"
 	"strconv"
@@ -36,8 +37,8 @@ type Decoder struct {
 
 	run     int
 	keys    map[string]string // this run's item id → key
-	earlier map[string]bool   // item ids used by earlier runs
-	used    map[string]bool   // turn ids given out
+	earlier idset.Set         // item ids used by earlier runs
+	used    idset.Set         // turn ids given out
 
 	turns  int
 	inTurn bool
@@ -48,7 +49,7 @@ type Decoder struct {
 	itemSeg map[string]*segment // message/reasoning item → its turn
 	tools   map[string]*tool    // tool item (or call id) → its state
 	running []*tool             // tools of this turn without a result
-	noted   map[string]bool     // items already reported
+	noted   idset.Set           // items already reported
 	msgs    int
 
 	prompt      string // the last user prompt shown (legacy), to drop its echo
@@ -68,8 +69,8 @@ type Decoder struct {
 
 // NewDecoder returns a decoder at the start of a file.
 func NewDecoder() *Decoder {
-	return &Decoder{keys: map[string]string{}, earlier: map[string]bool{}, used: map[string]bool{},
-		itemSeg: map[string]*segment{}, tools: map[string]*tool{}, noted: map[string]bool{},
+	return &Decoder{keys: map[string]string{},
+		itemSeg: map[string]*segment{}, tools: map[string]*tool{},
 		totals: map[string]events.Usage{}}
 }
 

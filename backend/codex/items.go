@@ -111,26 +111,26 @@ func (d *Decoder) item(pos string, final bool, raw json.RawMessage) []events.Eve
 		}
 		return []events.Event{{Kind: events.KindTodoUpdated, Todos: todos}}
 	case "error":
-		if d.noted[key] && key != "" {
+		if d.noted.Has(key) && key != "" {
 			return nil
 		}
-		d.noted[key] = true
+		d.noted.Add(key)
 		return []events.Event{notice(events.LevelWarning, events.NoticeError, normalize.StrField(it, "message"))}
 	case "user_message":
-		if d.noted[key] && key != "" {
+		if d.noted.Has(key) && key != "" {
 			return nil
 		}
-		d.noted[key] = true
+		d.noted.Add(key)
 		text := normalize.StrField(it, "text")
 		if text == "" {
 			text = normalize.ParseContent(it["content"]).Text
 		}
 		return []events.Event{{Kind: events.KindUserMessage, ID: key, Text: text}}
 	}
-	if d.noted[key] && key != "" {
+	if d.noted.Has(key) && key != "" {
 		return nil
 	}
-	d.noted[key] = true
+	d.noted.Add(key)
 	return []events.Event{notice(events.LevelInfo, events.NoticeInfo, ingest.BadRecord(pos, raw, "an unknown codex item "+strconv.Quote(typ)))}
 }
 

@@ -106,10 +106,10 @@ func (d *Decoder) segFor(item string, p part) *segment {
 		if p == partTool && item != "" {
 			id = item + ":assistant"
 		}
-		if id == "" || d.used[id] {
+		if id == "" || d.used.Has(id) {
 			id = d.synthID()
 		}
-		d.used[id] = true
+		d.used.Add(id)
 		s = &segment{id: id}
 		d.seg, d.last = s, s
 	}
@@ -147,8 +147,8 @@ func (d *Decoder) synthID() string {
 	for {
 		d.msgs++
 		id := "msg-" + strconv.Itoa(d.msgs)
-		if !d.used[id] {
-			d.used[id] = true
+		if !d.used.Has(id) {
+			d.used.Add(id)
 			return id
 		}
 	}
@@ -165,7 +165,7 @@ func (d *Decoder) key(id string) string {
 		return k
 	}
 	k := id
-	if d.earlier[id] {
+	if d.earlier.Has(id) {
 		k = "r" + strconv.Itoa(d.run) + "/" + id
 	}
 	d.keys[id] = k
@@ -177,7 +177,7 @@ func (d *Decoder) newRun() []events.Event {
 	out := d.closeTurn()
 	d.run++
 	for id := range d.keys {
-		d.earlier[id] = true
+		d.earlier.Add(id)
 	}
 	d.keys = map[string]string{}
 	return out
@@ -263,10 +263,10 @@ func (d *Decoder) finishTurn(u *events.Usage, stop string) []events.Event {
 	}
 	if s == nil {
 		id := "turn-" + strconv.Itoa(d.turns)
-		if d.used[id] {
+		if d.used.Has(id) {
 			id = d.synthID()
 		}
-		d.used[id] = true
+		d.used.Add(id)
 		s = &segment{id: id}
 		d.last = s
 	}

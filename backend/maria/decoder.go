@@ -1,11 +1,10 @@
 package maria
 
 import (
-	"hash/maphash"
-	"slices"
 	"strconv"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 )
 
 // Decoder reads one maria task stream, frame by frame, into events the
@@ -25,15 +24,9 @@ import (
 //
 // Call Reconnected when a new connection starts replaying the log.
 type Decoder struct {
-	// seen holds a 64-bit hash of every envelope id, not the id: a
-	// day-long task has a hundred thousand of them, and the strings would
-	// stay alive here after the timeline let their items go. Two ids of
-	// one task sharing a hash (about 1 in 10^9 at a million events) would
-	// hide the second event. The recent hashes are in a map, the older in
-	// a sorted slice (8 bytes each, a third of a map's).
-	seen       map[uint64]struct{}
-	seenSorted []uint64
-	seed       maphash.Seed
+	// seen holds every envelope id (hashed, see idset): a day-long
+	// task has a hundred thousand of them.
+	seen       idset.Set
 	anon       []uint64 // fingerprints of id-less events, in order
 	anonPos    int
 	foreign    []uint64 // fingerprints of foreign frames, in order
@@ -49,52 +42,7 @@ type report struct {
 }
 
 // NewDecoder returns a decoder for one task stream.
-func NewDecoder() *Decoder {
-	return &Decoder{seen: make(map[uint64]struct{}), seed: maphash.MakeSeed()}
-}
-
-// seenRecent is how many hashes the map holds before they move to the
-// sorted slice.
-const seenRecent = 4096
-
-// sawID reports whether the envelope id was seen before, and records it.
-func (d *Decoder) sawID(id string) bool {
-	h := maphash.String(d.seed, id)
-	if _, dup := d.seen[h]; dup {
-		return true
-	}
-	if _, dup := slices.BinarySearch(d.seenSorted, h); dup {
-		return true
-	}
-	d.seen[h] = struct{}{}
-	if len(d.seen) >= seenRecent {
-		d.seenSorted = mergeSorted(d.seenSorted, d.seen)
-		clear(d.seen)
-	}
-	return false
-}
-
-// mergeSorted adds the keys of m to the sorted slice s, in place from its
-// end: linear in len(s), no second slice.
-func mergeSorted(s []uint64, m map[uint64]struct{}) []uint64 {
-	add := make([]uint64, 0, len(m))
-	for k := range m {
-		add = append(add, k)
-	}
-	slices.Sort(add)
-	i, j := len(s)-1, len(add)-1
-	s = append(s, add...) // room for the merge; the tail is overwritten
-	for k := len(s) - 1; j >= 0; k-- {
-		if i >= 0 && s[i] > add[j] {
-			s[k] = s[i]
-			i--
-		} else {
-			s[k] = add[j]
-			j--
-		}
-	}
-	return s
-}
+func NewDecoder() *Decoder { return &Decoder{} }
 
 // Reconnected tells the decoder that a new connection replays the log from
 // its start.
@@ -129,7 +77,7 @@ func (d *Decoder) firstSighting(ev events.Event) bool {
 		return true // state snapshots: idempotent, the latest applies
 	}
 	if ev.ID != "" {
-		return !d.sawID(ev.ID)
+		return !d.seen.Seen(ev.ID)
 	}
 	if ev.Fingerprint == 0 {
 		return true

@@ -16,7 +16,7 @@ func TestReplayOfALongLogIsDroppedWhole(t *testing.T) {
 		return events.Frame{Name: "maria", Data: []byte(fmt.Sprintf(`{"id":"ev-%d","desc":{"msg":"UserMessage","content":"message %d"}}`, i, i))}
 	}
 	d := NewDecoder()
-	const n = 3*seenRecent + 17
+	const n = 3*4096 + 17 // past the id set's map, into its sorted slice
 	for i := range n {
 		if got := d.Decode(frame(i)); len(got) != 1 {
 			t.Fatalf("event %d, first sight: %d events", i, len(got))

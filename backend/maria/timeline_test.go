@@ -2,8 +2,6 @@ package maria
 
 import (
 	"fmt"
-	"hash/maphash"
-	"slices"
 	"strings"
 	"testing"
 
@@ -235,9 +233,4 @@ func (p *pipe) feed(f events.Frame) bool {
 func (p *pipe) Reconnected() { p.d.Reconnected() }
 
 // Seen reports whether the decoder already passed an event id on.
-func (p *pipe) Seen(id string) bool {
-	h := maphash.String(p.d.seed, id)
-	_, recent := p.d.seen[h]
-	_, old := slices.BinarySearch(p.d.seenSorted, h)
-	return recent || old
-}
+func (p *pipe) Seen(id string) bool { return p.d.seen.Has(id) }

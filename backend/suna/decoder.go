@@ -3,6 +3,7 @@ package suna
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/perch-tui/perch/internal/idset"
 	"strconv"
 	"strings"
 
@@ -26,11 +27,11 @@ type Decoder struct {
 	// open wait until it is emitted so that the turn comes first.
 	Deltas bool
 
-	n      int                 // records decoded (for positions)
-	events map[string]struct{} // _event_id values seen, but those in ids
-	ids    []redisID           // _event_id values seen that are Redis entry ids, ascending
+	n      int       // records decoded (for positions)
+	events idset.Set // _event_id values seen, but those in ids
+	ids    []redisID // _event_id values seen that are Redis entry ids, ascending
 
-	rows    map[string]struct{} // message ids of rows seen
+	rows    idset.Set // message ids of rows seen
 	turn    *openTurn
 	held    []events.Event
 	out     []events.Event
@@ -41,10 +42,10 @@ type Decoder struct {
 	respTurn  string               // the last assistant turn of the current LLM response
 	curResp   string               // the current llm_response_id ("" when unknown)
 	respTurns map[string]string    // llm_response_id -> its last assistant turn
-	results   map[string]bool      // tool call ids that have a result
-	called    map[string]bool      // tool call ids of emitted turns
+	results   idset.Set            // tool call ids that have a result
+	called    idset.Set            // tool call ids of emitted turns
 	// assistantRows are the message ids of assistant rows seen.
-	assistantRows map[string]bool
+	assistantRows idset.Set
 	waiting       []waiting // tool events waiting for their call (linked.go)
 	model         string
 	running       bool
@@ -82,14 +83,9 @@ type turnInfo struct {
 func NewDecoder() *Decoder { return &Decoder{} }
 
 func (d *Decoder) init() {
-	if d.events == nil {
-		d.events = map[string]struct{}{}
-		d.rows = map[string]struct{}{}
+	if d.turns == nil {
 		d.turns = map[string]*turnInfo{}
 		d.respTurns = map[string]string{}
-		d.results = map[string]bool{}
-		d.called = map[string]bool{}
-		d.assistantRows = map[string]bool{}
 	}
 }
 
@@ -216,10 +212,9 @@ func (d *Decoder) row(pos, typ string, r normalize.Object) {
 	}
 	if id != "" && typ != "status" {
 		key := typ + "\x00" + id
-		if _, dup := d.rows[key]; dup {
+		if d.rows.Seen(key) {
 			return
 		}
-		d.rows[key] = struct{}{}
 	}
 	if llm, known := normalize.Bool(r["is_llm_message"]); known && !llm {
 		switch typ {
@@ -331,7 +326,7 @@ func (d *Decoder) user(pos, id string, c content, meta normalize.Object) {
 		d.emit(events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
 			Call:   events.ToolCall{ID: r.CallID},
 			Result: &events.ToolResult{Text: r.Text, IsError: r.IsError && r.Known}}})
-		d.results[r.CallID] = true
+		d.results.Add(r.CallID)
 	}
 }
 
@@ -418,7 +413,7 @@ func (d *Decoder) assistant(id string, c content, meta normalize.Object) {
 		ev.ID = owner
 	}
 	if id != "" {
-		d.assistantRows[id] = true
+		d.assistantRows.Add(id)
 	}
 	d.finishTurn(ev, id)
 }
@@ -676,7 +671,7 @@ func (d *Decoder) argsOf(id string) (events.ToolCall, bool) {
 
 func (d *Decoder) tool(id string, c content, meta normalize.Object) {
 	callID, name, res := toolResult(c, meta)
-	d.results[callID] = true
+	d.results.Add(callID)
 	turnID := normalize.FirstStr(c.obj, "assistant_message_id")
 	if turnID == "" {
 		turnID = normalize.StrField(meta, "assistant_message_id")
@@ -813,7 +808,7 @@ func (d *Decoder) statusRow(c, meta normalize.Object) {
 		d.emitTool(id, "", events.Event{Kind: events.KindPreToolCall, Tool: &events.ToolEvent{Call: call, Name: name}})
 	case "tool_completed", "tool_failed", "tool_error":
 		id := normalize.StrField(c, "tool_call_id")
-		if id == "" || d.results[id] {
+		if id == "" || d.results.Has(id) {
 			return
 		}
 		// No result row (yet): the status is all there is. A result row

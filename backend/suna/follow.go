@@ -244,7 +244,7 @@ func decodeAll(ctx context.Context, messages []json.RawMessage) ([]events.Event,
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	return evs, len(d.assistantRows), nil
+	return evs, d.assistantRows.Len(), nil
 }
 
 // decodeRows decodes the history's rows as the importer decodes a history
@@ -352,7 +352,7 @@ func (f *follower) follow(ctx context.Context, r wireRun) error {
 			// The catch-up replays what the first update showed: its
 			// events wait until it has rebuilt as many assistant rows.
 			j.held = append(j.held, evs...)
-			if len(f.d.assistantRows) >= j.want {
+			if f.d.assistantRows.Len() >= j.want {
 				rejoin()
 			}
 			return

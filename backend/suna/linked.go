@@ -27,9 +27,9 @@ func (d *Decoder) waits(callID, turnID string) bool {
 		return false
 	}
 	if turnID != "" {
-		return !d.assistantRows[turnID]
+		return !d.assistantRows.Has(turnID)
 	}
-	if callID == "" || d.called[callID] {
+	if callID == "" || d.called.Has(callID) {
 		return false
 	}
 	_, open := d.argsOf(callID)
@@ -57,7 +57,7 @@ func (d *Decoder) emitTool(callID, turnID string, ev events.Event) {
 func (d *Decoder) calledBy(rowID string, calls []events.ToolCall) {
 	for _, c := range calls {
 		if c.ID != "" {
-			d.called[c.ID] = true
+			d.called.Add(c.ID)
 		}
 	}
 	if len(d.waiting) == 0 {
@@ -65,7 +65,7 @@ func (d *Decoder) calledBy(rowID string, calls []events.ToolCall) {
 	}
 	kept := d.waiting[:0]
 	for _, w := range d.waiting {
-		if (w.turnID != "" && w.turnID == rowID) || (w.callID != "" && d.called[w.callID]) {
+		if (w.turnID != "" && w.turnID == rowID) || (w.callID != "" && d.called.Has(w.callID)) {
 			d.out = append(d.out, w.ev)
 			continue
 		}

@@ -12,11 +12,7 @@ func (d *Decoder) seenID(id string) bool {
 	if r, ok := parseRedisID([]byte(id)); ok {
 		return d.seenRedis(r)
 	}
-	if _, dup := d.events[id]; dup {
-		return false
-	}
-	d.events[id] = struct{}{}
-	return true
+	return !d.events.Seen(id)
 }
 
 // redisID is a Redis stream entry id, "<ms>-<seq>". A stream's ids only

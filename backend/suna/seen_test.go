@@ -46,7 +46,7 @@ func TestSeenEventIDs(t *testing.T) {
 			t.Fatalf("5-%d again taken as new", i)
 		}
 	}
-	if len(d2.events) != 0 || len(d2.ids) != 1000 {
-		t.Fatalf("%d ids as text, %d as numbers", len(d2.events), len(d2.ids))
+	if d2.events.Len() != 0 || len(d2.ids) != 1000 {
+		t.Fatalf("%d ids as text, %d as numbers", d2.events.Len(), len(d2.ids))
 	}
 }
