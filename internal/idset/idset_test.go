@@ -20,7 +20,7 @@ func TestSeenAcrossTheMerge(t *testing.T) {
 			t.Fatalf("id %d not seen after it was added", i)
 		}
 	}
-	if s.Has("id-" + strconv.Itoa(n)) || s.Len() != n {
+	if s.Has("id-"+strconv.Itoa(n)) || s.Len() != n {
 		t.Fatalf("an id never added is seen, or Len %d != %d", s.Len(), n)
 	}
 }
