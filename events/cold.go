@@ -289,24 +289,16 @@ type recReader struct {
 	err error
 }
 
-func (r *recReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		r.err = errRecord
-		return 0
-	}
-	r.s = r.s[n:]
-	return v
-}
+func (r *recReader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
 
-func (r *recReader) varint() int64 {
+func (r *recReader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint reads one varint with read (binary.Uvarint or Varint).
+func readVarint[T uint64 | int64](r *recReader, read func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
+	v, n := read([]byte(r.s[:min(len(r.s), binary.MaxVarintLen64)]))
 	if n <= 0 {
 		r.err = errRecord
 		return 0

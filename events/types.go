@@ -188,6 +188,23 @@ type Event struct {
 	RunStatus string
 }
 
+// TextBytes is about how many bytes of text an event holds (its texts,
+// arguments and output): what a reader that bounds what it holds in
+// memory counts.
+func (ev *Event) TextBytes() int {
+	n := len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
+	for i := range ev.ToolCalls {
+		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
+	}
+	if t := ev.Tool; t != nil {
+		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
+		if r := t.Result; r != nil {
+			n += len(r.Text) + len(r.Structured)
+		}
+	}
+	return n
+}
+
 // Normalized stop reasons (Event.StopReason, Item.StopReason).
 const (
 	StopEndTurn    = "end_turn"

@@ -207,19 +207,7 @@ const batchBytesMax = 2 << 20
 
 // eventBytes is about what an event holds on the heap: its texts, and a
 // little for the rest.
-func eventBytes(ev *events.Event) int {
-	n := 256 + len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
-	for i := range ev.ToolCalls {
-		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
-	}
-	if t := ev.Tool; t != nil {
-		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
-		if r := t.Result; r != nil {
-			n += len(r.Text) + len(r.Structured)
-		}
-	}
-	return n
-}
+func eventBytes(ev *events.Event) int { return 256 + ev.TextBytes() }
 
 // batcher gathers what a stream hands over (decoded events, the task
 // list, connection states) and the flusher hands it to the UI in batches,

@@ -123,7 +123,7 @@ func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(back
 			buf = make([]events.Event, 0, chunkEvents)
 		}
 		buf = append(buf, ev)
-		size += textBytes(&ev)
+		size += ev.TextBytes()
 	})
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -138,21 +138,6 @@ func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(back
 	on(backend.Update{Events: buf, Synced: true, Backlog: backend.BacklogNone})
 	<-ctx.Done()
 	return ctx.Err()
-}
-
-// textBytes is about the text an event holds, for the size of a chunk.
-func textBytes(ev *events.Event) int {
-	n := len(ev.Text) + len(ev.Thinking) + len(ev.Notice)
-	for i := range ev.ToolCalls {
-		n += len(ev.ToolCalls[i].Args) + len(ev.ToolCalls[i].ArgsRaw)
-	}
-	if t := ev.Tool; t != nil {
-		n += len(t.Call.Args) + len(t.Call.ArgsRaw)
-		if r := t.Result; r != nil {
-			n += len(r.Text) + len(r.Structured)
-		}
-	}
-	return n
 }
 
 // WatchSessions hands over the one session, then waits for ctx.

@@ -136,7 +136,7 @@ func TestFollowBigFileInChunks(t *testing.T) {
 			for i, u := range ups {
 				size := 0
 				for j := range u.Events {
-					size += textBytes(&u.Events[j])
+					size += u.Events[j].TextBytes()
 				}
 				if len(u.Events) > chunkEvents || size > 2*chunkBytes {
 					t.Errorf("%s: update %d holds %d events, %d bytes of text", name, i, len(u.Events), size)
