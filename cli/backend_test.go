@@ -78,12 +78,12 @@ func (s *stubBackend) Create(context.Context, backend.CreateRequest) (events.Tas
 
 // withStub makes perch's registry answer every URL as the stub (maria is
 // listed but not live: it has no probe).
-func withStub(s *stubBackend, state string, env map[string]string) func(*Env) {
+func withStub(s backend.Backend, state string, env map[string]string) func(*Env) {
 	return func(e *Env) {
 		e.registry = func() *registry.Registry {
 			return &registry.Registry{Systems: []registry.System{
 				{Name: backend.Maria},
-				{Name: s.name, Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
+				{Name: s.Name(), Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
 					Open: func(cfg backend.Config) (backend.Backend, error) { return s, nil }},
 			}}
 		}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/perch-tui/perch/backend/registry"
@@ -42,10 +41,8 @@ func runImport(ctx context.Context, env Env, args []string) error {
 // fails after items went out ends with a notice that the transcript is
 // incomplete.
 func importTo(ctx context.Context, env Env, path, from string, opts ingest.Options, w transcript.Writer) error {
-	sp := spill.Open("import-" + fileTitle(path))
+	tl, sp := fileTimeline(path)
 	defer sp.Close()
-	tl := events.NewTimeline()
-	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
 	// Most files have no run ends to settle at (API logs, a Suna
 	// thread): an item also settles once enough items followed.
 	tl.SettleAfter(events.FileSettleLag)
@@ -57,16 +54,12 @@ func importTo(ctx context.Context, env Env, path, from string, opts ingest.Optio
 			werr = ex.settled(tl)
 		}
 	})
-	if serr := tl.SpillErr(); serr != nil {
-		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", serr)
-	}
+	saySpillErr(env, tl)
 	switch {
 	case werr != nil:
 		return werr
 	case err != nil && ex.written > 0:
-		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelError,
-			Text: "perch stopped reading the file before its end: this transcript is incomplete"})
-		if werr := ex.end(tl); werr != nil {
+		if werr := ex.endShort(tl, events.LevelError, "perch stopped reading the file before its end"); werr != nil {
 			return werr
 		}
 		return importErr(err)
@@ -83,17 +76,23 @@ func importTo(ctx context.Context, env Env, path, from string, opts ingest.Optio
 // file (which removes it) once the timeline is written. When the spill
 // file fails, the texts stay in memory and stderr says so once.
 func importFile(ctx context.Context, env Env, path, from string, opts ingest.Options) (*events.Timeline, *spill.File, error) {
-	sp := spill.Open("import-" + fileTitle(path))
-	tl := events.NewTimeline()
-	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
+	tl, sp := fileTimeline(path)
 	if _, err := registry.RunInto(ctx, tl, path, from, opts); err != nil {
 		sp.Close()
 		return nil, nil, importErr(err)
 	}
-	if err := tl.SpillErr(); err != nil {
-		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", err)
-	}
+	saySpillErr(env, tl)
 	return tl, sp, nil
+}
+
+// fileTimeline is a timeline for the file at path whose long texts wait
+// in a spill file of their own (the caller closes it), quietly: stderr
+// says it when the file fails (saySpillErr).
+func fileTimeline(path string) (*events.Timeline, *spill.File) {
+	sp := spill.Open("import-" + fileTitle(path))
+	tl := events.NewTimeline()
+	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
+	return tl, sp
 }
 
 func kindNames() string {

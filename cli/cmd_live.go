@@ -273,26 +273,18 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	ex := &exportStream{w: transcript.NewWriter(env.Stdout, *format, task.Name, md)}
 	lo.onUpdate = func(s liveStep) error { return ex.settled(s.tl) }
 	tl, err := followLive(ctx, env, b, task, lo)
-	if tl != nil && tl.SpillErr() != nil {
-		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", tl.SpillErr())
-	}
+	saySpillErr(env, tl)
 	if _, stopped := interruption(ctx); err != nil && stopped && tl != nil {
-		// Ctrl-C: print what was read so far, with a last notice that
-		// says it is incomplete (a notice line in jsonl, a line in md).
-		tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelWarning,
-			Text: "perch export was interrupted: this transcript is incomplete"})
-		if werr := ex.end(tl); werr != nil {
+		// Ctrl-C: print what was read so far, marked incomplete.
+		if werr := ex.endShort(tl, events.LevelWarning, "perch export was interrupted"); werr != nil {
 			return werr
 		}
 		return errors.New("interrupted: the export holds what was read so far, marked incomplete")
 	}
 	if err != nil {
 		if ex.written > 0 && tl != nil {
-			// Items are out already: close the transcript, saying it
-			// stops short, so that what was written still parses.
-			tl.Apply(events.Event{Kind: events.KindNotice, Level: events.LevelError,
-				Text: "perch export stopped before the end of the session: this transcript is incomplete"})
-			if werr := ex.end(tl); werr != nil {
+			// Items are out already: close the transcript.
+			if werr := ex.endShort(tl, events.LevelError, "perch export stopped before the end of the session"); werr != nil {
 				return werr
 			}
 		}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/transcript"
 )
@@ -38,6 +40,22 @@ func (e *exportStream) items(tl *events.Timeline, n int) error {
 		e.written++
 	}
 	return nil
+}
+
+// endShort writes the rest of tl and its closing state after a last
+// notice that the transcript is incomplete (a notice line in jsonl, a
+// line in md), so that what was written still parses.
+func (e *exportStream) endShort(tl *events.Timeline, level events.NoticeLevel, why string) error {
+	tl.Apply(events.Event{Kind: events.KindNotice, Level: level, Text: why + ": this transcript is incomplete"})
+	return e.end(tl)
+}
+
+// saySpillErr says once on stderr that a timeline's long texts stayed in
+// memory because its spill file failed.
+func saySpillErr(env Env, tl *events.Timeline) {
+	if tl != nil && tl.SpillErr() != nil {
+		fmt.Fprintf(env.Stderr, "perch: long outputs kept in memory: %v\n", tl.SpillErr())
+	}
 }
 
 // end writes the rest of tl and its closing state.

@@ -66,7 +66,7 @@ func NewTimeline() *Timeline {
 // that froze items reads each back into a new slice: views use Len and
 // At, which read back only what they show.
 func (t *Timeline) Items() []*Item {
-	if t.frozenTo == 0 {
+	if t.nfrozen == 0 {
 		return t.items
 	}
 	out := make([]*Item, len(t.items))

@@ -23,7 +23,7 @@ const findChunk = 256 << 10
 // (a query without capitals ignores case): its header and text as
 // PlainText gives them, and a tool's output whole.
 func Contains(it *events.Item, query string) bool {
-	found, _ := ContainsWith(it, query, nil)
+	found, _ := containsWith(it, query, nil)
 	return found
 }
 
@@ -31,15 +31,15 @@ func Contains(it *events.Item, query string) bool {
 // search over a whole session reads every output kept in the store into
 // one buffer instead of a copy of each.
 func (r *Renderer) Contains(it *events.Item, query string) bool {
-	found, buf := ContainsWith(it, query, r.findBuf)
+	found, buf := containsWith(it, query, r.findBuf)
 	r.findBuf = buf
 	return found
 }
 
-// ContainsWith is Contains reading an output kept in the store through
+// containsWith is Contains reading an output kept in the store through
 // buf, which it returns (grown) for the next call: a search over a whole
 // session reads every output without a copy of each.
-func ContainsWith(it *events.Item, query string, buf []byte) (bool, []byte) {
+func containsWith(it *events.Item, query string, buf []byte) (bool, []byte) {
 	if it == nil || query == "" {
 		return false, buf
 	}
