@@ -98,9 +98,20 @@ func ToolResultEvent(r normalize.Result, name string) events.Event {
 		Call: events.ToolCall{ID: r.CallID, Name: name}, Name: name, Result: res}}
 }
 
-// Tools remembers the name of each tool call by id, so that a result
-// (which carries only the id) can be named.
-type Tools struct{ names map[string]string }
+// Tools remembers the names of the latest tool calls by id, so that a
+// result (which carries only the id) can be named. A result answers a call
+// of its own turn or one shortly before (subagent lines name their call
+// for a while after), so the latest keptCalls calls are kept, not every
+// call of a day-long session: a result for a call older than that is
+// shown without its name, as one for an unknown call.
+type Tools struct {
+	names map[string]string
+	order []string // the ids in names, a ring: next is the oldest once full
+	next  int
+}
+
+// keptCalls is how many of the latest calls Tools keeps.
+const keptCalls = 4096
 
 // Note records the calls of an assistant turn.
 func (t *Tools) Note(calls []events.ToolCall) {
@@ -111,11 +122,22 @@ func (t *Tools) Note(calls []events.ToolCall) {
 		if t.names == nil {
 			t.names = make(map[string]string)
 		}
+		if _, ok := t.names[c.ID]; ok {
+			t.names[c.ID] = c.Name // a turn emitted again: already in order
+			continue
+		}
 		t.names[c.ID] = c.Name
+		if len(t.order) < keptCalls {
+			t.order = append(t.order, c.ID)
+			continue
+		}
+		delete(t.names, t.order[t.next])
+		t.order[t.next] = c.ID
+		t.next = (t.next + 1) % keptCalls
 	}
 }
 
-// Name is the name of the call id ("" when unknown).
+// Name is the name of the call id ("" when unknown or forgotten).
 func (t *Tools) Name(id string) string {
 	if t == nil {
 		return ""

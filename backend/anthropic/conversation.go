@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -34,14 +35,14 @@ type Conversation struct {
 	shown  []uint64            // keys of the conversation as last shown
 	ever   map[uint64]struct{} // every key shown
 	n      int                 // messages shown, for synthesized ids
-	ids    map[string]bool
+	ids    idset.Set           // message ids given out (and responses shown)
 	system uint64
 	tools  Tools
 }
 
 // NewConversation returns an empty conversation.
 func NewConversation() *Conversation {
-	return &Conversation{ever: make(map[uint64]struct{}), ids: make(map[string]bool)}
+	return &Conversation{ever: make(map[uint64]struct{})}
 }
 
 // IsResponse reports whether o is a Messages API response.
@@ -172,7 +173,7 @@ func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 // Response shows a response (once per id).
 func (c *Conversation) Response(pos string, o normalize.Object) []events.Event {
 	id := normalize.StrField(o, "id")
-	if id != "" && c.ids[id] {
+	if id != "" && c.ids.Has(id) {
 		return nil
 	}
 	content := ParseContent(o["content"])
@@ -226,10 +227,10 @@ func (c *Conversation) uniqueID(id string) string {
 	if id == "" {
 		id = "msg-" + strconv.Itoa(c.n)
 	}
-	for base, n := id, 2; c.ids[id]; n++ {
+	for base, n := id, 2; c.ids.Has(id); n++ {
 		id = base + "#" + strconv.Itoa(n)
 	}
-	c.ids[id] = true
+	c.ids.Add(id)
 	return id
 }
 

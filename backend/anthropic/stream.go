@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -30,7 +31,7 @@ type Decoder struct {
 
 	msg     *message
 	started int             // messages started, for synthesized ids
-	ids     map[string]bool // turn ids given out
+	ids     idset.Set       // turn ids given out
 	told    map[string]bool // unknown event and delta types already shown
 }
 
@@ -218,13 +219,10 @@ func (d *Decoder) begin(id string) {
 	if id == "" {
 		id = "msg-" + strconv.Itoa(d.started)
 	}
-	if d.ids == nil {
-		d.ids = make(map[string]bool)
-	}
-	for base, n := id, 2; d.ids[id]; n++ {
+	for base, n := id, 2; d.ids.Has(id); n++ {
 		id = base + "#" + strconv.Itoa(n)
 	}
-	d.ids[id] = true
+	d.ids.Add(id)
 	d.msg = &message{id: id, blocks: make(map[int64]*block)}
 }
 

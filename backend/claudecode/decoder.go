@@ -14,6 +14,7 @@ import (
 
 	"github.com/perch-tui/perch/backend/anthropic"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 	"github.com/perch-tui/perch/normalize"
 	"github.com/perch-tui/perch/tools"
 )
@@ -49,10 +50,10 @@ type Decoder struct {
 	open      *turn // the message whose lines are arriving
 	last      *turn // the latest assistant turn
 	tools     anthropic.Tools
-	ids       map[string]bool
+	ids       idset.Set       // turn and user ids given out
 	n         int             // synthesized ids given out
 	told      map[string]bool // unknown types already shown
-	todos     map[string]bool // TodoWrite calls already turned into todo lists
+	todos     idset.Set       // TodoWrite calls already turned into todo lists
 	tasks     taskList        // the Task* tools' list
 	sub       subagents       // subagent runs, shown under their Agent call
 
@@ -60,7 +61,7 @@ type Decoder struct {
 	// gave, so that the result line does not repeat it.
 	apiError string
 	// denied are the tool calls whose permission denial was shown.
-	denied map[string]bool
+	denied idset.Set
 	// runUsageSeen: a reply of the current run carried its own usage, so
 	// the result line's totals are not counted again.
 	runUsageSeen bool
@@ -186,13 +187,10 @@ func (d *Decoder) uniqueID(id, prefix string) string {
 		d.n++
 		id = prefix + "-" + strconv.Itoa(d.n)
 	}
-	if d.ids == nil {
-		d.ids = make(map[string]bool)
-	}
-	for base, n := id, 2; d.ids[id]; n++ {
+	for base, n := id, 2; d.ids.Has(id); n++ {
 		id = base + "#" + strconv.Itoa(n)
 	}
-	d.ids[id] = true
+	d.ids.Add(id)
 	return id
 }
 
@@ -321,17 +319,14 @@ func (d *Decoder) close(t *turn) []events.Event {
 func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
 	var out []events.Event
 	for _, c := range calls {
-		if c.Name != tools.ClaudeTodoWrite || len(c.Args) == 0 || d.todos[c.ID] {
+		if c.Name != tools.ClaudeTodoWrite || len(c.Args) == 0 || d.todos.Has(c.ID) {
 			continue
 		}
 		list := normalize.AsList(normalize.AsObject(c.Args)["todos"])
 		if list == nil {
 			continue
 		}
-		if d.todos == nil {
-			d.todos = make(map[string]bool)
-		}
-		d.todos[c.ID] = true
+		d.todos.Add(c.ID)
 		todos := make([]events.Todo, 0, len(list))
 		for i, raw := range list {
 			o := normalize.AsObject(raw)
@@ -542,14 +537,8 @@ func (d *Decoder) system(pos string, o normalize.Object) []events.Event {
 // call (the system line says it when it happens, the result line lists
 // them all again).
 func (d *Decoder) denial(id, tool string, input json.RawMessage, message string) []events.Event {
-	if id != "" {
-		if d.denied[id] {
-			return nil
-		}
-		if d.denied == nil {
-			d.denied = make(map[string]bool)
-		}
-		d.denied[id] = true
+	if id != "" && d.denied.Seen(id) {
+		return nil
 	}
 	text := "Permission denied: " + tool
 	if a := tools.KeyArg(tool, input, ""); a != "" {
