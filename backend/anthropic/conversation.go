@@ -32,17 +32,17 @@ import (
 // history they send back), and so is the text of tool results (clients
 // clear old tool outputs to save context).
 type Conversation struct {
-	shown  []uint64            // keys of the conversation as last shown
-	ever   map[uint64]struct{} // every key shown
-	n      int                 // messages shown, for synthesized ids
-	ids    idset.Set           // message ids given out (and responses shown)
+	shown  []uint64  // keys of the conversation as last shown
+	ever   idset.Set // every key shown (as hashes)
+	n      int       // messages shown, for synthesized ids
+	ids    idset.Set // message ids given out (and responses shown)
 	system uint64
 	tools  Tools
 }
 
 // NewConversation returns an empty conversation.
 func NewConversation() *Conversation {
-	return &Conversation{ever: make(map[uint64]struct{})}
+	return &Conversation{}
 }
 
 // IsResponse reports whether o is a Messages API response.
@@ -147,7 +147,7 @@ func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 	for i := same; i < len(msgs); i++ {
 		mpos := At(pos, "message "+strconv.Itoa(i+1))
 		if !extends {
-			if _, seen := c.ever[keys[i]]; seen {
+			if c.ever.HasHash(keys[i]) {
 				continue
 			}
 			if !noted {
@@ -165,7 +165,7 @@ func (c *Conversation) Request(pos string, o normalize.Object) []events.Event {
 	}
 	c.shown = keys
 	for _, k := range keys {
-		c.ever[k] = struct{}{}
+		c.ever.AddHash(k)
 	}
 	return out
 }
@@ -179,7 +179,7 @@ func (c *Conversation) Response(pos string, o normalize.Object) []events.Event {
 	content := ParseContent(o["content"])
 	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
-	c.ever[k] = struct{}{}
+	c.ever.AddHash(k)
 	return c.message(pos, o, &content, id, o["usage"], normalize.StrField(o, "stop_reason"))
 }
 
@@ -190,7 +190,7 @@ func (c *Conversation) Message(pos string, o normalize.Object) []events.Event {
 	content := ParseContent(o["content"])
 	k := keyOf(o, content)
 	c.shown = append(c.shown, k)
-	c.ever[k] = struct{}{}
+	c.ever.AddHash(k)
 	return c.message(pos, o, &content, normalize.StrField(o, "id"), o["usage"], normalize.StrField(o, "stop_reason"))
 }
 

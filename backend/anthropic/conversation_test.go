@@ -131,3 +131,49 @@ func TestSystemPrompt(t *testing.T) {
 		t.Errorf("%d system notices, want 2 (A, then B)", n)
 	}
 }
+
+// TestConversationFarApart: what a log repeats long after (thousands of
+// messages later) is still recognized: a response logged again is left
+// out, and a request that departs from the conversation does not show
+// again a message shown at its start.
+func TestConversationFarApart(t *testing.T) {
+	t.Parallel()
+	docs := []string{req(user("first")), resp("m0", "a0")}
+	want := []string{"u:first", "a:a0"}
+	for i := 1; i <= 5000; i++ {
+		docs = append(docs, resp(fmt.Sprintf("m%d", i), fmt.Sprintf("a%d", i)))
+		want = append(want, fmt.Sprintf("a:a%d", i))
+	}
+	docs = append(docs, resp("m0", "a0"), req(user("first"), user("new")))
+	want = append(want, "notice", "u:new")
+	if got := shown(docs...); got != strings.Join(want, " ") {
+		t.Errorf("shown ends with\n  %s\nwant\n  %s", tail(got), tail(strings.Join(want, " ")))
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-40):] }
+
+// TestResultOfAnOldCall: a result is named after its call though
+// thousands of other calls came between; a result for a call older than
+// the calls kept is still shown, under its call's id, without the name.
+func TestResultOfAnOldCall(t *testing.T) {
+	t.Parallel()
+	call := func(id, name string) string {
+		return fmt.Sprintf(`{"id":"m-%s","type":"message","role":"assistant","content":[{"type":"tool_use","id":%q,"name":%q,"input":{}}]}`, id, id, name)
+	}
+	result := func(id string) string {
+		return `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"done"}]}`
+	}
+	c := NewConversation()
+	c.DecodeAt("", []byte(call("old", "bash")))
+	c.DecodeAt("", []byte(call("recent", "grep")))
+	for i := range keptCalls - 1 {
+		c.DecodeAt("", []byte(call(fmt.Sprintf("c%d", i), "read")))
+	}
+	for _, tc := range []struct{ id, name string }{{"recent", "grep"}, {"old", ""}} {
+		evs := c.DecodeAt("", []byte(result(tc.id)))
+		if len(evs) != 1 || evs[0].Kind != events.KindPostToolCall || evs[0].Tool.Call.ID != tc.id || evs[0].Tool.Name != tc.name {
+			t.Errorf("result for %s = %+v, want a result named %q", tc.id, evs, tc.name)
+		}
+	}
+}

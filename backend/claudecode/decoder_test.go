@@ -328,3 +328,22 @@ func TestTaskTools(t *testing.T) {
 		t.Errorf("todos: %s", s)
 	}
 }
+
+// TestIDsFarApart: a line that repeats the uuid of one thousands of lines
+// before is still a turn of its own, under an id of its own.
+func TestIDsFarApart(t *testing.T) {
+	t.Parallel()
+	userLine := func(uuid, text string) string {
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":%q},"uuid":%q,"session_id":"s"}`, text, uuid)
+	}
+	lines := []string{userLine("u0", "first")}
+	for i := 1; i <= 5000; i++ {
+		lines = append(lines, userLine(fmt.Sprintf("u%d", i), "more"))
+	}
+	lines = append(lines, userLine("u0", "again"))
+	evs := feed(NewDecoder(), lines...)
+	last := evs[len(evs)-1]
+	if len(evs) != len(lines) || evs[0].ID != "u0" || last.ID != "u0#2" || last.Text != "again" {
+		t.Errorf("%d events (want %d), first id %q, last %q %q; want u0, then u0#2 again", len(evs), len(lines), evs[0].ID, last.ID, last.Text)
+	}
+}

@@ -44,8 +44,18 @@ func (s *Set) has(h uint64) bool {
 func (s *Set) Add(id string) { s.Seen(id) }
 
 // Seen reports whether id was added before, and adds it.
-func (s *Set) Seen(id string) bool {
-	h := s.hash(id)
+func (s *Set) Seen(id string) bool { return s.seen(s.hash(id)) }
+
+// HasHash and AddHash are Has and Add for an id the caller has hashed to
+// 64 bits already (a key built from several fields), kept as it is. A set
+// takes its ids either as strings or as such hashes, never both.
+func (s *Set) HasHash(h uint64) bool { return s.has(h) }
+
+// AddHash adds the hashed id h (see HasHash).
+func (s *Set) AddHash(h uint64) { s.seen(h) }
+
+// seen reports whether h was added before, and adds it.
+func (s *Set) seen(h uint64) bool {
 	if s.has(h) {
 		return true
 	}

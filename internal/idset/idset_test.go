@@ -24,3 +24,24 @@ func TestSeenAcrossTheMerge(t *testing.T) {
 		t.Fatalf("an id never added is seen, or Len %d != %d", s.Len(), n)
 	}
 }
+
+// TestHashes: ids hashed by the caller are kept as given, across the
+// merge too.
+func TestHashes(t *testing.T) {
+	var s Set
+	const n = 2*recent + 5
+	for i := range uint64(n) {
+		s.AddHash(i*7919 + 1)
+	}
+	for i := range uint64(n) {
+		if !s.HasHash(i*7919 + 1) {
+			t.Fatalf("hash %d not seen after it was added", i)
+		}
+		if s.HasHash(i*7919 + 2) {
+			t.Fatalf("hash %d seen, never added", i*7919+2)
+		}
+	}
+	if s.Len() != n {
+		t.Fatalf("Len %d != %d", s.Len(), n)
+	}
+}
