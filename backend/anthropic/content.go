@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/recent"
 	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
@@ -101,16 +102,13 @@ func ToolResultEvent(r normalize.Result, name string) events.Event {
 // Tools remembers the names of the latest tool calls by id, so that a
 // result (which carries only the id) can be named. A result answers a call
 // of its own turn or one shortly before (subagent lines name their call
-// for a while after), so the latest keptCalls calls are kept, not every
-// call of a day-long session: a result for a call older than that is
-// shown without its name, as one for an unknown call.
-type Tools struct {
-	names map[string]string
-	order []string // the ids in names, a ring: next is the oldest once full
-	next  int
-}
+// for a while after), so the latest keptCalls calls at least are kept, not
+// every call of a day-long session: a result for a call older than that is
+// shown without its name, as one for an unknown call. The zero value is
+// ready to use.
+type Tools struct{ names *recent.Map[string] }
 
-// keptCalls is how many of the latest calls Tools keeps.
+// keptCalls is how many of the latest calls Tools keeps at least.
 const keptCalls = 4096
 
 // Note records the calls of an assistant turn.
@@ -120,29 +118,19 @@ func (t *Tools) Note(calls []events.ToolCall) {
 			continue
 		}
 		if t.names == nil {
-			t.names = make(map[string]string)
+			t.names = recent.New[string](keptCalls)
 		}
-		if _, ok := t.names[c.ID]; ok {
-			t.names[c.ID] = c.Name // a turn emitted again: already in order
-			continue
-		}
-		t.names[c.ID] = c.Name
-		if len(t.order) < keptCalls {
-			t.order = append(t.order, c.ID)
-			continue
-		}
-		delete(t.names, t.order[t.next])
-		t.order[t.next] = c.ID
-		t.next = (t.next + 1) % keptCalls
+		t.names.Put(c.ID, c.Name)
 	}
 }
 
 // Name is the name of the call id ("" when unknown or forgotten).
 func (t *Tools) Name(id string) string {
-	if t == nil {
+	if t == nil || t.names == nil {
 		return ""
 	}
-	return t.names[id]
+	name, _ := t.names.Get(id)
+	return name
 }
 
 // Notice builds a notice event.

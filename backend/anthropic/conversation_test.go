@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,11 +166,15 @@ func TestResultOfAnOldCall(t *testing.T) {
 		return `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"done"}]}`
 	}
 	c := NewConversation()
-	c.DecodeAt("", []byte(call("old", "bash")))
-	c.DecodeAt("", []byte(call("recent", "grep")))
-	for i := range keptCalls - 1 {
-		c.DecodeAt("", []byte(call(fmt.Sprintf("c%d", i), "read")))
+	calls := func(n int, prefix string) {
+		for i := range n {
+			c.DecodeAt("", []byte(call(prefix+strconv.Itoa(i), "read")))
+		}
 	}
+	c.DecodeAt("", []byte(call("old", "bash")))
+	calls(keptCalls-1, "a")
+	c.DecodeAt("", []byte(call("recent", "grep")))
+	calls(keptCalls-1, "b")
 	for _, tc := range []struct{ id, name string }{{"recent", "grep"}, {"old", ""}} {
 		evs := c.DecodeAt("", []byte(result(tc.id)))
 		if len(evs) != 1 || evs[0].Kind != events.KindPostToolCall || evs[0].Tool.Call.ID != tc.id || evs[0].Tool.Name != tc.name {
