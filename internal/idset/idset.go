@@ -43,14 +43,10 @@ func (s *Set) Add(id string) { s.Seen(id) }
 // AddAll adds every id of o.
 func (s *Set) AddAll(o *Set) {
 	for h := range o.recent {
-		if !s.has(h) {
-			s.addHash(h)
-		}
+		s.seen(h)
 	}
 	for _, h := range o.sorted {
-		if !s.has(h) {
-			s.addHash(h)
-		}
+		s.seen(h)
 	}
 }
 
