@@ -29,7 +29,7 @@ type Decoder struct {
 
 	n      int       // records decoded (for positions)
 	events idset.Set // _event_id values seen, but those in ids
-	ids    []redisID // _event_id values seen that are Redis entry ids, ascending
+	ids    redisIDs  // _event_id values seen that are Redis entry ids
 
 	rows    idset.Set // message ids of rows seen
 	turn    *openTurn

@@ -3,6 +3,7 @@ package suna
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"slices"
 )
 
@@ -15,10 +16,7 @@ func (d *Decoder) seenID(id string) bool {
 	return !d.events.Seen(id)
 }
 
-// redisID is a Redis stream entry id, "<ms>-<seq>". A stream's ids only
-// grow, so the ids a decoder has seen are kept as a sorted list of number
-// pairs that grows at its end — no string and no map entry per frame —
-// and looked up by binary search when one is not past the last.
+// redisID is a Redis stream entry id, "<ms>-<seq>".
 type redisID struct{ ms, seq uint64 }
 
 func (a redisID) cmp(b redisID) int {
@@ -57,15 +55,125 @@ func canonicalUint(b []byte) (uint64, bool) {
 	return n, true
 }
 
-func (d *Decoder) seenRedis(id redisID) bool {
-	if n := len(d.ids); n == 0 || d.ids[n-1].cmp(id) < 0 {
-		d.ids = append(d.ids, id)
+func (d *Decoder) seenRedis(id redisID) bool { return d.ids.add(id) }
+
+// redisIDs is the set of Redis entry ids a decoder has seen. A replay may
+// repeat any of them, however old, so none can be forgotten; but a
+// stream's ids only grow, so they are kept in order, in blocks of up to
+// blockLen ids, each id after a block's first written as its difference
+// from the one before (two or three bytes, not sixteen). An id past the
+// last is appended to the last block; any other is looked up, and if new
+// inserted, by decoding its one block.
+type redisIDs struct {
+	blocks  []idBlock
+	last    redisID   // the greatest id in the set
+	n       int       // how many ids
+	scratch []redisID // a decoded block, reused
+}
+
+// blockLen is how many ids a block holds at most: small enough that
+// decoding one for a look-up is cheap, large enough that a block's own
+// fields cost little per id.
+const blockLen = 128
+
+type idBlock struct {
+	first redisID
+	n     int    // ids in the block, first included
+	enc   []byte // the ids after first, each as appendDelta wrote it
+}
+
+// add adds id and reports whether it is new.
+func (s *redisIDs) add(id redisID) bool {
+	if len(s.blocks) == 0 || s.last.cmp(id) < 0 {
+		s.push(id)
 		return true
 	}
-	i, found := slices.BinarySearchFunc(d.ids, id, redisID.cmp)
+	// The block id belongs in: the last one starting at or before it, or
+	// the first.
+	i, found := slices.BinarySearchFunc(s.blocks, id, func(b idBlock, id redisID) int { return b.first.cmp(id) })
 	if found {
 		return false
 	}
-	d.ids = slices.Insert(d.ids, i, id)
+	if i > 0 {
+		i--
+	}
+	ids := s.blocks[i].decode(s.scratch[:0])
+	s.scratch = ids
+	j, found := slices.BinarySearchFunc(ids, id, redisID.cmp)
+	if found {
+		return false
+	}
+	ids = slices.Insert(ids, j, id)
+	s.scratch = ids
+	s.n++
+	if len(ids) <= blockLen {
+		s.blocks[i] = newBlock(ids)
+		return true
+	}
+	// Split a full block in halves, so that ids inserted in one place
+	// (descending, say) still fill blocks at least half.
+	h := len(ids) / 2
+	s.blocks = slices.Insert(s.blocks, i+1, newBlock(ids[h:]))
+	s.blocks[i] = newBlock(ids[:h])
 	return true
+}
+
+// push adds id, greater than every id in the set.
+func (s *redisIDs) push(id redisID) {
+	s.n++
+	n := len(s.blocks)
+	if n == 0 || s.blocks[n-1].n >= blockLen {
+		s.blocks = append(s.blocks, idBlock{first: id, n: 1})
+		s.last = id
+		return
+	}
+	b := &s.blocks[n-1]
+	b.enc = appendDelta(b.enc, s.last, id)
+	b.n++
+	if b.n == blockLen {
+		b.enc = bytes.Clone(b.enc) // full: give back the room append left
+	}
+	s.last = id
+}
+
+// len is how many ids the set holds.
+func (s *redisIDs) len() int { return s.n }
+
+// newBlock encodes ids, ascending, as one block.
+func newBlock(ids []redisID) idBlock {
+	var enc []byte
+	for k := 1; k < len(ids); k++ {
+		enc = appendDelta(enc, ids[k-1], ids[k])
+	}
+	return idBlock{first: ids[0], n: len(ids), enc: bytes.Clone(enc)}
+}
+
+// decode appends the block's ids to dst.
+func (b *idBlock) decode(dst []redisID) []redisID {
+	prev := b.first
+	dst = append(dst, prev)
+	for enc := b.enc; len(enc) > 0; {
+		dms, k := binary.Uvarint(enc)
+		enc = enc[k:]
+		seq, k := binary.Uvarint(enc)
+		enc = enc[k:]
+		if dms == 0 {
+			seq += prev.seq
+		}
+		prev = redisID{prev.ms + dms, seq}
+		dst = append(dst, prev)
+	}
+	return dst
+}
+
+// appendDelta writes id, greater than prev, as the step from prev: the
+// growth of its milliseconds, then its sequence number — as the growth
+// from prev's when the milliseconds are the same.
+func appendDelta(enc []byte, prev, id redisID) []byte {
+	dms, seq := id.ms-prev.ms, id.seq
+	if dms == 0 {
+		seq -= prev.seq
+	}
+	enc = binary.AppendUvarint(enc, dms)
+	return binary.AppendUvarint(enc, seq)
 }
