@@ -38,7 +38,9 @@ func parseRedisID(b []byte) (redisID, bool) {
 	}
 	ms, ok1 := canonicalUint(b[:i])
 	seq, ok2 := canonicalUint(b[i+1:])
-	return redisID{ms, seq}, ok1 && ok2
+	// A millisecond count is a time; one past 2^63 (no clock's) is left
+	// as text, so that the step between two always fits appendDelta.
+	return redisID{ms, seq}, ok1 && ok2 && ms < 1<<63
 }
 
 func canonicalUint(b []byte) (uint64, bool) {
@@ -61,7 +63,7 @@ func (d *Decoder) seenRedis(id redisID) bool { return d.ids.add(id) }
 // repeat any of them, however old, so none can be forgotten; but a
 // stream's ids only grow, so they are kept in order, in blocks of up to
 // blockLen ids, each id after a block's first written as its difference
-// from the one before (two or three bytes, not sixteen). An id past the
+// from the one before (a byte or two, not sixteen). An id past the
 // last is appended to the last block; any other is looked up, and if new
 // inserted, by decoding its one block.
 type redisIDs struct {
@@ -74,7 +76,7 @@ type redisIDs struct {
 // blockLen is how many ids a block holds at most: small enough that
 // decoding one for a look-up is cheap, large enough that a block's own
 // fields cost little per id.
-const blockLen = 128
+const blockLen = 256
 
 type idBlock struct {
 	first redisID
@@ -153,27 +155,35 @@ func (b *idBlock) decode(dst []redisID) []redisID {
 	prev := b.first
 	dst = append(dst, prev)
 	for enc := b.enc; len(enc) > 0; {
-		dms, k := binary.Uvarint(enc)
+		v, k := binary.Uvarint(enc)
 		enc = enc[k:]
-		seq, k := binary.Uvarint(enc)
-		enc = enc[k:]
-		if dms == 0 {
-			seq += prev.seq
+		id := redisID{ms: prev.ms + v>>1}
+		if v&1 != 0 {
+			id.seq, k = binary.Uvarint(enc)
+			enc = enc[k:]
+			if id.ms == prev.ms {
+				id.seq += prev.seq
+			}
 		}
-		prev = redisID{prev.ms + dms, seq}
+		prev = id
 		dst = append(dst, prev)
 	}
 	return dst
 }
 
 // appendDelta writes id, greater than prev, as the step from prev: the
-// growth of its milliseconds, then its sequence number — as the growth
-// from prev's when the milliseconds are the same.
+// growth of its milliseconds, shifted left by one, with the low bit set
+// when a sequence number follows — none for 0, the usual case, so that an
+// id a few ms after the last takes one byte. With the same milliseconds
+// the sequence is written as the growth from prev's.
 func appendDelta(enc []byte, prev, id redisID) []byte {
 	dms, seq := id.ms-prev.ms, id.seq
 	if dms == 0 {
 		seq -= prev.seq
 	}
-	enc = binary.AppendUvarint(enc, dms)
+	if seq == 0 {
+		return binary.AppendUvarint(enc, dms<<1)
+	}
+	enc = binary.AppendUvarint(enc, dms<<1|1)
 	return binary.AppendUvarint(enc, seq)
 }

@@ -29,6 +29,12 @@ func TestSeenEventIDs(t *testing.T) {
 		{"abc", false},
 		{"18446744073709551615-0", true}, // 20 digits: kept as text
 		{"18446744073709551615-0", false},
+		{"9223372036854775808-0", true}, // past 2^63 ms: kept as text
+		{"9223372036854775808-0", false},
+		{"9223372036854775807-18446744073709551615", true},
+		{"9223372036854775807-18446744073709551615", false},
+		{"0-0", true},
+		{"1700000000000-1", false},
 	}
 	for i, s := range steps {
 		if got := d.seenID(s.id); got != s.want {
@@ -63,10 +69,18 @@ func TestRedisIDsLikeAMap(t *testing.T) {
 		var pool []redisID
 		ms := uint64(rng.IntN(1 << 20))
 		for range 1 + rng.IntN(2000) {
-			if rng.IntN(3) > 0 {
-				ms += uint64(rng.IntN(50))
+			switch rng.IntN(20) {
+			case 0:
+				ms += rng.Uint64N(1 << 40)
+			case 1, 2, 3, 4, 5:
+			default:
+				ms += uint64(rng.IntN(300))
 			}
-			pool = append(pool, redisID{ms, uint64(rng.IntN(4))})
+			seq := uint64(rng.IntN(4))
+			if rng.IntN(50) == 0 {
+				seq = rng.Uint64()
+			}
+			pool = append(pool, redisID{ms, seq})
 		}
 		switch round % 4 {
 		case 1:
@@ -75,7 +89,7 @@ func TestRedisIDsLikeAMap(t *testing.T) {
 			rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 		case 3: // in order, then a replay of the whole again, then new
 			pool = append(pool, pool...)
-			pool = append(pool, redisID{ms + 1, 0}, redisID{ms + 1, 1<<63 + 5})
+			pool = append(pool, redisID{ms + 1, 0}, redisID{ms + 1, 1<<63 + 5}, redisID{1<<63 - 1, 1<<64 - 1})
 		}
 		for k, id := range pool {
 			if got := s.add(id); got != !want[id] {
