@@ -519,3 +519,24 @@ func TestDedupeWholeReplay(t *testing.T) {
 		t.Fatalf("text of %d bytes, want %d: %.80q…", len(got), want.Len(), got)
 	}
 }
+
+// TestTurnIDAcrossUserRows: a turn whose id was used by a turn before the
+// user's last message is still shown as a turn of its own, and a stop
+// reason after it goes to it, not to the older one.
+func TestTurnIDAcrossUserRows(t *testing.T) {
+	t.Parallel()
+	user := streamRow("user", "u1", map[string]any{"role": "user", "content": "go on"}, map[string]any{})
+	finish := status(map[string]any{"status_type": "finish", "finish_reason": "length"})
+	tl := run(t, NewDecoder(), chunk("first"), `{"type": "llm_response_end"}`, user,
+		complete("turn-1", "second"), finish)
+	turns := items(tl, events.ItemAssistant)
+	if len(turns) != 2 || turns[0].Text != "first" || turns[1].Text != "second" {
+		t.Fatalf("%d turns: %+v", len(turns), turns)
+	}
+	if turns[0].ID == turns[1].ID {
+		t.Fatalf("both turns under %q", turns[0].ID)
+	}
+	if turns[0].StopReason != "" || turns[1].StopReason != events.StopMaxTokens {
+		t.Fatalf("stop reasons %q, %q", turns[0].StopReason, turns[1].StopReason)
+	}
+}
