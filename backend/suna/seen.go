@@ -71,6 +71,9 @@ type redisIDs struct {
 	last    redisID   // the greatest id in the set
 	n       int       // how many ids
 	scratch []redisID // a decoded block, reused
+	// decoded is 1 + the index of the block scratch holds, 0 for none: a
+	// replay looks up its ids in order, block after block.
+	decoded int
 }
 
 // blockLen is how many ids a block holds at most: small enough that
@@ -99,14 +102,15 @@ func (s *redisIDs) add(id redisID) bool {
 	if i > 0 {
 		i--
 	}
-	ids := s.blocks[i].decode(s.scratch[:0])
-	s.scratch = ids
-	j, found := slices.BinarySearchFunc(ids, id, redisID.cmp)
+	if s.decoded != i+1 {
+		s.scratch, s.decoded = s.blocks[i].decode(s.scratch[:0]), i+1
+	}
+	j, found := slices.BinarySearchFunc(s.scratch, id, redisID.cmp)
 	if found {
 		return false
 	}
-	ids = slices.Insert(ids, j, id)
-	s.scratch = ids
+	ids := slices.Insert(s.scratch, j, id)
+	s.scratch, s.decoded = ids, 0 // the blocks change
 	s.n++
 	if len(ids) <= blockLen {
 		s.blocks[i] = newBlock(ids)
@@ -128,6 +132,9 @@ func (s *redisIDs) push(id redisID) {
 		s.blocks = append(s.blocks, idBlock{first: id, n: 1})
 		s.last = id
 		return
+	}
+	if s.decoded == n {
+		s.decoded = 0 // the last block changes
 	}
 	b := &s.blocks[n-1]
 	b.enc = appendDelta(b.enc, s.last, id)
