@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 	"weak"
+
+	"github.com/perch-tui/perch/internal/idset"
 )
 
 // Timeline is the pure reducer from decoded events to what a user sees:
@@ -30,8 +32,8 @@ type Timeline struct {
 	spillErr error                    // why store stopped taking texts
 	shells   map[shellKey]*ToolResult // shared Results of spilled outputs (spilledShell)
 
-	unqueued    map[string]struct{} // message ids the daemon consumed or dropped
-	foreignNote *Item               // the one notice that counts foreign frames
+	unqueued    idset.Set // message ids the daemon consumed or dropped (one a turn: hashed)
+	foreignNote *Item     // the one notice that counts foreign frames
 
 	// What Settled and Release keep (settle.go): the items before
 	// boundary came before the latest run end, the first
@@ -56,8 +58,6 @@ func NewTimeline() *Timeline {
 		tools: make(map[string]*Item),
 		turns: make(map[string]*Item),
 		sent:  make(map[string]string),
-
-		unqueued: make(map[string]struct{}),
 	}
 }
 
@@ -160,7 +160,7 @@ func (t *Timeline) apply(ev Event) bool {
 	case KindMessageQueued:
 		t.enqueue(QueuedMessage{ID: ev.MessageID, Text: ev.Text})
 	case KindMessageUnqueued:
-		t.unqueued[ev.MessageID] = struct{}{}
+		t.unqueued.Add(ev.MessageID)
 		t.dequeue(ev.MessageID)
 	case KindQueueSnapshot:
 		if len(ev.Queue) > 0 {
@@ -394,7 +394,7 @@ func (t *Timeline) resumed() {
 }
 
 func (t *Timeline) enqueue(q QueuedMessage) {
-	if _, gone := t.unqueued[q.ID]; gone {
+	if t.unqueued.Has(q.ID) {
 		return
 	}
 	if q.Text == "" {
@@ -482,7 +482,7 @@ func (t *Timeline) NoteSent(id, text string, queued bool) {
 // (the caller gives their text back to the user).
 func (t *Timeline) NoteCancelled(pending []QueuedMessage) {
 	for _, p := range pending {
-		t.unqueued[p.ID] = struct{}{}
+		t.unqueued.Add(p.ID)
 		t.dequeue(p.ID)
 	}
 	t.endRunningTools(ToolCancelled)

@@ -25,17 +25,17 @@ type Decoder struct {
 
 	// The session log: fingerprints of the conversation messages shown, in
 	// order, so that a checkpoint (the whole conversation at a point) adds
-	// only what is new.
+	// only what is new. A checkpoint may restore any earlier message, so
+	// all are kept, 8 bytes each; a checkpoint finds them by one pass.
 	shown   []uint64
-	index   map[uint64][]int // positions in shown, by fingerprint
-	metrics json.RawMessage  // the last checkpoint's totals
+	metrics json.RawMessage // the last checkpoint's totals
 
 	tr traceState
 }
 
 // NewDecoder is a decoder at the start of a file.
 func NewDecoder() *Decoder {
-	return &Decoder{msgs: *newMessages(), tr: newTraceState(), index: map[uint64][]int{}}
+	return &Decoder{msgs: *newMessages(), tr: newTraceState()}
 }
 
 // Decode reads the next record (one JSON line); notices name it by its
@@ -86,9 +86,7 @@ func (d *Decoder) Flush() []events.Event {
 
 // conversation shows one message and remembers it as shown.
 func (d *Decoder) conversation(pos string, raw json.RawMessage) []events.Event {
-	fp := fingerprint(raw)
-	d.index[fp] = append(d.index[fp], len(d.shown))
-	d.shown = append(d.shown, fp)
+	d.shown = append(d.shown, fingerprint(raw))
 	return d.msgs.message(pos, raw)
 }
 
@@ -105,7 +103,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 			return []events.Event{badRecord(pos, raw, "a tool call without id or name")}
 		}
 		if tc.ID != "" {
-			d.msgs.names[tc.ID] = tc.Name
+			d.msgs.names.Put(tc.ID, tc.Name)
 		}
 		return []events.Event{{Kind: events.KindPreToolCall, Tool: &events.ToolEvent{Call: tc, Name: tc.Name}}}
 	case "tool_result":
@@ -124,7 +122,7 @@ func (d *Decoder) entry(pos string, o normalize.Object, raw []byte) []events.Eve
 		}
 		if s := normalize.StrField(c, "summary"); s != "" {
 			text += ".\n" + s
-			d.msgs.summaries[strings.TrimSpace(s)] = true
+			d.msgs.summaries.Add(strings.TrimSpace(s))
 		}
 		return []events.Event{notice(events.NoticeContext, text)}
 	case "metadata":
@@ -157,13 +155,19 @@ func (d *Decoder) checkpoint(pos string, data json.RawMessage, raw []byte) []eve
 		d.metrics = bytes.Clone(cp["metrics"]) // kept past the line's buffer
 	}
 	before := len(d.shown)
+	fps := make([]uint64, len(list))
+	for i, m := range list {
+		fps[i] = fingerprint(m)
+	}
+	at := d.positions(fps)
 	var fresh []int
 	kept, next := 0, 0
-	for i, m := range list {
-		fp := fingerprint(m)
-		if at, ok := d.find(fp, next, before); ok {
+	for i, fp := range fps {
+		// The first place at or after next where this message was shown.
+		if p := at[fp]; len(p) > 0 && p[len(p)-1] >= next {
+			j := sort.SearchInts(p, next)
 			kept++
-			next = at + 1
+			next = p[j] + 1
 			continue
 		}
 		fresh = append(fresh, i)
@@ -187,15 +191,20 @@ func (d *Decoder) checkpoint(pos string, data json.RawMessage, raw []byte) []eve
 	return out
 }
 
-// find is the first position at or after from (and before end) where a
-// message with fingerprint fp was shown.
-func (d *Decoder) find(fp uint64, from, end int) (int, bool) {
-	at := d.index[fp]
-	i := sort.SearchInts(at, from)
-	if i < len(at) && at[i] < end {
-		return at[i], true
+// positions are the places in shown of the messages with fingerprints
+// fps, in order: an index of what one checkpoint can keep, made when it
+// comes rather than kept for every message.
+func (d *Decoder) positions(fps []uint64) map[uint64][]int {
+	at := make(map[uint64][]int, len(fps))
+	for _, fp := range fps {
+		at[fp] = nil
 	}
-	return 0, false
+	for i, fp := range d.shown {
+		if p, ok := at[fp]; ok {
+			at[fp] = append(p, i)
+		}
+	}
+	return at
 }
 
 // fingerprint identifies a message by what it says (role, content, tool

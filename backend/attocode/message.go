@@ -8,6 +8,8 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/internal/idset"
+	"github.com/perch-tui/perch/internal/recent"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -23,20 +25,21 @@ import (
 
 // messages holds what the message reader remembers across messages.
 type messages struct {
-	n     int               // messages read, for synthesized ids
-	names map[string]string // tool call id → tool name
+	n int // messages read, for synthesized ids
+	// names are the tool names of the latest calls, by call id, for their
+	// results (which come soon after: the entry, then the tool message).
+	names *recent.Map[string]
 	// last is the last result of each of the lastMax most recent calls,
 	// by call id; lastOrder holds their ids, oldest first.
 	last      map[string]*events.ToolResult
 	lastOrder []string
-	// summaries are the compaction summaries shown.
-	summaries map[string]bool
+	// summaries are the compaction summaries shown (hashed).
+	summaries idset.Set
 	talked    bool // a user or assistant message was seen
 }
 
 func newMessages() *messages {
-	return &messages{names: map[string]string{}, last: map[string]*events.ToolResult{},
-		summaries: map[string]bool{}}
+	return &messages{names: recent.New[string](namesKept), last: map[string]*events.ToolResult{}}
 }
 
 // message turns one message into events. pos names it in notices.
@@ -68,7 +71,7 @@ func (m *messages) message(pos string, raw json.RawMessage) []events.Event {
 		ev.Thinking += thinkingOf(o)
 		ev.ToolCalls = append(m.calls(id, o), c.ToolCalls...)
 		for _, tc := range c.ToolCalls {
-			m.names[tc.ID] = tc.Name
+			m.names.Put(tc.ID, tc.Name)
 		}
 		ev.Usage = normalize.Usage(o["usage"])
 		if ev.Usage == nil {
@@ -80,7 +83,7 @@ func (m *messages) message(pos string, raw json.RawMessage) []events.Event {
 		return append([]events.Event{ev}, m.results(o)...)
 	case "tool", "function":
 		callID := normalize.FirstStr(o, "tool_call_id", "toolCallId", "call_id", "callId")
-		name := m.names[callID]
+		name, _ := m.names.Get(callID)
 		if name == "" {
 			name = normalize.FirstStr(o, "name", "toolName", "tool_name")
 		}
@@ -145,7 +148,7 @@ func hostKind(text string) string {
 // hostNotice shows a message the agent wrote as a notice. A compaction
 // summary that a compaction entry already showed is not shown again.
 func (m *messages) hostNotice(id, kind, text string) []events.Event {
-	if s, ok := strings.CutPrefix(text, summaryPrefix); ok && m.summaries[strings.TrimSpace(s)] {
+	if s, ok := strings.CutPrefix(text, summaryPrefix); ok && m.summaries.Has(strings.TrimSpace(s)) {
 		return nil
 	}
 	return []events.Event{{Kind: events.KindNotice, ID: id, Level: events.LevelInfo, NoticeKind: kind,
@@ -189,7 +192,7 @@ func (m *messages) calls(msgID string, o normalize.Object) []events.ToolCall {
 		if tc.ID == "" {
 			tc.ID = msgID + ":" + strconv.Itoa(i)
 		}
-		m.names[tc.ID] = tc.Name
+		m.names.Put(tc.ID, tc.Name)
 		out = append(out, tc)
 	}
 	return out
@@ -246,7 +249,7 @@ func (m *messages) results(o normalize.Object) []events.Event {
 // result is a tool result {result, error?}: result is text or any JSON
 // value (shown as compact JSON); a non-empty error marks it failed.
 func (m *messages) result(callID string, r normalize.Object) events.Event {
-	name := m.names[callID]
+	name, _ := m.names.Get(callID)
 	var res *events.ToolResult
 	ro := normalize.AsObjectShared(r["result"])
 	if o, ok := outcomeOf(ro); ro != nil && ok {
@@ -330,6 +333,11 @@ func (m *messages) remember(callID string, res *events.ToolResult) *events.ToolR
 	return res
 }
 
+// namesKept is how many of the latest calls' names are kept at least: a
+// result comes within a few calls of its call, and the timeline of an
+// imported file forgets a call after a thousand items anyway.
+const namesKept = 4096
+
 // lastMax is how many calls' results remember keeps. A result is
 // reported again soon after it is first (the tool message of the same
 // turn); keeping every one would keep every output of a session in
@@ -340,7 +348,7 @@ const lastMax = 256
 func (m *messages) blockResults(rs []normalize.Result) []events.Event {
 	out := make([]events.Event, 0, len(rs))
 	for _, r := range rs {
-		name := m.names[r.CallID]
+		name, _ := m.names.Get(r.CallID)
 		out = append(out, events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{
 			Call: events.ToolCall{ID: r.CallID, Name: name}, Name: name,
 			Result: m.remember(r.CallID, &events.ToolResult{Text: r.Text, IsError: r.IsError})}})

@@ -2,10 +2,12 @@ package attocode
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 	"github.com/perch-tui/perch/normalize"
 )
 
@@ -30,8 +32,10 @@ import (
 
 type traceState struct {
 	open  map[string]bool // turns opened and not yet answered
-	order []string        // the open turns in the order they opened
-	done  map[string]bool // turns that got their response
+	order []string        // the open turns in the order they opened (and some answered since)
+	// opened is how many turns opened since the last flushTurns.
+	opened int
+	done   idset.Set // turns that got their response, in the whole file
 
 	task      string // the current task's id
 	last      string // the last response of the current task
@@ -46,7 +50,19 @@ type traceState struct {
 }
 
 func newTraceState() traceState {
-	return traceState{open: map[string]bool{}, done: map[string]bool{}}
+	return traceState{open: map[string]bool{}}
+}
+
+// openTurn opens turn id. order drops the turns answered since when it
+// grows past twice the open ones, so that it holds what flushTurns may
+// still end, not every turn of the file.
+func (t *traceState) openTurn(id string) {
+	t.open[id] = true
+	t.order = append(t.order, id)
+	t.opened++
+	if len(t.order) > 2*len(t.open)+16 {
+		t.order = slices.DeleteFunc(t.order, func(id string) bool { return !t.open[id] })
+	}
 }
 
 func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Event {
@@ -102,11 +118,10 @@ func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Eve
 		return append(out, t.taskEnd(o)...)
 	case "llm.request":
 		id := normalize.StrField(o, "requestId")
-		if id == "" || t.open[id] || t.done[id] {
+		if id == "" || t.open[id] || t.done.Has(id) {
 			return out
 		}
-		t.open[id] = true
-		t.order = append(t.order, id)
+		t.openTurn(id)
 		// Opens the turn where the request was made; its response
 		// completes it.
 		return append(out, events.Event{Kind: events.KindTextDelta, ID: id})
@@ -121,9 +136,8 @@ func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Eve
 			return append(out, events.Event{Kind: events.KindAssistantMessage,
 				ID: "thinking-" + strconv.Itoa(d.n), Thinking: text})
 		}
-		if !t.open[id] && !t.done[id] {
-			t.open[id] = true
-			t.order = append(t.order, id)
+		if !t.open[id] && !t.done.Has(id) {
+			t.openTurn(id)
 		}
 		return append(out, events.Event{Kind: events.KindThinkingDelta, ID: id, Thinking: text})
 	case "llm.response":
@@ -132,7 +146,7 @@ func (d *Decoder) trace(pos string, o normalize.Object, raw []byte) []events.Eve
 			id = "response-" + strconv.Itoa(d.n)
 		}
 		delete(t.open, id)
-		t.done[id] = true
+		t.done.Add(id)
 		t.last = id
 		t.lastCalls, _ = normalize.Int(o["toolCallCount"])
 		return append(out, events.Event{Kind: events.KindAssistantMessage, ID: id,
@@ -204,7 +218,7 @@ func (t *traceState) flushTurns() []events.Event {
 			delete(t.open, id)
 		}
 	}
-	t.order = nil
+	t.order, t.opened = nil, 0
 	return out
 }
 
@@ -219,7 +233,7 @@ func (t *traceState) taskEnd(o normalize.Object) []events.Event {
 		if id == "" || t.lastCalls > 0 || t.open[id] {
 			id = t.task + ":result"
 			if t.task == "" {
-				id = "result-" + strconv.Itoa(len(t.done)+len(t.order))
+				id = "result-" + strconv.Itoa(t.done.Len()+t.opened)
 			}
 		}
 		out = append(out, events.Event{Kind: events.KindAssistantMessage, ID: id, Text: text})

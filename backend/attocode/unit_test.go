@@ -2,6 +2,7 @@ package attocode
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -260,5 +261,48 @@ func TestDetect(t *testing.T) {
 		if got := detect(s) > 0; got != c.want {
 			t.Errorf("%s: detected %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestFarApart: what the decoder keeps about the whole session still
+// holds thousands of messages later: a checkpoint finds the messages it
+// keeps however long ago they were shown (a repeated message once per
+// repetition), a late result is named after its call, and the trace ends
+// a turn left open at its start and never reopens an answered one.
+func TestFarApart(t *testing.T) {
+	t.Parallel()
+	lines := []string{`{"role":"user","content":"start"}`}
+	for i := range 3000 {
+		n := strconv.Itoa(i)
+		lines = append(lines,
+			`{"role":"assistant","content":"","toolCalls":[{"id":"c-`+n+`","name":"tool-`+n+`","arguments":{}}]}`,
+			`{"role":"tool","content":"ok","toolCallId":"c-`+n+`"}`,
+			`{"role":"user","content":"again"}`)
+	}
+	lines = append(lines, `{"role":"tool","content":"late","toolCallId":"c-0"}`,
+		`{"timestamp":"t","type":"checkpoint","data":{"id":"cp","messages":[`+
+			`{"role":"user","content":"start"},{"role":"user","content":"again"},`+
+			`{"role":"user","content":"again"},{"role":"user","content":"new"}]}}`)
+	evs := decodeAll(lines...)
+	late := evs[len(evs)-3]
+	if late.Kind != events.KindPostToolCall || late.Tool.Name != "tool-0" || late.Tool.Result.Text != "late" {
+		t.Errorf("a result 3000 calls after its call: %+v, want named tool-0", late.Tool)
+	}
+	if got, want := texts(evs[len(evs)-2:]), "Notice::Checkpoint cp keeps 3 of the 9002 messages shown before it "+
+		"(the context was compacted or an earlier checkpoint restored).\nUserMessage:msg-9003:new\n"; got != want {
+		t.Errorf("the checkpoint: got\n%s\nwant\n%s", got, want)
+	}
+
+	lines = []string{`{"_type":"llm.request","_ts":"t","requestId":"first"}`}
+	for i := range 3000 {
+		n := strconv.Itoa(i)
+		lines = append(lines, `{"_type":"llm.request","_ts":"t","requestId":"r-`+n+`"}`,
+			`{"_type":"llm.response","_ts":"t","requestId":"r-`+n+`"}`)
+	}
+	lines = append(lines, `{"_type":"llm.request","_ts":"t","requestId":"r-0"}`,
+		`{"_type":"llm.request","_ts":"t","requestId":"last"}`)
+	evs = decodeAll(lines...)
+	if got, want := texts(evs[len(evs)-3:]), "TextDelta:last:\nAssistantMessage:first:\nAssistantMessage:last:\n"; got != want {
+		t.Errorf("the trace's end: got\n%s\nwant\n%s", got, want)
 	}
 }

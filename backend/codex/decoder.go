@@ -36,9 +36,9 @@ type Decoder struct {
 	Live bool
 
 	run     int
-	keys    map[string]string // this run's item id → key
-	earlier idset.Set         // item ids used by earlier runs
-	used    idset.Set         // turn ids given out
+	thisRun idset.Set // item ids this run used
+	earlier idset.Set // item ids used by earlier runs
+	used    idset.Set // turn ids given out
 
 	turns  int
 	inTurn bool
@@ -69,8 +69,7 @@ type Decoder struct {
 
 // NewDecoder returns a decoder at the start of a file.
 func NewDecoder() *Decoder {
-	return &Decoder{keys: map[string]string{},
-		itemSeg: map[string]*segment{}, tools: map[string]*tool{},
+	return &Decoder{itemSeg: map[string]*segment{}, tools: map[string]*tool{},
 		totals: map[string]events.Usage{}}
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 )
 
 // segment is one assistant turn being built.
@@ -156,30 +157,25 @@ func (d *Decoder) synthID() string {
 
 // key is the id of an item in this file: codex numbers items from item_0
 // in every run, so a later run's ids that an earlier run used get its
-// number ("r2/item_0").
+// number ("r2/item_0"). Whether an earlier run used an id does not change
+// within a run, so nothing is kept per item but its hash.
 func (d *Decoder) key(id string) string {
 	if id == "" {
 		return ""
 	}
-	if k, ok := d.keys[id]; ok {
-		return k
-	}
-	k := id
+	d.thisRun.Add(id)
 	if d.earlier.Has(id) {
-		k = "r" + strconv.Itoa(d.run) + "/" + id
+		return "r" + strconv.Itoa(d.run) + "/" + id
 	}
-	d.keys[id] = k
-	return k
+	return id
 }
 
 // newRun starts a new codex invocation in the same file.
 func (d *Decoder) newRun() []events.Event {
 	out := d.closeTurn()
 	d.run++
-	for id := range d.keys {
-		d.earlier.Add(id)
-	}
-	d.keys = map[string]string{}
+	d.earlier.AddAll(&d.thisRun)
+	d.thisRun = idset.Set{}
 	return out
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/internal/idset"
+	"github.com/perch-tui/perch/internal/recent"
 	"github.com/perch-tui/perch/jsonx"
 	"github.com/perch-tui/perch/normalize"
 )
@@ -30,21 +32,29 @@ type Decoder struct {
 
 	stream *stream // the streamed response being assembled, nil when none
 
-	hist  []uint64          // fingerprints of the conversation shown so far
-	names map[string]string // tool call id → tool name
+	hist []uint64 // fingerprints of the conversation shown so far
+	// names are the tool names of the latest calls, by call id, for their
+	// results (which come soon after, in the next request).
+	names *recent.Map[string]
 	// pending are the synthesized ids of legacy function calls waiting
 	// for their result, oldest first.
 	pending []pendingCall
-	used    map[string]bool // turn ids given out
-	msgs    int             // messages given a synthesized id
-	resps   int             // responses without an id
+	used    idset.Set // turn and message ids given out, in the whole file
+	msgs    int       // messages given a synthesized id
+	resps   int       // responses without an id
 }
+
+// namesKept is how many of the latest calls' names the decoder keeps at
+// least: a result comes in the request after its call's response, among
+// at most a few hundred parallel calls, and the timeline of an imported
+// file forgets a call after a thousand items anyway.
+const namesKept = 4096
 
 type pendingCall struct{ id, name string }
 
 // NewDecoder returns a decoder at the start of a file.
 func NewDecoder() *Decoder {
-	return &Decoder{names: map[string]string{}, used: map[string]bool{}}
+	return &Decoder{names: recent.New[string](namesKept)}
 }
 
 // Decode reads one record: a chunk, `[DONE]`, a response, a request, a log
@@ -127,10 +137,10 @@ func (d *Decoder) turnID(src string) string {
 		id = "response-" + strconv.Itoa(d.resps)
 	}
 	base := id
-	for n := 2; d.used[id]; n++ {
+	for n := 2; d.used.Has(id); n++ {
 		id = fmt.Sprintf("%s#%d", base, n)
 	}
-	d.used[id] = true
+	d.used.Add(id)
 	return id
 }
 
@@ -139,8 +149,7 @@ func (d *Decoder) msgID() string {
 	for {
 		d.msgs++
 		id := "msg-" + strconv.Itoa(d.msgs)
-		if !d.used[id] {
-			d.used[id] = true
+		if !d.used.Seen(id) {
 			return id
 		}
 	}

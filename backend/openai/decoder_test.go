@@ -247,3 +247,35 @@ func TestMultiMBOutput(t *testing.T) {
 		t.Fatalf("output of %d bytes, want %d (err %v)", len(got), len(big), err)
 	}
 }
+
+// TestFarApart: what a decoder keeps about the whole file still holds
+// thousands of turns later: a response id seen long before gets a
+// distinct turn id, and a result names the call it answers when its
+// message names none, a few thousand calls after it.
+func TestFarApart(t *testing.T) {
+	t.Parallel()
+	d := NewDecoder()
+	response := func(id, call string) string {
+		return `{"id":"` + id + `","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant",` +
+			`"tool_calls":[{"id":"` + call + `","type":"function","function":{"name":"tool-` + call + `","arguments":"{}"}}]}}]}`
+	}
+	lines := []string{response("r-0", "c-0")}
+	for i := range 2000 { // turns without calls: more turn ids than the set's recent map holds
+		lines = append(lines, `{"id":"plain-`+strconv.Itoa(i)+`","choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}]}`)
+	}
+	for i := 1; i <= 3000; i++ {
+		n := strconv.Itoa(i)
+		lines = append(lines, response("r-"+n, "c-"+n),
+			`{"role":"tool","tool_call_id":"c-`+n+`","content":"done"}`)
+	}
+	lines = append(lines, response("r-0", "c-again"), `{"role":"tool","tool_call_id":"c-0","content":"late"}`)
+	evs := decodeWith(d, lines...)
+	f := finals(evs)
+	if got := f[len(f)-1].ID; got != "r-0#2" {
+		t.Errorf("a response id repeated 5000 turns later: turn id %s, want r-0#2", got)
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != events.KindPostToolCall || last.Tool.Call.ID != "c-0" || last.Tool.Name != "tool-c-0" {
+		t.Errorf("a result 3000 calls after its call: %+v, want named tool-c-0", last.Tool)
+	}
+}

@@ -58,7 +58,7 @@ func (d *Decoder) newCall(turn string, i int, c rawCall) events.ToolCall {
 		id = turn + ":" + strconv.Itoa(i)
 		d.pending = append(d.pending, pendingCall{id, c.name})
 	}
-	d.names[id] = c.name
+	d.names.Put(id, c.name)
 	return events.NewToolCall(id, c.name, validUTF8(c.args))
 }
 
@@ -139,7 +139,7 @@ func (d *Decoder) toolResult(m normalize.Object) events.Event {
 	if id == "" {
 		id = d.popPending(name)
 	}
-	if n := d.names[id]; n != "" {
+	if n, _ := d.names.Get(id); n != "" {
 		name = n
 	}
 	return events.Event{Kind: events.KindPostToolCall, Tool: &events.ToolEvent{

@@ -14,20 +14,17 @@ import (
 // slice.
 const recent = 4096
 
+// seed is the process's one hash seed: every set hashes alike, so that
+// one set can take in another's hashes (AddAll). It is never changed.
+var seed = maphash.MakeSeed()
+
 // Set is a set of ids. The zero value is an empty set.
 type Set struct {
-	seed   maphash.Seed
-	seeded bool
 	recent map[uint64]struct{}
 	sorted []uint64
 }
 
-func (s *Set) hash(id string) uint64 {
-	if !s.seeded {
-		s.seed, s.seeded = maphash.MakeSeed(), true
-	}
-	return maphash.String(s.seed, id)
-}
+func (s *Set) hash(id string) uint64 { return maphash.String(seed, id) }
 
 // Has reports whether id was added.
 func (s *Set) Has(id string) bool { return s.has(s.hash(id)) }
@@ -43,12 +40,32 @@ func (s *Set) has(h uint64) bool {
 // Add adds id.
 func (s *Set) Add(id string) { s.Seen(id) }
 
+// AddAll adds every id of o.
+func (s *Set) AddAll(o *Set) {
+	for h := range o.recent {
+		if !s.has(h) {
+			s.addHash(h)
+		}
+	}
+	for _, h := range o.sorted {
+		if !s.has(h) {
+			s.addHash(h)
+		}
+	}
+}
+
 // Seen reports whether id was added before, and adds it.
 func (s *Set) Seen(id string) bool {
 	h := s.hash(id)
 	if s.has(h) {
 		return true
 	}
+	s.addHash(h)
+	return false
+}
+
+// addHash adds h, which the set does not hold.
+func (s *Set) addHash(h uint64) {
 	if s.recent == nil {
 		s.recent = make(map[uint64]struct{})
 	}
@@ -57,7 +74,6 @@ func (s *Set) Seen(id string) bool {
 		s.sorted = merge(s.sorted, s.recent)
 		clear(s.recent)
 	}
-	return false
 }
 
 // Len is how many ids were added.
