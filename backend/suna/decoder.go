@@ -29,7 +29,7 @@ type Decoder struct {
 
 	n      int       // records decoded (for positions)
 	events idset.Set // _event_id values seen, but those in ids
-	ids    []redisID // _event_id values seen that are Redis entry ids, ascending
+	ids    redisIDs  // _event_id values seen that are Redis entry ids
 
 	rows    idset.Set // message ids of rows seen
 	turn    *openTurn
@@ -37,7 +37,8 @@ type Decoder struct {
 	out     []events.Event
 	turnSeq int
 
-	turns     map[string]*turnInfo // emitted assistant turns by id
+	turnIDs   idset.Set            // ids of emitted assistant turns
+	turns     map[string]*turnInfo // emitted assistant turns since the last user row, by id
 	lastTurn  string               // the last assistant turn since the last user turn
 	respTurn  string               // the last assistant turn of the current LLM response
 	curResp   string               // the current llm_response_id ("" when unknown)
@@ -286,8 +287,10 @@ func (d *Decoder) hostRow(typ string, c content) {
 func (d *Decoder) user(pos, id string, c content, meta normalize.Object) {
 	d.closeTurn(true)
 	d.releaseWaiting()
+	// No later row can update a turn from before the user's: forget them
+	// (fresh maps: clear would keep a long run's room).
 	d.lastTurn, d.respTurn = "", ""
-	clear(d.respTurns)
+	d.turns, d.respTurns = map[string]*turnInfo{}, map[string]string{}
 	var parts json.RawMessage
 	switch {
 	case c.obj != nil:
@@ -430,9 +433,10 @@ func anyXML(cs []call) bool {
 // finishTurn emits an assistant turn's final form (of the row rowID, or
 // ""), then what waited for it.
 func (d *Decoder) finishTurn(ev events.Event, rowID string) {
-	if _, dup := d.turns[ev.ID]; dup {
+	if d.turnIDs.Seen(ev.ID) {
 		// A second turn under an id already used: keep both visible.
 		ev.ID = d.nextTurnID()
+		d.turnIDs.Add(ev.ID)
 	}
 	d.out = append(d.out, ev)
 	d.calledBy(rowID, ev.ToolCalls)
@@ -448,7 +452,7 @@ func (d *Decoder) nextTurnID() string {
 	for {
 		d.turnSeq++
 		id := "turn-" + strconv.Itoa(d.turnSeq)
-		if _, used := d.turns[id]; !used {
+		if !d.turnIDs.Has(id) {
 			return id
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -487,5 +488,55 @@ func TestDetectOthers(t *testing.T) {
 		if n := detect(s); n < 80 {
 			t.Errorf("%s: score %d", p, n)
 		}
+	}
+}
+
+// TestDedupeWholeReplay: a reconnect without last_id replays the whole
+// stream from its first frame; every replayed frame, however old, is
+// dropped, and the frames after the replay are read.
+func TestDedupeWholeReplay(t *testing.T) {
+	t.Parallel()
+	chunk := func(i int, text string) string {
+		return `{"sequence": 1, "message_id": null, "thread_id": "t", "type": "assistant", "is_llm_message": true, ` +
+			`"content": "{\"role\": \"assistant\", \"content\": \"` + text + `\"}", "metadata": "{\"stream_status\": \"chunk\"}", ` +
+			`"_event_id": "` + strconv.Itoa(1740823200000+7*i) + `-0"}`
+	}
+	var frames []string
+	var want strings.Builder
+	for i := range 3000 {
+		w := "w" + strconv.Itoa(i) + " "
+		frames = append(frames, chunk(i, w))
+		want.WriteString(w)
+	}
+	frames = append(frames, frames...) // the replay
+	frames = append(frames, chunk(3000, "end"))
+	want.WriteString("end")
+	turns := items(run(t, NewDecoder(), frames...), events.ItemAssistant)
+	if len(turns) != 1 {
+		t.Fatalf("%d turns", len(turns))
+	}
+	if got := turns[0].Text; got != want.String() {
+		t.Fatalf("text of %d bytes, want %d: %.80q…", len(got), want.Len(), got)
+	}
+}
+
+// TestTurnIDAcrossUserRows: a turn whose id was used by a turn before the
+// user's last message is still shown as a turn of its own, and a stop
+// reason after it goes to it, not to the older one.
+func TestTurnIDAcrossUserRows(t *testing.T) {
+	t.Parallel()
+	user := streamRow("user", "u1", map[string]any{"role": "user", "content": "go on"}, map[string]any{})
+	finish := status(map[string]any{"status_type": "finish", "finish_reason": "length"})
+	tl := run(t, NewDecoder(), chunk("first"), `{"type": "llm_response_end"}`, user,
+		complete("turn-1", "second"), finish)
+	turns := items(tl, events.ItemAssistant)
+	if len(turns) != 2 || turns[0].Text != "first" || turns[1].Text != "second" {
+		t.Fatalf("%d turns: %+v", len(turns), turns)
+	}
+	if turns[0].ID == turns[1].ID {
+		t.Fatalf("both turns under %q", turns[0].ID)
+	}
+	if turns[0].StopReason != "" || turns[1].StopReason != events.StopMaxTokens {
+		t.Fatalf("stop reasons %q, %q", turns[0].StopReason, turns[1].StopReason)
 	}
 }

@@ -1,6 +1,7 @@
 package suna
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,12 +74,20 @@ func (st *stamp) member(k string, v []byte) {
 // noteStamp is note with the row's stamp read already (ok: it was read
 // from an object).
 func (h *history) noteStamp(pos string, st stamp, ok bool) {
-	r := histRow{pos: pos, idx: len(h.rows)}
+	r := stamped(st, ok)
+	r.pos, r.idx = pos, len(h.rows)
+	h.rows = append(h.rows, r)
+}
+
+// stamped is a row's time and sequence read from its stamp (ok: it was
+// read from an object), without its place or text.
+func stamped(st stamp, ok bool) histRow {
+	var r histRow
 	if ok {
 		r.at, r.hasAt = parseTime(normalize.Str(st.CreatedAt))
 		r.seq, r.hasSeq = normalize.Int(st.Sequence)
 	}
-	h.rows = append(h.rows, r)
+	return r
 }
 
 // timeLayouts are the ways a created_at is written: Python's isoformat and
@@ -118,42 +127,78 @@ func (h *history) order() {
 			last = i
 		}
 	}
-	if first >= 0 && first != last {
-		a, b := rows[first], rows[last]
-		if a.at.After(b.at) || (a.at.Equal(b.at) && a.hasSeq && b.hasSeq && a.seq > b.seq) {
-			slices.Reverse(rows)
-		}
+	if first >= 0 && first != last && newestFirst(rows[first], rows[last]) {
+		slices.Reverse(rows)
 	}
-	var at time.Time
-	var seq int64
+	var c carry
 	for i := range rows {
-		if rows[i].hasAt {
-			if !rows[i].at.Equal(at) {
-				seq = 0 // sequences count within one time
-			}
-			at = rows[i].at
-		} else {
-			rows[i].at = at
-		}
-		if rows[i].hasSeq {
-			seq = rows[i].seq
-		} else {
-			rows[i].seq = seq
-		}
+		c.fill(&rows[i])
 	}
-	slices.SortStableFunc(rows, func(a, b histRow) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(rows, histRow.cmp)
 }
+
+// newestFirst: rows whose first row with a time is a and last b are
+// newest first, to be reversed before they are sorted.
+func newestFirst(a, b histRow) bool {
+	return a.at.After(b.at) || (a.at.Equal(b.at) && a.hasSeq && b.hasSeq && a.seq > b.seq)
+}
+
+// carry is the time and sequence the rows so far leave to the next.
+type carry struct {
+	at  time.Time
+	seq int64
+}
+
+// fill gives r its predecessor's time or sequence where it has none, and
+// leaves its own to the next row. Sequences count within one time.
+func (c *carry) fill(r *histRow) {
+	if r.hasAt {
+		if !r.at.Equal(c.at) {
+			c.seq = 0
+		}
+		c.at = r.at
+	} else {
+		r.at = c.at
+	}
+	if r.hasSeq {
+		c.seq = r.seq
+	} else {
+		r.seq = c.seq
+	}
+}
+
+// cmp orders filled rows by time, then sequence.
+func (a histRow) cmp(b histRow) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// orderCheck tells whether rows, given one at a time, are in the order
+// order would put them in, keeping none of them: exactly when their filled
+// times and sequences never descend. A stable sort moves a row only past
+// one that sorts before it; and rows order would reverse descend
+// somewhere, as their filled times go from the first's to the older last's
+// (or, all equal, their sequences from the first's to the smaller last's).
+type orderCheck struct {
+	n        int
+	c        carry
+	prev     histRow // the row before, filled
+	descends bool    // a row sorts before the one before it
+}
+
+func (o *orderCheck) add(r histRow) {
+	o.c.fill(&r)
+	if o.n > 0 && o.prev.cmp(r) > 0 {
+		o.descends = true
+	}
+	o.prev = r
+	o.n++
+}
+
+// inOrder reports whether the rows added are in order already.
+func (o *orderCheck) inOrder() bool { return !o.descends }
 
 // inOrder puts the rows in order and reports whether they were already.
 func (h *history) inOrder() bool {
@@ -187,53 +232,38 @@ func (h *history) decodeOrdered(ctx context.Context, d *Decoder, send func([]eve
 // readHistory reads a thread's rows in two passes over the file; each
 // calls its function with every row, in file order, and keep says whether
 // a row's raw text may be kept as it is (or must be copied). The first pass
-// reads the rows' times. Rows oldest first already (what the importer
-// would have made of them) are then read again and decoded one at a time,
-// so that the file is never held whole; rows in another order are kept in
-// the second pass and decoded in time order, as decode does. It returns
-// how many rows the first pass read and the error each returned (the
-// first pass's when it failed). strict: a failed first pass decodes
-// nothing.
+// reads the rows' times, keeping none of them, to learn whether they are
+// oldest first already (orderCheck). Such rows are then read again and
+// decoded one at a time, so that the file is never held whole; rows in
+// another order are kept in the second pass and decoded in time order, as
+// decode does. It returns how many rows the first pass read and the error
+// each returned (the first pass's when it failed). strict: a failed first
+// pass decodes nothing.
 func readHistory(ctx context.Context, each func(fn func(pos string, raw []byte) error) error, keep, strict bool,
 	d *Decoder, send func([]events.Event)) (int, error) {
-	var h history
+	var o orderCheck
 	err := each(func(pos string, raw []byte) error {
-		h.note(pos, raw)
+		o.add(stamped(readStamp(raw)))
 		return ctx.Err()
 	})
-	n := len(h.rows)
+	n := o.n
 	if err != nil && (strict || ctx.Err() != nil) {
 		return n, err
 	}
-	if h.inOrder() {
-		i := 0
-		err2 := each(func(pos string, raw []byte) error {
-			if i++; i > n {
-				return errEnough // the first pass stopped here
-			}
-			send(d.DecodeAt(pos, raw))
-			return ctx.Err()
-		})
-		if ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-		if err == nil && err2 != nil && !errors.Is(err2, errEnough) {
-			err = err2
-		}
-		send(d.Flush())
-		return n, err
-	}
-	raws := make([]json.RawMessage, n)
+	inOrder := o.inOrder()
+	var h history
 	i := 0
 	err2 := each(func(pos string, raw []byte) error {
-		if i >= n {
-			return errEnough
+		if i++; i > n {
+			return errEnough // the first pass stopped here
 		}
-		if !keep {
-			raw = append(json.RawMessage(nil), raw...)
+		if inOrder {
+			send(d.DecodeAt(pos, raw))
+		} else if keep {
+			h.keep(pos, raw)
+		} else {
+			h.add(pos, raw)
 		}
-		raws[i] = raw
-		i++
 		return ctx.Err()
 	})
 	if ctx.Err() != nil {
@@ -242,10 +272,11 @@ func readHistory(ctx context.Context, each func(fn func(pos string, raw []byte) 
 	if err == nil && err2 != nil && !errors.Is(err2, errEnough) {
 		err = err2
 	}
-	for j := range h.rows {
-		h.rows[j].raw = raws[h.rows[j].idx]
+	if inOrder {
+		send(d.Flush())
+	} else {
+		h.decode(ctx, d, send)
 	}
-	h.decodeOrdered(ctx, d, send)
 	return n, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -319,4 +320,69 @@ func historyDoc(t *testing.T, path string) []json.RawMessage {
 		t.Fatal(err)
 	}
 	return doc.Messages
+}
+
+// TestOrderCheck: the first pass's streaming check agrees with sorting
+// the rows kept whole, for rows with times present, missing and equal,
+// sequences present and missing, ascending, descending and shuffled.
+func TestOrderCheck(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var inOrder, out int
+	for round := range 20000 {
+		n := r.IntN(8)
+		if round%10 == 0 {
+			n = r.IntN(60)
+		}
+		rows := make([]histRow, n)
+		times, seqs := 1+r.IntN(4), 1+r.IntN(4)
+		for i := range rows {
+			if r.IntN(4) > 0 {
+				rows[i].at, rows[i].hasAt = base.Add(time.Duration(r.IntN(times))*time.Second), true
+			}
+			if r.IntN(3) > 0 {
+				rows[i].seq, rows[i].hasSeq = int64(r.IntN(seqs)), true
+			}
+		}
+		switch round % 4 {
+		case 0, 1:
+			var h history
+			h.rows = slices.Clone(rows)
+			h.order() // ascending as the importer sorts them
+			copy(rows, h.rows)
+			for i := range rows { // the stamps as read, not as filled
+				if !rows[i].hasAt {
+					rows[i].at = time.Time{}
+				}
+				if !rows[i].hasSeq {
+					rows[i].seq = 0
+				}
+			}
+			if round%4 == 1 {
+				slices.Reverse(rows)
+			}
+		case 2:
+			r.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		}
+		var o orderCheck
+		h := history{rows: make([]histRow, n)}
+		for i, row := range rows {
+			o.add(row)
+			row.idx = i
+			h.rows[i] = row
+		}
+		want := h.inOrder()
+		if got := o.inOrder(); got != want {
+			t.Fatalf("round %d: check says in order %v, sorting %v: %+v", round, got, want, rows)
+		}
+		if want {
+			inOrder++
+		} else {
+			out++
+		}
+	}
+	if inOrder < 2000 || out < 2000 {
+		t.Fatalf("%d row sets in order, %d not: the cases are not mixed", inOrder, out)
+	}
 }

@@ -1,6 +1,8 @@
 package suna
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -27,6 +29,12 @@ func TestSeenEventIDs(t *testing.T) {
 		{"abc", false},
 		{"18446744073709551615-0", true}, // 20 digits: kept as text
 		{"18446744073709551615-0", false},
+		{"9223372036854775808-0", true}, // past 2^63 ms: kept as text
+		{"9223372036854775808-0", false},
+		{"9223372036854775807-18446744073709551615", true},
+		{"9223372036854775807-18446744073709551615", false},
+		{"0-0", true},
+		{"1700000000000-1", false},
 	}
 	for i, s := range steps {
 		if got := d.seenID(s.id); got != s.want {
@@ -46,7 +54,56 @@ func TestSeenEventIDs(t *testing.T) {
 			t.Fatalf("5-%d again taken as new", i)
 		}
 	}
-	if d2.events.Len() != 0 || len(d2.ids) != 1000 {
-		t.Fatalf("%d ids as text, %d as numbers", d2.events.Len(), len(d2.ids))
+	if d2.events.Len() != 0 || d2.ids.len() != 1000 {
+		t.Fatalf("%d ids as text, %d as numbers", d2.events.Len(), d2.ids.len())
+	}
+}
+
+// The compact set of Redis ids answers as a plain set would, for ids in
+// order, in reverse, shuffled and repeated, across many blocks.
+func TestRedisIDsLikeAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 40 {
+		var s redisIDs
+		want := map[redisID]bool{}
+		var pool []redisID
+		ms := uint64(rng.IntN(1 << 20))
+		for range 1 + rng.IntN(2000) {
+			switch rng.IntN(20) {
+			case 0:
+				ms += rng.Uint64N(1 << 40)
+			case 1, 2, 3, 4, 5:
+			default:
+				ms += uint64(rng.IntN(300))
+			}
+			seq := uint64(rng.IntN(4))
+			if rng.IntN(50) == 0 {
+				seq = rng.Uint64()
+			}
+			pool = append(pool, redisID{ms, seq})
+		}
+		switch round % 4 {
+		case 1:
+			slices.Reverse(pool)
+		case 2:
+			rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+		case 3: // in order, then a replay of the whole again, then new
+			pool = append(pool, pool...)
+			pool = append(pool, redisID{ms + 1, 0}, redisID{ms + 1, 1<<63 + 5}, redisID{1<<63 - 1, 1<<64 - 1})
+		}
+		for k, id := range pool {
+			if got := s.add(id); got != !want[id] {
+				t.Fatalf("round %d, id %d (%v): add = %v, want %v", round, k, id, got, !want[id])
+			}
+			want[id] = true
+		}
+		if s.len() != len(want) {
+			t.Fatalf("round %d: len %d, want %d", round, s.len(), len(want))
+		}
+		for id := range want {
+			if s.add(id) {
+				t.Fatalf("round %d: %v forgotten", round, id)
+			}
+		}
 	}
 }
