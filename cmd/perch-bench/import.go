@@ -93,7 +93,7 @@ func (h *harness) importOne(scope string, g gentranscript.Gen, mb int, null *os.
 		if err != nil {
 			return 0, err
 		}
-		cats, imps, rss = append(cats, c), append(imps, p), max(rss, m, h.lastHWM)
+		cats, imps, rss = append(cats, c), append(imps, p), max(rss, m)
 	}
 	c, p := median(cats), median(imps)
 	size := fmt.Sprintf("%d MiB", mb)

@@ -643,9 +643,6 @@ func (h *harness) benchN(n int) error {
 				ts = nil
 				break
 			}
-			if h.lastHWM > 0 {
-				r = h.lastHWM // perch's own peak; rusage's counts the bench's (vfork)
-			}
 			ts, rss = append(ts, t), max(rss, r)
 		}
 		if len(ts) > 0 {

@@ -126,9 +126,10 @@ func (h *harness) curlStream(d *daemon) (time.Duration, error) {
 	return el, nil
 }
 
-// run runs a command to the end and returns its wall time and peak RSS;
-// h.lastCPU is then its processor time (user + system), h.lastHWM its
-// VmHWM sampled every millisecond while it ran.
+// runTimed runs a command to the end and returns its wall time and peak
+// RSS: its VmHWM sampled every millisecond while it ran (also in
+// h.lastHWM), or rusage's when no sample was read; h.lastCPU is then its
+// processor time (user + system).
 func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string, args ...string) (time.Duration, int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -172,9 +173,9 @@ func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string,
 		return el, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	h.lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024
+	rss := h.lastHWM
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && rss == 0 {
+		rss = ru.Maxrss * 1024 // at least the bench's own peak: see above
 	}
 	return el, rss, nil
 }

@@ -198,10 +198,8 @@ func (h *harness) sunaExport(r *sunaRun) (time.Duration, int64, error) {
 	}
 	defer f.Close()
 	stopWatch, released := r.releaseOnStream()
-	el, _, err := h.runTimed(h.loadTimeout, f, h.perch, "export", r.tid, "--backend", "suna", "--url", r.base,
+	el, rss, err := h.runTimed(h.loadTimeout, f, h.perch, "export", r.tid, "--backend", "suna", "--url", r.base,
 		"--until-idle", "--format", "jsonl")
-	// The fake runs inside the bench: rusage's peak would be the bench's.
-	rss := h.lastHWM
 	close(stopWatch)
 	<-released
 	if err != nil {
