@@ -102,14 +102,11 @@ func ToolResultEvent(r normalize.Result, name string) events.Event {
 // Tools remembers the names of the latest tool calls by id, so that a
 // result (which carries only the id) can be named. A result answers a call
 // of its own turn or one shortly before (subagent lines name their call
-// for a while after), so the latest keptCalls calls at least are kept, not
+// for a while after), so the latest recent.Window calls at least are kept, not
 // every call of a day-long session: a result for a call older than that is
 // shown without its name, as one for an unknown call. The zero value is
 // ready to use.
 type Tools struct{ names *recent.Map[string] }
-
-// keptCalls is how many of the latest calls Tools keeps at least.
-const keptCalls = 4096
 
 // Note records the calls of an assistant turn.
 func (t *Tools) Note(calls []events.ToolCall) {
@@ -118,7 +115,7 @@ func (t *Tools) Note(calls []events.ToolCall) {
 			continue
 		}
 		if t.names == nil {
-			t.names = recent.New[string](keptCalls)
+			t.names = recent.New[string](recent.Window)
 		}
 		t.names.Put(c.ID, c.Name)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/recent"
 )
 
 // req is a request body of the given messages (JSON).
@@ -172,9 +173,9 @@ func TestResultOfAnOldCall(t *testing.T) {
 		}
 	}
 	c.DecodeAt("", []byte(call("old", "bash")))
-	calls(keptCalls-1, "a")
+	calls(recent.Window-1, "a")
 	c.DecodeAt("", []byte(call("recent", "grep")))
-	calls(keptCalls-1, "b")
+	calls(recent.Window-1, "b")
 	for _, tc := range []struct{ id, name string }{{"recent", "grep"}, {"old", ""}} {
 		evs := c.DecodeAt("", []byte(result(tc.id)))
 		if len(evs) != 1 || evs[0].Kind != events.KindPostToolCall || evs[0].Tool.Call.ID != tc.id || evs[0].Tool.Name != tc.name {

@@ -39,7 +39,7 @@ type messages struct {
 }
 
 func newMessages() *messages {
-	return &messages{names: recent.New[string](namesKept), last: map[string]*events.ToolResult{}}
+	return &messages{names: recent.New[string](recent.Window), last: map[string]*events.ToolResult{}}
 }
 
 // message turns one message into events. pos names it in notices.
@@ -332,11 +332,6 @@ func (m *messages) remember(callID string, res *events.ToolResult) *events.ToolR
 	m.last[callID] = res
 	return res
 }
-
-// namesKept is how many of the latest calls' names are kept at least: a
-// result comes within a few calls of its call, and the timeline of an
-// imported file forgets a call after a thousand items anyway.
-const namesKept = 4096
 
 // lastMax is how many calls' results remember keeps. A result is
 // reported again soon after it is first (the tool message of the same

@@ -44,17 +44,11 @@ type Decoder struct {
 	resps   int       // responses without an id
 }
 
-// namesKept is how many of the latest calls' names the decoder keeps at
-// least: a result comes in the request after its call's response, among
-// at most a few hundred parallel calls, and the timeline of an imported
-// file forgets a call after a thousand items anyway.
-const namesKept = 4096
-
 type pendingCall struct{ id, name string }
 
 // NewDecoder returns a decoder at the start of a file.
 func NewDecoder() *Decoder {
-	return &Decoder{names: recent.New[string](namesKept)}
+	return &Decoder{names: recent.New[string](recent.Window)}
 }
 
 // Decode reads one record: a chunk, `[DONE]`, a response, a request, a log

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"github.com/perch-tui/perch/internal/idset"
+	"github.com/perch-tui/perch/internal/recent"
 	"strconv"
 	"strings"
 
@@ -37,14 +38,17 @@ type Decoder struct {
 	out     []events.Event
 	turnSeq int
 
-	turnIDs   idset.Set            // ids of emitted assistant turns
-	turns     map[string]*turnInfo // emitted assistant turns since the last user row, by id
-	lastTurn  string               // the last assistant turn since the last user turn
-	respTurn  string               // the last assistant turn of the current LLM response
-	curResp   string               // the current llm_response_id ("" when unknown)
-	respTurns map[string]string    // llm_response_id -> its last assistant turn
-	results   idset.Set            // tool call ids that have a result
-	called    idset.Set            // tool call ids of emitted turns
+	turnIDs idset.Set // ids of emitted assistant turns
+	// turns are the emitted assistant turns since the last user row, by
+	// id, and respTurns each llm_response_id's last one: a stream has no
+	// user rows, so both keep only the latest (recent.Window).
+	turns     *recent.Map[*turnInfo]
+	lastTurn  string // the last assistant turn since the last user turn
+	respTurn  string // the last assistant turn of the current LLM response
+	curResp   string // the current llm_response_id ("" when unknown)
+	respTurns *recent.Map[string]
+	results   idset.Set // tool call ids that have a result
+	called    idset.Set // tool call ids of emitted turns
 	// assistantRows are the message ids of assistant rows seen.
 	assistantRows idset.Set
 	waiting       []waiting // tool events waiting for their call (linked.go)
@@ -85,8 +89,7 @@ func NewDecoder() *Decoder { return &Decoder{} }
 
 func (d *Decoder) init() {
 	if d.turns == nil {
-		d.turns = map[string]*turnInfo{}
-		d.respTurns = map[string]string{}
+		d.forgetTurns()
 	}
 }
 
@@ -284,13 +287,17 @@ func (d *Decoder) hostRow(typ string, c content) {
 	d.notice(events.LevelInfo, events.NoticeHost, t)
 }
 
+// forgetTurns starts the turns and responses looked up anew.
+func (d *Decoder) forgetTurns() {
+	d.turns, d.respTurns = recent.New[*turnInfo](recent.Window), recent.New[string](recent.Window)
+}
+
 func (d *Decoder) user(pos, id string, c content, meta normalize.Object) {
 	d.closeTurn(true)
 	d.releaseWaiting()
-	// No later row can update a turn from before the user's: forget them
-	// (fresh maps: clear would keep a long run's room).
+	// No later row can update a turn from before the user's: forget them.
 	d.lastTurn, d.respTurn = "", ""
-	d.turns, d.respTurns = map[string]*turnInfo{}, map[string]string{}
+	d.forgetTurns()
 	var parts json.RawMessage
 	switch {
 	case c.obj != nil:
@@ -441,10 +448,10 @@ func (d *Decoder) finishTurn(ev events.Event, rowID string) {
 	d.out = append(d.out, ev)
 	d.calledBy(rowID, ev.ToolCalls)
 	d.release()
-	d.turns[ev.ID] = &turnInfo{stop: ev.StopReason, incomplete: ev.Incomplete}
+	d.turns.Put(ev.ID, &turnInfo{stop: ev.StopReason, incomplete: ev.Incomplete})
 	d.lastTurn, d.respTurn = ev.ID, ev.ID
 	if d.curResp != "" {
-		d.respTurns[d.curResp] = ev.ID
+		d.respTurns.Put(d.curResp, ev.ID)
 	}
 }
 
@@ -687,7 +694,7 @@ func (d *Decoder) tool(id string, c content, meta normalize.Object) {
 // update adds a stop reason or usage that arrived after a turn was
 // emitted: a second report under the turn's id completes it.
 func (d *Decoder) update(id, stop string, u *events.Usage) {
-	info := d.turns[id]
+	info, _ := d.turns.Get(id)
 	if info == nil {
 		return
 	}
@@ -744,7 +751,7 @@ func (d *Decoder) responseEnd(c, meta normalize.Object) {
 	}
 	target := ""
 	if respID != "" {
-		target = d.respTurns[respID]
+		target, _ = d.respTurns.Get(respID)
 	}
 	if target == "" {
 		target = d.respTurn

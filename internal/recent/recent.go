@@ -4,6 +4,14 @@
 // would otherwise hold an entry for every call it ever made.
 package recent
 
+// Window is how many of the latest keys a decoder keeps at least: what
+// it looks up (a call's name, wanted by the call's result; a turn, by the
+// end of its model response) comes within a few hundred keys of being
+// learnt, and the timeline of an imported file lets an item go a thousand
+// items after it anyway (events.FileSettleLag). Something older than that
+// is not found: a result then shows without its call's name.
+const Window = 4096
+
 // Map keeps at least the last n keys put (and at most 2n): two
 // generations, the current one and the one before it; when the current
 // one holds n keys it becomes the old one and the old one is dropped.
