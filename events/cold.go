@@ -112,19 +112,36 @@ func (t *Timeline) forget(it *Item) {
 // when Freeze wrote it there. A record the store lost reads back as a
 // notice that says so.
 func (t *Timeline) At(i int) *Item {
+	it, thawed := t.peek(i)
+	if thawed {
+		t.keepThawed(t.released+i, it)
+	}
+	return it
+}
+
+// Peek is At for a reader that lets the item go at once, as a search's
+// pass over the whole session does: an item it reads back is not
+// remembered (At of it later reads it again). Reading fifty thousand
+// items back through At made a weak pointer and a cache entry of each.
+func (t *Timeline) Peek(i int) *Item {
+	it, _ := t.peek(i)
+	return it
+}
+
+// peek is item i, and whether it was read back from the store just now.
+func (t *Timeline) peek(i int) (*Item, bool) {
 	if it := t.items[i]; it != nil {
-		return it
+		return it, false
 	}
 	abs := t.released + i
 	if w, ok := t.thawed[abs]; ok {
 		if it := w.Value(); it != nil {
-			return it
+			return it, false
 		}
 	}
 	it := t.thaw(t.frozen[i])
 	it.pos = int32(abs)
-	t.keepThawed(abs, it)
-	return it
+	return it, true
 }
 
 // thaw reads a frozen item back.

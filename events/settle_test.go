@@ -128,3 +128,32 @@ func TestFreezeOnAFailingStore(t *testing.T) {
 		}
 	}
 }
+
+// TestPeekReadsWhatAtReads: a frozen item read through Peek (a search's
+// pass) is the item At reads, and an item a view holds from At is the one
+// Peek gives too, so a search lands on what the screen shows.
+func TestPeekReadsWhatAtReads(t *testing.T) {
+	tl := NewTimeline()
+	tl.SetBodyStore(&memStore{}, SpillOptions{Min: 1})
+	for i := range 4 {
+		id := strconv.Itoa(i)
+		tl.Apply(Event{Kind: KindUserMessage, ID: "u" + id, Text: "go " + id})
+		tl.Apply(Event{Kind: KindAssistantMessage, ID: "a" + id, Text: "on it " + id})
+		tl.Apply(Event{Kind: KindPostConversation})
+	}
+	tl.Freeze(0)
+	runtime.GC() // frozen items are held weakly: read their records
+	if tl.Frozen() == 0 {
+		t.Fatal("nothing was frozen")
+	}
+	held := tl.At(1)
+	for i := range tl.Len() {
+		p, a := tl.Peek(i), tl.At(i)
+		if p.Kind != a.Kind || p.ID != a.ID || p.Body() != a.Body() {
+			t.Errorf("item %d: Peek reads %v %q %q, At %v %q %q", i, p.Kind, p.ID, p.Body(), a.Kind, a.ID, a.Body())
+		}
+	}
+	if tl.Peek(1) != held {
+		t.Error("Peek of an item a view holds is another copy of it")
+	}
+}

@@ -15,6 +15,8 @@ type reducer interface {
 	Len() int
 	// At is item i; a frozen one is read back (events.Timeline.Freeze).
 	At(i int) *events.Item
+	// Peek is At for a pass that lets each item go at once (search).
+	Peek(i int) *events.Item
 	// Freeze moves settled items far from the end out of memory.
 	Freeze(keep int)
 	// SettleAfter settles items without a run end after them (a file).

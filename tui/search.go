@@ -68,7 +68,7 @@ func (m *Model) commitSearch(q string) {
 		return
 	}
 	for i := range m.tl.Len() {
-		if m.rend.Contains(m.tl.At(i), q) {
+		if m.rend.Contains(m.tl.Peek(i), q) {
 			m.search.matches++
 		}
 	}
@@ -117,7 +117,7 @@ func (m *Model) findNext(dir int) {
 	}
 	for k := 1; k <= n; k++ {
 		i := ((start+dir*k)%n + n) % n
-		if !m.rend.Contains(m.tl.At(i), q) {
+		if !m.rend.Contains(m.tl.Peek(i), q) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
