@@ -492,10 +492,11 @@ func Unquote(raw []byte) (s string, ok bool) {
 // UnquoteChecked is Unquote for raw that has been checked already: one
 // valid JSON value of any type (its object or document passed Members,
 // Valid or encoding/json). A string of valid UTF-8 is then read without a
-// second check: its backslashes are found with bytes.IndexByte, once to
-// measure the value and once to copy the runs between them, where Unquote
-// looks at every byte three times (to find the first escape, to check
-// and measure, to copy). Anything else is Unquote's.
+// second check: a small one in one pass (unquoteSmall), a larger one with
+// its backslashes found by bytes.IndexByte, once to measure the value and
+// once to copy the runs between them, where Unquote looks at every byte
+// three times (to find the first escape, to check and measure, to copy).
+// Anything else is Unquote's.
 func UnquoteChecked(raw []byte) (string, bool) {
 	i, j := skipSpace(raw, 0), len(raw)
 	for j > i && (raw[j-1] == ' ' || raw[j-1] == '\t' || raw[j-1] == '\n' || raw[j-1] == '\r') {
@@ -505,6 +506,9 @@ func UnquoteChecked(raw []byte) (string, bool) {
 		return Unquote(raw)
 	}
 	body := raw[i+1 : j-1]
+	if len(body) <= smallString {
+		return unquoteSmall(raw, body)
+	}
 	k := bytes.IndexByte(body, '\\')
 	if !utf8.Valid(body) {
 		return Unquote(raw)
@@ -541,6 +545,79 @@ func UnquoteChecked(raw []byte) (string, bool) {
 	}
 	// buf is not used again: the string can share it.
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
+}
+
+// smallString is the size up to which UnquoteChecked reads a string in
+// one pass, into a buffer on the stack, and copies the value out of it at
+// its exact size: most strings of a stream are this small, and two passes
+// over each (to measure it, then to copy it) cost more than the copy.
+const smallString = 4 << 10
+
+// unquoteSmall is UnquoteChecked for a body of at most smallString bytes,
+// in one pass: its bytes outside ASCII are checked as they pass, and from
+// its first escape on (unescapeSmall) the runs between escapes are copied.
+// Invalid UTF-8 (whose U+FFFD may be longer than the byte it replaces) is
+// left to Unquote.
+func unquoteSmall(raw, body []byte) (string, bool) {
+	for p := 0; ; {
+		p = backslashOrHigh(body, p)
+		switch {
+		case p >= len(body):
+			return string(body), true
+		case body[p] == '\\':
+			return unescapeSmall(raw, body, p)
+		}
+		r, size := utf8.DecodeRune(body[p:])
+		if r == utf8.RuneError && size == 1 {
+			return Unquote(raw)
+		}
+		p += size
+	}
+}
+
+// unescapeSmall is unquoteSmall from the first escape, at body[p]. Valid
+// UTF-8 never grows when unescaped, so the value fits a buffer on the
+// stack, and it is copied out at its exact size.
+func unescapeSmall(raw, body []byte, p int) (string, bool) {
+	var scratch [smallString]byte
+	buf := append(scratch[:0], body[:p]...)
+	buf, p = appendEscape(buf, body, p)
+	run := p
+	for {
+		p = backslashOrHigh(body, p)
+		if p >= len(body) {
+			return string(append(buf, body[run:]...)), true
+		}
+		if body[p] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(body[p:])
+			if r == utf8.RuneError && size == 1 {
+				return Unquote(raw)
+			}
+			p += size
+			continue
+		}
+		buf = append(buf, body[run:p]...)
+		buf, p = appendEscape(buf, body, p)
+		run = p
+	}
+}
+
+// backslashOrHigh returns the index of the first backslash or byte outside
+// ASCII in s at or after i, eight bytes at a time, or len(s).
+func backslashOrHigh(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:])
+		b := v ^ (lsb * '\\')
+		if m := (((b - lsb) &^ b) | v) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // AppendUnquote is Unquote that appends the string to dst, for a caller

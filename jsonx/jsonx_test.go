@@ -276,6 +276,7 @@ func BenchmarkUnquoteSizes(b *testing.B) {
 		raw  []byte
 	}{
 		{"plain64", []byte(`"` + strings.Repeat("plain text ", 6) + `"`)},
+		{"escaped2k", escapedText(2 << 10)},
 		{"escaped6k", escapedText(6 << 10)},
 		{"escaped256k", escapedText(256 << 10)},
 		{"escaped8m", escapedText(8 << 20)},
