@@ -238,6 +238,13 @@ func (p *Progress) Settled(d time.Duration) bool {
 	return p.inflight.Load() <= 0 && !p.Busy(d)
 }
 
+// Pending is how many events were read whole and not yet handed to
+// onFrame. Inside onFrame it counts the frame in hand too: 1 there means
+// nothing read is behind it, so a caller that gathers frames into batches
+// (one hand-over to another goroutine per batch, not per frame) sends its
+// batch then rather than wait for a frame that may not come soon.
+func (p *Progress) Pending() int64 { return p.inflight.Load() }
+
 // Quiet is how long no byte has been read and no event has been partly
 // received (0 while one is, or before any byte).
 func (p *Progress) Quiet() time.Duration {

@@ -222,9 +222,20 @@ type streamItem struct {
 	state *sse.ConnState
 }
 
-// streamDepth bounds the steps decoded and not yet handled: a stream read
-// faster than its consumer takes it waits instead of growing the heap.
-const streamDepth = 64
+// The stream's goroutine hands decoded steps over in batches: a hand-over
+// wakes Follow's goroutine, and on a 2-core machine a wake-up per frame
+// (100,000 in a day-long replay) costs more than handling the frame. A
+// batch goes as soon as no frame read is waiting behind it
+// (sse.Progress.Pending), so a live stream's frame is never held back, and
+// at batchMax frames or batchBytes of frame data, so a long replay is
+// handled while it is decoded. streamDepth bounds the batches decoded and
+// not yet handled: a stream read faster than its consumer takes it waits
+// instead of growing the heap.
+const (
+	batchMax    = 64
+	batchBytes  = 256 << 10
+	streamDepth = 8
+)
 
 // bigFrame is the size from which Follow collects garbage once a frame is
 // delivered. The frame of a huge tool output is that much garbage then, and
@@ -264,25 +275,41 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := &sse.Progress{}
-	steps := make(chan streamItem, streamDepth)
-	put := func(it streamItem) {
-		select {
-		case steps <- it:
-		case <-ctx.Done():
-		}
-	}
+	steps := make(chan []streamItem, streamDepth)
 	errc := make(chan error, 1)
 	go func() {
+		var batch []streamItem
+		size := 0
+		send := func() {
+			if len(batch) == 0 {
+				return
+			}
+			select {
+			case steps <- batch:
+			case <-ctx.Done():
+			}
+			batch, size = nil, 0
+		}
 		err := b.cl.StreamTaskProgress(ctx, sessionID,
 			func(f events.Frame) {
 				it := streamItem{ev: Decode(f), size: len(f.Data)}
 				if o.Frames {
 					it.frame = &f
 				}
-				put(it)
+				batch = append(batch, it)
+				size += len(f.Data)
+				// Sent before this frame counts as delivered, so that
+				// backlog never misses a frame held here.
+				if prog.Pending() <= 1 || len(batch) >= batchMax || size >= batchBytes {
+					send()
+				}
 			},
-			func(s sse.ConnState) { put(streamItem{state: &s}) },
+			func(s sse.ConnState) {
+				batch = append(batch, streamItem{state: &s})
+				send()
+			},
 			prog)
+		send()
 		close(steps)
 		errc <- err
 	}()
@@ -321,7 +348,8 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 	// counts a frame as read until just after it was queued, so the last
 	// frame may still count itself: a More is looked at again (recheck)
 	// until it turns into a None of its own.
-	backlog := func() bool { return len(steps) > 0 || !prog.Settled(0) }
+	rest := 0 // steps of the batch in hand not yet handled
+	backlog := func() bool { return rest > 0 || len(steps) > 0 || !prog.Settled(0) }
 	// armQuiet, after a frame, looks at the quiet once it can have lasted
 	// d: with nothing else on its way (backlog), it counts from the last
 	// byte read, often a few milliseconds before the frame that byte ended
@@ -405,18 +433,25 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 		deliver(backend.Step{Update: u})
 		arm(window())
 	}
-	ch := (<-chan streamItem)(steps)
+	handleAll := func(batch []streamItem) {
+		for i, t := range batch {
+			rest = len(batch) - 1 - i
+			handle(t)
+		}
+		rest = 0
+	}
+	ch := (<-chan []streamItem)(steps)
 	for {
 		select {
 		case <-ctx.Done():
 			<-errc // the stream returns at once, leaving nothing behind
 			return ctx.Err()
-		case t, ok := <-ch:
+		case batch, ok := <-ch:
 			if !ok {
 				ch = nil // the stream ended: its error follows on errc
 				continue
 			}
-			handle(t)
+			handleAll(batch)
 		case <-timer.C:
 			if !waiting() {
 				continue
@@ -467,8 +502,8 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o backend.Fo
 			// The stream sent everything before it returned: deliver
 			// what is still queued, then its verdict.
 			if ch != nil {
-				for t := range ch {
-					handle(t)
+				for batch := range ch {
+					handleAll(batch)
 				}
 			}
 			if err == nil {
