@@ -41,7 +41,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 // fails after items went out ends with a notice that the transcript is
 // incomplete.
 func importTo(ctx context.Context, env Env, path, from string, opts ingest.Options, w transcript.Writer) error {
-	tl, sp := fileTimeline(path)
+	tl, sp := fileTimeline(path, writeHold)
 	defer sp.Close()
 	// Most files have no run ends to settle at (API logs, a Suna
 	// thread): an item also settles once enough items followed.
@@ -76,7 +76,7 @@ func importTo(ctx context.Context, env Env, path, from string, opts ingest.Optio
 // file (which removes it) once the timeline is written. When the spill
 // file fails, the texts stay in memory and stderr says so once.
 func importFile(ctx context.Context, env Env, path, from string, opts ingest.Options) (*events.Timeline, *spill.File, error) {
-	tl, sp := fileTimeline(path)
+	tl, sp := fileTimeline(path, 0)
 	if _, err := registry.RunInto(ctx, tl, path, from, opts); err != nil {
 		sp.Close()
 		return nil, nil, importErr(err)
@@ -87,11 +87,12 @@ func importFile(ctx context.Context, env Env, path, from string, opts ingest.Opt
 
 // fileTimeline is a timeline for the file at path whose long texts wait
 // in a spill file of their own (the caller closes it), quietly: stderr
-// says it when the file fails (saySpillErr).
-func fileTimeline(path string) (*events.Timeline, *spill.File) {
+// says it when the file fails (saySpillErr). hold is SpillOptions.Hold:
+// writeHold for a timeline written as it settles, 0 for one kept whole.
+func fileTimeline(path string, hold int) (*events.Timeline, *spill.File) {
 	sp := spill.Open("import-" + fileTitle(path))
 	tl := events.NewTimeline()
-	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true})
+	tl.SetBodyStore(sp, events.SpillOptions{Quiet: true, Hold: hold})
 	return tl, sp
 }
 

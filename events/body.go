@@ -212,6 +212,20 @@ type SpillOptions struct {
 	// transcript (an export, whose output must not change with the
 	// machine, says it apart: SpillErr).
 	Quiet bool
+	// Hold is how many bytes of finished texts may wait in memory before
+	// they go to the store, the oldest first (0: each goes as it
+	// finishes). An export sets it: it writes and releases items soon
+	// after they finish, and a text released while it waits is never
+	// written to the file and read back. A run that goes on for hours
+	// without an end still keeps no more than Hold in memory.
+	Hold int
+}
+
+// heldText is a finished item's long text waiting in memory (Hold).
+type heldText struct {
+	it     *Item
+	n      int
+	result bool // the tool result's text, not the item's text and reasoning
 }
 
 // SetBodyStore makes the timeline keep finished texts in s instead of
@@ -255,8 +269,70 @@ func (t *Timeline) storeFailed(err error) {
 	}
 }
 
-// spillItem moves a finished item's long text and reasoning to the store.
+// spillItem moves a finished item's long text and reasoning to the store,
+// or holds them in memory for now (Hold).
 func (t *Timeline) spillItem(it *Item) {
+	if t.store == nil || it.Open {
+		return
+	}
+	if t.spill.Hold > 0 {
+		t.hold(heldText{it: it, n: t.storable(it.Text) + t.storable(it.Thinking)})
+		return
+	}
+	t.storeItem(it)
+}
+
+// storable is how much of a text of that length would go to the store.
+func (t *Timeline) storable(text string) int {
+	if len(text) < t.spill.Min {
+		return 0
+	}
+	return len(text)
+}
+
+// hold keeps a finished text in memory, and sends the oldest held to the
+// store while they pass Hold.
+func (t *Timeline) hold(h heldText) {
+	if h.n == 0 {
+		return
+	}
+	t.held = append(t.held, h)
+	t.heldSize += h.n
+	for t.heldSize > t.spill.Hold && len(t.held) > 0 {
+		t.storeHeld()
+	}
+}
+
+// storeHeld sends the oldest held text to the store.
+func (t *Timeline) storeHeld() {
+	h := t.held[0]
+	t.held[0] = heldText{}
+	t.held = t.held[1:]
+	t.heldSize -= h.n
+	if h.result {
+		t.storeResult(h.it, t.spill.Min)
+	} else {
+		t.storeItem(h.it)
+	}
+}
+
+// unhold forgets the held texts of released items: they are out of the
+// timeline, and their memory goes with them.
+func (t *Timeline) unhold() {
+	kept := t.held[:0]
+	for _, h := range t.held {
+		if int(h.it.pos) >= t.released {
+			kept = append(kept, h)
+		} else {
+			t.heldSize -= h.n
+		}
+	}
+	clear(t.held[len(kept):])
+	t.held = kept
+}
+
+// storeItem moves a finished item's long text and reasoning to the store.
+func (t *Timeline) storeItem(it *Item) {
 	if t.store == nil || it.Open {
 		return
 	}
@@ -287,11 +363,21 @@ func (it *Item) setThinking(s string) {
 // spillResult moves a finished tool result's text to the store, when its
 // details can be parsed again from the text (details a legacy structure
 // gave stay in memory with their text): the item keeps a record of where
-// it is, and a Result without the text and the details.
-func (t *Timeline) spillResult(it *Item) { t.spillResultFrom(it, t.spill.Min) }
+// it is, and a Result without the text and the details. With Hold, the
+// text waits in memory first.
+func (t *Timeline) spillResult(it *Item) {
+	if t.store != nil && t.spill.Hold > 0 {
+		if r := it.Tool.Result; r != nil && it.Tool.spill == nil {
+			t.hold(heldText{it: it, n: t.storable(r.Text), result: true})
+		}
+		return
+	}
+	t.storeResult(it, t.spill.Min)
+}
 
-// spillResultFrom is spillResult for a text of at least minLen bytes.
-func (t *Timeline) spillResultFrom(it *Item, minLen int) {
+// storeResult moves a finished tool result's text of at least minLen bytes
+// to the store (see spillResult).
+func (t *Timeline) storeResult(it *Item, minLen int) {
 	r := it.Tool.Result
 	if t.store == nil || r == nil || r.streaming || it.Tool.spill != nil || len(r.Text) < minLen {
 		return

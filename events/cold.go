@@ -42,6 +42,9 @@ func (t *Timeline) Freeze(keep int) {
 	if end <= t.frozenTo {
 		return
 	}
+	for len(t.held) > 0 { // a record holds its texts whole: store them first
+		t.storeHeld()
+	}
 	t.coldStore = t.store
 	if n := len(t.items) - len(t.frozen); n > 0 {
 		t.frozen = append(t.frozen, make([]coldRef, n)...)
@@ -88,7 +91,7 @@ func (t *Timeline) freezable(it *Item) bool {
 		return true
 	}
 	if it.Tool.spill == nil {
-		t.spillResultFrom(it, 0)
+		t.storeResult(it, 0)
 	}
 	return it.Tool.spill != nil
 }

@@ -87,6 +87,7 @@ func (t *Timeline) Release(n int) {
 	}
 	t.released += n
 	t.posts.dropBelow(t.released)
+	t.unhold()
 	kept := t.running[:0]
 	for _, it := range t.running {
 		if int(it.pos) >= t.released {

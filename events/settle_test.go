@@ -157,3 +157,48 @@ func TestPeekReadsWhatAtReads(t *testing.T) {
 		t.Error("Peek of an item a view holds is another copy of it")
 	}
 }
+
+// TestHeldTextsGoToTheStoreOverHold: with Hold, finished texts wait in
+// memory; once they pass Hold the oldest go to the store, a text released
+// while it waits never does, and every item reads its own text either way.
+func TestHeldTextsGoToTheStoreOverHold(t *testing.T) {
+	store := &memStore{}
+	tl := NewTimeline()
+	tl.SetBodyStore(store, SpillOptions{Min: 1, Hold: 100})
+	out := func(i int) string { return strconv.Itoa(i) + strings.Repeat(" output", 5) } // 36 or 37 bytes
+	run := func(from, to int) {
+		for i := from; i < to; i++ {
+			id := strconv.Itoa(i)
+			call := ToolCall{ID: "c" + id, Name: "execute_command", Args: []byte(`{"command":"ls"}`)}
+			tl.Apply(Event{Kind: KindPreToolCall, ID: "q" + id, Tool: &ToolEvent{Call: call}})
+			tl.Apply(Event{Kind: KindPostToolCall, ID: "p" + id, Tool: &ToolEvent{Call: call, Result: &ToolResult{Text: out(i)}}})
+		}
+	}
+	run(0, 2)
+	if store.b.Len() != 0 {
+		t.Fatalf("two outputs under Hold went to the store: %q", store.b.String())
+	}
+	run(2, 4) // four outputs: 146 bytes, the two oldest must go
+	if got := store.b.String(); got != out(0)+out(1) {
+		t.Fatalf("over Hold the store holds %q, want the two oldest outputs", got)
+	}
+	tl.Apply(Event{Kind: KindPostConversation})
+	items := tl.Items()
+	for i, it := range items {
+		if got := it.Tool.OutputText(); got != out(i) {
+			t.Errorf("item %d reads %q, want %q", i, got, out(i))
+		}
+	}
+	if !items[0].Tool.OutputStored() || items[3].Tool.OutputStored() {
+		t.Errorf("stored: first %v, last %v; want the first only", items[0].Tool.OutputStored(), items[3].Tool.OutputStored())
+	}
+	tl.Release(tl.Settled()) // an export wrote them: the held ones never go
+	run(4, 6)
+	if got := store.b.String(); got != out(0)+out(1) {
+		t.Errorf("released texts went to the store after all: %q", got)
+	}
+	run(6, 8)
+	if got := store.b.String(); got != out(0)+out(1)+out(4)+out(5) {
+		t.Errorf("after the release the store holds %q, want the oldest texts held since", got)
+	}
+}

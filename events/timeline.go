@@ -30,6 +30,8 @@ type Timeline struct {
 	store    BodyStore // where long finished texts go (nil: memory)
 	spill    SpillOptions
 	spillErr error                    // why store stopped taking texts
+	held     []heldText               // finished texts waiting in memory, oldest first (SpillOptions.Hold)
+	heldSize int                      // their bytes
 	shells   map[shellKey]*ToolResult // shared Results of spilled outputs (spilledShell)
 
 	unqueued    idset.Set // message ids the daemon consumed or dropped (one a turn: hashed)
