@@ -506,7 +506,7 @@ func UnquoteChecked(raw []byte) (string, bool) {
 		return Unquote(raw)
 	}
 	body := raw[i+1 : j-1]
-	if len(body) <= smallString {
+	if len(body) < smallString {
 		return unquoteSmall(raw, body)
 	}
 	k := bytes.IndexByte(body, '\\')
@@ -547,13 +547,14 @@ func UnquoteChecked(raw []byte) (string, bool) {
 	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
 }
 
-// smallString is the size up to which UnquoteChecked reads a string in
+// smallString is the size below which UnquoteChecked reads a string in
 // one pass, into a buffer on the stack, and copies the value out of it at
-// its exact size: most strings of a stream are this small, and two passes
-// over each (to measure it, then to copy it) cost more than the copy.
-const smallString = 4 << 10
+// its exact size: two passes over each string of a stream (to measure it,
+// then to copy it) cost more than the copy. Above it the value is measured
+// (see exactFrom).
+const smallString = exactFrom
 
-// unquoteSmall is UnquoteChecked for a body of at most smallString bytes,
+// unquoteSmall is UnquoteChecked for a body of less than smallString bytes,
 // in one pass: its bytes outside ASCII are checked as they pass, and from
 // its first escape on (unescapeSmall) the runs between escapes are copied.
 // Invalid UTF-8 (whose U+FFFD may be longer than the byte it replaces) is
@@ -577,10 +578,24 @@ func unquoteSmall(raw, body []byte) (string, bool) {
 
 // unescapeSmall is unquoteSmall from the first escape, at body[p]. Valid
 // UTF-8 never grows when unescaped, so the value fits a buffer on the
-// stack, and it is copied out at its exact size.
+// stack of the body's size, the smallest of three that fits (a buffer is
+// zeroed on each call), and is copied out of it at its exact size.
 func unescapeSmall(raw, body []byte, p int) (string, bool) {
+	switch {
+	case len(body) <= 4<<10:
+		var scratch [4 << 10]byte
+		return unescapeInto(scratch[:0], raw, body, p)
+	case len(body) <= 16<<10:
+		var scratch [16 << 10]byte
+		return unescapeInto(scratch[:0], raw, body, p)
+	}
 	var scratch [smallString]byte
-	buf := append(scratch[:0], body[:p]...)
+	return unescapeInto(scratch[:0], raw, body, p)
+}
+
+// unescapeInto is unescapeSmall into buf, which has room for the body.
+func unescapeInto(buf, raw, body []byte, p int) (string, bool) {
+	buf = append(buf, body[:p]...)
 	buf, p = appendEscape(buf, body, p)
 	run := p
 	for {
