@@ -51,6 +51,7 @@ type eventReader struct {
 	bounds []int // ends of complete events in buf, ascending; bounds[head:] are pending
 	head   int
 	err    error // sticky error from src (io.EOF included)
+	busy   bool  // the last read filled all the room it was given
 
 	// Line state at the end of buf, carried across reads.
 	lineEmpty bool // no field bytes since the last line terminator
@@ -62,10 +63,17 @@ type eventReader struct {
 // be read past it.
 var errEventTooLarge = errors.New("event too large")
 
+// A read asks for at least eventReadChunk bytes, and for eventReadBusy
+// while reads come back full: a replay then reaches the subscriber in
+// runs of up to a quarter megabyte, each one hand-over between
+// goroutines, where 64 KB runs made a day-long replay wait on four times
+// as many. A stream gone quiet drops back to the small buffer, so that
+// many idle streams (a board of sessions) hold little.
 const (
-	eventReadChunk   = 64 << 10 // read from the network at least this much at a time
-	eventReadMax     = 1 << 20  // and at most this much
-	eventShrinkAbove = 4 << 20  // drop a buffer this large once it's empty
+	eventReadChunk   = 64 << 10  // read from the network at least this much at a time
+	eventReadBusy    = 256 << 10 // at least this much while reads come back full
+	eventReadMax     = 1 << 20   // and at most this much
+	eventShrinkAbove = 4 << 20   // drop a buffer this large once it's empty
 )
 
 // sideAbove is the size from which an event is side-lined.
@@ -295,23 +303,27 @@ func (e *eventReader) finalErr() error {
 // boundary list is empty while the buffer is compacted.
 func (e *eventReader) fill() {
 	e.bounds, e.head = e.bounds[:0], 0
+	room := eventReadChunk
+	if e.busy {
+		room = eventReadBusy
+	}
 	if e.r == len(e.buf) {
-		if cap(e.buf) > eventShrinkAbove {
+		if cap(e.buf) > eventShrinkAbove || !e.busy && cap(e.buf) > eventReadChunk {
 			e.buf = nil
 		}
 		e.buf, e.r = e.buf[:0], 0
 	}
-	if cap(e.buf)-len(e.buf) < eventReadChunk {
+	if cap(e.buf)-len(e.buf) < room {
 		if e.r > 0 {
 			n := copy(e.buf, e.buf[e.r:])
 			e.buf, e.r = e.buf[:n], 0
 		}
-		if cap(e.buf)-len(e.buf) < eventReadChunk {
+		if cap(e.buf)-len(e.buf) < room {
 			if len(e.buf) >= e.max {
 				e.err = fmt.Errorf("%w: more than %d MiB", errEventTooLarge, e.max>>20)
 				return
 			}
-			size := max(2*cap(e.buf), len(e.buf)+eventReadChunk)
+			size := max(2*cap(e.buf), len(e.buf)+room)
 			if size > eventShrinkAbove {
 				// A huge event is coming: room for the largest at once.
 				// Room never written costs no memory, where doubling on
@@ -326,7 +338,9 @@ func (e *eventReader) fill() {
 	start := len(e.buf)
 	// Reads are bounded so that little is read past a huge event: what
 	// follows it is moved to a new buffer when it is side-lined.
-	n, err := e.src.Read(e.buf[start:min(cap(e.buf), start+eventReadMax)])
+	window := e.buf[start:min(cap(e.buf), start+eventReadMax)]
+	n, err := e.src.Read(window)
+	e.busy = n == len(window)
 	e.buf = e.buf[:start+n]
 	e.scan(start)
 	if e.side != nil {
