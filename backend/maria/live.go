@@ -234,7 +234,7 @@ type streamItem struct {
 const (
 	batchMax    = 64
 	batchBytes  = 256 << 10
-	streamDepth = 8
+	streamDepth = 2
 )
 
 // bigFrame is the size from which Follow collects garbage once a frame is
