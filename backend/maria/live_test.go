@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -838,5 +839,36 @@ func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
 	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
 	if got := jsonl(t, f.tl); got != string(want) {
 		t.Fatalf("nothing more on its way before the last event was in:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestFollowHandsOverABurstWhole: events that arrive in one burst, with
+// the stream quiet after it, all reach the consumer without waiting for
+// another byte: steps cross to Follow's goroutine in batches, and the
+// last batch of a burst must not wait for a frame that is not coming.
+func TestFollowHandsOverABurstWhole(t *testing.T) {
+	t.Parallel()
+	const n = 500
+	var burst bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&burst, "event: maria\ndata: {\"id\":\"u%d\",\"created\":1774598434766,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"message %d\"}}\n\n", i, i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.Write(burst.Bytes())
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // open and quiet
+	}))
+	t.Cleanup(srv.Close)
+	start := time.Now()
+	f := follow(t, open(t, srv.URL+"/v1"), "t1", func(_ backend.Update, f *followed) bool {
+		return f.tl.Len() == n
+	})
+	if got := f.tl.Items()[n-1].Text; got != fmt.Sprintf("message %d", n-1) {
+		t.Errorf("the last item reads %q", got)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the burst took %v to come through", took)
 	}
 }
