@@ -67,23 +67,53 @@ func (m *Model) commitSearch(q string) {
 	if q == "" {
 		return
 	}
+	// The count also finds where findNext(+1) lands, so that a long
+	// session's stored outputs are read once, not twice.
+	start := m.scanStart(+1)
+	next, first := -1, -1
 	for i := range m.tl.Len() {
 		if m.rend.Contains(m.tl.Peek(i), q) {
 			m.search.matches++
+			if first < 0 {
+				first = i
+			}
+			if next < 0 && i > start {
+				next = i
+			}
 		}
 	}
 	if m.search.matches == 0 {
 		m.setFlash("no match for “"+q+"”", false)
 		return
 	}
-	m.findNext(+1)
+	if next < 0 {
+		next = first // wrapped
+	}
+	m.findNextAt(+1, next)
+}
+
+// scanStart is the item after which findNext looks for the next match
+// (dir>0) or before which for the previous one.
+func (m *Model) scanStart(dir int) int {
+	start := m.tr.sel
+	if start < 0 {
+		start = lastVisible(m.owners)
+		if dir > 0 {
+			start = max(m.tr.top-1, -1)
+		}
+	}
+	return start
 }
 
 // findNext moves to the next (dir>0) or previous match, wrapping around:
 // within the selected item when it is an expanded tool (row by row), else
 // to the next item containing the query. It scans text only; just the
 // landing rows are laid out.
-func (m *Model) findNext(dir int) {
+func (m *Model) findNext(dir int) { m.findNextAt(dir, -1) }
+
+// findNextAt is findNext that, past a match inside the selected item,
+// lands on item known without looking for it (-1: look).
+func (m *Model) findNextAt(dir, known int) {
 	q := m.search.query
 	if q == "" {
 		m.setFlash("no search — press / first", false)
@@ -108,16 +138,12 @@ func (m *Model) findNext(dir int) {
 			return
 		}
 	}
-	start := m.tr.sel
-	if start < 0 {
-		start = lastVisible(m.owners)
-		if dir > 0 {
-			start = max(m.tr.top-1, -1)
-		}
-	}
+	start := m.scanStart(dir)
 	for k := 1; k <= n; k++ {
 		i := ((start+dir*k)%n + n) % n
-		if !m.rend.Contains(m.tl.Peek(i), q) {
+		if known >= 0 {
+			i = known
+		} else if !m.rend.Contains(m.tl.Peek(i), q) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
