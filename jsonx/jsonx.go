@@ -578,17 +578,40 @@ func unquoteSmall(raw, body []byte) (string, bool) {
 
 // unescapeSmall is unquoteSmall from the first escape, at body[p]. Valid
 // UTF-8 never grows when unescaped, so the value fits a buffer on the
-// stack of the body's size, the smallest of three that fits (a buffer is
-// zeroed on each call), and is copied out of it at its exact size.
+// stack of the body's size, the smallest of three that fits, and is copied
+// out of it at its exact size. Each size has a function of its own: a
+// buffer is zeroed on each call, and a goroutine's stack grows to the
+// frame of the function, not of the string.
 func unescapeSmall(raw, body []byte, p int) (string, bool) {
 	switch {
 	case len(body) <= 4<<10:
-		var scratch [4 << 10]byte
-		return unescapeInto(scratch[:0], raw, body, p)
+		return unescape4K(raw, body, p)
 	case len(body) <= 16<<10:
-		var scratch [16 << 10]byte
-		return unescapeInto(scratch[:0], raw, body, p)
+		return unescape16K(raw, body, p)
 	}
+	return unescape64K(raw, body, p)
+}
+
+// Not inlined: its own frame (see unescapeSmall).
+//
+//go:noinline
+func unescape4K(raw, body []byte, p int) (string, bool) {
+	var scratch [4 << 10]byte
+	return unescapeInto(scratch[:0], raw, body, p)
+}
+
+// Not inlined: its own frame (see unescapeSmall).
+//
+//go:noinline
+func unescape16K(raw, body []byte, p int) (string, bool) {
+	var scratch [16 << 10]byte
+	return unescapeInto(scratch[:0], raw, body, p)
+}
+
+// Not inlined: its own frame (see unescapeSmall).
+//
+//go:noinline
+func unescape64K(raw, body []byte, p int) (string, bool) {
 	var scratch [smallString]byte
 	return unescapeInto(scratch[:0], raw, body, p)
 }
