@@ -57,7 +57,7 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// specialOrHighString is specialOrHigh for a string.
+// specialOrHighString is specialOrHighIn for a string.
 func specialOrHighString(s string, i int) int { return specialOrHighIn(s, i) }
 
 // AppendCompact appends raw, one valid JSON value, without the white space

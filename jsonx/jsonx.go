@@ -554,90 +554,52 @@ func UnquoteChecked(raw []byte) (string, bool) {
 // (see exactFrom).
 const smallString = exactFrom
 
-// unquoteSmall is UnquoteChecked for a body of less than smallString bytes,
-// in one pass: its bytes outside ASCII are checked as they pass, and from
-// its first escape on (unescapeSmall) the runs between escapes are copied.
-// Invalid UTF-8 (whose U+FFFD may be longer than the byte it replaces) is
-// left to Unquote.
-func unquoteSmall(raw, body []byte) (string, bool) {
-	for p := 0; ; {
-		p = backslashOrHigh(body, p)
-		switch {
-		case p >= len(body):
-			return string(body), true
-		case body[p] == '\\':
-			return unescapeSmall(raw, body, p)
-		}
-		r, size := utf8.DecodeRune(body[p:])
-		if r == utf8.RuneError && size == 1 {
-			return Unquote(raw)
-		}
-		p += size
-	}
-}
-
-// unescapeSmall is unquoteSmall from the first escape, at body[p]. Valid
-// UTF-8 never grows when unescaped, so the value fits a buffer on the
-// stack of the body's size, the smallest of three that fits, and is copied
+// unquoteSmall is UnquoteChecked for a body of less than smallString
+// bytes: with an escape, appendBody reads it in one pass (checking its
+// bytes outside ASCII as they pass) into a buffer on the stack of the
+// body's size, the smallest of three that fits, and the value is copied
 // out of it at its exact size. Each size has a function of its own: a
 // buffer is zeroed on each call, and a goroutine's stack grows to the
-// frame of the function, not of the string.
-func unescapeSmall(raw, body []byte, p int) (string, bool) {
+// frame of the function, not of the string. (Invalid UTF-8, whose U+FFFD
+// is longer than the byte it replaces, may outgrow the buffer: append
+// then moves it to the heap.)
+func unquoteSmall(raw, body []byte) (string, bool) {
 	switch {
+	case bytes.IndexByte(body, '\\') < 0:
+		if !utf8.Valid(body) {
+			return Unquote(raw)
+		}
+		return string(body), true
 	case len(body) <= 4<<10:
-		return unescape4K(raw, body, p)
+		return unescape4K(body), true
 	case len(body) <= 16<<10:
-		return unescape16K(raw, body, p)
+		return unescape16K(body), true
 	}
-	return unescape64K(raw, body, p)
+	return unescape64K(body), true
 }
 
-// Not inlined: its own frame (see unescapeSmall).
+// Not inlined: its own frame (see unquoteSmall).
 //
 //go:noinline
-func unescape4K(raw, body []byte, p int) (string, bool) {
+func unescape4K(body []byte) string {
 	var scratch [4 << 10]byte
-	return unescapeInto(scratch[:0], raw, body, p)
+	return string(appendBody(scratch[:0], body))
 }
 
-// Not inlined: its own frame (see unescapeSmall).
+// Not inlined: its own frame (see unquoteSmall).
 //
 //go:noinline
-func unescape16K(raw, body []byte, p int) (string, bool) {
+func unescape16K(body []byte) string {
 	var scratch [16 << 10]byte
-	return unescapeInto(scratch[:0], raw, body, p)
+	return string(appendBody(scratch[:0], body))
 }
 
-// Not inlined: its own frame (see unescapeSmall).
+// Not inlined: its own frame (see unquoteSmall).
 //
 //go:noinline
-func unescape64K(raw, body []byte, p int) (string, bool) {
+func unescape64K(body []byte) string {
 	var scratch [smallString]byte
-	return unescapeInto(scratch[:0], raw, body, p)
-}
-
-// unescapeInto is unescapeSmall into buf, which has room for the body.
-func unescapeInto(buf, raw, body []byte, p int) (string, bool) {
-	buf = append(buf, body[:p]...)
-	buf, p = appendEscape(buf, body, p)
-	run := p
-	for {
-		p = backslashOrHigh(body, p)
-		if p >= len(body) {
-			return string(append(buf, body[run:]...)), true
-		}
-		if body[p] >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(body[p:])
-			if r == utf8.RuneError && size == 1 {
-				return Unquote(raw)
-			}
-			p += size
-			continue
-		}
-		buf = append(buf, body[run:p]...)
-		buf, p = appendEscape(buf, body, p)
-		run = p
-	}
+	return string(appendBody(scratch[:0], body))
 }
 
 // backslashOrHigh returns the index of the first backslash or byte outside
@@ -792,7 +754,7 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 // quotes).
 func appendBody(buf, body []byte) []byte {
 	for j := 0; ; {
-		k := specialOrHigh(body, j)
+		k := backslashOrHigh(body, j) // a checked body has no quote or control byte
 		buf = append(buf, body[j:k]...)
 		if k == len(body) {
 			return buf
@@ -865,11 +827,9 @@ func escapedRune(body []byte, k int) (rune, int) {
 	return r, j
 }
 
-// specialOrHigh is special that also stops at bytes outside ASCII.
-func specialOrHigh(s []byte, i int) int { return specialOrHighIn(s, i) }
-
-// specialOrHighIn is specialOrHigh for bytes or a string: eight bytes at a
-// time, the first quote, backslash, control byte or non-ASCII byte.
+// specialOrHighIn is special that also stops at bytes outside ASCII, for
+// bytes or a string: eight bytes at a time, the first quote, backslash,
+// control byte or non-ASCII byte.
 func specialOrHighIn[T ~string | ~[]byte](s T, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		v := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
