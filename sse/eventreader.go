@@ -63,16 +63,18 @@ type eventReader struct {
 // be read past it.
 var errEventTooLarge = errors.New("event too large")
 
-// A read asks for at least eventReadChunk bytes, and for eventReadBusy
-// while reads come back full: a replay then reaches the subscriber in
-// runs of up to a quarter megabyte, each one hand-over between
-// goroutines, where 64 KB runs made a day-long replay wait on four times
-// as many. A stream gone quiet drops back to the small buffer, so that
-// many idle streams (a board of sessions) hold little.
+// A read asks for eventReadChunk bytes, and for eventReadBusy while
+// reads come back full: a replay then reaches the subscriber in runs of
+// up to a quarter megabyte, each one hand-over between goroutines, where
+// 64 KB runs made a day-long replay wait on four times as many. A read
+// asks for no more, even when the buffer has grown larger: a run is held
+// whole until its last event is decoded, and while the consumer falls
+// behind two runs wait, so megabyte runs held four times the memory for
+// no gain in speed. A stream gone quiet drops back to the small buffer,
+// so that many idle streams (a board of sessions) hold little.
 const (
-	eventReadChunk   = 64 << 10  // read from the network at least this much at a time
-	eventReadBusy    = 256 << 10 // at least this much while reads come back full
-	eventReadMax     = 1 << 20   // and at most this much
+	eventReadChunk   = 64 << 10  // read from the network this much at a time
+	eventReadBusy    = 256 << 10 // this much while reads come back full
 	eventShrinkAbove = 4 << 20   // drop a buffer this large once it's empty
 )
 
@@ -336,9 +338,10 @@ func (e *eventReader) fill() {
 		}
 	}
 	start := len(e.buf)
-	// Reads are bounded so that little is read past a huge event: what
-	// follows it is moved to a new buffer when it is side-lined.
-	window := e.buf[start:min(cap(e.buf), start+eventReadMax)]
+	// Reads are bounded (see eventReadBusy), which also keeps what is read
+	// past a huge event small: it is moved to a new buffer when the event
+	// is side-lined.
+	window := e.buf[start:min(cap(e.buf), start+room)]
 	n, err := e.src.Read(window)
 	e.busy = n == len(window)
 	e.buf = e.buf[:start+n]
