@@ -128,6 +128,9 @@ type streamBatchMsg struct {
 	// Ended is set once, when the stream function returned; Err is why.
 	Ended bool
 	Err   error
+	// Behind: the batch was cut by its size (batchBytesMax), so the
+	// stream is ahead of the UI and more is already waiting.
+	Behind bool
 }
 
 // eventChunks are events in order, in chunks: a replay's tens of
@@ -226,7 +229,10 @@ type batcher struct {
 	state *connState
 	ended bool
 	err   error
-	last  time.Time // when the stream last added something
+	// sending: a full batch was taken and the UI has not received it
+	// yet; the stream waits for it as for a full batch.
+	sending bool
+	last    time.Time // when the stream last added something
 	// backlog is what the stream's latest step said of what follows it
 	// (BacklogUnknown from a backend that does not tell).
 	backlog backend.Backlog
@@ -294,11 +300,12 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 	}
 }
 
-// waitRoom waits until the full batch was taken (or the flusher ended).
+// waitRoom waits until the full batch reached the UI (or the flusher
+// ended).
 func (b *batcher) waitRoom() {
 	for {
 		b.mu.Lock()
-		full := b.size >= batchBytesMax
+		full := b.size >= batchBytesMax || b.sending
 		b.mu.Unlock()
 		if !full {
 			return
@@ -352,10 +359,19 @@ func (b *batcher) end(err error) {
 func (b *batcher) take() streamBatchMsg {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	msg := streamBatchMsg{Events: b.evs, Tasks: b.tasks, State: b.state, Ended: b.ended, Err: b.err}
+	msg := streamBatchMsg{Events: b.evs, Tasks: b.tasks, State: b.state, Ended: b.ended, Err: b.err,
+		Behind: b.size >= batchBytesMax}
+	b.sending = msg.Behind
 	b.evs, b.nevs, b.size, b.tasks, b.state = nil, 0, 0, nil, nil
-	poke(b.taken)
 	return msg
+}
+
+// sent records that the UI received the batch take returned.
+func (b *batcher) sent() {
+	b.mu.Lock()
+	b.sending = false
+	b.mu.Unlock()
+	poke(b.taken)
 }
 
 // flush hands batches to the UI until ctx ends or the stream ended and
@@ -460,6 +476,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		if len(msg.Events) > 0 || msg.Tasks != nil || msg.State != nil || msg.Ended {
 			send(msg)
 		}
+		b.sent()
 		if msg.Ended {
 			return
 		}

@@ -129,8 +129,8 @@ func TestBatcherNeverBlocksTheStream(t *testing.T) {
 }
 
 // A replay read faster than the UI applies it waits for the UI once a
-// batch holds batchBytesMax, instead of piling up on the heap; every event
-// still arrives, in order.
+// batch holds batchBytesMax, until the UI has received that batch, instead
+// of piling up on the heap; every event still arrives, in order.
 func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	bt := newBatcher()
@@ -157,7 +157,8 @@ func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
 		}
 	}()
 	// The UI takes nothing: the stream stops once a full batch waits for
-	// the UI and the next is full too.
+	// the UI (a second batch, filled meanwhile, held another 2 MB of a
+	// replay in memory while the UI was busy with the first).
 	per := batchBytesMax >> 20
 	taken := 0
 	for quiet := false; !quiet; {
@@ -168,8 +169,8 @@ func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
 			quiet = true
 		}
 	}
-	if taken >= n || taken > 2*per {
-		t.Fatalf("the stream handed over %d MB while the UI took nothing: more than two batches of %d MB", taken, per)
+	if taken > per {
+		t.Fatalf("the stream handed over %d MB while the UI took nothing: more than a batch of %d MB", taken, per)
 	}
 	got := 0
 	for got < n {
