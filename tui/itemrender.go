@@ -38,6 +38,10 @@ type itemRenderer interface {
 	Find(it *events.Item, o itemOpts, query string, from, dir int) (int, bool)
 	// Highlight marks case-insensitive matches of query in a rendered line.
 	Highlight(line, query string) string
+	// CatchingUp says whether the UI is behind its stream (see
+	// Model.setCatchingUp): what is drawn then is off the screen by the
+	// next frame, and is not worth keeping drawn.
+	CatchingUp(on bool)
 }
 
 // height and rows give the transcript item i's size and some of its lines

@@ -54,6 +54,8 @@ type Model struct {
 	themeFixed bool // set by flag or NO_COLOR: ignore background replies
 	ch         chrome.Chrome
 	rend       itemRenderer
+	// catchingUp: the task stream is ahead of the UI (setCatchingUp).
+	catchingUp bool
 
 	w, h    int
 	now     time.Time
@@ -164,6 +166,7 @@ func (nopControl) WatchTask(uint64, string) {}
 func (m *Model) applyTheme() {
 	m.ch = newChrome(m.theme)
 	m.rend = newItemRenderer(m.theme, m.ch)
+	m.rend.CatchingUp(m.catchingUp)
 	m.memoRule, m.memoComp, m.memoStatus, m.memoHints = memo{}, memo{}, memo{}, memo{}
 	m.comp.setTheme(m.theme)
 	m.newTask.setTheme(m.theme)

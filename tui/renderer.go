@@ -41,3 +41,18 @@ func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int)
 // Highlight restyles only lines that match: a matching line loses its own
 // colours, which must not happen to every visible line.
 func (a richRenderer) Highlight(line, query string) string { return a.match.Line(line, query) }
+
+// catchUpCacheLimit bounds the render cache while the UI catches up with
+// its stream: a few screens, where the usual bound keeps thousands. A
+// day-long replay draws a new tail each frame; kept at the usual bound,
+// those drawings grew with the replay's length (3 MB of the TUI's peak
+// at 100,000 events) though nobody will page back to them drawn.
+const catchUpCacheLimit = 512 << 10
+
+func (a richRenderer) CatchingUp(on bool) {
+	if on {
+		a.r.SetCacheLimit(catchUpCacheLimit)
+	} else {
+		a.r.SetCacheLimit(0) // the default
+	}
+}

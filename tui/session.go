@@ -74,6 +74,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.search = searchState{}
 	m.conn, m.connSeen, m.streamErr = connState{}, false, nil
+	m.setCatchingUp(false)
 	m.queueOpen, m.canceling = false, false
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.comp.reset()
@@ -90,6 +91,7 @@ func (m *Model) detach() tea.Cmd {
 	m.saveDraft()
 	m.gen++
 	m.ctl.WatchTask(m.gen, "")
+	m.setCatchingUp(false)
 	m.mode = modeList
 	m.overlay = ovNone
 	m.list.selectID(m.task.ID)
@@ -139,13 +141,20 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if msg.Events.Len() > 0 {
 		m.warm.streamAt = m.now
 	}
-	for ev := range msg.Events.All() {
-		if isResetEvent(ev) {
-			m.restartTimeline()
-			continue
+	m.setCatchingUp(msg.Behind && !msg.Ended)
+	for c, chunk := range msg.Events {
+		for i := range chunk {
+			ev := &chunk[i]
+			if isResetEvent(ev) {
+				m.restartTimeline()
+				continue
+			}
+			m.tl.Apply(*ev)
+			m.held.event(*ev, m.tl.Status())
 		}
-		m.tl.Apply(*ev)
-		m.held.event(*ev, m.tl.Status())
+		// Applied: the chunk's texts can go while the rest of a replay's
+		// batch (megabytes) is applied.
+		msg.Events[c] = nil
 	}
 	m.tl.Freeze(m.hotItems)
 	if msg.Ended && msg.Err != nil && !errors.Is(msg.Err, context.Canceled) {
@@ -158,6 +167,15 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		m.todosOpen = false
 	}
 	return nil
+}
+
+// setCatchingUp records whether the UI is behind the task stream: while
+// it is (a long replay), the renderer keeps little of what it draws.
+func (m *Model) setCatchingUp(on bool) {
+	if on != m.catchingUp {
+		m.catchingUp = on
+		m.rend.CatchingUp(on)
+	}
 }
 
 // applyTasks takes the watched task list. The attached task takes what
