@@ -164,13 +164,13 @@ func TestSweepRemovesDeadProcessFiles(t *testing.T) {
 	if !lockable() {
 		t.Skip("no flock here: nothing is swept")
 	}
-	dir := t.TempDir()
 	if os.Getenv("SPILL_CHILD_DIR") != "" {
 		f := OpenIn(os.Getenv("SPILL_CHILD_DIR"), "crash")
 		f.Put("left behind")
 		f.Flush()
-		os.Exit(0) // no Close: as a crash would
+		os.Exit(0) // no Close: as a crash would (and before a TempDir of its own, which it would leave behind)
 	}
+	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSweepRemovesDeadProcessFiles$")
 	cmd.Env = append(os.Environ(), "SPILL_CHILD_DIR="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
