@@ -468,9 +468,6 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			}
 		}
 		start := time.Now()
-		b.mu.Lock()
-		full := b.size >= batchBytesMax
-		b.mu.Unlock()
 		msg := b.take()
 		msg.Src, msg.Gen = src, gen
 		if len(msg.Events) > 0 || msg.Tasks != nil || msg.State != nil || msg.Ended {
@@ -483,7 +480,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		// Hold the next batch back until the frame is over, unless this
 		// one was cut by its size: the stream is waiting and the UI has
 		// taken this one already.
-		if full {
+		if msg.Behind {
 			continue
 		}
 		if wait := frameInterval - time.Since(start); wait > 0 && !sleep(wait) {
