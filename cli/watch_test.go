@@ -370,7 +370,12 @@ backend = "suna"
 func TestWatchPrintsFailedRuns(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	d := fakedaemon.New(fakedaemon.Options{Dialect: "head", Speed: fastSpeed, Seed: 7})
+	// maria's daemon writes a change's task as it is when written: a run
+	// that fails before its "generating" change is written (8 ms at
+	// fastSpeed, less than a loaded CI machine may take to schedule the
+	// stream's writer) reads idle twice and is never seen. The failing
+	// run takes 200 ms here.
+	d := fakedaemon.New(fakedaemon.Options{Dialect: "head", Speed: 4, Seed: 7})
 	msrv, err := d.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
