@@ -8,7 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/cli"
 	"github.com/perch-tui/perch/internal/prof"
-	// Attocode's session stores are SQLite databases (backend/attocode).
+	// Attocode's session stores are SQLite databases (client/attocode).
 )
 
 func main() {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
@@ -65,10 +65,10 @@ func BenchmarkIdleBoard50(b *testing.B) {
 	pURL := serve(b, p.Serve)
 
 	var sources []board.Source
-	for _, src := range []struct{ name, url string }{{backend.Maria, msrv.URL}, {backend.Suna, sURL}, {backend.Pynchy, pURL}} {
+	for _, src := range []struct{ name, url string }{{client.Maria, msrv.URL}, {client.Suna, sURL}, {client.Pynchy, pURL}} {
 		sources = append(sources, board.Source{Name: src.name, System: src.name, URL: src.url,
-			Open: func(ctx context.Context) (backend.Backend, error) {
-				return registry.Open(ctx, src.name, backend.Config{URL: src.url})
+			Open: func(ctx context.Context) (client.Backend, error) {
+				return registry.Open(ctx, src.name, client.Config{URL: src.url})
 			}})
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -20,10 +20,10 @@ type Source struct {
 	Name   string // unique among the sources; shown on every row
 	System string // the system named for it, "" when asked of the URL
 	URL    string // for people and for Marks' keys; never with a token
-	// Open opens its backend (through backend/registry: the caller knows
+	// Open opens its backend (through client/registry: the caller knows
 	// how). An error that is *WrongSystemError, or wraps ErrRefused or an
 	// HTTP 401/403, is shown as such on the source's row.
-	Open func(ctx context.Context) (backend.Backend, error)
+	Open func(ctx context.Context) (client.Backend, error)
 }
 
 // ErrRefused is wrapped by an Open error that means the server refused
@@ -191,26 +191,26 @@ func (b *Board) setSessions(src string, ts []events.Task, sum *summarizer) {
 	}
 }
 
-// Bounds of the summary reads (backend.RunSummarizer) of one source.
+// Bounds of the summary reads (client.RunSummarizer) of one source.
 const (
 	maxSummaries   = 4                // at once
 	summaryTimeout = 15 * time.Second // each
 )
 
 // summarizer reads how each run a source's list shows ended: one bounded
-// read per run end (backend.RunSummarizer), never per list, at most
+// read per run end (client.RunSummarizer), never per list, at most
 // maxSummaries at a time; a read that fails becomes the row's note and
 // holds up nothing else.
 type summarizer struct {
 	b   *Board
 	ctx context.Context
 	src string
-	rs  backend.RunSummarizer
+	rs  client.RunSummarizer
 	sem chan struct{}
 }
 
-func (b *Board) newSummarizer(ctx context.Context, src string, be backend.Backend) *summarizer {
-	rs, ok := be.(backend.RunSummarizer)
+func (b *Board) newSummarizer(ctx context.Context, src string, be client.Backend) *summarizer {
+	rs, ok := be.(client.RunSummarizer)
 	if !ok {
 		return nil
 	}
@@ -261,12 +261,12 @@ func (b *Board) run(ctx context.Context, src Source) {
 			held := make(chan struct{})
 			go func() { defer close(held); b.watchHeld(hctx, src.Name, be.URL()) }()
 			sum := b.newSummarizer(ctx, src.Name, be)
-			err = backend.WatchSessions(ctx, be, b.opts.Poll,
+			err = client.WatchSessions(ctx, be, b.opts.Poll,
 				func(ts []events.Task) {
 					wait = time.Second // it answered: the next failure starts over
 					b.setSessions(src.Name, ts, sum)
 				},
-				func(cs backend.ConnState) { b.setConn(fromConn(src.Name, cs)) })
+				func(cs client.ConnState) { b.setConn(fromConn(src.Name, cs)) })
 			stop()
 			<-held
 		}
@@ -286,7 +286,7 @@ func (b *Board) run(ctx context.Context, src Source) {
 }
 
 // fromConn is a source's state from its watch's connection state.
-func fromConn(name string, cs backend.ConnState) SourceState {
+func fromConn(name string, cs client.ConnState) SourceState {
 	st := SourceState{Name: name, Since: cs.Since}
 	switch cs.Phase {
 	case sse.PhaseLive:
@@ -320,11 +320,11 @@ func classify(name string, err error) SourceState {
 		st.Err = err.Error()
 	case refused(err):
 		st.Conn = Refused
-		st.Err = backend.Reason(err)
+		st.Err = client.Reason(err)
 	default:
 		// What a person acts on ("connection refused"), not the URL
 		// they configured, which the row names already.
-		st.Err = backend.Reason(err)
+		st.Err = client.Reason(err)
 	}
 	return st
 }
@@ -335,7 +335,7 @@ func refused(err error) bool {
 		return true
 	}
 	auth := func(code int) bool { return code == http.StatusUnauthorized || code == http.StatusForbidden }
-	var he *backend.HTTPError
+	var he *client.HTTPError
 	if errors.As(err, &he) && auth(he.Status) {
 		return true
 	}

@@ -7,20 +7,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
 // scripted is a backend whose session list the test hands out, and whose
 // run summaries it counts.
 type scripted struct {
-	backend.Backend // nil: only what the board uses is implemented
-	lists           chan []events.Task
-	mu              sync.Mutex
-	calls           map[string]int
-	sum             map[string]events.RunSummary
-	err             map[string]error
+	client.Backend // nil: only what the board uses is implemented
+	lists          chan []events.Task
+	mu             sync.Mutex
+	calls          map[string]int
+	sum            map[string]events.RunSummary
+	err            map[string]error
 }
 
 func (s *scripted) Name() string { return "scripted" }
@@ -72,7 +72,7 @@ func TestBoardSummarizesEachRunEndOnce(t *testing.T) {
 	changes := make(chan board.Change, 16)
 	ctx, cancel := context.WithCancel(context.Background())
 	bd := board.Start(ctx, []board.Source{{Name: "src", URL: "http://scripted",
-		Open: func(context.Context) (backend.Backend, error) { return be, nil }}},
+		Open: func(context.Context) (client.Backend, error) { return be, nil }}},
 		board.Options{OnChange: func(c board.Change) { changes <- c }})
 	defer func() { cancel(); bd.Wait() }()
 

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 )
 
 // urlExample is each backend's usual base URL, for messages.
 var urlExample = map[string]string{
-	backend.Maria:  "http://localhost:8090/v1",
-	backend.Suna:   "http://localhost:8000/v1",
-	backend.Pynchy: "http://localhost:8484",
+	client.Maria:  "http://localhost:8090/v1",
+	client.Suna:   "http://localhost:8000/v1",
+	client.Pynchy: "http://localhost:8484",
 }
 
 func getenv(env Env, k string) string {
@@ -92,7 +92,7 @@ func checkToken(env Env, token, from string) error {
 func (c *conn) header() (http.Header, error) {
 	h := http.Header{}
 	for _, raw := range c.headers {
-		name, value, err := backend.ParseHeader(raw)
+		name, value, err := client.ParseHeader(raw)
 		if err != nil {
 			return nil, usageError{msg: err.Error()}
 		}
@@ -106,46 +106,46 @@ func (c *conn) header() (http.Header, error) {
 // URL (from none of them) the registry discovers the daemon of this
 // machine. The config file's token_command runs only when there is a URL
 // and no token from a flag or the environment.
-func (c *conn) config(ctx context.Context, env Env) (string, backend.Config, error) {
+func (c *conn) config(ctx context.Context, env Env) (string, client.Config, error) {
 	if c.mariaOnly {
 		h, err := c.header()
-		return backend.Maria, backend.Config{URL: c.url, Header: h, LookupHost: env.LookupHost}, err
+		return client.Maria, client.Config{URL: c.url, Header: h, LookupHost: env.LookupHost}, err
 	}
 	s, err := c.resolve(env)
 	if err != nil {
-		return "", backend.Config{}, err
+		return "", client.Config{}, err
 	}
 	if err := checkToken(env, s.token.value, s.token.from); err != nil {
-		return "", backend.Config{}, err
+		return "", client.Config{}, err
 	}
 	name := s.backend.value
 	if name != "" {
 		if _, err := registry.Default().Lookup(name); err != nil {
-			return "", backend.Config{}, usagef("%s must be one of %s, not %q%s", s.backend.from, strings.Join(registry.LiveNames(), ", "), name, didYouMean(name, registry.LiveNames()))
+			return "", client.Config{}, usagef("%s must be one of %s, not %q%s", s.backend.from, strings.Join(registry.LiveNames(), ", "), name, didYouMean(name, registry.LiveNames()))
 		}
 	}
 	h, err := c.header()
 	if err != nil {
-		return "", backend.Config{}, err
+		return "", client.Config{}, err
 	}
-	cfg := backend.Config{Token: s.token.value, Header: h, LookupHost: env.LookupHost, URL: s.url.value}
+	cfg := client.Config{Token: s.token.value, Header: h, LookupHost: env.LookupHost, URL: s.url.value}
 	if cfg.URL != "" {
 		if cfg.Token == "" && s.conf.file.TokenCommand != "" {
 			if cfg.Token, err = runTokenCommand(ctx, env, s.conf); err != nil {
-				return "", backend.Config{}, err
+				return "", client.Config{}, err
 			}
 			if err := checkToken(env, cfg.Token, "token_command"); err != nil {
-				return "", backend.Config{}, err
+				return "", client.Config{}, err
 			}
 		}
 		return name, cfg, nil
 	}
 	if name != "" && name != registry.Local {
-		return "", backend.Config{}, usagef("--backend %s needs the server's URL: --url, PERCH_URL or url in the config file (e.g. %s)", name, urlExample[name])
+		return "", client.Config{}, usagef("--backend %s needs the server's URL: --url, PERCH_URL or url in the config file (e.g. %s)", name, urlExample[name])
 	}
 	name, cfg.URL, err = registry.Discover(env.Home)
 	if err != nil {
-		return "", backend.Config{}, &noDaemonError{err}
+		return "", client.Config{}, &noDaemonError{err}
 	}
 	cfg.Discovered = true
 	return name, cfg, nil
@@ -162,7 +162,7 @@ func (c *conn) config(ctx context.Context, env Env) (string, backend.Config, err
 //     daemon is down is kept as always and the error says what failed.
 //
 // A command that opens twice (the UI commands) gets the same backend.
-func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
+func (c *conn) open(ctx context.Context, env Env) (client.Backend, error) {
 	return c.openAs(ctx, env, false)
 }
 
@@ -171,11 +171,11 @@ func (c *conn) open(ctx context.Context, env Env) (backend.Backend, error) {
 // there were other backends (a proxy or server that serves a task's
 // stream but not maria's daemon stream still works, and errors are
 // maria's own).
-func (c *conn) openStream(ctx context.Context, env Env) (backend.Backend, error) {
+func (c *conn) openStream(ctx context.Context, env Env) (client.Backend, error) {
 	return c.openAs(ctx, env, true)
 }
 
-func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backend, error) {
+func (c *conn) openAs(ctx context.Context, env Env, stream bool) (client.Backend, error) {
 	if c.opened != nil {
 		return c.opened, nil
 	}
@@ -190,17 +190,17 @@ func (c *conn) openAs(ctx context.Context, env Env, stream bool) (backend.Backen
 	b, probed, err := reg.OpenProbed(ctx, name, cfg)
 	var none *registry.NoBackendError
 	if name == "" && errors.As(err, &none) {
-		if _, lerr := reg.Lookup(backend.Maria); lerr == nil {
+		if _, lerr := reg.Lookup(client.Maria); lerr == nil {
 			switch {
 			case stream:
-				b, err = reg.Open(ctx, backend.Maria, cfg)
+				b, err = reg.Open(ctx, client.Maria, cfg)
 				if err != nil {
 					return nil, err
 				}
 				c.opened = b
 				return b, nil
 			case none.Unreachable:
-				if mb, merr := reg.Open(ctx, backend.Maria, cfg); merr == nil {
+				if mb, merr := reg.Open(ctx, client.Maria, cfg); merr == nil {
 					c.opened = mb
 					return mb, nil
 				}

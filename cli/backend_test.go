@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/testproxy"
 )
@@ -22,15 +22,15 @@ import (
 // unless caps says otherwise, without cancel (like pynchy or Suna).
 type stubBackend struct {
 	name, url string
-	caps      backend.Capabilities
+	caps      client.Capabilities
 	mu        sync.Mutex
 	busy      bool
 	sent      []string
 }
 
-func (s *stubBackend) Name() string                       { return s.name }
-func (s *stubBackend) URL() string                        { return s.url }
-func (s *stubBackend) Capabilities() backend.Capabilities { return s.caps }
+func (s *stubBackend) Name() string                      { return s.name }
+func (s *stubBackend) URL() string                       { return s.url }
+func (s *stubBackend) Capabilities() client.Capabilities { return s.caps }
 
 func (s *stubBackend) Sessions(context.Context) ([]events.Task, error) {
 	return []events.Task{{ID: "chat-alice", Name: "alice", Status: events.StatusIdle}, {ID: "chat-bob", Name: "bob", Status: events.StatusGenerating}}, nil
@@ -46,45 +46,45 @@ func (s *stubBackend) Session(ctx context.Context, q string) (events.Task, error
 	return events.Task{}, fmt.Errorf("no session %q", q)
 }
 
-func (s *stubBackend) Follow(ctx context.Context, id string, on func(backend.Update)) error {
+func (s *stubBackend) Follow(ctx context.Context, id string, on func(client.Update)) error {
 	s.mu.Lock()
 	var evs []events.Event
 	for i, text := range s.sent {
 		evs = append(evs, events.Event{Kind: events.KindUserMessage, ID: fmt.Sprint("u", i), Text: text})
 	}
 	s.mu.Unlock()
-	on(backend.Update{Events: evs, Synced: true})
+	on(client.Update{Events: evs, Synced: true})
 	<-ctx.Done()
 	return ctx.Err()
 }
 
-func (s *stubBackend) Send(_ context.Context, id string, m backend.Message) (backend.SendResult, error) {
+func (s *stubBackend) Send(_ context.Context, id string, m client.Message) (client.SendResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy {
-		return backend.SendResult{}, fmt.Errorf("session %s: %w", id, backend.ErrBusy)
+		return client.SendResult{}, fmt.Errorf("session %s: %w", id, client.ErrBusy)
 	}
 	s.sent = append(s.sent, m.Text)
-	return backend.SendResult{ID: fmt.Sprint("run-", len(s.sent))}, nil
+	return client.SendResult{ID: fmt.Sprint("run-", len(s.sent))}, nil
 }
 
 func (s *stubBackend) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
-	return nil, fmt.Errorf("%s has no cancel endpoint: %w", s.name, backend.ErrUnsupported)
+	return nil, fmt.Errorf("%s has no cancel endpoint: %w", s.name, client.ErrUnsupported)
 }
 
-func (s *stubBackend) Create(context.Context, backend.CreateRequest) (events.Task, error) {
-	return events.Task{}, backend.ErrUnsupported
+func (s *stubBackend) Create(context.Context, client.CreateRequest) (events.Task, error) {
+	return events.Task{}, client.ErrUnsupported
 }
 
 // withStub makes perch's registry answer every URL as the stub (maria is
 // listed but not live: it has no probe).
-func withStub(s backend.Backend, state string, env map[string]string) func(*Env) {
+func withStub(s client.Backend, state string, env map[string]string) func(*Env) {
 	return func(e *Env) {
 		e.registry = func() *registry.Registry {
 			return &registry.Registry{Systems: []registry.System{
-				{Name: backend.Maria},
-				{Name: s.Name(), Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
-					Open: func(cfg backend.Config) (backend.Backend, error) { return s, nil }},
+				{Name: client.Maria},
+				{Name: s.Name(), Probe: registry.ProbeOnly(func(context.Context, client.Config) error { return nil }),
+					Open: func(cfg client.Config) (client.Backend, error) { return s, nil }},
 			}}
 		}
 		e.Getenv = func(k string) string {
@@ -110,7 +110,7 @@ func stubRun(t *testing.T, tweak func(*Env), args ...string) result {
 // a sentence.
 func TestCommandsThroughABackend(t *testing.T) {
 	t.Parallel()
-	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
+	s := &stubBackend{name: client.Pynchy, url: "http://pynchy.test:8484", caps: client.Capabilities{Send: true, PipesFollowUps: true}}
 	state := t.TempDir()
 	tw := withStub(s, state, nil)
 	r := must(t, stubRun(t, tw, "tasks", "--url", s.url, "-v"))

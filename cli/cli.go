@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui"
 )
@@ -34,7 +34,7 @@ type Env struct {
 	Getenv func(string) string
 	Home   string // for ~/.moonagent/daemon.json
 	// LookupHost resolves host names for a backend that dials by itself
-	// (backend.Config.LookupHost: maria's localhost fallback); nil means
+	// (client.Config.LookupHost: maria's localhost fallback); nil means
 	// the system resolver.
 	LookupHost func(ctx context.Context, host string) ([]string, error)
 	Cwd        string // default for `new --cwd`
@@ -46,7 +46,7 @@ type Env struct {
 	StderrIsTerminal bool
 	// openUI replaces the terminal UI (tests): it is handed what the
 	// command would show; nil means tui.Run.
-	openUI func(ctx context.Context, b backend.Backend, c tui.Config) error
+	openUI func(ctx context.Context, b client.Backend, c tui.Config) error
 
 	// secrets are values (the token) never to be printed; Main sets it.
 	secrets *secrets
@@ -324,7 +324,7 @@ type conn struct {
 	verbose bool
 	// opened is the backend open returned: a command that asks again (the
 	// UI commands) gets the same one, probed once.
-	opened backend.Backend
+	opened client.Backend
 }
 
 // urlFlag is --url: the last one given, and all of them for the

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
 	"github.com/perch-tui/perch/internal/testpar"
 	"github.com/perch-tui/perch/internal/testproxy"
@@ -410,7 +410,7 @@ func TestErrorsSpeakToPeople(t *testing.T) {
 	if strings.Contains(r.stderr+r.stdout, "sekrit") {
 		t.Fatalf("header leaked: %s", r.stderr)
 	}
-	_ = backend.ErrNotRunning
+	_ = client.ErrNotRunning
 }
 
 // homeWithDaemonJSON makes a home directory whose .moonagent/daemon.json

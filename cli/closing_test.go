@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	mariab "github.com/perch-tui/perch/backend/maria"
+	mariab "github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -83,7 +83,7 @@ func (s *taskServer) start(t *testing.T) string {
 	return srv.URL + "/v1"
 }
 
-const streamA = "../backend/maria/testdata/streams/stream_a.head.sse"
+const streamA = "../client/maria/testdata/streams/stream_a.head.sse"
 
 // TestExportEndsWhenTheServerCloses: a server that closes the stream after
 // each replay makes export end with the whole transcript (a clean close,

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
@@ -261,7 +261,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if m.State == outbox.Sent {
 		return printSent(env, box, m, *asJSON)
 	}
-	if errors.Is(err, backend.ErrBusy) && m.State == outbox.Held {
+	if errors.Is(err, client.ErrBusy) && m.State == outbox.Held {
 		// The server has no queue (Suna): perch holds the message until
 		// the run ends, which is this backend's way of queueing.
 		if *asJSON {
@@ -356,7 +356,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	pending, err := be.Cancel(ctx, task.ID)
-	if errors.Is(err, backend.ErrNotRunning) {
+	if errors.Is(err, client.ErrNotRunning) {
 		fmt.Fprintf(env.Stdout, "Nothing to cancel: task %s is not running.\n", shortID(task.ID))
 		return nil
 	}
@@ -614,7 +614,7 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 		return reachErr
 	}
 	switch {
-	case errors.Is(reachErr, backend.ErrNoTask):
+	case errors.Is(reachErr, client.ErrNoTask):
 		fmt.Fprintf(env.Stdout, "The daemon has no task %s any more (deleted?): its held messages can't be delivered.\n", shortID(box.task.ID))
 	case reachErr != nil:
 		fmt.Fprintf(env.Stdout, "The daemon's queue for task %s is unknown: the daemon did not answer.\n", shortID(box.task.ID))
@@ -668,7 +668,7 @@ func runNew(ctx context.Context, env Env, args []string) error {
 	if !be.Capabilities().Create {
 		return keepMessage(env, text, fmt.Errorf("%s at %s cannot start a session from perch", be.Name(), be.URL()))
 	}
-	task, err := be.Create(ctx, backend.CreateRequest{Name: *name, Model: *model, Cwd: dir, Prompt: text, WebSearch: *web})
+	task, err := be.Create(ctx, client.CreateRequest{Name: *name, Model: *model, Cwd: dir, Prompt: text, WebSearch: *web})
 	if err != nil {
 		return keepMessage(env, text, err)
 	}

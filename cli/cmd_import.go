@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/ingest"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/ingest"
+	"github.com/perch-tui/perch/internal/spill"
 
 	"github.com/perch-tui/perch/transcript"
 )

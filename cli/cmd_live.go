@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/spill"
 	"github.com/perch-tui/perch/sanitize"
-	"github.com/perch-tui/perch/spill"
 	"github.com/perch-tui/perch/sse"
 
 	"github.com/perch-tui/perch/transcript"
@@ -18,15 +18,15 @@ import (
 // This file is export, tail and record for every live backend, maria
 // included: the session comes from the backend's Follow as ordered,
 // decoded updates, applied to an events.Timeline. What a backend offers
-// beyond Follow (backend.OptionFollower: maria says when its replay is in
+// beyond Follow (client.OptionFollower: maria says when its replay is in
 // and the run is over, and hands over its wire frames for record;
-// backend.SettledFollower: Suna reads a finished run whole) is used where
+// client.SettledFollower: Suna reads a finished run whole) is used where
 // it is offered. What stays maria's own here are the words on stderr and
 // tail's heading, as perch always printed them for maria's tasks.
 
 // streamTarget returns the backend a stream command (export, tail,
 // record) follows and the session, resolved from idOrPrefix.
-func (c *conn) streamTarget(ctx context.Context, env Env, idOrPrefix string) (backend.Backend, events.Task, error) {
+func (c *conn) streamTarget(ctx context.Context, env Env, idOrPrefix string) (client.Backend, events.Task, error) {
 	b, err := c.openStream(ctx, env)
 	if err != nil {
 		return nil, events.Task{}, err
@@ -53,7 +53,7 @@ type liveOpts struct {
 	frames bool
 	// settled: what counts is the session once its run is over (export);
 	// with untilIdle, a backend may leave out the running run's steps
-	// (backend.SettledFollower).
+	// (client.SettledFollower).
 	settled bool
 	// onUpdate sees each step after its events are applied.
 	onUpdate func(liveStep) error
@@ -87,7 +87,7 @@ func (o liveOpts) settledOnly() bool { return o.settled && o.untilIdle && !o.fol
 type liveStep struct {
 	// old is the timeline a Reset replaced (nil when there was none).
 	old, tl *events.Timeline
-	u       backend.Update
+	u       client.Update
 	// frame is the wire frame of the update (liveOpts.frames).
 	frame *events.Frame
 	// changed: applying the update's events changed the timeline.
@@ -98,17 +98,17 @@ type liveStep struct {
 // the timeline over (the task is kept), Events are applied in order. It
 // returns when the rule of o says so, when ctx ends (ctx.Err()) or when
 // the backend gives up (its error, which names the server).
-func followLive(ctx context.Context, env Env, b backend.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
+func followLive(ctx context.Context, env Env, b client.Backend, task events.Task, o liveOpts) (*events.Timeline, error) {
 	tl := o.newTimeline()
 	tl.SetTask(task)
 	noun := "session"
 	var chat chatter = &liveChatter{env: env, quiet: o.quiet}
-	if b.Name() == backend.Maria {
+	if b.Name() == client.Maria {
 		noun = "task"
 		chat = &mariaChatter{env: env, quiet: o.quiet}
 	}
 	// handle applies one update; it reports whether the command is done.
-	handle := func(u backend.Update, frame *events.Frame) (bool, error) {
+	handle := func(u client.Update, frame *events.Frame) (bool, error) {
 		var old *events.Timeline
 		if u.Reset {
 			old, tl = tl, o.newTimeline()
@@ -150,7 +150,7 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 		fin  bool  // handle said done: ignore what Follow still sends
 		herr error // handle's error
 	)
-	on := func(u backend.Update, frame *events.Frame) {
+	on := func(u client.Update, frame *events.Frame) {
 		if fin {
 			return
 		}
@@ -159,19 +159,19 @@ func followLive(ctx context.Context, env Env, b backend.Backend, task events.Tas
 			stop()
 		}
 	}
-	of, withOptions := b.(backend.OptionFollower)
-	sf, settled := b.(backend.SettledFollower)
+	of, withOptions := b.(client.OptionFollower)
+	sf, settled := b.(client.SettledFollower)
 	var ferr error
 	switch {
 	case settled && o.settledOnly():
-		ferr = sf.FollowSettled(sctx, task.ID, func(u backend.Update) { on(u, nil) })
+		ferr = sf.FollowSettled(sctx, task.ID, func(u client.Update) { on(u, nil) })
 	case withOptions:
-		fo := backend.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
-		ferr = of.FollowWith(sctx, task.ID, fo, func(s backend.Step) { on(s.Update, s.Frame) })
+		fo := client.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
+		ferr = of.FollowWith(sctx, task.ID, fo, func(s client.Step) { on(s.Update, s.Frame) })
 	case o.frames:
-		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), backend.ErrUnsupported)
+		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), client.ErrUnsupported)
 	default:
-		ferr = b.Follow(sctx, task.ID, func(u backend.Update) { on(u, nil) })
+		ferr = b.Follow(sctx, task.ID, func(u client.Update) { on(u, nil) })
 	}
 	switch {
 	case fin:
@@ -325,7 +325,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	maria := b.Name() == backend.Maria
+	maria := b.Name() == client.Maria
 	out := bufio.NewWriter(env.Stdout)
 	p := newPrinter(out, *jsonl)
 	p.holdOpen = true
@@ -389,16 +389,16 @@ func (p *printer) restart(old, tl *events.Timeline) {
 // one stream that holds a session (Suna streams each run apart from the
 // thread's history, pynchy one stream for every chat), so perch says what
 // to use instead rather than writing a file that replays nothing.
-// It says so with an error that matches backend.ErrUnsupported.
-func recordRefusal(b backend.Backend, id string) error {
+// It says so with an error that matches client.ErrUnsupported.
+func recordRefusal(b client.Backend, id string) error {
 	return unsupportedError(fmt.Sprintf("perch record saves a maria task's raw event stream; %s at %s has no such stream. "+
 		"Use perch export %s --backend %s --url URL --format jsonl (--until-idle to wait for the run) for the transcript",
 		b.Name(), b.URL(), id, b.Name()))
 }
 
 // unsupportedError is a sentence for people that says what a backend
-// cannot do; errors.Is(err, backend.ErrUnsupported) holds.
+// cannot do; errors.Is(err, client.ErrUnsupported) holds.
 type unsupportedError string
 
 func (e unsupportedError) Error() string        { return string(e) }
-func (e unsupportedError) Is(target error) bool { return target == backend.ErrUnsupported }
+func (e unsupportedError) Is(target error) bool { return target == client.ErrUnsupported }

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
@@ -260,7 +260,7 @@ func runRecord(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := b.(backend.OptionFollower); !ok {
+	if _, ok := b.(client.OptionFollower); !ok {
 		return recordRefusal(b, pos[0])
 	}
 	task, err := b.Session(ctx, pos[0])

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
@@ -17,7 +17,7 @@ import (
 // the same files as perch send and perch queue use for that server (the
 // UI delivers through the backend; see outbox.Pace), and the task list
 // the probe read, when it read one, is shown at once.
-func (c *conn) liveConfig(env Env, b backend.Backend, theme string) tui.Config {
+func (c *conn) liveConfig(env Env, b client.Backend, theme string) tui.Config {
 	cfg := withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
 	cfg.Tasks = c.probedTasks
 	return cfg
@@ -44,7 +44,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 		root := outboxRoot(env)
-		return env.runBoardUI(ctx, sources, *theme, root, func(_ string, b backend.Backend) outbox.Store {
+		return env.runBoardUI(ctx, sources, *theme, root, func(_ string, b client.Backend) outbox.Store {
 			return outbox.OpenFileStore(root, b.URL())
 		})
 	}
@@ -95,7 +95,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	theme := themeFlag(fs)
 	dialect := fs.String("dialect", "head", "wire dialect of the fake daemon: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
-	be := fs.String("backend", backend.Maria, "which system to fake: maria, suna or pynchy")
+	be := fs.String("backend", client.Maria, "which system to fake: maria, suna or pynchy")
 	all := fs.Bool("all", false, "run the fake maria, Suna and pynchy servers together, with sessions that finish, fail and wait over a few minutes")
 	serve := fs.Bool("serve", false, "with --all: print the servers' URLs and serve until interrupted (for perch watch and perch tasks --all), no UI")
 	if _, err := parse(fs, args, 0, 0); err != nil {
@@ -116,10 +116,10 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		}
 		return runDemoAll(ctx, env, *theme, *speed, *serve)
 	}
-	if err := oneOf("backend", *be, backend.Maria, backend.Suna, backend.Pynchy); err != nil {
+	if err := oneOf("backend", *be, client.Maria, client.Suna, client.Pynchy); err != nil {
 		return err
 	}
-	if *be != backend.Maria {
+	if *be != client.Maria {
 		if *speed <= 0 {
 			return usagef("--speed must be positive")
 		}
@@ -158,7 +158,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 
 func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "fake-daemon")
-	kind := fs.String("kind", backend.Maria, "which server to fake: maria, suna or pynchy")
+	kind := fs.String("kind", client.Maria, "which server to fake: maria, suna or pynchy")
 	addr := fs.String("addr", "localhost:8090", "address to listen on (host:port; port 0 picks a free one)")
 	dialect := fs.String("dialect", "head", "wire dialect: head, docs or legacy")
 	speed := fs.Float64("speed", 1, "pace of the scripted agent (2 = twice as fast)")
@@ -171,13 +171,13 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	switch *kind {
-	case backend.Maria:
-	case backend.Suna:
+	case client.Maria:
+	case client.Suna:
 		if *speed <= 0 {
 			return usagef("--speed must be positive")
 		}
 		return runFakeSuna(ctx, env, *addr, *speed, sf)
-	case backend.Pynchy:
+	case client.Pynchy:
 		if *speed <= 0 {
 			return usagef("--speed must be positive")
 		}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client/registry"
 )
 
 // perch completion SHELL prints a completion script. The commands and

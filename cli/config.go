@@ -15,8 +15,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
@@ -417,7 +417,7 @@ func checkSources(ss []sourceConfig) error {
 			label = fmt.Sprintf("[[source]] %q", s.Name)
 		}
 		if strings.TrimSpace(string(s.URL)) == "" {
-			return fmt.Errorf("%s: url is missing (e.g. url = %q)", label, urlExample[backend.Suna])
+			return fmt.Errorf("%s: url is missing (e.g. url = %q)", label, urlExample[client.Suna])
 		}
 		if s.Backend != "" {
 			if _, err := registry.Default().Lookup(string(s.Backend)); err != nil {

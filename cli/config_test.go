@@ -9,18 +9,18 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 )
 
 // configEnv is an Env whose config file (under XDG_CONFIG_HOME) holds
 // text, whose environment is vars, and whose registry answers every URL
-// with a stub Suna, noting the backend.Config each open got.
+// with a stub Suna, noting the client.Config each open got.
 type configEnv struct {
 	dir    string
 	vars   map[string]string
 	mu     sync.Mutex
-	opened []backend.Config
+	opened []client.Config
 	probed int
 	ui     recordingUI
 }
@@ -42,20 +42,20 @@ func (c *configEnv) path() string { return filepath.Join(c.dir, "perch", "config
 
 func (c *configEnv) run(t *testing.T, args ...string) result {
 	t.Helper()
-	s := &stubBackend{name: backend.Suna, url: "http://stub"}
+	s := &stubBackend{name: client.Suna, url: "http://stub"}
 	return runEnv(context.Background(), t, func(e *Env) {
 		e.Getenv = func(k string) string { return c.vars[k] }
 		e.IsTerminal = true
 		e.openUI = c.ui.open
 		e.registry = func() *registry.Registry {
 			return &registry.Registry{Systems: []registry.System{
-				{Name: backend.Maria},
-				{Name: backend.Suna, Probe: registry.ProbeOnly(func(context.Context, backend.Config) error {
+				{Name: client.Maria},
+				{Name: client.Suna, Probe: registry.ProbeOnly(func(context.Context, client.Config) error {
 					c.mu.Lock()
 					c.probed++
 					c.mu.Unlock()
 					return nil
-				}), Open: func(cfg backend.Config) (backend.Backend, error) {
+				}), Open: func(cfg client.Config) (client.Backend, error) {
 					c.mu.Lock()
 					c.opened = append(c.opened, cfg)
 					c.mu.Unlock()
@@ -66,7 +66,7 @@ func (c *configEnv) run(t *testing.T, args ...string) result {
 	}, "", args...)
 }
 
-func (c *configEnv) last() backend.Config {
+func (c *configEnv) last() client.Config {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.opened[len(c.opened)-1]

@@ -6,11 +6,11 @@ import (
 	"net"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/pynchy"
-	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/backend/suna"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/pynchy"
+	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/client/suna"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
@@ -91,13 +91,13 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	var (
 		srv  *demoServer
 		err  error
-		open func(backend.Config) (backend.Backend, error)
+		open func(client.Config) (client.Backend, error)
 	)
 	switch name {
-	case backend.Suna:
+	case client.Suna:
 		srv, err = startDemoSuna(speed)
 		open = suna.Open
-	case backend.Pynchy:
+	case client.Pynchy:
 		srv, err = startDemoPynchy(speed)
 		open = pynchy.Open
 	default:
@@ -107,7 +107,7 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 		return err
 	}
 	defer srv.stop()
-	b, err := open(backend.Config{URL: srv.url})
+	b, err := open(client.Config{URL: srv.url})
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
@@ -130,13 +130,13 @@ type demoStep struct {
 // that finish, runs that fail (the fake maria's "provider error"), and
 // follow-ups that wait behind a run.
 var demoScript = []demoStep{
-	{After: 5 * time.Second, System: backend.Maria, Name: "deploy", Text: "provider error: deploy to staging"},
-	{After: 20 * time.Second, System: backend.Suna, Name: "release notes", Text: "What is in my workspace?"},
-	{After: 35 * time.Second, System: backend.Pynchy, To: "tui:main", Text: "And the tests?"},
-	{After: 60 * time.Second, System: backend.Maria, Name: "docs", Text: "What does this project do?"},
-	{After: 90 * time.Second, System: backend.Pynchy, To: "tui:main", Text: "Summarize the last change."},
-	{After: 120 * time.Second, System: backend.Maria, Name: "nightly", Text: "provider error: nightly build"},
-	{After: 150 * time.Second, System: backend.Suna, Name: "triage", Text: "Which issues are open?"},
+	{After: 5 * time.Second, System: client.Maria, Name: "deploy", Text: "provider error: deploy to staging"},
+	{After: 20 * time.Second, System: client.Suna, Name: "release notes", Text: "What is in my workspace?"},
+	{After: 35 * time.Second, System: client.Pynchy, To: "tui:main", Text: "And the tests?"},
+	{After: 60 * time.Second, System: client.Maria, Name: "docs", Text: "What does this project do?"},
+	{After: 90 * time.Second, System: client.Pynchy, To: "tui:main", Text: "Summarize the last change."},
+	{After: 120 * time.Second, System: client.Maria, Name: "nightly", Text: "provider error: nightly build"},
+	{After: 150 * time.Second, System: client.Suna, Name: "triage", Text: "Which issues are open?"},
 }
 
 // runDemoAll is perch demo --all: the fake maria, Suna and pynchy servers
@@ -164,10 +164,10 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 		return err
 	}
 	defer psrv.stop()
-	urls := map[string]string{backend.Maria: msrv.URL, backend.Suna: ssrv.url, backend.Pynchy: psrv.url}
-	backends := map[string]backend.Backend{}
-	for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
-		b, err := registry.Open(ctx, name, backend.Config{URL: urls[name]})
+	urls := map[string]string{client.Maria: msrv.URL, client.Suna: ssrv.url, client.Pynchy: psrv.url}
+	backends := map[string]client.Backend{}
+	for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
+		b, err := registry.Open(ctx, name, client.Config{URL: urls[name]})
 		if err != nil {
 			return fmt.Errorf("demo: open %s at %s: %w", name, urls[name], err)
 		}
@@ -179,7 +179,7 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 	go func() { defer close(done); playDemo(ctx, backends, speed) }()
 	defer func() { cancel(); <-done }()
 	if serve {
-		for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
+		for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
 			if _, err := fmt.Fprintf(env.Stdout, "%s %s\n", name, urls[name]); err != nil {
 				return err
 			}
@@ -189,19 +189,19 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 	}
 	var sources []board.Source
 	stores := map[string]outbox.Store{}
-	for _, name := range []string{backend.Maria, backend.Suna, backend.Pynchy} {
+	for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
 		b := backends[name]
 		sources = append(sources, board.Source{Name: name, System: name, URL: urls[name],
-			Open: func(context.Context) (backend.Backend, error) { return b, nil }})
+			Open: func(context.Context) (client.Backend, error) { return b, nil }})
 		// The demo's servers live as long as this process: so do the
 		// messages for them, and what was seen of them.
 		stores[name] = outbox.NewMemStore()
 	}
-	return env.runBoardUI(ctx, sources, theme, "", func(source string, _ backend.Backend) outbox.Store { return stores[source] })
+	return env.runBoardUI(ctx, sources, theme, "", func(source string, _ client.Backend) outbox.Store { return stores[source] })
 }
 
 // playDemo plays demoScript until it ends or ctx does.
-func playDemo(ctx context.Context, backends map[string]backend.Backend, speed float64) {
+func playDemo(ctx context.Context, backends map[string]client.Backend, speed float64) {
 	start := time.Now()
 	for _, st := range demoScript {
 		at := start.Add(time.Duration(float64(st.After) / speed))
@@ -212,9 +212,9 @@ func playDemo(ctx context.Context, backends map[string]backend.Backend, speed fl
 		}
 		b := backends[st.System]
 		if st.Name != "" {
-			_, _ = b.Create(ctx, backend.CreateRequest{Name: st.Name, Prompt: st.Text, Cwd: "/tmp"})
+			_, _ = b.Create(ctx, client.CreateRequest{Name: st.Name, Prompt: st.Text, Cwd: "/tmp"})
 			continue
 		}
-		_, _ = b.Send(ctx, st.To, backend.Message{Text: st.Text})
+		_, _ = b.Send(ctx, st.To, client.Message{Text: st.Text})
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -14,8 +14,8 @@ import (
 // fails for good before the session is read to its end.
 type cutBackend struct{ stubBackend }
 
-func (c *cutBackend) Follow(ctx context.Context, id string, on func(backend.Update)) error {
-	on(backend.Update{Events: []events.Event{
+func (c *cutBackend) Follow(ctx context.Context, id string, on func(client.Update)) error {
+	on(client.Update{Events: []events.Event{
 		{Kind: events.KindUserMessage, ID: "u1", Text: "first question"},
 		{Kind: events.KindAssistantMessage, ID: "a1", Text: "first answer"},
 		{Kind: events.KindPostConversation},
@@ -30,7 +30,7 @@ func (c *cutBackend) Follow(ctx context.Context, id string, on func(backend.Upda
 // written parses, and exits non-zero saying why.
 func TestExportCutShortEndsItsTranscript(t *testing.T) {
 	t.Parallel()
-	s := &cutBackend{stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484"}}
+	s := &cutBackend{stubBackend{name: client.Pynchy, url: "http://pynchy.test:8484"}}
 	r := stubRun(t, withStub(s, t.TempDir(), nil), "export", "chat-alice", "--url", s.url, "--format", "jsonl")
 	if r.code == 0 || !strings.Contains(r.stderr, "the session was deleted") {
 		t.Fatalf("exit %d, stderr %q: want a failure that says why", r.code, r.stderr)

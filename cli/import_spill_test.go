@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/ingest"
 	"github.com/perch-tui/perch/internal/gentranscript"
+	"github.com/perch-tui/perch/internal/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
 

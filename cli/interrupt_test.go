@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -18,12 +18,12 @@ import (
 // out updates, says it did on reached, and waits for the end.
 type followStub struct {
 	stubBackend
-	updates []backend.Update
+	updates []client.Update
 	once    sync.Once
 	reached chan struct{}
 }
 
-func (f *followStub) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+func (f *followStub) Follow(ctx context.Context, _ string, on func(client.Update)) error {
 	for _, u := range f.updates {
 		on(u)
 	}
@@ -32,22 +32,22 @@ func (f *followStub) Follow(ctx context.Context, _ string, on func(backend.Updat
 	return ctx.Err()
 }
 
-func newFollowStub(updates ...backend.Update) *followStub {
-	return &followStub{stubBackend: stubBackend{name: backend.Suna, url: "http://suna.test/v1"}, updates: updates, reached: make(chan struct{})}
+func newFollowStub(updates ...client.Update) *followStub {
+	return &followStub{stubBackend: stubBackend{name: client.Suna, url: "http://suna.test/v1"}, updates: updates, reached: make(chan struct{})}
 }
 
 func (f *followStub) tweak(e *Env) {
 	e.registry = func() *registry.Registry {
 		return &registry.Registry{Systems: []registry.System{
-			{Name: backend.Maria},
-			{Name: f.name, Probe: registry.ProbeOnly(func(context.Context, backend.Config) error { return nil }),
-				Open: func(backend.Config) (backend.Backend, error) { return f, nil }},
+			{Name: client.Maria},
+			{Name: f.name, Probe: registry.ProbeOnly(func(context.Context, client.Config) error { return nil }),
+				Open: func(client.Config) (client.Backend, error) { return f, nil }},
 		}}
 	}
 }
 
 // midRun is a session with a prompt, a reply so far, its run going on.
-var midRun = backend.Update{Synced: true, Events: []events.Event{
+var midRun = client.Update{Synced: true, Events: []events.Event{
 	{Kind: events.KindUserMessage, ID: "u1", Text: "Count the files."},
 	{Kind: events.KindRunState, RunStatus: events.StatusGenerating},
 	{Kind: events.KindAssistantMessage, ID: "a1", Text: "Counting so far: 3."},
@@ -129,7 +129,7 @@ func TestTailAndRecordInterrupted(t *testing.T) {
 // tail says when a run ends; with --until-idle it stops there.
 func TestTailUntilIdle(t *testing.T) {
 	t.Parallel()
-	done := backend.Update{Synced: true, Events: []events.Event{
+	done := client.Update{Synced: true, Events: []events.Event{
 		{Kind: events.KindAssistantMessage, ID: "a2", Text: "There are 4 files."},
 		{Kind: events.KindRunState, RunStatus: events.StatusIdle},
 	}}

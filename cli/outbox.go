@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
@@ -16,7 +16,7 @@ import (
 
 // taskBox is a task and its outbox.
 type taskBox struct {
-	be    backend.Backend
+	be    client.Backend
 	store *outbox.FileStore
 	task  events.Task // ID always; the rest only when online
 	// online: the daemon answered. Otherwise reachErr says why not, and
@@ -31,8 +31,8 @@ func outboxRoot(env Env) string { return outbox.DefaultRoot(env.Getenv, env.Home
 // unreachable tells a daemon that could not be asked from one that
 // answered with an error or does not have the task.
 func unreachable(err error) bool {
-	var he *backend.HTTPError
-	return !errors.As(err, &he) && !errors.Is(err, backend.ErrNoTask) && !errors.Is(err, backend.ErrAmbiguousTask) &&
+	var he *client.HTTPError
+	return !errors.As(err, &he) && !errors.Is(err, client.ErrNoTask) && !errors.Is(err, client.ErrAmbiguousTask) &&
 		!errors.Is(err, context.Canceled)
 }
 
@@ -64,7 +64,7 @@ func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*t
 		b.adopt(ctx)
 		return b, nil
 	}
-	if !unreachable(err) && !(use == forQueue && errors.Is(err, backend.ErrNoTask)) {
+	if !unreachable(err) && !(use == forQueue && errors.Is(err, client.ErrNoTask)) {
 		return nil, err
 	}
 	b.reachErr = err // unreachable, or no such task any more

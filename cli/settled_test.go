@@ -5,31 +5,31 @@ import (
 	"context"
 	"testing"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
 // settledStub is a backend that says which of its follows was used; each
 // sends a synced, idle session.
 type settledStub struct {
-	backend.Backend // the rest is never called
-	used            []string
+	client.Backend // the rest is never called
+	used           []string
 }
 
 func (s *settledStub) Name() string { return "stub" }
 func (s *settledStub) URL() string  { return "http://stub" }
 
-func (s *settledStub) follow(name string, on func(backend.Update)) error {
+func (s *settledStub) follow(name string, on func(client.Update)) error {
 	s.used = append(s.used, name)
-	on(backend.Update{Synced: true, Events: []events.Event{{Kind: events.KindRunState, RunStatus: events.StatusIdle}}})
+	on(client.Update{Synced: true, Events: []events.Event{{Kind: events.KindRunState, RunStatus: events.StatusIdle}}})
 	return nil
 }
 
-func (s *settledStub) Follow(_ context.Context, _ string, on func(backend.Update)) error {
+func (s *settledStub) Follow(_ context.Context, _ string, on func(client.Update)) error {
 	return s.follow("Follow", on)
 }
 
-func (s *settledStub) FollowSettled(_ context.Context, _ string, on func(backend.Update)) error {
+func (s *settledStub) FollowSettled(_ context.Context, _ string, on func(client.Update)) error {
 	return s.follow("FollowSettled", on)
 }
 

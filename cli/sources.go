@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/registry"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 )
 
 // The sources of the board (perch watch, perch tasks --all): every --url,
@@ -98,10 +98,10 @@ func (c *conn) boardSources(ctx context.Context, env Env) ([]board.Source, error
 // opener opens the source through the registry: a named system is asked
 // first whether the URL answers as it (else the source's row says which
 // system does), an unnamed one is probed. The token command runs once.
-func (sp sourceSpec) opener(env Env, reg *registry.Registry) func(ctx context.Context) (backend.Backend, error) {
+func (sp sourceSpec) opener(env Env, reg *registry.Registry) func(ctx context.Context) (client.Backend, error) {
 	var once sync.Mutex
 	token, tokenErr, ran := sp.token, error(nil), false
-	return func(ctx context.Context) (backend.Backend, error) {
+	return func(ctx context.Context) (client.Backend, error) {
 		once.Lock()
 		if token == "" && sp.tokenCommand != "" && !ran {
 			ran = true
@@ -115,7 +115,7 @@ func (sp sourceSpec) opener(env Env, reg *registry.Registry) func(ctx context.Co
 		if terr != nil {
 			return nil, terr
 		}
-		cfg := backend.Config{URL: sp.url, Token: tok, Header: sp.header, LookupHost: env.LookupHost, Discovered: sp.discovered}
+		cfg := client.Config{URL: sp.url, Token: tok, Header: sp.header, LookupHost: env.LookupHost, Discovered: sp.discovered}
 		if sp.backend == "" || sp.discovered {
 			b, _, err := reg.OpenProbed(ctx, sp.backend, cfg)
 			return b, probeError(err)
@@ -149,7 +149,7 @@ func probeError(err error) error {
 		return err
 	}
 	for _, r := range none.Reasons {
-		var he *backend.HTTPError
+		var he *client.HTTPError
 		if errors.As(r, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden) {
 			return fmt.Errorf("%w: %v", board.ErrRefused, he)
 		}

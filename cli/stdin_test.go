@@ -11,7 +11,7 @@ import (
 // importing the same bytes from a file prints: never an empty success.
 func TestImportStdin(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "backend", "suna", "testdata", "history_full.json")
+	path := filepath.Join("..", "client", "suna", "testdata", "history_full.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

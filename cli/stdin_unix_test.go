@@ -13,7 +13,7 @@ import (
 // a stream: detection's sample is not lost to the import.
 func TestImportNamedPipe(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "backend", "maria", "testdata", "recorded.sse")
+	path := filepath.Join("..", "client", "maria", "testdata", "recorded.sse")
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 // marked, before the reply; --no-thinking leaves it out and nothing else.
 func TestMarkdownThinking(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "backend", "claudecode", "testdata", "session.stream.jsonl")
+	path := filepath.Join("..", "client", "claudecode", "testdata", "session.stream.jsonl")
 	const reasoning = "> **Thinking**\n>\n> The user wants the failing checkout test fixed. First plan, then run the tests.\n\n"
 	md := must(t, run(t, "", "import", path, "--format", "md")).stdout
 	if !strings.Contains(md, "## Assistant\n\n"+reasoning) {

@@ -4,22 +4,22 @@ import (
 	"context"
 	"sync"
 
-	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/internal/spill"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/outbox"
-	"github.com/perch-tui/perch/spill"
 	"github.com/perch-tui/perch/tui"
 )
 
 // The commands that open the terminal UI (no command, attach, demo,
-// replay on a terminal) build a tui.Config and a backend.Backend and hand
+// replay on a terminal) build a tui.Config and a client.Backend and hand
 // them to tui.Run through Env.runUI.
 
 // runUI runs the terminal UI on b until the user quits it, or hands b and
 // c to the test that replaced it. The UI offers only what
 // b.Capabilities allows.
-func (env Env) runUI(ctx context.Context, b backend.Backend, c tui.Config) error {
+func (env Env) runUI(ctx context.Context, b client.Backend, c tui.Config) error {
 	if env.openUI != nil {
 		return env.openUI(ctx, b, c)
 	}
@@ -78,10 +78,10 @@ func withOutbox(c tui.Config, store outbox.Store) tui.Config {
 // them in its own goroutines).
 type openedBackends struct {
 	mu sync.Mutex
-	m  map[string]backend.Backend
+	m  map[string]client.Backend
 }
 
-func (o *openedBackends) get(name string) backend.Backend {
+func (o *openedBackends) get(name string) client.Backend {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.m[name]
@@ -90,7 +90,7 @@ func (o *openedBackends) get(name string) backend.Backend {
 // record wraps a source's Open to keep what it opened.
 func (o *openedBackends) record(s board.Source) board.Source {
 	open := s.Open
-	s.Open = func(ctx context.Context) (backend.Backend, error) {
+	s.Open = func(ctx context.Context) (client.Backend, error) {
 		b, err := open(ctx)
 		if err == nil {
 			o.mu.Lock()
@@ -106,8 +106,8 @@ func (o *openedBackends) record(s board.Source) board.Source {
 // source, each opened through its own source's backend. store is where a
 // source's messages are kept; stateDir holds the seen marks and the
 // outbox journals the board reads ("" for neither).
-func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, stateDir string, store func(source string, b backend.Backend) outbox.Store) error {
-	opened := &openedBackends{m: map[string]backend.Backend{}}
+func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, stateDir string, store func(source string, b client.Backend) outbox.Store) error {
+	opened := &openedBackends{m: map[string]client.Backend{}}
 	for i := range sources {
 		sources[i] = opened.record(sources[i])
 	}
@@ -120,7 +120,7 @@ func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, st
 		kinds = conf.file.Notify.kinds()
 	}
 	cfg.Board = &tui.Board{Live: bd, Notify: notify.Options{Kinds: kinds, Tmux: notify.InTmux(env.Getenv)},
-		Open: func(source string) (backend.Backend, *tui.Outbox, bool) {
+		Open: func(source string) (client.Backend, *tui.Outbox, bool) {
 			b := opened.get(source)
 			if b == nil {
 				return nil, nil, false

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui"
 )
@@ -23,10 +23,10 @@ type recordingUI struct {
 	// ("maria", "pynchy", ...).
 	calls    []string
 	cfgs     []tui.Config
-	backends []backend.Backend
+	backends []client.Backend
 }
 
-func (u *recordingUI) open(_ context.Context, b backend.Backend, c tui.Config) error {
+func (u *recordingUI) open(_ context.Context, b client.Backend, c tui.Config) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if b == nil && c.Board != nil {
@@ -59,7 +59,7 @@ func TestUICommandsCheckTheirArguments(t *testing.T) {
 	} {
 		r := runEnv(context.Background(), t, func(e *Env) {
 			e.IsTerminal = true
-			e.openUI = func(context.Context, backend.Backend, tui.Config) error {
+			e.openUI = func(context.Context, client.Backend, tui.Config) error {
 				t.Errorf("perch %v opened the UI", c.args)
 				return errors.New("no UI here")
 			}
@@ -123,7 +123,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 		t.Errorf("attach options %+v, want task %s", attach, id)
 	}
 	// The replay is the file, read-only: one session, its events, then
-	// nothing more until let go (backend/registry tests the rest).
+	// nothing more until let go (client/registry tests the rest).
 	src := ui.backends[2]
 	if c := src.Capabilities(); c.Send || c.Cancel || c.Create {
 		t.Errorf("a replay offers %+v", c)
@@ -136,7 +136,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 	var texts []string
 	done := make(chan error, 1)
 	go func() {
-		done <- src.Follow(sctx, tasks[0].ID, func(u backend.Update) {
+		done <- src.Follow(sctx, tasks[0].ID, func(u client.Update) {
 			for _, ev := range u.Events {
 				if ev.Kind == events.KindAssistantMessage {
 					texts = append(texts, ev.Text)
@@ -160,7 +160,7 @@ func TestUICommandsOpenTheUI(t *testing.T) {
 // and queue use for that server; maria's daemon stays on its own path; the
 // demo of another backend serves it in this process.
 func TestUICommandsThroughABackend(t *testing.T) {
-	s := &stubBackend{name: backend.Pynchy, url: "http://pynchy.test:8484", caps: backend.Capabilities{Send: true, PipesFollowUps: true}}
+	s := &stubBackend{name: client.Pynchy, url: "http://pynchy.test:8484", caps: client.Capabilities{Send: true, PipesFollowUps: true}}
 	ui := &recordingUI{}
 	stub := withStub(s, t.TempDir(), nil)
 	with := func(e *Env) { stub(e); e.openUI, e.IsTerminal = ui.open, true }
@@ -201,7 +201,7 @@ func TestDemoSunaOpensTheUI(t *testing.T) {
 	ui := &recordingUI{}
 	with := func(e *Env) { e.openUI, e.IsTerminal = ui.open, true }
 	must(t, stubRun(t, with, "demo", "--backend", "suna", "--speed", "50"))
-	if strings.Join(ui.calls, ",") != backend.Suna || ui.cfgs[0].TaskID == "" {
+	if strings.Join(ui.calls, ",") != client.Suna || ui.cfgs[0].TaskID == "" {
 		t.Fatalf("demo opened %v with %+v", ui.calls, ui.cfgs)
 	}
 }

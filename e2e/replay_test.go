@@ -15,14 +15,14 @@ func TestReplayEverySystem(t *testing.T) {
 	cases := []struct {
 		name, file, want string
 	}{
-		{"maria", "../backend/maria/testdata/streams/stream_a.head.sse", "wordfreq"},
-		{"suna", "../backend/suna/testdata/stream_run.sse", "one folder was unreadable"},
-		{"pynchy", "../backend/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
-		{"attocode", "../backend/attocode/testdata/fixtures/store.db", "not a change of my instructions"},
-		{"anthropic", "../backend/anthropic/testdata/stream.sse", "sunny in Paris"},
-		{"claude-code", "../backend/claudecode/testdata/session.stream.jsonl", "all 12 checkout tests pass"},
-		{"openai", "../backend/openai/testdata/stream.sse", "Both files say hello."},
-		{"codex", "../backend/codex/testdata/exec.jsonl", "the tests pass now"},
+		{"maria", "../client/maria/testdata/streams/stream_a.head.sse", "wordfreq"},
+		{"suna", "../client/suna/testdata/stream_run.sse", "one folder was unreadable"},
+		{"pynchy", "../client/pynchy/testdata/stream_basic.sse", "There are 7 Go files."},
+		{"attocode", "../client/attocode/testdata/fixtures/store.db", "not a change of my instructions"},
+		{"anthropic", "../client/anthropic/testdata/stream.sse", "sunny in Paris"},
+		{"claude-code", "../client/claudecode/testdata/session.stream.jsonl", "all 12 checkout tests pass"},
+		{"openai", "../client/openai/testdata/stream.sse", "Both files say hello."},
+		{"codex", "../client/codex/testdata/exec.jsonl", "the tests pass now"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,8 +53,8 @@ func TestReplayEverySystem(t *testing.T) {
 func TestSQLiteStore(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
-		{"import", "../backend/attocode/testdata/fixtures/store.db", "--format", "md"},
-		{"replay", "../backend/attocode/testdata/fixtures/store.db", "--format", "jsonl"},
+		{"import", "../client/attocode/testdata/fixtures/store.db", "--format", "md"},
+		{"replay", "../client/attocode/testdata/fixtures/store.db", "--format", "jsonl"},
 	} {
 		cmd := exec.Command(perch, args...)
 		var stderr strings.Builder

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/jsonx"
+	"github.com/perch-tui/perch/internal/jsonx"
 )
 
 // normalizeArgsJSON is what NormalizeArgs did with encoding/json (a

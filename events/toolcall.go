@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/perch-tui/perch/jsonx"
+	"github.com/perch-tui/perch/internal/jsonx"
 )
 
 // NewToolCall is a ToolCall with its arguments normalized (see

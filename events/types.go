@@ -1,7 +1,7 @@
 // Package events is the normalized vocabulary every system's decoder
 // speaks (Event, ToolCall, ToolResult, Usage, Task, …) and the Timeline
 // that reduces events into what a user sees. Wire formats live with their
-// systems (backend/<system>). It does no IO and knows nothing of terminals.
+// systems (client/<system>). It does no IO and knows nothing of terminals.
 package events
 
 import (

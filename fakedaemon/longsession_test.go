@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 )
 

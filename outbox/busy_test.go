@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 )
 
 // busyBackend is a session on a server without a queue: while running,
@@ -25,13 +25,13 @@ type busyBackend struct {
 
 var errRunning = errors.New("thread t: agent run r1 is running")
 
-func (b *busyBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
+func (b *busyBackend) Send(ctx context.Context, task string, m client.Message) (client.SendResult, error) {
 	b.mu.Lock()
 	b.calls++
 	running := b.running
 	b.mu.Unlock()
 	if running {
-		return backend.SendResult{}, fmt.Errorf("%w: %w", errRunning, backend.ErrBusy)
+		return client.SendResult{}, fmt.Errorf("%w: %w", errRunning, client.ErrBusy)
 	}
 	return b.fakeBackend.Send(ctx, task, m)
 }
@@ -234,7 +234,7 @@ type startBackend struct {
 	gate    chan struct{}
 }
 
-func (b *startBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
+func (b *startBackend) Send(ctx context.Context, task string, m client.Message) (client.SendResult, error) {
 	if b.gate != nil {
 		b.entered <- struct{}{}
 		<-b.gate

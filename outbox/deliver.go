@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 )
 
-// Receiver is the one optional extension of backend.Backend the outbox
+// Receiver is the one optional extension of client.Backend the outbox
 // knows: a backend that can count what its server received more cheaply
 // than by a replay of the session. Without it the Deliverer replays the
 // session (Follow up to Synced) and counts there (see Received).
@@ -80,7 +80,7 @@ func OutcomeOf(err error) Outcome {
 	return OutcomeUnknown
 }
 
-// Deliverer takes messages from a Store to a session of a backend.Backend,
+// Deliverer takes messages from a Store to a session of a client.Backend,
 // one at a time under the task's delivery lock, so that each is delivered
 // at most once, and, with a backend whose Follow says Synced (or that
 // implements Receiver), exactly once.
@@ -89,7 +89,7 @@ func OutcomeOf(err error) Outcome {
 // (a goroutine), never from its update loop. They may be called from
 // several goroutines; a Deliverer must not be copied after first use.
 //
-// Busy sessions: when the backend answers busy (backend.ErrBusy), the
+// Busy sessions: when the backend answers busy (client.ErrBusy), the
 // message goes back to held (Waiting, no error) and the Deliverer
 // remembers the task as busy: Next(Busy) and Flush post nothing more to
 // it, and do not ask the backend, until the caller says the session is
@@ -103,7 +103,7 @@ type Deliverer struct {
 	Store Store
 	// Backend is the system the tasks live on; a task is one of its
 	// sessions.
-	Backend backend.Backend
+	Backend client.Backend
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
@@ -411,25 +411,25 @@ func (d *Deliverer) recoverLocked(ctx context.Context, task string) ([]Message, 
 
 // send posts m to the session and classifies the answer for the queue.
 // The backend marks what it knows (Retryable: the request never went out;
-// Permanent: refused); backend.ErrBusy (the session runs and its server
+// Permanent: refused); client.ErrBusy (the session runs and its server
 // keeps no queue) becomes WaitForIdle: held, not failed;
-// backend.ErrUnsupported (no follow-ups) is permanent; anything else
+// client.ErrUnsupported (no follow-ups) is permanent; anything else
 // stays unknown, checked with Received before any resend.
 //
 // running: on a server that neither queues nor pipes follow-ups (Suna),
 // a message it did not queue started a run, and the next one must wait
 // for the caller's next idle.
-func (d *Deliverer) send(ctx context.Context, task string, m Message) (backend.SendResult, bool, error) {
-	res, err := d.Backend.Send(ctx, task, backend.Message{Text: m.Text, WebSearch: m.WebSearch})
+func (d *Deliverer) send(ctx context.Context, task string, m Message) (client.SendResult, bool, error) {
+	res, err := d.Backend.Send(ctx, task, client.Message{Text: m.Text, WebSearch: m.WebSearch})
 	switch {
 	case err == nil:
 		caps := d.Backend.Capabilities()
 		return res, !res.Queued && !caps.ServerQueue && !caps.PipesFollowUps, nil
-	case errors.Is(err, backend.ErrBusy):
+	case errors.Is(err, client.ErrBusy):
 		return res, false, WaitForIdle(err)
 	case OutcomeOf(err) != OutcomeUnknown:
 		return res, false, err
-	case errors.Is(err, backend.ErrUnsupported):
+	case errors.Is(err, client.ErrUnsupported):
 		return res, false, Permanent(err)
 	}
 	return res, false, err

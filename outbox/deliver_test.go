@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 )
 
 // fakeBackend is an agent with a transcript; fail decides each Send's fate.
@@ -23,7 +23,7 @@ type fakeBackend struct {
 	fail func(m Message) (deliver bool, err error)
 }
 
-func (b *fakeBackend) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+func (b *fakeBackend) Send(_ context.Context, _ string, m client.Message) (client.SendResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	deliver, err := true, error(nil)
@@ -34,7 +34,7 @@ func (b *fakeBackend) Send(_ context.Context, _ string, m backend.Message) (back
 		b.got = append(b.got, m.Text)
 		b.at = append(b.at, b.now())
 	}
-	return backend.SendResult{ID: fmt.Sprint("d", len(b.got))}, err
+	return client.SendResult{ID: fmt.Sprint("d", len(b.got))}, err
 }
 
 func (b *fakeBackend) Received(_ context.Context, _ string, text string, since time.Time) (int, error) {

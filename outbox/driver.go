@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -40,11 +40,11 @@ type Driver struct {
 // inbox passes Follow's updates to Run without ever blocking Follow.
 type inbox struct {
 	mu     sync.Mutex
-	ups    []backend.Update
+	ups    []client.Update
 	signal chan struct{}
 }
 
-func (b *inbox) put(u backend.Update) {
+func (b *inbox) put(u client.Update) {
 	b.mu.Lock()
 	b.ups = append(b.ups, u)
 	b.mu.Unlock()
@@ -54,7 +54,7 @@ func (b *inbox) put(u backend.Update) {
 	}
 }
 
-func (b *inbox) take() []backend.Update {
+func (b *inbox) take() []client.Update {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ups := b.ups

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -34,15 +34,15 @@ type fakeSuna struct {
 	overlaps    int
 	busy        int // ErrBusy answers
 	history     []events.Event
-	subs        map[int]func(backend.Update)
+	subs        map[int]func(client.Update)
 	nsub        int
 	timers      sync.WaitGroup
 	stopped     bool
 }
 
 func newFakeSuna(lag, runDur, firstRun time.Duration) *fakeSuna {
-	f := &fakeSuna{lag: lag, runDur: runDur, subs: map[int]func(backend.Update){}}
-	f.caps = backend.Capabilities{Send: true, Cancel: true, Create: true}
+	f := &fakeSuna{lag: lag, runDur: runDur, subs: map[int]func(client.Update){}}
+	f.caps = client.Capabilities{Send: true, Cancel: true, Create: true}
 	now := time.Now()
 	f.history = []events.Event{user("u0", "the first prompt", now), runState(events.StatusGenerating)}
 	f.activeUntil, f.visibleFrom = now.Add(firstRun), now
@@ -80,7 +80,7 @@ func (f *fakeSuna) close() {
 func (f *fakeSuna) emit(evs ...events.Event) {
 	f.history = append(f.history, evs...)
 	for _, on := range f.subs {
-		on(backend.Update{Events: evs})
+		on(client.Update{Events: evs})
 	}
 }
 
@@ -90,12 +90,12 @@ func (f *fakeSuna) end() {
 	f.emit(events.Event{Kind: events.KindAssistantMessage, Text: "done"}, runState(events.StatusIdle))
 }
 
-func (f *fakeSuna) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+func (f *fakeSuna) Follow(ctx context.Context, _ string, on func(client.Update)) error {
 	live := sse.ConnState{Phase: sse.PhaseLive}
 	f.mu.Lock()
 	f.nsub++
 	id := f.nsub
-	on(backend.Update{State: &live, Reset: true, Events: slices.Clone(f.history), Synced: true})
+	on(client.Update{State: &live, Reset: true, Events: slices.Clone(f.history), Synced: true})
 	f.subs[id] = on
 	f.mu.Unlock()
 	<-ctx.Done()
@@ -105,13 +105,13 @@ func (f *fakeSuna) Follow(ctx context.Context, _ string, on func(backend.Update)
 	return ctx.Err()
 }
 
-func (f *fakeSuna) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+func (f *fakeSuna) Send(_ context.Context, _ string, m client.Message) (client.SendResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
 	if now.Before(f.activeUntil) && !now.Before(f.visibleFrom) {
 		f.busy++
-		return backend.SendResult{}, fmt.Errorf("thread t: agent run is running: %w", backend.ErrBusy)
+		return client.SendResult{}, fmt.Errorf("thread t: agent run is running: %w", client.ErrBusy)
 	}
 	if now.Before(f.activeUntil) {
 		f.overlaps++
@@ -132,7 +132,7 @@ func (f *fakeSuna) Send(_ context.Context, _ string, m backend.Message) (backend
 		f.mu.Unlock()
 		f.end()
 	})
-	return backend.SendResult{ID: fmt.Sprint("run-", n)}, nil
+	return client.SendResult{ID: fmt.Sprint("run-", n)}, nil
 }
 
 type sunaReport struct {
@@ -175,7 +175,7 @@ func TestHeldFollowUpsStartOneRunAtATime(t *testing.T) {
 	}
 	m1 := put("one: run the tests", IntentSend)
 	rs, err := d.Flush(ctx, "t")
-	if !errors.Is(err, ErrBusy) || !errors.Is(err, backend.ErrBusy) || len(rs) != 1 || !rs[0].Busy {
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, client.ErrBusy) || len(rs) != 1 || !rs[0].Busy {
 		t.Fatalf("a follow-up to a running thread: %+v %v", rs, err)
 	}
 	if m := rs[0].Message; m.ID != m1.ID || m.State != Held || !m.Waiting || m.Err != "" {
@@ -302,9 +302,9 @@ func TestDriverFollowFails(t *testing.T) {
 // history is in and it is idle.
 type idleThread struct{ sunaLike }
 
-func (b *idleThread) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+func (b *idleThread) Follow(ctx context.Context, _ string, on func(client.Update)) error {
 	live := sse.ConnState{Phase: sse.PhaseLive}
-	on(backend.Update{State: &live, Events: []events.Event{runState(events.StatusIdle)}, Synced: true})
+	on(client.Update{State: &live, Events: []events.Event{runState(events.StatusIdle)}, Synced: true})
 	<-ctx.Done()
 	return ctx.Err()
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -95,7 +95,7 @@ type turnWait struct {
 }
 
 // NewPace returns the rule for a session of a backend with caps.
-func NewPace(caps backend.Capabilities) *Pace {
+func NewPace(caps client.Capabilities) *Pace {
 	return &Pace{StoppedIsIdle: !caps.ServerQueue, queues: caps.ServerQueue || caps.PipesFollowUps}
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -22,15 +22,15 @@ type sunaLike struct {
 	got     []string
 }
 
-func (b *sunaLike) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+func (b *sunaLike) Send(_ context.Context, _ string, m client.Message) (client.SendResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.running {
-		return backend.SendResult{}, fmt.Errorf("thread t: a run is running: %w", backend.ErrBusy)
+		return client.SendResult{}, fmt.Errorf("thread t: a run is running: %w", client.ErrBusy)
 	}
 	b.running = true
 	b.got = append(b.got, m.Text)
-	return backend.SendResult{ID: fmt.Sprint("run-", len(b.got))}, nil
+	return client.SendResult{ID: fmt.Sprint("run-", len(b.got))}, nil
 }
 
 func (b *sunaLike) Received(_ context.Context, _, text string, _ time.Time) (int, error) {
@@ -277,7 +277,7 @@ func TestPaceSteps(t *testing.T) {
 		}, ActFlush, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewPace(backend.Capabilities{})
+			p := NewPace(client.Capabilities{})
 			a, at := tc.run(p)
 			if a != tc.want || !at.Equal(tc.at) {
 				t.Fatalf("Step = %v, %v; want %v, %v", a, at, tc.want, tc.at)
@@ -305,10 +305,10 @@ func TestPaceNotes(t *testing.T) {
 	m, _ := refused.Add("x", IntentHold, false, t0)
 	_ = refused.MarkSending(m.ID, t0)
 	_ = refused.MarkFailed(m.ID, OutcomePermanent, "404")
-	noQueue, maria := backend.Capabilities{}, backend.Capabilities{ServerQueue: true}
+	noQueue, maria := client.Capabilities{}, client.Capabilities{ServerQueue: true}
 	for _, tc := range []struct {
 		name string
-		caps backend.Capabilities
+		caps client.Capabilities
 		q    *Queue
 		run  func(p *Pace)
 		want Note
@@ -370,7 +370,7 @@ func TestPaceNotes(t *testing.T) {
 // yet", until something else happened.
 func TestPaceBusySendOnIdleGoesAfterSettle(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	p := NewPace(backend.Capabilities{})
+	p := NewPace(client.Capabilities{})
 	p.Queue(NewQueue())
 	p.Session(t0, true, events.RunIdle)
 	if a, _ := p.Step(t0.Add(DefaultSettle)); a != ActNone {
@@ -382,7 +382,7 @@ func TestPaceBusySendOnIdleGoesAfterSettle(t *testing.T) {
 	_ = q.MarkFailed(m.ID, OutcomeBusy, "")
 	p.Queue(q)
 	now := t0.Add(time.Minute)
-	p.Done(now, ActNone, []Result{{Message: m, Busy: true}}, WaitForIdle(backend.ErrBusy))
+	p.Done(now, ActNone, []Result{{Message: m, Busy: true}}, WaitForIdle(client.ErrBusy))
 	if n := p.Note(q); n != NoteSettle {
 		t.Fatalf("Note = %q, want %q", n, NoteSettle)
 	}

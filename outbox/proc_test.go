@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 )
 
 // httpBackend posts to a test server: POST /send, GET /count?text=.
@@ -24,18 +24,18 @@ type httpBackend struct {
 	base string
 }
 
-func (h httpBackend) Send(ctx context.Context, task string, m backend.Message) (backend.SendResult, error) {
+func (h httpBackend) Send(ctx context.Context, task string, m client.Message) (client.SendResult, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.base+"/send", bytes.NewReader([]byte(m.Text)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return backend.SendResult{}, err
+		return client.SendResult{}, err
 	}
 	defer resp.Body.Close()
 	id, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return backend.SendResult{}, Retryable(fmt.Errorf("status %d", resp.StatusCode))
+		return client.SendResult{}, Retryable(fmt.Errorf("status %d", resp.StatusCode))
 	}
-	return backend.SendResult{ID: string(id)}, nil
+	return client.SendResult{ID: string(id)}, nil
 }
 
 func (h httpBackend) Received(ctx context.Context, task, text string, since time.Time) (int, error) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -21,7 +21,7 @@ const ReplayTimeout = 60 * time.Second
 // outcome is unknown. A backend that implements Receiver answers itself;
 // any other is replayed once, up to its first Synced update, within
 // ReplayTimeout.
-func Received(ctx context.Context, b backend.Backend, session, text string, since time.Time) (int, error) {
+func Received(ctx context.Context, b client.Backend, session, text string, since time.Time) (int, error) {
 	if r, ok := b.(Receiver); ok {
 		return r.Received(ctx, session, text, since)
 	}
@@ -60,12 +60,12 @@ var errSynced = errors.New("synced")
 // connection that breaks or fails before that is an error: the check is
 // tried again later rather than waited out. It starts no goroutine: Follow
 // runs on the caller's and returns once ctx is cancelled.
-func Replay(ctx context.Context, b backend.Backend, session string) (*events.Timeline, error) {
+func Replay(ctx context.Context, b client.Backend, session string) (*events.Timeline, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tl := events.NewTimeline()
 	var broke error
-	err := b.Follow(ctx, session, func(u backend.Update) {
+	err := b.Follow(ctx, session, func(u client.Update) {
 		if context.Cause(ctx) != nil {
 			return // stopped: a late update changes nothing
 		}

@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -18,19 +18,19 @@ import (
 // scripted is a backend whose Follow plays updates, then waits (or
 // returns followErr); Send answers sendErr or res.
 type scripted struct {
-	backend.Backend // nil: any other method panics
-	caps            backend.Capabilities
-	updates         []backend.Update
-	followErr       error
-	sendErr         error
-	res             backend.SendResult
-	sent            []string
+	client.Backend // nil: any other method panics
+	caps           client.Capabilities
+	updates        []client.Update
+	followErr      error
+	sendErr        error
+	res            client.SendResult
+	sent           []string
 }
 
-func (s *scripted) Name() string                       { return "scripted" }
-func (s *scripted) URL() string                        { return "http://127.0.0.1:1/v1" }
-func (s *scripted) Capabilities() backend.Capabilities { return s.caps }
-func (s *scripted) Follow(ctx context.Context, _ string, on func(backend.Update)) error {
+func (s *scripted) Name() string                      { return "scripted" }
+func (s *scripted) URL() string                       { return "http://127.0.0.1:1/v1" }
+func (s *scripted) Capabilities() client.Capabilities { return s.caps }
+func (s *scripted) Follow(ctx context.Context, _ string, on func(client.Update)) error {
 	for _, u := range s.updates {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -44,9 +44,9 @@ func (s *scripted) Follow(ctx context.Context, _ string, on func(backend.Update)
 	return ctx.Err()
 }
 
-func (s *scripted) Send(_ context.Context, _ string, m backend.Message) (backend.SendResult, error) {
+func (s *scripted) Send(_ context.Context, _ string, m client.Message) (client.SendResult, error) {
 	if s.sendErr != nil {
-		return backend.SendResult{}, s.sendErr
+		return client.SendResult{}, s.sendErr
 	}
 	s.sent = append(s.sent, m.Text)
 	return s.res, nil
@@ -65,34 +65,34 @@ func TestReceived(t *testing.T) {
 	queued := events.Event{Kind: events.KindQueueSnapshot, Queue: []events.QueuedMessage{{ID: "q1", Text: "hi"}, {ID: "q2", Text: "other"}}}
 	for _, tc := range []struct {
 		name      string
-		updates   []backend.Update
+		updates   []client.Update
 		followErr error
 		want      int
 		err       string
 	}{
-		{"counted up to Synced", []backend.Update{
+		{"counted up to Synced", []client.Update{
 			{State: &live},
 			{Events: []events.Event{user("1", "hi", now), user("2", "hi", now.Add(-time.Hour)), user("3", "other", now), user("4", "hi!", now)}},
 			{Synced: true},
 			{Events: []events.Event{user("5", "hi", now)}}, // after Synced: not looked at
 		}, nil, 1, ""},
-		{"messages without a time count", []backend.Update{
+		{"messages without a time count", []client.Update{
 			{Events: []events.Event{user("1", "hi", time.Time{})}, Synced: true},
 		}, nil, 1, ""},
-		{"queued messages count", []backend.Update{
+		{"queued messages count", []client.Update{
 			{Events: []events.Event{user("1", "hi", now), queued}, Synced: true},
 		}, nil, 2, ""},
-		{"a reset drops what came before", []backend.Update{
+		{"a reset drops what came before", []client.Update{
 			{Events: []events.Event{user("1", "hi", now), user("2", "hi", now)}},
 			{Reset: true, Events: []events.Event{user("1", "hi", now)}, Synced: true},
 		}, nil, 1, ""},
-		{"a break before Synced is an error", []backend.Update{
+		{"a break before Synced is an error", []client.Update{
 			{Events: []events.Event{user("1", "hi", now)}},
 			{State: &broken},
 			{Synced: true},
 		}, nil, 0, "broke before its history was in: EOF"},
-		{"a refusal is an error", []backend.Update{{State: &failed}}, nil, 0, "401 Unauthorized"},
-		{"a stream that ends early is an error", []backend.Update{
+		{"a refusal is an error", []client.Update{{State: &failed}}, nil, 0, "401 Unauthorized"},
+		{"a stream that ends early is an error", []client.Update{
 			{Events: []events.Event{user("1", "hi", now)}},
 		}, errors.New("the server closed the stream"), 0, "the server closed the stream"},
 	} {
@@ -116,7 +116,7 @@ func TestReceived(t *testing.T) {
 // (ReplayTimeout, or the caller's if sooner) instead of hanging.
 func TestReceivedTimeout(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := &scripted{updates: []backend.Update{{Events: []events.Event{user("1", "hi", time.Time{})}}}}
+	b := &scripted{updates: []client.Update{{Events: []events.Event{user("1", "hi", time.Time{})}}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -129,24 +129,24 @@ func TestReceivedTimeout(t *testing.T) {
 }
 
 func TestSendClasses(t *testing.T) {
-	busyErr := fmt.Errorf("thread t: agent run r is running: %w", backend.ErrBusy)
+	busyErr := fmt.Errorf("thread t: agent run r is running: %w", client.ErrBusy)
 	for _, tc := range []struct {
 		name    string
-		caps    backend.Capabilities
+		caps    client.Capabilities
 		err     error
-		res     backend.SendResult
+		res     client.SendResult
 		outcome Outcome
 		running bool
 	}{
-		{"busy is not a failure", backend.Capabilities{Send: true}, busyErr, backend.SendResult{}, OutcomeBusy, false},
-		{"retryable kept", backend.Capabilities{Send: true}, Retryable(errors.New("connection refused")), backend.SendResult{}, OutcomeRetry, false},
-		{"permanent kept", backend.Capabilities{Send: true}, Permanent(errors.New("404")), backend.SendResult{}, OutcomePermanent, false},
-		{"unsupported is permanent", backend.Capabilities{}, fmt.Errorf("pynchy: %w", backend.ErrUnsupported), backend.SendResult{}, OutcomePermanent, false},
-		{"anything else is unknown", backend.Capabilities{Send: true}, errors.New("EOF"), backend.SendResult{}, OutcomeUnknown, false},
-		{"a start on a server without a queue runs", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "run-1"}, "", true},
-		{"maria queues", backend.Capabilities{Send: true, ServerQueue: true}, nil, backend.SendResult{ID: "m1"}, "", false},
-		{"pynchy pipes", backend.Capabilities{Send: true, PipesFollowUps: true}, nil, backend.SendResult{}, "", false},
-		{"queued is not running", backend.Capabilities{Send: true}, nil, backend.SendResult{ID: "x", Queued: true}, "", false},
+		{"busy is not a failure", client.Capabilities{Send: true}, busyErr, client.SendResult{}, OutcomeBusy, false},
+		{"retryable kept", client.Capabilities{Send: true}, Retryable(errors.New("connection refused")), client.SendResult{}, OutcomeRetry, false},
+		{"permanent kept", client.Capabilities{Send: true}, Permanent(errors.New("404")), client.SendResult{}, OutcomePermanent, false},
+		{"unsupported is permanent", client.Capabilities{}, fmt.Errorf("pynchy: %w", client.ErrUnsupported), client.SendResult{}, OutcomePermanent, false},
+		{"anything else is unknown", client.Capabilities{Send: true}, errors.New("EOF"), client.SendResult{}, OutcomeUnknown, false},
+		{"a start on a server without a queue runs", client.Capabilities{Send: true}, nil, client.SendResult{ID: "run-1"}, "", true},
+		{"maria queues", client.Capabilities{Send: true, ServerQueue: true}, nil, client.SendResult{ID: "m1"}, "", false},
+		{"pynchy pipes", client.Capabilities{Send: true, PipesFollowUps: true}, nil, client.SendResult{}, "", false},
+		{"queued is not running", client.Capabilities{Send: true}, nil, client.SendResult{ID: "x", Queued: true}, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &Deliverer{Store: NewMemStore(), Backend: &scripted{caps: tc.caps, sendErr: tc.err, res: tc.res}}

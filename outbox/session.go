@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -58,7 +58,7 @@ func (d *Deliverer) orphanLocked(ctx context.Context, task string) error {
 	t, err := d.Backend.Session(ctx, task)
 	gone := ""
 	switch {
-	case errors.Is(err, backend.ErrNoTask) || err == nil && t.ID != task:
+	case errors.Is(err, client.ErrNoTask) || err == nil && t.ID != task:
 		gone = "no session " + task + " any more"
 	case err != nil:
 		return fmt.Errorf("checking that session %s is the one its messages were written for: %w", task, err)

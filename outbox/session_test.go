@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -42,21 +42,21 @@ func (b *sessions) Session(_ context.Context, id string) (events.Task, error) {
 	defer b.mu.Unlock()
 	c, ok := b.live[id]
 	if !ok {
-		return events.Task{}, &backend.NoTaskError{Query: id}
+		return events.Task{}, &client.NoTaskError{Query: id}
 	}
 	return events.Task{ID: id, Created: c, Status: events.StatusIdle}, nil
 }
 
-func (b *sessions) Send(_ context.Context, id string, m backend.Message) (backend.SendResult, error) {
+func (b *sessions) Send(_ context.Context, id string, m client.Message) (client.SendResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, ok := b.live[id]
 	if !ok {
-		return backend.SendResult{}, Permanent(errors.New("404"))
+		return client.SendResult{}, Permanent(errors.New("404"))
 	}
 	k := id + "@" + c.Format(time.RFC3339Nano)
 	b.got[k] = append(b.got[k], m.Text)
-	return backend.SendResult{ID: "d"}, nil
+	return client.SendResult{ID: "d"}, nil
 }
 
 func (b *sessions) received(id string, created time.Time) []string {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -58,7 +58,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 // three dialects, match golden files; and each stream replayed twice (as a
 // reconnect does) gives the same transcript.
 func TestCorpusGolden(t *testing.T) {
-	files, _ := filepath.Glob("../backend/maria/testdata/streams/*.sse")
+	files, _ := filepath.Glob("../client/maria/testdata/streams/*.sse")
 	if len(files) < 15 {
 		t.Fatalf("corpus has %d files, want >= 15", len(files))
 	}

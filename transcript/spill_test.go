@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/spill"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -19,7 +19,7 @@ import (
 // that keeps them in memory does, in every format, for every stream of
 // the corpus: the readers see the same texts and the same tool details.
 func TestCorpusSpilledIsIdentical(t *testing.T) {
-	files, _ := filepath.Glob("../backend/maria/testdata/streams/*.sse")
+	files, _ := filepath.Glob("../client/maria/testdata/streams/*.sse")
 	if len(files) == 0 {
 		t.Fatal("no corpus")
 	}
@@ -79,7 +79,7 @@ func replaySpilled(t *testing.T, path string, store events.BodyStore) *events.Ti
 // byte for byte what the one in memory does, in every format, for every
 // stream of the corpus.
 func TestCorpusFrozenIsIdentical(t *testing.T) {
-	files, _ := filepath.Glob("../backend/maria/testdata/streams/*.sse")
+	files, _ := filepath.Glob("../client/maria/testdata/streams/*.sse")
 	frozeAny := false
 	for _, path := range files {
 		base := strings.TrimSuffix(filepath.Base(path), ".sse")

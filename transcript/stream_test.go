@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -18,7 +18,7 @@ import (
 // format, for every stream of the corpus. And it does let items go before
 // the end: that is what keeps a day-long export's memory flat.
 func TestCorpusStreamedIsIdentical(t *testing.T) {
-	files, _ := filepath.Glob("../backend/maria/testdata/streams/*.sse")
+	files, _ := filepath.Glob("../client/maria/testdata/streams/*.sse")
 	if len(files) == 0 {
 		t.Fatal("no corpus")
 	}

@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/jsonx"
+	"github.com/perch-tui/perch/internal/jsonx"
 	"github.com/perch-tui/perch/sanitize"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -20,16 +20,16 @@ import (
 func TestCapsOf(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		caps backend.Capabilities
+		caps client.Capabilities
 		want uiCaps
 	}{
-		{"suna", backend.Capabilities{Create: true, Send: true, Cancel: true},
+		{"suna", client.Capabilities{Create: true, Send: true, Cancel: true},
 			uiCaps{Send: true, Cancel: true, Create: true, Backend: "suna"}},
-		{"pynchy", backend.Capabilities{Send: true, PipesFollowUps: true},
+		{"pynchy", client.Capabilities{Send: true, PipesFollowUps: true},
 			uiCaps{Send: true, Backend: "pynchy"}},
-		{"maria", backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true},
+		{"maria", client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true},
 			uiCaps{Send: true, Cancel: true, Create: true, WebSearch: true}}, // perch's own daemon: no label
-		{"viewer", backend.Capabilities{},
+		{"viewer", client.Capabilities{},
 			uiCaps{Backend: "viewer", Note: "viewer at http://127.0.0.1:8090/v1 takes no follow-ups from perch — read-only"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,7 +39,7 @@ func TestCapsOf(t *testing.T) {
 		})
 	}
 	t.Run("file", func(t *testing.T) {
-		got := capsOf(recording{&fakeBackend{name: "claude-code", caps: &backend.Capabilities{Recording: true}}})
+		got := capsOf(recording{&fakeBackend{name: "claude-code", caps: &client.Capabilities{Recording: true}}})
 		if want := (uiCaps{Note: "replay of session.jsonl (claude-code) — read-only", Replay: true}); got != want {
 			t.Fatalf("offers %+v, want %+v", got, want)
 		}
@@ -58,14 +58,14 @@ func (recording) URL() string { return "testdata/session.jsonl" }
 func TestFollow(t *testing.T) {
 	reconnecting := connState{Phase: sse.PhaseReconnecting, Attempt: 1}
 	ev := func(id string) events.Event { return events.Event{Kind: events.KindUserMessage, ID: id, Text: id} }
-	updates := []backend.Update{
-		{Events: []events.Event{ev("a"), ev("b")}, Synced: true, Backlog: backend.BacklogMore},
+	updates := []client.Update{
+		{Events: []events.Event{ev("a"), ev("b")}, Synced: true, Backlog: client.BacklogMore},
 		{State: &reconnecting},
-		{Backlog: backend.BacklogNone},
+		{Backlog: client.BacklogNone},
 		{Reset: true, Events: []events.Event{ev("a"), ev("b"), ev("c")}, Synced: true},
 		{Events: []events.Event{ev("d")}},
 	}
-	b := &fakeBackend{follow: func(ctx context.Context, _ string, on func(backend.Update)) error {
+	b := &fakeBackend{follow: func(ctx context.Context, _ string, on func(client.Update)) error {
 		for _, u := range updates {
 			on(u)
 		}
@@ -79,7 +79,7 @@ func TestFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- follow(ctx, b, "t1", func(evs []events.Event, bl backend.Backlog) {
+		done <- follow(ctx, b, "t1", func(evs []events.Event, bl client.Backlog) {
 			mu.Lock()
 			defer mu.Unlock()
 			step := fmt.Sprintf("backlog %d:", bl)
@@ -98,13 +98,13 @@ func TestFollow(t *testing.T) {
 		})
 	}()
 	want := []string{
-		fmt.Sprintf("backlog %d: a b", backend.BacklogMore),
+		fmt.Sprintf("backlog %d: a b", client.BacklogMore),
 		"state " + sse.PhaseLive.String(),
 		"state " + sse.PhaseReconnecting.String(),
-		fmt.Sprintf("backlog %d:", backend.BacklogNone),
-		fmt.Sprintf("backlog %d: RESET a b c", backend.BacklogUnknown),
+		fmt.Sprintf("backlog %d:", client.BacklogNone),
+		fmt.Sprintf("backlog %d: RESET a b c", client.BacklogUnknown),
 		"state " + sse.PhaseLive.String(),
-		fmt.Sprintf("backlog %d: d", backend.BacklogUnknown),
+		fmt.Sprintf("backlog %d: d", client.BacklogUnknown),
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		mu.Lock()

@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui/chrome"
@@ -29,7 +29,7 @@ type Board struct {
 	// Open returns the backend a session of source opens through and
 	// where its messages are kept; ok is false while the source has not
 	// been opened (it is down, or still connecting). It must not block.
-	Open func(source string) (b backend.Backend, ob *Outbox, ok bool)
+	Open func(source string) (b client.Backend, ob *Outbox, ok bool)
 	// Notify says which notifications to send and how (notify.Options).
 	Notify notify.Options
 }
@@ -468,18 +468,18 @@ var errNoSession = errors.New("open a session on the board first")
 
 func (noSession) Name() string                                    { return "board" }
 func (noSession) URL() string                                     { return "" }
-func (noSession) Capabilities() backend.Capabilities              { return backend.Capabilities{} }
+func (noSession) Capabilities() client.Capabilities               { return client.Capabilities{} }
 func (noSession) Sessions(context.Context) ([]events.Task, error) { return nil, errNoSession }
 func (noSession) Session(context.Context, string) (events.Task, error) {
 	return events.Task{}, errNoSession
 }
-func (noSession) Follow(context.Context, string, func(backend.Update)) error { return errNoSession }
-func (noSession) Send(context.Context, string, backend.Message) (backend.SendResult, error) {
-	return backend.SendResult{}, errNoSession
+func (noSession) Follow(context.Context, string, func(client.Update)) error { return errNoSession }
+func (noSession) Send(context.Context, string, client.Message) (client.SendResult, error) {
+	return client.SendResult{}, errNoSession
 }
 func (noSession) Cancel(context.Context, string) ([]events.QueuedMessage, error) {
 	return nil, errNoSession
 }
-func (noSession) Create(context.Context, backend.CreateRequest) (events.Task, error) {
+func (noSession) Create(context.Context, client.CreateRequest) (events.Task, error) {
 	return events.Task{}, errNoSession
 }

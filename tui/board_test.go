@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/perch-tui/perch/backend"
 	"github.com/perch-tui/perch/board"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/notify"
 )
 
@@ -82,9 +82,9 @@ func threeSources() *fakeBoard {
 // backend.
 func boardHarness(t *testing.T, w, h int, fb *fakeBoard) (*harness, map[string]*fakeBackend) {
 	t.Helper()
-	bes := map[string]*fakeBackend{"local": {}, "work": {name: backend.Suna}, "home-chat": {name: backend.Pynchy}}
+	bes := map[string]*fakeBackend{"local": {}, "work": {name: client.Suna}, "home-chat": {name: client.Pynchy}}
 	cfg := Config{Board: &Board{Live: fb, Notify: notify.Options{Kinds: notify.All},
-		Open: func(src string) (backend.Backend, *Outbox, bool) {
+		Open: func(src string) (client.Backend, *Outbox, bool) {
 			b, ok := bes[src]
 			return b, nil, ok
 		}}}

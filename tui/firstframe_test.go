@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -28,20 +28,20 @@ func TestInitTakesAListThatIsIn(t *testing.T) {
 	defer cancel()
 	for _, tt := range []struct {
 		name     string
-		prefetch func(backend.Backend) *tasksPrefetch
+		prefetch func(client.Backend) *tasksPrefetch
 		inAtInit bool
 		calls    int    // Tasks calls in all
 		want     string // on the first frame when the list is in at Init
 	}{
-		{"the caller's list", func(backend.Backend) *tasksPrefetch { return knownTasks(firstTasks) }, true, 0, "the given task"},
-		{"an empty list is a list", func(backend.Backend) *tasksPrefetch { return knownTasks([]events.Task{}) }, true, 0, "no tasks yet"},
-		{"a prefetch that answered", func(b backend.Backend) *tasksPrefetch {
+		{"the caller's list", func(client.Backend) *tasksPrefetch { return knownTasks(firstTasks) }, true, 0, "the given task"},
+		{"an empty list is a list", func(client.Backend) *tasksPrefetch { return knownTasks([]events.Task{}) }, true, 0, "no tasks yet"},
+		{"a prefetch that answered", func(b client.Backend) *tasksPrefetch {
 			p := prefetchTasks(ctx, b)
 			p.wait()
 			return p
 		}, true, 1, "the given task"},
-		{"a prefetch under way", func(b backend.Backend) *tasksPrefetch { return prefetchTasks(ctx, b) }, false, 1, ""},
-		{"no prefetch", func(backend.Backend) *tasksPrefetch { return nil }, false, 1, ""},
+		{"a prefetch under way", func(b client.Backend) *tasksPrefetch { return prefetchTasks(ctx, b) }, false, 1, ""},
+		{"no prefetch", func(client.Backend) *tasksPrefetch { return nil }, false, 1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &gatedBackend{fakeBackend: fakeBackend{tasks: firstTasks},

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -223,7 +223,7 @@ func TestSearchNextPrev(t *testing.T) {
 func TestSendIdle(t *testing.T) {
 	hs := attached(t, 80, 24)
 	hs.events(user("u0", "earlier"), assistant("a0", "ok"))
-	hs.b.sendRes = backend.SendResult{ID: "m1", Queued: false}
+	hs.b.sendRes = client.SendResult{ID: "m1", Queued: false}
 	hs.typ("hello agent")
 	// Before the POST returns the message is already on screen.
 	_, cmd := hs.m.Update(keyMsg("enter"))
@@ -287,7 +287,7 @@ func TestSendBusyQueuesAndShowsAtOnce(t *testing.T) {
 	}
 	hs.contains("generating 1m15s")
 	hs.contains("queue a message")
-	hs.b.sendRes = backend.SendResult{ID: "m2", Queued: true}
+	hs.b.sendRes = client.SendResult{ID: "m2", Queued: true}
 	hs.typ("and also the lexer")
 	_, cmd := hs.m.Update(keyMsg("enter"))
 	hs.contains("sending and also the lexer")
@@ -311,7 +311,7 @@ func TestFailedSendKeptAndRetried(t *testing.T) {
 	}
 	// Retry succeeds.
 	hs.b.sendErr = nil
-	hs.b.sendRes = backend.SendResult{ID: "m9"}
+	hs.b.sendRes = client.SendResult{ID: "m9"}
 	hs.key("ctrl+r")
 	if hs.b.sendCalls != 2 || hs.b.sends[1] != "precious words" {
 		t.Fatalf("retry sent %q", hs.b.sends)
@@ -398,7 +398,7 @@ func TestCancelWithConfirmationRecoversQueue(t *testing.T) {
 
 	// Nothing running: the daemon says so.
 	hs.b.cancelPending = nil
-	hs.b.cancelErr = fmt.Errorf("POST …/cancel: %w", backend.ErrNotRunning)
+	hs.b.cancelErr = fmt.Errorf("POST …/cancel: %w", client.ErrNotRunning)
 	hs.key("ctrl+x")
 	hs.key("y")
 	hs.contains("nothing to cancel")

@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/fakedaemon"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/spill"
 )
 
 // TestHeapAtFinalReply writes a heap profile of the real program attached

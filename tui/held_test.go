@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
@@ -543,18 +543,18 @@ type sunaSends struct {
 
 // backend is a Suna backend whose sends s answers.
 func (s *sunaSends) backend() *fakeBackend {
-	return &fakeBackend{name: backend.Suna, caps: &backend.Capabilities{Send: true, Cancel: true}, onSend: s.send}
+	return &fakeBackend{name: client.Suna, caps: &client.Capabilities{Send: true, Cancel: true}, onSend: s.send}
 }
 
-func (s *sunaSends) send(m backend.Message) (backend.SendResult, error) {
+func (s *sunaSends) send(m client.Message) (client.SendResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
-		return backend.SendResult{}, fmt.Errorf("a run is running: %w", backend.ErrBusy)
+		return client.SendResult{}, fmt.Errorf("a run is running: %w", client.ErrBusy)
 	}
 	s.running = true
 	s.got = append(s.got, m.Text)
-	return backend.SendResult{ID: fmt.Sprint("run-", len(s.got))}, nil
+	return client.SendResult{ID: fmt.Sprint("run-", len(s.got))}, nil
 }
 
 func (s *sunaSends) set(running bool) {

@@ -12,29 +12,29 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
 )
 
-// fakeBackend is a backend.Backend that records calls and answers from
+// fakeBackend is a client.Backend that records calls and answers from
 // its fields: maria's whole set of capabilities unless caps is set. Its
 // streams block until ctx ends unless a stream func is set.
 type fakeBackend struct {
 	mu sync.Mutex
 
-	name string                // backend.Maria when ""
-	caps *backend.Capabilities // maria's when nil
+	name string               // client.Maria when ""
+	caps *client.Capabilities // maria's when nil
 
 	tasks   []events.Task
 	task    events.Task
 	taskErr error
 
-	sendRes backend.SendResult
+	sendRes client.SendResult
 	sendErr error
 	// onSend, when set, answers sends instead of sendRes and sendErr
 	// (called with the fake's lock held).
-	onSend    func(backend.Message) (backend.SendResult, error)
+	onSend    func(client.Message) (client.SendResult, error)
 	sends     []string
 	sendWebs  []bool
 	sendCalls int
@@ -45,35 +45,35 @@ type fakeBackend struct {
 
 	createRes events.Task
 	createErr error
-	creates   []backend.CreateRequest
+	creates   []client.CreateRequest
 
 	// follow plays a session's updates (Follow).
-	follow func(ctx context.Context, id string, on func(backend.Update)) error
+	follow func(ctx context.Context, id string, on func(client.Update)) error
 	// watchTasks plays the session list and its connection's states
 	// (WatchSessionsState, as maria's daemon stream).
 	watchTasks func(ctx context.Context, onTasks func([]events.Task), onState func(connState)) error
 }
 
 var (
-	_ backend.Backend             = (*fakeBackend)(nil)
-	_ backend.SessionStateWatcher = (*fakeBackend)(nil)
-	_ outbox.Receiver             = (*fakeBackend)(nil)
+	_ client.Backend             = (*fakeBackend)(nil)
+	_ client.SessionStateWatcher = (*fakeBackend)(nil)
+	_ outbox.Receiver            = (*fakeBackend)(nil)
 )
 
 func (f *fakeBackend) Name() string {
 	if f.name == "" {
-		return backend.Maria
+		return client.Maria
 	}
 	return f.name
 }
 
 func (f *fakeBackend) URL() string { return "http://127.0.0.1:8090/v1" }
 
-func (f *fakeBackend) Capabilities() backend.Capabilities {
+func (f *fakeBackend) Capabilities() client.Capabilities {
 	if f.caps != nil {
 		return *f.caps
 	}
-	return backend.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
+	return client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
 }
 
 func (f *fakeBackend) Sessions(ctx context.Context) ([]events.Task, error) {
@@ -92,7 +92,7 @@ func (f *fakeBackend) Session(ctx context.Context, id string) (events.Task, erro
 	return t, f.taskErr
 }
 
-func (f *fakeBackend) Create(ctx context.Context, req backend.CreateRequest) (events.Task, error) {
+func (f *fakeBackend) Create(ctx context.Context, req client.CreateRequest) (events.Task, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates = append(f.creates, req)
@@ -101,7 +101,7 @@ func (f *fakeBackend) Create(ctx context.Context, req backend.CreateRequest) (ev
 
 // Send records the message. sendErr, unless the test marked it for the
 // outbox, says the message certainly did not arrive (outbox.Retryable).
-func (f *fakeBackend) Send(ctx context.Context, taskID string, m backend.Message) (backend.SendResult, error) {
+func (f *fakeBackend) Send(ctx context.Context, taskID string, m client.Message) (client.SendResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sendCalls++
@@ -128,7 +128,7 @@ func (f *fakeBackend) Cancel(ctx context.Context, taskID string) ([]events.Queue
 	return f.cancelPending, f.cancelErr
 }
 
-func (f *fakeBackend) Follow(ctx context.Context, id string, on func(backend.Update)) error {
+func (f *fakeBackend) Follow(ctx context.Context, id string, on func(client.Update)) error {
 	if f.follow != nil {
 		return f.follow(ctx, id, on)
 	}
@@ -146,16 +146,16 @@ func (f *fakeBackend) WatchSessionsState(ctx context.Context, onTasks func([]eve
 
 // eventUpdate is one event as a backend's update (no Backlog: the
 // batcher keeps its timing rule).
-func eventUpdate(ev events.Event) backend.Update {
-	return backend.Update{Events: []events.Event{ev}}
+func eventUpdate(ev events.Event) client.Update {
+	return client.Update{Events: []events.Event{ev}}
 }
 
 // stateUpdate is a connection state as a backend's update.
-func stateUpdate(s connState) backend.Update { return backend.Update{State: &s} }
+func stateUpdate(s connState) client.Update { return client.Update{State: &s} }
 
 // onEvent hands the batcher one event as a step without a Backlog.
 func (b *batcher) onEvent(ev events.Event) {
-	b.onStep([]events.Event{ev}, backend.BacklogUnknown)
+	b.onStep([]events.Event{ev}, client.BacklogUnknown)
 }
 
 // recordControl records stream wishes instead of starting streams.

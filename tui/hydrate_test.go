@@ -16,7 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/fakedaemon"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 )
@@ -34,10 +34,10 @@ func (b *stampUI) stamp(evs []events.Event) {
 	}
 }
 
-func (b *stampUI) Follow(ctx context.Context, id string, on func(backend.Update)) error {
-	return b.Backend.Follow(ctx, id, func(u backend.Update) {
+func (b *stampUI) Follow(ctx context.Context, id string, on func(client.Update)) error {
+	return b.Backend.Follow(ctx, id, func(u client.Update) {
 		if !b.hinted {
-			u.Backlog = backend.BacklogUnknown
+			u.Backlog = client.BacklogUnknown
 		}
 		on(u)
 		b.stamp(u.Events)

@@ -11,9 +11,9 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/maria"
+	"github.com/perch-tui/perch/client/suna"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -87,7 +87,7 @@ func TestGoldenDaemonUnreachable(t *testing.T) {
 // TestReplayIsNotLive: a file's session says replay where a live
 // system's connection would be, never live.
 func TestReplayIsNotLive(t *testing.T) {
-	b := &fakeBackend{name: "claude-code", caps: &backend.Capabilities{Recording: true}}
+	b := &fakeBackend{name: "claude-code", caps: &client.Capabilities{Recording: true}}
 	hs := newHarnessOn(t, 80, 24, Config{TaskID: "task-1"}, b)
 	live := connState{Phase: sse.PhaseLive, Since: fixedNow}
 	hs.send(streamBatchMsg{Src: srcTask, Gen: hs.m.gen, State: &live, Events: chunksOf([]events.Event{
@@ -111,7 +111,7 @@ func TestErrReasonAndTaskGone(t *testing.T) {
 		{"sse 404", &sse.StatusError{URL: "http://h/v1/task/x/events", Status: 404, Message: "task not found"}, "404 Not Found: task not found", true},
 		{"maria 404", &maria.APIError{Method: "GET", URL: "http://h/v1/task/x", Status: 404, Message: "task not found"}, "404 Not Found: task not found", true},
 		{"suna 404", &suna.APIError{Method: "GET", URL: "http://h/api/thread/x", Status: 404, Message: "Thread not found"}, "404 Not Found: Thread not found", true},
-		{"no such session", fmt.Errorf("follow: %w", &backend.NoTaskError{Query: "abc"}), `no task matches "abc"`, true},
+		{"no such session", fmt.Errorf("follow: %w", &client.NoTaskError{Query: "abc"}), `no task matches "abc"`, true},
 		{"opaque", fmt.Errorf("GET http://127.0.0.1:8090/v1/task/x/events: stream stalled"), "GET 127.0.0.1:8090/…: stream stalled", false},
 	} {
 		if got := errReason(tc.err); got != tc.reason {

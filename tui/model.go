@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui/chrome"
 )
@@ -46,7 +46,7 @@ const (
 // session.go, composer.go, queue.go, search.go …).
 type Model struct {
 	ctx context.Context
-	b   backend.Backend
+	b   client.Backend
 	cfg Config
 	ctl streamControl
 
@@ -72,7 +72,7 @@ type Model struct {
 	lastWheel time.Time // input coalescing, see coalesceInput
 	quitting  bool
 
-	// The task list (kept live by backend.WatchSessions).
+	// The task list (kept live by client.WatchSessions).
 	list taskList
 	// board replaces the task list with more than one source (board.go).
 	board      *boardState
@@ -120,7 +120,7 @@ type Model struct {
 
 // New builds the model. ctx bounds every network call the UI makes; ctl
 // receives stream wishes (nil in tests that do not care).
-func New(ctx context.Context, b backend.Backend, cfg Config, ctl streamControl) *Model {
+func New(ctx context.Context, b client.Backend, cfg Config, ctl streamControl) *Model {
 	cfg.defaults()
 	if ctl == nil {
 		ctl = nopControl{}

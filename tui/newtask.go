@@ -6,7 +6,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/tui/chrome"
 )
@@ -114,7 +114,7 @@ func (m *Model) createTask() tea.Cmd {
 		return nil
 	}
 	f.creating, f.err = true, nil
-	req := backend.CreateRequest{
+	req := client.CreateRequest{
 		Name:      firstLine(strings.TrimSpace(text)),
 		Model:     m.cfg.Model,
 		Cwd:       strings.TrimSpace(f.cwd.Value()),

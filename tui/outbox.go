@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/outbox"
 )
 
@@ -45,7 +45,7 @@ type outboxes struct {
 	touched map[string]bool
 }
 
-func newOutboxes(cfg *Outbox, b backend.Backend) *outboxes {
+func newOutboxes(cfg *Outbox, b client.Backend) *outboxes {
 	o := &outboxes{touched: map[string]bool{}}
 	if cfg != nil && cfg.Store != nil {
 		o.store = cfg.Store

@@ -2,7 +2,7 @@ package tui
 
 import (
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/spill"
 )
 
 // reducer is what the attach view needs of events.Timeline (the domain

@@ -3,7 +3,7 @@ package tui
 import (
 	"testing"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -61,9 +61,9 @@ func TestResetEventIsNotAnyNotice(t *testing.T) {
 // TestBackendNameInStatusBars: a backend that names itself shows its name
 // in the task list's and the task's status bar.
 func TestBackendNameInStatusBars(t *testing.T) {
-	hs := newHarnessOn(t, 100, 24, Config{}, &fakeBackend{name: backend.Suna})
+	hs := newHarnessOn(t, 100, 24, Config{}, &fakeBackend{name: client.Suna})
 	hs.contains("suna")
-	hs2 := attachedOn(t, 100, 24, nil, &fakeBackend{name: backend.Pynchy})
+	hs2 := attachedOn(t, 100, 24, nil, &fakeBackend{name: client.Pynchy})
 	hs2.contains("pynchy")
 }
 
@@ -71,7 +71,7 @@ func TestBackendNameInStatusBars(t *testing.T) {
 // offers no cancel key (hints, queue panel, help), ctrl+x asks nothing,
 // and ctrl+c on an empty composer quits instead of asking.
 func TestNoCancelOffered(t *testing.T) {
-	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: backend.Pynchy, caps: &backend.Capabilities{Send: true, PipesFollowUps: true}})
+	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: client.Pynchy, caps: &client.Capabilities{Send: true, PipesFollowUps: true}})
 	hs.events(user("u1", "go"), runStart("r1", fixedNow))
 	hs.events(events.Event{Kind: events.KindMessageQueued, MessageID: "q1", Text: "piped follow-up"})
 	if !hs.m.busy() {
@@ -98,7 +98,7 @@ func TestNoCancelOffered(t *testing.T) {
 // the help no ctrl+s, and ctrl+s changes nothing; maria offers all three.
 func TestNoWebSearchOffered(t *testing.T) {
 	attached(t, 140, 30).contains("web off")
-	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: backend.Suna, caps: &backend.Capabilities{Create: true, Send: true, Cancel: true}})
+	hs := attachedOn(t, 140, 30, nil, &fakeBackend{name: client.Suna, caps: &client.Capabilities{Create: true, Send: true, Cancel: true}})
 	hs.events(user("u1", "hello"))
 	hs.lacks("web off")
 	hs.lacks("ctrl+s")

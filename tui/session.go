@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -264,7 +264,7 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 		m.canceling = false
 	}
 	if msg.err != nil {
-		if errors.Is(msg.err, backend.ErrNotRunning) {
+		if errors.Is(msg.err, client.ErrNotRunning) {
 			m.setFlash("nothing to cancel — the run had already ended", false)
 		} else {
 			m.setFlash("cancel failed: "+msg.err.Error(), true)

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/spill"
 	export "github.com/perch-tui/perch/transcript"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 	"github.com/perch-tui/perch/tui/chrome"
@@ -27,7 +27,7 @@ func layoutSegments(segs []segment, sep string, w int) string {
 // connText describes a stream's connection, with a live countdown while
 // reconnecting: live, retrying in N s, task gone, disconnected, each
 // with the reason a person acts on (errReason) rather than the URL; a
-// file (backend.Capabilities.Recording) is a replay, never live.
+// file (client.Capabilities.Recording) is a replay, never live.
 func (m *Model) connText(c connState, seen bool) string {
 	if m.caps.Replay {
 		return m.ch.Dim.Render("▶ replay")
@@ -116,14 +116,14 @@ func (m *Model) placeholder() string {
 // taskGone is whether err says the server does not know the task (any
 // system: a 404 answer, or a lookup that found no such session).
 func taskGone(err error) bool {
-	return err != nil && (errors.Is(err, backend.ErrNoTask) || httpStatus(err) == http.StatusNotFound)
+	return err != nil && (errors.Is(err, client.ErrNoTask) || httpStatus(err) == http.StatusNotFound)
 }
 
 // httpStatus is the status of the server's answer err carries, 0 for none
 // (the server was not reached).
 func httpStatus(err error) int {
 	var se *sse.StatusError
-	var he *backend.HTTPError
+	var he *client.HTTPError
 	switch {
 	case errors.As(err, &se):
 		return se.Status
@@ -134,8 +134,8 @@ func httpStatus(err error) int {
 }
 
 // errReason is what an error says to a person, on one line
-// (backend.Reason).
-func errReason(err error) string { return oneLine(backend.Reason(err)) }
+// (client.Reason).
+func errReason(err error) string { return oneLine(client.Reason(err)) }
 
 // statusLine is the task view's status bar: connection, run state with
 // elapsed time, name, model, context and token totals, cwd.

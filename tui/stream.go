@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -42,7 +42,7 @@ const frameInterval = 16 * time.Millisecond
 //
 // That window is a guess, and the last event of a replay pays it. A
 // backend that knows whether more of its stream is already on its way
-// (backend.Update's Backlog: bytes read and not yet decoded, events in its
+// (client.Update's Backlog: bytes read and not yet decoded, events in its
 // decode pool) replaces the guess with evidence: while its latest step says more
 // is coming the batch is held (up to the hold), and once a step says
 // nothing more has been read the batch goes out batchQuiet after it
@@ -69,11 +69,11 @@ const (
 )
 
 // pollEvery is how often the session list of a backend that cannot watch
-// it is asked again (see backend.WatchSessions).
+// it is asked again (see client.WatchSessions).
 const pollEvery = 3 * time.Second
 
 // connState is a stream connection's state as the status bars show it.
-type connState = backend.ConnState
+type connState = client.ConnState
 
 // follow follows a session of b for the UI: each update with events or a
 // Backlog is one step for onStep, with the update's Backlog (the batching
@@ -81,14 +81,14 @@ type connState = backend.ConnState
 // batcher its timing rule). A Reset becomes resetEvent ahead of the
 // update's events, so that it travels in the event order. States pass
 // through to onState, and Synced says live.
-func follow(ctx context.Context, b backend.Backend, id string, onStep func([]events.Event, backend.Backlog), onState func(connState)) error {
+func follow(ctx context.Context, b client.Backend, id string, onStep func([]events.Event, client.Backlog), onState func(connState)) error {
 	live := false
-	return b.Follow(ctx, id, func(u backend.Update) {
+	return b.Follow(ctx, id, func(u client.Update) {
 		evs := u.Events
 		if u.Reset {
 			evs = append([]events.Event{resetEvent()}, evs...)
 		}
-		if len(evs) > 0 || u.Backlog != backend.BacklogUnknown {
+		if len(evs) > 0 || u.Backlog != client.BacklogUnknown {
 			onStep(evs, u.Backlog)
 		}
 		switch {
@@ -110,7 +110,7 @@ func follow(ctx context.Context, b backend.Backend, id string, onStep func([]eve
 type streamSource uint8
 
 const (
-	srcDaemon streamSource = iota // the task list (backend.WatchSessions)
+	srcDaemon streamSource = iota // the task list (client.WatchSessions)
 	srcTask
 )
 
@@ -235,7 +235,7 @@ type batcher struct {
 	last    time.Time // when the stream last added something
 	// backlog is what the stream's latest step said of what follows it
 	// (BacklogUnknown from a backend that does not tell).
-	backlog backend.Backlog
+	backlog client.Backlog
 	// stall is the longest recent pause between events (see burstQuiet).
 	stall time.Duration
 
@@ -263,12 +263,12 @@ func poke(c chan struct{}) {
 // onStep is the task stream's callback for each step: its events, in
 // order, and whether more of the stream is already on its way. A step
 // without events only says so.
-func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
+func (b *batcher) onStep(evs []events.Event, backlog client.Backlog) {
 	if len(evs) == 0 {
 		b.mu.Lock()
 		b.backlog = backlog
 		b.mu.Unlock()
-		if backlog == backend.BacklogNone {
+		if backlog == client.BacklogNone {
 			poke(b.settle)
 		}
 		return
@@ -292,7 +292,7 @@ func (b *batcher) onStep(evs []events.Event, backlog backend.Backlog) {
 	b.backlog = backlog
 	b.mu.Unlock()
 	poke(b.kick)
-	if backlog == backend.BacklogNone || full {
+	if backlog == client.BacklogNone || full {
 		poke(b.settle)
 	}
 	if full {
@@ -444,11 +444,11 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			now := time.Now()
 			var quiet time.Duration
 			switch {
-			case backlog == backend.BacklogMore:
+			case backlog == client.BacklogMore:
 				quiet = hold // held until the hold or a settling step
-			case backlog == backend.BacklogNone && burst:
+			case backlog == client.BacklogNone && burst:
 				quiet = burstSettle - now.Sub(last)
-			case backlog == backend.BacklogNone || !burst:
+			case backlog == client.BacklogNone || !burst:
 				quiet = batchQuiet - now.Sub(last)
 			default:
 				quiet = b.burstWindow() - now.Sub(last)
@@ -494,7 +494,7 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 // back is instant); the task stream follows WatchTask.
 type streamHub struct {
 	ctx  context.Context
-	b    backend.Backend
+	b    client.Backend
 	reqs chan watchReq
 	done chan struct{}
 	// outbox reports changes of a task's outbox by anyone (nil: the store
@@ -507,7 +507,7 @@ type watchReq struct {
 	taskID string
 	// b and outbox, when set, are the task's source's (the board's);
 	// else the hub's own.
-	b      backend.Backend
+	b      client.Backend
 	outbox func(ctx context.Context, taskID string) <-chan struct{}
 }
 
@@ -515,12 +515,12 @@ type watchReq struct {
 // backend than the one it started with: the board opens each session
 // through its own source's.
 type sourceControl interface {
-	WatchTaskOn(gen uint64, b backend.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string)
+	WatchTaskOn(gen uint64, b client.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string)
 }
 
 // WatchTaskOn is WatchTask through b, the task's outbox watched by
 // outbox.
-func (h *streamHub) WatchTaskOn(gen uint64, b backend.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string) {
+func (h *streamHub) WatchTaskOn(gen uint64, b client.Backend, outbox func(ctx context.Context, taskID string) <-chan struct{}, taskID string) {
 	select {
 	case <-h.reqs:
 	default:
@@ -528,7 +528,7 @@ func (h *streamHub) WatchTaskOn(gen uint64, b backend.Backend, outbox func(ctx c
 	h.reqs <- watchReq{gen: gen, taskID: taskID, b: b, outbox: outbox}
 }
 
-func newStreamHub(ctx context.Context, b backend.Backend) *streamHub {
+func newStreamHub(ctx context.Context, b client.Backend) *streamHub {
 	return &streamHub{ctx: ctx, b: b, reqs: make(chan watchReq, 1), done: make(chan struct{})}
 }
 
@@ -571,7 +571,7 @@ func (h *streamHub) run(send func(tea.Msg)) {
 
 	if h.b != nil { // nil on the board: board.Board watches every source's list
 		run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
-			return backend.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
+			return client.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
 		})
 	}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
 )
@@ -152,7 +152,7 @@ func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
 	fed := make(chan int, n)
 	go func() {
 		for i := range n {
-			bt.onStep([]events.Event{{Kind: events.KindUserMessage, ID: strconv.Itoa(i), Text: big}}, backend.BacklogMore)
+			bt.onStep([]events.Event{{Kind: events.KindUserMessage, ID: strconv.Itoa(i), Text: big}}, client.BacklogMore)
 			fed <- i
 		}
 	}()
@@ -192,7 +192,7 @@ func TestHubFollowsTheViewAndStops(t *testing.T) {
 	var mu sync.Mutex
 	live := map[string]bool{}
 	b := &fakeBackend{
-		follow: func(ctx context.Context, id string, on func(backend.Update)) error {
+		follow: func(ctx context.Context, id string, on func(client.Update)) error {
 			mu.Lock()
 			live[id] = true
 			mu.Unlock()
@@ -264,7 +264,7 @@ func TestRunEndToEnd(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	b := &fakeBackend{
 		task: events.Task{ID: "task-1", Name: "e2e", Status: events.StatusIdle},
-		follow: func(ctx context.Context, id string, on func(backend.Update)) error {
+		follow: func(ctx context.Context, id string, on func(client.Update)) error {
 			on(stateUpdate(connState{Phase: sse.PhaseLive}))
 			for _, ev := range decodeAll(wireFrames(400)) {
 				on(eventUpdate(ev))
@@ -494,14 +494,14 @@ func TestBatcherHandsTheLastHintedStepOverAtOnce(t *testing.T) {
 	evs := decodeAll(wireFrames(301))
 	for _, tc := range []struct {
 		name   string
-		hint   backend.Backlog // of every step but the last
-		last   backend.Backlog
+		hint   client.Backlog // of every step but the last
+		last   client.Backlog
 		within time.Duration // the last event's batch, after its step
 		after  time.Duration
 	}{
-		{"nothing more", backend.BacklogMore, backend.BacklogNone, 40 * time.Millisecond, 0},
+		{"nothing more", client.BacklogMore, client.BacklogNone, 40 * time.Millisecond, 0},
 		// The control: the same stream without hints keeps the guess.
-		{"no hint", backend.BacklogUnknown, backend.BacklogUnknown, 5 * time.Second, burstQuiet},
+		{"no hint", client.BacklogUnknown, client.BacklogUnknown, 5 * time.Second, burstQuiet},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bt := newBatcher()
@@ -543,13 +543,13 @@ func TestBatcherHoldsWhileMoreIsOnItsWay(t *testing.T) {
 	stop := runFlusher(t, bt, &s)
 	defer stop()
 	for _, ev := range evs[:100] {
-		bt.onStep([]events.Event{ev}, backend.BacklogMore)
+		bt.onStep([]events.Event{ev}, client.BacklogMore)
 	}
 	time.Sleep(burstQuiet + 10*time.Millisecond) // shorter than batchFirstHold
 	for _, ev := range evs[100:] {
-		bt.onStep([]events.Event{ev}, backend.BacklogMore)
+		bt.onStep([]events.Event{ev}, client.BacklogMore)
 	}
-	bt.onStep(nil, backend.BacklogNone)
+	bt.onStep(nil, client.BacklogNone)
 	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
 	msgs, _ := s.snapshot()
 	if n := msgs[0].Events.Len(); n <= 100 {

@@ -1,7 +1,7 @@
 package tui
 
 // The UI on each live system's own backend, over loopback against the
-// fake servers: what it draws, and what follow and backend.WatchSessions
+// fake servers: what it draws, and what follow and client.WatchSessions
 // hand it.
 
 import (
@@ -19,10 +19,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
 
-	"github.com/perch-tui/perch/backend"
-	"github.com/perch-tui/perch/backend/maria"
-	"github.com/perch-tui/perch/backend/pynchy"
-	"github.com/perch-tui/perch/backend/suna"
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/maria"
+	"github.com/perch-tui/perch/client/pynchy"
+	"github.com/perch-tui/perch/client/suna"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
@@ -34,7 +34,7 @@ import (
 // runUI attaches the UI to a session of b until ok holds
 // for what it drew (ANSI stripped) or the deadline passes; it returns what
 // it drew.
-func runUI(t *testing.T, b backend.Backend, id string, ok func(string) bool) (string, bool) {
+func runUI(t *testing.T, b client.Backend, id string, ok func(string) bool) (string, bool) {
 	t.Helper()
 	out := &drawLog{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -95,7 +95,7 @@ func TestStatusBarCost(t *testing.T) {
 		for s.Active("tui:main") {
 			time.Sleep(10 * time.Millisecond)
 		}
-		b, err := pynchy.Open(backend.Config{URL: srv.URL})
+		b, err := pynchy.Open(client.Config{URL: srv.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestStatusBarCost(t *testing.T) {
 		for s.RunStatus(rid) == "running" {
 			time.Sleep(10 * time.Millisecond)
 		}
-		b, err := suna.Open(backend.Config{URL: srv.URL + "/v1"})
+		b, err := suna.Open(client.Config{URL: srv.URL + "/v1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestSunaRunDrawnOncePerFrame(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	streamed := s.Frames(rid)
-	b, err := suna.Open(backend.Config{URL: srv.URL + "/v1"})
+	b, err := suna.Open(client.Config{URL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestSunaRunDrawnOncePerFrame(t *testing.T) {
 // fakeMaria starts maria's fake daemon on loopback behind a raw TCP proxy
 // (which the test may stop and start again: the daemon going away and
 // coming back) and returns maria's backend at the proxy.
-func fakeMaria(t *testing.T, speed float64) (*fakedaemon.Daemon, *testproxy.TCP, backend.Backend) {
+func fakeMaria(t *testing.T, speed float64) (*fakedaemon.Daemon, *testproxy.TCP, client.Backend) {
 	t.Helper()
 	d := fakedaemon.New(fakedaemon.Options{Speed: speed, Seed: 11})
 	srv, err := d.Start("127.0.0.1:0")
@@ -269,14 +269,14 @@ func fakeMaria(t *testing.T, speed float64) (*fakedaemon.Daemon, *testproxy.TCP,
 	proxy := &testproxy.TCP{Addr: "127.0.0.1:0", Target: target}
 	proxy.Start(t)
 	t.Cleanup(proxy.Stop)
-	b, err := maria.Open(backend.Config{URL: "http://" + proxy.Addr + "/v1"})
+	b, err := maria.Open(client.Config{URL: "http://" + proxy.Addr + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d, proxy, b
 }
 
-// watched records what follow or backend.WatchSessions handed to the UI.
+// watched records what follow or client.WatchSessions handed to the UI.
 type watched struct {
 	mu     sync.Mutex
 	lists  [][]events.Task
@@ -290,7 +290,7 @@ func (w *watched) onTasks(ts []events.Task) {
 	w.lists = append(w.lists, ts)
 }
 
-func (w *watched) onStep(evs []events.Event, _ backend.Backlog) {
+func (w *watched) onStep(evs []events.Event, _ client.Backlog) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range evs {
@@ -374,7 +374,7 @@ func TestMariaInTheUI(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := backend.WatchSessions(ctx, br, pollEvery, list.onTasks, list.onState); !errors.Is(err, context.Canceled) {
+		if err := client.WatchSessions(ctx, br, pollEvery, list.onTasks, list.onState); !errors.Is(err, context.Canceled) {
 			t.Errorf("WatchSessions returned %v, want context.Canceled", err)
 		}
 	}()
@@ -382,7 +382,7 @@ func TestMariaInTheUI(t *testing.T) {
 		return len(w.lists) > 0 && w.lastPhase() == sse.PhaseLive
 	})
 
-	created, err := br.Create(ctx, backend.CreateRequest{Cwd: t.TempDir(), Name: "slow", Prompt: "Run the slow benchmark please."})
+	created, err := br.Create(ctx, client.CreateRequest{Cwd: t.TempDir(), Name: "slow", Prompt: "Run the slow benchmark please."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestMariaInTheUI(t *testing.T) {
 		}
 		return false
 	})
-	sent, err := br.Send(ctx, id, backend.Message{Text: "and then search the web", WebSearch: true})
+	sent, err := br.Send(ctx, id, client.Message{Text: "and then search the web", WebSearch: true})
 	if err != nil || !sent.Queued || sent.ID == "" {
 		t.Fatalf("send while running: %+v %v", sent, err)
 	}
@@ -427,8 +427,8 @@ func TestMariaInTheUI(t *testing.T) {
 		tk, ok := find(w.lastList(), id)
 		return ok && tk.Status != events.StatusGenerating
 	})
-	if _, err := br.Cancel(ctx, id); !errors.Is(err, backend.ErrNotRunning) {
-		t.Fatalf("cancel when idle: %v, want backend.ErrNotRunning", err)
+	if _, err := br.Cancel(ctx, id); !errors.Is(err, client.ErrNotRunning) {
+		t.Fatalf("cancel when idle: %v, want client.ErrNotRunning", err)
 	}
 	if got := d.Received(id); len(got) != 2 {
 		t.Fatalf("the daemon received %q, want the prompt and the follow-up once each", got)
@@ -455,7 +455,7 @@ func TestMariaDaemonGoesAway(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		_ = backend.WatchSessions(ctx, br, pollEvery, list.onTasks, list.onState)
+		_ = client.WatchSessions(ctx, br, pollEvery, list.onTasks, list.onState)
 	}()
 	go func() {
 		defer wg.Done()
@@ -501,7 +501,7 @@ func TestAgainstFakeSuna(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := suna.Open(backend.Config{URL: srv.URL + "/v1"})
+	b, err := suna.Open(client.Config{URL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +519,7 @@ func TestAgainstFakeSuna(t *testing.T) {
 	sctx, scancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- follow(sctx, b, thread, func(evs []events.Event, _ backend.Backlog) {
+		done <- follow(sctx, b, thread, func(evs []events.Event, _ client.Backlog) {
 			mu.Lock()
 			defer mu.Unlock()
 			for i := range evs {

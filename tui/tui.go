@@ -21,13 +21,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/spill"
+	"github.com/perch-tui/perch/internal/spill"
 )
 
-// The UI shows one backend.Backend: a live system (maria, Suna, pynchy)
-// or a file (backend.Capabilities.Recording). Its sessions come already
+// The UI shows one client.Backend: a live system (maria, Suna, pynchy)
+// or a file (client.Capabilities.Recording). Its sessions come already
 // decoded and in order: the UI never reads a system's wire, and knows of
 // each system only its name and what its Capabilities say.
 
@@ -48,13 +48,13 @@ type uiCaps struct {
 }
 
 // capsOf derives what the UI offers from b's capabilities, name and URL.
-func capsOf(b backend.Backend) uiCaps {
+func capsOf(b client.Backend) uiCaps {
 	c := b.Capabilities()
 	out := uiCaps{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch, Replay: c.Recording}
 	switch {
 	case c.Recording:
 		out.Note = "replay of " + filepath.Base(b.URL()) + " (" + b.Name() + ") — read-only"
-	case b.Name() != backend.Maria:
+	case b.Name() != client.Maria:
 		out.Backend = b.Name()
 	}
 	if !c.Send && out.Note == "" {
@@ -148,7 +148,7 @@ func (c *Config) defaults() {
 // it again: that costs a second `tmux info` run inside tmux (colorprofile
 // asks tmux whether it passes 24-bit colour), some 10 to 60 ms before the
 // first frame. opts may still set another profile.
-func Run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.ProgramOption) error {
+func Run(ctx context.Context, b client.Backend, cfg Config, opts ...tea.ProgramOption) error {
 	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)...)
 	if m != nil {
 		w := cfg.Unsent
@@ -161,7 +161,7 @@ func Run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.Program
 }
 
 // run is Run returning the final model, for end-to-end tests.
-func run(ctx context.Context, b backend.Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
+func run(ctx context.Context, b client.Backend, cfg Config, opts ...tea.ProgramOption) (*Model, error) {
 	if b == nil && cfg.Board == nil {
 		return nil, errors.New("tui: nil backend")
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/perch-tui/perch/backend"
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 )
 
@@ -43,7 +43,7 @@ type tasksPrefetch struct {
 
 // prefetchTasks starts b.Sessions on its own goroutine, bounded like any
 // call of the UI; ctx ending stops it.
-func prefetchTasks(ctx context.Context, b backend.Backend) *tasksPrefetch {
+func prefetchTasks(ctx context.Context, b client.Backend) *tasksPrefetch {
 	p := &tasksPrefetch{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)

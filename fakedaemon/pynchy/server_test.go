@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/internal/ingest"
 )
 
 func TestDumps(t *testing.T) {

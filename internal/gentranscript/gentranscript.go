@@ -1,5 +1,5 @@
 // Package gentranscript writes big, realistic transcript files of every
-// kind perch imports, for the import benchmarks (backend/registry's, and
+// kind perch imports, for the import benchmarks (client/registry's, and
 // cmd/perch-bench's end-to-end one): long texts and tool outputs, unique
 // ids, no line repeated, the same bytes for the same size every time.
 package gentranscript

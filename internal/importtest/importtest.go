@@ -9,8 +9,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/registry"
-	"github.com/perch-tui/perch/ingest"
+	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/internal/ingest"
 	"github.com/perch-tui/perch/transcript"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/perch-tui/perch/backend/maria"
+	"github.com/perch-tui/perch/client/maria"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/styles"
 )
