@@ -1,4 +1,4 @@
-// Package backend is the one interface perch's views (the TUI, export,
+// Package client is the one interface perch's views (the TUI, export,
 // tail, send, cancel, queue) use to talk to a live agent system. Each
 // system that streams sessions over HTTP (maria, Suna/Kortix, pynchy) has
 // one implementation beside its decoder (client/maria, client/suna,
