@@ -91,7 +91,7 @@ func (o *outboxes) path(task string) string {
 }
 
 // watch returns the store's change signals for a task, or nil when the
-// store cannot tell. A file is watched with inotify where there is one (an
+// store cannot tell. A file is watched with fsnotify where the platform has notifications (an
 // idle perch must not wake up), else the store polls it every watchEvery.
 func (o *outboxes) watch(ctx context.Context, task string) <-chan struct{} {
 	w, ok := o.store.(outbox.Watcher)
