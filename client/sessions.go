@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/perch-tui/perch/events"
@@ -80,7 +79,7 @@ func pollSessions(ctx context.Context, b Backend, every time.Duration, on func([
 			if ts == nil {
 				ts = []events.Task{}
 			}
-			if last == nil || !reflect.DeepEqual(last, ts) {
+			if last == nil || !events.EqualTasks(last, ts) {
 				last = ts
 				on(ts)
 			}

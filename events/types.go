@@ -6,6 +6,7 @@ package events
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -380,6 +381,19 @@ type Task struct {
 	QueuedMessages []QueuedMessage
 	Model          string
 }
+
+// Equal reports whether t and o hold the same task state (a queue the
+// daemon left out, nil, differs from an empty one).
+func (t Task) Equal(o Task) bool {
+	return t.ID == o.ID && t.Name == o.Name && t.Cwd == o.Cwd && t.Port == o.Port &&
+		t.Status == o.Status && t.Created.Equal(o.Created) && t.Updated.Equal(o.Updated) &&
+		t.WebSearch == o.WebSearch && t.Model == o.Model &&
+		(t.QueuedMessages == nil) == (o.QueuedMessages == nil) && slices.Equal(t.QueuedMessages, o.QueuedMessages)
+}
+
+// EqualTasks reports whether two task lists hold the same tasks in the
+// same order.
+func EqualTasks(a, b []Task) bool { return slices.EqualFunc(a, b, Task.Equal) }
 
 // Merge overlays the fields b knows on t: daemon updates may be partial
 // (stopped tasks have no model or queue).

@@ -1,13 +1,11 @@
 package tui
 
 import (
-	"reflect"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/outbox"
@@ -20,13 +18,6 @@ type composer struct {
 	web   bool
 	width int
 	maxH  int
-
-	// bindings are the textarea's own keys (its KeyMap): a key that is
-	// none of them and only types text may skip its Update (typeDirect).
-	bindings []key.Binding
-	// noShortcut makes the composer always go through the textarea's
-	// Update and View (tests compare the two ways).
-	noShortcut bool
 
 	history []string // sent or stashed texts, oldest first
 	recall  []string // history being browsed (built when browsing starts)
@@ -57,7 +48,7 @@ func newComposer(t themeKind) composer {
 	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.SelectAll = key.NewBinding(key.WithDisabled())
 	ta.Placeholder = placeholderIdle
-	c := composer{ta: ta, maxH: 8, bindings: keyMapBindings(&ta.KeyMap)}
+	c := composer{ta: ta, maxH: 8}
 	c.setTheme(t)
 	c.ta.Focus()
 	return c
@@ -113,106 +104,14 @@ func (c *composer) focus() tea.Cmd { return c.ta.Focus() }
 func (c *composer) blur()          { c.ta.Blur() }
 
 func (c *composer) update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && c.typeDirect(k) {
-		return nil
-	}
 	var cmd tea.Cmd
 	c.ta, cmd = c.ta.Update(msg)
 	return cmd
 }
 
-// The common draft — one line of printable ASCII that fits the input's
-// width — is typed into and drawn without the textarea's Update and View.
-// Both draw the whole input through lipgloss, Update to fill its viewport
-// and View again (0.12 ms a key on a quiet core, 0.5 ms in a terminal,
-// 600 allocations), where this draft needs five short renders. The
-// textarea stays the editor for everything else, and the tests hold both
-// ways to the same state and the same bytes
-// (TestComposerShortcutTypesAsTheTextarea,
-// TestComposerShortcutDrawsAsTheTextarea).
-
-// plainDraft reports whether v is such a draft, with room for n more bytes
-// and the cursor cell after it.
-func (c *composer) plainDraft(v string, n int) bool {
-	if c.noShortcut || v == "" || len(v)+n+1 > c.ta.Width() || c.ta.Height() != 1 || c.ta.ScrollYOffset() != 0 ||
-		c.ta.VirtualCursor() || c.ta.HasSelection() {
-		return false
-	}
-	return printableASCII(v)
-}
-
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-// typeDirect inserts a key's text into a plain draft that stays one (the
-// textarea's Update would insert it the same way, after checking its own
-// keys and before redrawing itself), and says whether it did.
-func (c *composer) typeDirect(k tea.KeyPressMsg) bool {
-	if k.Text == "" || !printableASCII(k.Text) || !c.ta.Focused() || !c.plainDraft(c.ta.Value(), len(k.Text)) {
-		return false
-	}
-	if key.Matches(k, c.bindings...) {
-		return false
-	}
-	// The draft stays one row: its height is right already and no content
-	// budget is near, so the textarea need not wrap every line to check
-	// them (which costs more than the rest of the key).
-	dynamic, budget := c.ta.DynamicHeight, c.ta.MaxContentHeight
-	c.ta.DynamicHeight, c.ta.MaxContentHeight = false, 0
-	c.ta.InsertString(k.Text)
-	c.ta.DynamicHeight, c.ta.MaxContentHeight = dynamic, budget
-	return true
-}
-
-// keyMapBindings lists every binding of the textarea's key map.
-func keyMapBindings(km *textarea.KeyMap) []key.Binding {
-	v := reflect.ValueOf(km).Elem()
-	var out []key.Binding
-	for i := range v.NumField() {
-		if b, ok := v.Field(i).Interface().(key.Binding); ok {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// plainView draws a plain draft as the textarea's View does: the prompt,
-// the text with the cursor's cell, padding to the width, each in the
-// cursor line's style.
-func (c *composer) plainView(v string) string {
-	st := c.ta.Styles().Blurred
-	if c.ta.Focused() {
-		st = c.ta.Styles().Focused
-	}
-	line := st.CursorLine.Inherit(st.Base).Inline(true)
-	prompt := st.Prompt.Inherit(st.Base).Inline(true).Render(composerPrompt(0))
-	w := v + " " // the cell after the text, where the cursor may be
-	col := min(max(c.ta.Column(), 0), len(v))
-	var b strings.Builder
-	b.Grow(len(w) + c.ta.Width() + 64)
-	b.WriteString(line.Render(prompt))
-	b.WriteString(line.Render(w[:col]))
-	b.WriteString(line.Render(line.Render(w[col : col+1])))
-	b.WriteString(line.Render(w[col+1:]))
-	b.WriteString(line.Render(strings.Repeat(" ", max(c.ta.Width()-len(w), 0))))
-	return b.String()
-}
-
 // lines is the input's rows, exactly h of them.
 func (c *composer) lines(h int) []string {
-	var view string
-	if v := c.ta.Value(); c.plainDraft(v, 0) {
-		view = c.plainView(v)
-	} else {
-		view = c.ta.View()
-	}
-	ls := strings.Split(view, "\n")
+	ls := strings.Split(c.ta.View(), "\n")
 	if len(ls) > h {
 		ls = ls[:h]
 	}
@@ -225,20 +124,8 @@ func (c *composer) lines(h int) []string {
 	return ls
 }
 
-// cursor is where the terminal's cursor goes (nil when blurred). For a
-// plain draft it is the textarea's Cursor without the wrapping of the line
-// that finds its row and cell.
-func (c *composer) cursor() *tea.Cursor {
-	if !c.ta.Focused() || !c.plainDraft(c.ta.Value(), 0) {
-		return c.ta.Cursor()
-	}
-	st := c.ta.Styles()
-	base := st.Focused.Base
-	k := tea.NewCursor(c.ta.Column()+lipgloss.Width(composerPrompt(0))+base.GetMarginLeft()+base.GetPaddingLeft()+base.GetBorderLeftSize(),
-		base.GetMarginTop()+base.GetPaddingTop()+base.GetBorderTopSize())
-	k.Blink, k.Color, k.Shape = st.Cursor.Blink, st.Cursor.Color, st.Cursor.Shape
-	return k
-}
+// cursor is where the terminal's cursor goes (nil when blurred).
+func (c *composer) cursor() *tea.Cursor { return c.ta.Cursor() }
 
 // pushHistory remembers a sent or stashed text (without repeating the last
 // one).

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -193,7 +192,7 @@ func (m *Model) applyTasks(ts []events.Task) {
 		return
 	}
 	now, ok := m.list.byID(m.task.ID)
-	if !ok || !had || reflect.DeepEqual(before, now) {
+	if !ok || !had || before.Equal(now) {
 		return
 	}
 	m.task = m.task.Merge(now)

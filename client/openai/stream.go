@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,12 +221,22 @@ func (cb *callBuf) argsText(finished bool) string {
 	return full
 }
 
+// jsonEqual reports whether a and b are the same JSON value, whatever the
+// order of object keys or the spacing: both are decoded and encoded again
+// (encoding/json writes object keys sorted).
 func jsonEqual(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
+	ca, okA := canonicalJSON(a)
+	cb, okB := canonicalJSON(b)
+	return okA && okB && bytes.Equal(ca, cb)
+}
+
+func canonicalJSON(s string) ([]byte, bool) {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return nil, false
 	}
-	return reflect.DeepEqual(x, y)
+	out, err := json.Marshal(v)
+	return out, err == nil
 }
 
 // endStream finishes the open stream as an assistant turn. done says the
