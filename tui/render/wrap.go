@@ -1,11 +1,9 @@
 package render
 
 import (
-	"encoding/binary"
 	"sort"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -206,35 +204,18 @@ const (
 	kindOther            // anything else: clean and measure
 )
 
-// asciiKind classifies s eight bytes at a time.
+// asciiKind classifies s.
 func asciiKind(s string) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	kind := kindPrintable
-	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// A byte below 0x20, at or above 0x7f: any of them sets its high bit.
-		bad := ((x - lo*0x20) | (x + lo*0x01)) & hi
-		if bad == 0 {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c-0x20 < 0x7f-0x20 { // 0x20–0x7e
 			continue
 		}
-		for _, c := range b[i : i+8] {
-			switch {
-			case c == '\t':
-				kind = kindTabs
-			case c < 0x20 || c >= 0x7f:
-				return kindOther
-			}
-		}
-	}
-	for ; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\t':
-			kind = kindTabs
-		case c < 0x20 || c >= 0x7f:
+		if c != '\t' {
 			return kindOther
 		}
+		kind = kindTabs
 	}
 	return kind
 }
