@@ -13,9 +13,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // maxDepth is encoding/json's limit on nested objects and arrays.
@@ -492,11 +492,10 @@ func Unquote(raw []byte) (s string, ok bool) {
 // UnquoteChecked is Unquote for raw that has been checked already: one
 // valid JSON value of any type (its object or document passed Members,
 // Valid or encoding/json). A string of valid UTF-8 is then read without a
-// second check: a small one in one pass (unquoteSmall), a larger one with
-// its backslashes found by bytes.IndexByte, once to measure the value and
-// once to copy the runs between them, where Unquote looks at every byte
-// three times (to find the first escape, to check and measure, to copy).
-// Anything else is Unquote's.
+// second check: its backslashes are found by bytes.IndexByte, once to
+// measure the value and once to copy the runs between them, where Unquote
+// looks at every byte three times (to find the first escape, to check and
+// measure, to copy). Anything else is Unquote's.
 func UnquoteChecked(raw []byte) (string, bool) {
 	i, j := skipSpace(raw, 0), len(raw)
 	for j > i && (raw[j-1] == ' ' || raw[j-1] == '\t' || raw[j-1] == '\n' || raw[j-1] == '\r') {
@@ -506,9 +505,6 @@ func UnquoteChecked(raw []byte) (string, bool) {
 		return Unquote(raw)
 	}
 	body := raw[i+1 : j-1]
-	if len(body) < smallString {
-		return unquoteSmall(raw, body)
-	}
 	k := bytes.IndexByte(body, '\\')
 	if !utf8.Valid(body) {
 		return Unquote(raw)
@@ -533,73 +529,18 @@ func UnquoteChecked(raw []byte) (string, bool) {
 		}
 		p += q
 	}
-	buf := make([]byte, 0, n)
+	o := out{str: true}
+	o.sb.Grow(n)
 	for p := 0; ; {
 		q := bytes.IndexByte(body[p:], '\\')
 		if q < 0 {
-			buf = append(buf, body[p:]...)
+			o.write(body[p:])
 			break
 		}
-		buf = append(buf, body[p:p+q]...)
-		buf, p = appendEscape(buf, body, p+q)
+		o.write(body[p : p+q])
+		p = writeEscape(&o, body, p+q)
 	}
-	// buf is not used again: the string can share it.
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), true
-}
-
-// smallString is the size below which UnquoteChecked reads a string in
-// one pass, into a buffer on the stack, and copies the value out of it at
-// its exact size: two passes over each string of a stream (to measure it,
-// then to copy it) cost more than the copy. Above it the value is measured
-// (see exactFrom).
-const smallString = exactFrom
-
-// unquoteSmall is UnquoteChecked for a body of less than smallString
-// bytes: with an escape, appendBody reads it in one pass (checking its
-// bytes outside ASCII as they pass) into a buffer on the stack of the
-// body's size, the smallest of three that fits, and the value is copied
-// out of it at its exact size. Each size has a function of its own: a
-// buffer is zeroed on each call, and a goroutine's stack grows to the
-// frame of the function, not of the string. (Invalid UTF-8, whose U+FFFD
-// is longer than the byte it replaces, may outgrow the buffer: append
-// then moves it to the heap.)
-func unquoteSmall(raw, body []byte) (string, bool) {
-	switch {
-	case bytes.IndexByte(body, '\\') < 0:
-		if !utf8.Valid(body) {
-			return Unquote(raw)
-		}
-		return string(body), true
-	case len(body) <= 4<<10:
-		return unescape4K(body), true
-	case len(body) <= 16<<10:
-		return unescape16K(body), true
-	}
-	return unescape64K(body), true
-}
-
-// Not inlined: its own frame (see unquoteSmall).
-//
-//go:noinline
-func unescape4K(body []byte) string {
-	var scratch [4 << 10]byte
-	return string(appendBody(scratch[:0], body))
-}
-
-// Not inlined: its own frame (see unquoteSmall).
-//
-//go:noinline
-func unescape16K(body []byte) string {
-	var scratch [16 << 10]byte
-	return string(appendBody(scratch[:0], body))
-}
-
-// Not inlined: its own frame (see unquoteSmall).
-//
-//go:noinline
-func unescape64K(body []byte) string {
-	var scratch [smallString]byte
-	return string(appendBody(scratch[:0], body))
+	return o.sb.String(), true
 }
 
 // backslashOrHigh returns the index of the first backslash or byte outside
@@ -634,7 +575,9 @@ func AppendUnquote(dst, raw []byte) ([]byte, bool) {
 	if cap(dst)-len(dst) < n {
 		dst = append(make([]byte, 0, len(dst)+n), dst...) // one allocation
 	}
-	return appendBody(dst, raw[i+1:end-1]), true
+	o := out{b: dst}
+	writeBody(&o, raw[i+1:end-1])
+	return o.b, true
 }
 
 // exactFrom is the length from which a string's invalid UTF-8 is counted
@@ -695,21 +638,54 @@ func scanCount(raw []byte, i int, fix bool) (end, n int, ok bool) {
 	}
 }
 
-// fixUTF8 appends s with each invalid byte replaced by U+FFFD.
-func fixUTF8(b, s []byte) []byte {
+// out is where a value is written: a strings.Builder when a string is
+// wanted (it becomes the string without a copy), else a byte slice
+// (AppendUnquote). A concrete type rather than an interface, so that the
+// builder stays on the caller's stack.
+type out struct {
+	str bool
+	sb  strings.Builder
+	b   []byte
+}
+
+func (o *out) write(p []byte) {
+	if o.str {
+		o.sb.Write(p)
+		return
+	}
+	o.b = append(o.b, p...)
+}
+
+func (o *out) writeByte(c byte) {
+	if o.str {
+		o.sb.WriteByte(c)
+		return
+	}
+	o.b = append(o.b, c)
+}
+
+func (o *out) writeRune(r rune) {
+	if o.str {
+		o.sb.WriteRune(r)
+		return
+	}
+	o.b = utf8.AppendRune(o.b, r)
+}
+
+// writeFixed writes s with each invalid byte replaced by U+FFFD.
+func writeFixed(w *out, s []byte) {
 	for len(s) > 0 {
 		r, size := utf8.DecodeRune(s)
 		if r == utf8.RuneError && size == 1 {
-			b = utf8.AppendRune(b, utf8.RuneError)
+			w.writeRune(utf8.RuneError)
 		} else {
-			b = append(b, s[:size]...)
+			w.write(s[:size])
 		}
 		s = s[size:]
 	}
-	return b
 }
 
-// fixedLen is the length fixUTF8 appends for s.
+// fixedLen is the length writeFixed writes for s.
 func fixedLen(s []byte) (n int) {
 	for len(s) > 0 {
 		r, size := utf8.DecodeRune(s)
@@ -737,66 +713,70 @@ func unquoteAt(raw []byte, i int) (s string, end int, ok bool) {
 		if utf8.Valid(body) {
 			return string(body), j + 1, true
 		}
-		return string(fixUTF8(nil, body)), j + 1, true
+		o := out{str: true}
+		writeFixed(&o, body)
+		return o.sb.String(), j + 1, true
 	}
 	// Check the string and find its end first, so that the value is
-	// allocated once and appendBody meets only valid escapes.
+	// allocated once and writeBody meets only valid escapes.
 	end, n, ok := scanSized(raw, i)
 	if !ok {
 		return "", 0, false
 	}
-	buf := appendBody(make([]byte, 0, n), raw[start:end-1])
-	// buf is not used again: the string can share it.
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
+	o := out{str: true}
+	o.sb.Grow(n)
+	writeBody(&o, raw[start:end-1])
+	return o.sb.String(), end, true
 }
 
-// appendBody appends the value of a checked string's body (between its
+// writeBody writes the value of a checked string's body (between its
 // quotes).
-func appendBody(buf, body []byte) []byte {
+func writeBody(w *out, body []byte) {
 	for j := 0; ; {
 		k := backslashOrHigh(body, j) // a checked body has no quote or control byte
-		buf = append(buf, body[j:k]...)
+		w.write(body[j:k])
 		if k == len(body) {
-			return buf
+			return
 		}
 		if c := body[k]; c >= utf8.RuneSelf {
 			// A run of bytes outside ASCII: copied as is when it is valid
 			// UTF-8.
 			r := highRun(body, k)
 			if utf8.Valid(body[k:r]) {
-				buf = append(buf, body[k:r]...)
+				w.write(body[k:r])
 			} else {
-				buf = fixUTF8(buf, body[k:r])
+				writeFixed(w, body[k:r])
 			}
 			j = r
 			continue
 		}
 		// A backslash: the escapes were checked by scanString.
-		buf, j = appendEscape(buf, body, k)
+		j = writeEscape(w, body, k)
 	}
 }
 
-// appendEscape appends the value of the checked escape at body[k] (a
+// writeEscape writes the value of the checked escape at body[k] (a
 // backslash) and returns the index after it.
-func appendEscape(buf, body []byte, k int) ([]byte, int) {
+func writeEscape(w *out, body []byte, k int) int {
 	switch e := body[k+1]; e {
 	case 'b':
-		buf = append(buf, '\b')
+		w.writeByte('\b')
 	case 'f':
-		buf = append(buf, '\f')
+		w.writeByte('\f')
 	case 'n':
-		buf = append(buf, '\n')
+		w.writeByte('\n')
 	case 'r':
-		buf = append(buf, '\r')
+		w.writeByte('\r')
 	case 't':
-		buf = append(buf, '\t')
+		w.writeByte('\t')
 	case 'u':
 		r, next := escapedRune(body, k)
-		return utf8.AppendRune(buf, r), next
+		w.writeRune(r)
+		return next
 	default: // '"', '\\', '/'
-		buf = append(buf, e)
+		w.writeByte(e)
 	}
-	return buf, k + 2
+	return k + 2
 }
 
 // highRun is the end of the run of bytes outside ASCII that starts at k.
