@@ -213,9 +213,9 @@ type Backend interface {
 	// from one goroutine and must not block for long.
 	Follow(ctx context.Context, sessionID string, on func(Update)) error
 	// Send posts a follow-up. Its error says what became of the message
-	// for perch's outbox: marked outbox.Retryable (certainly not
-	// delivered, a later try may work) or outbox.Permanent (refused for
-	// good) when the backend knows; ErrBusy when perch must hold it until
+	// for perch's outbox: marked Retryable (certainly not delivered, a
+	// later try may work) or Permanent (refused for good) when the
+	// backend knows (see SendClass); ErrBusy when perch must hold it until
 	// the run ends; anything else may have arrived, and the outbox asks
 	// the session's replay before any resend.
 	Send(ctx context.Context, sessionID string, m Message) (SendResult, error)

@@ -53,7 +53,7 @@ func TestWaitForIdleClassifies(t *testing.T) {
 	if OutcomeOf(err) != OutcomeBusy || !errors.Is(err, ErrBusy) || !errors.Is(err, errRunning) {
 		t.Fatalf("WaitForIdle: outcome %q, Is(ErrBusy) %v, Is(cause) %v", OutcomeOf(err), errors.Is(err, ErrBusy), errors.Is(err, errRunning))
 	}
-	for _, other := range []error{Retryable(errRunning), Permanent(errRunning), errRunning} {
+	for _, other := range []error{client.Retryable(errRunning), client.Permanent(errRunning), errRunning} {
 		if errors.Is(other, ErrBusy) {
 			t.Errorf("%v (outcome %s) is ErrBusy", other, OutcomeOf(other))
 		}

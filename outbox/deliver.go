@@ -43,24 +43,6 @@ func (e *classified) Is(target error) bool { return target == ErrBusy && e.outco
 // is held, Waiting, and goes at the next Next(Idle).
 var ErrBusy = errors.New("the session is running and its server keeps no queue")
 
-// Retryable marks a backend's Send error after which the message certainly did not
-// arrive and a later try may work.
-func Retryable(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &classified{err, OutcomeRetry}
-}
-
-// Permanent marks a Send error after which the message did not arrive and
-// never will (the task is gone, the request is refused).
-func Permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &classified{err, OutcomePermanent}
-}
-
 // WaitForIdle marks a Send error after which the message certainly did not
 // arrive because the session is running and the backend keeps no queue of
 // its own: perch holds it until the caller says the session is idle.
@@ -71,11 +53,19 @@ func WaitForIdle(err error) error {
 	return &classified{err, OutcomeBusy}
 }
 
-// OutcomeOf classifies a Send error (OutcomeUnknown unless marked).
+// OutcomeOf classifies a Send error: WaitForIdle's mark, else the class
+// the backend gave it (client.Retryable, client.Permanent), else
+// OutcomeUnknown.
 func OutcomeOf(err error) Outcome {
 	var c *classified
 	if errors.As(err, &c) {
 		return c.outcome
+	}
+	switch client.ClassOf(err) {
+	case client.SendRetryable:
+		return OutcomeRetry
+	case client.SendPermanent:
+		return OutcomePermanent
 	}
 	return OutcomeUnknown
 }
@@ -410,8 +400,8 @@ func (d *Deliverer) recoverLocked(ctx context.Context, task string) ([]Message, 
 }
 
 // send posts m to the session and classifies the answer for the queue.
-// The backend marks what it knows (Retryable: the request never went out;
-// Permanent: refused); client.ErrBusy (the session runs and its server
+// The backend marks what it knows (client.Retryable: the request never
+// went out; client.Permanent: refused); client.ErrBusy (the session runs and its server
 // keeps no queue) becomes WaitForIdle: held, not failed;
 // client.ErrUnsupported (no follow-ups) is permanent; anything else
 // stays unknown, checked with Received before any resend.
@@ -430,7 +420,7 @@ func (d *Deliverer) send(ctx context.Context, task string, m Message) (client.Se
 	case OutcomeOf(err) != OutcomeUnknown:
 		return res, false, err
 	case errors.Is(err, client.ErrUnsupported):
-		return res, false, Permanent(err)
+		return res, false, client.Permanent(err)
 	}
 	return res, false, err
 }

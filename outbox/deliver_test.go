@@ -106,7 +106,7 @@ func TestDeliverFailures(t *testing.T) {
 	s := NewMemStore()
 	d, b := newDeliverer(s)
 	down := errors.New("connection refused")
-	b.fail = func(Message) (bool, error) { return false, Retryable(down) }
+	b.fail = func(Message) (bool, error) { return false, client.Retryable(down) }
 	m := add(t, s, task, "sent while down", IntentSend)
 	h := add(t, s, task, "held", IntentHold)
 	r, err := d.Next(ctx, task, Busy)
@@ -120,7 +120,7 @@ func TestDeliverFailures(t *testing.T) {
 		t.Fatalf("flush: %+v %v", rs, err)
 	}
 	// Permanent: failed, skipped by Next, kept with the reason.
-	b.fail = func(Message) (bool, error) { return false, Permanent(errors.New("404 task not found")) }
+	b.fail = func(Message) (bool, error) { return false, client.Permanent(errors.New("404 task not found")) }
 	if _, err := d.Release(ctx, task, h.ID[:3]); err == nil {
 		t.Fatal("no error")
 	}
@@ -214,7 +214,7 @@ func TestDeliverChaos(t *testing.T) {
 		b.fail = func(Message) (bool, error) {
 			switch rng.IntN(6) {
 			case 0:
-				return false, Retryable(errors.New("down"))
+				return false, client.Retryable(errors.New("down"))
 			case 1:
 				return true, errors.New("answer lost")
 			case 2:

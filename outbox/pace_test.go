@@ -343,7 +343,7 @@ func TestPaceNotes(t *testing.T) {
 		{"a failed try waits", noQueue, held, func(p *Pace) {
 			p.Session(t0, true, events.RunIdle)
 			p.Step(t0.Add(DefaultSettle))
-			p.Done(t0.Add(DefaultSettle), ActNext, nil, Retryable(fmt.Errorf("503")))
+			p.Done(t0.Add(DefaultSettle), ActNext, nil, client.Retryable(fmt.Errorf("503")))
 		}, NoteRetry},
 		{"an edit in progress", noQueue, held, func(p *Pace) {
 			p.Session(t0, true, events.RunIdle)

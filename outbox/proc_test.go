@@ -33,7 +33,7 @@ func (h httpBackend) Send(ctx context.Context, task string, m client.Message) (c
 	defer resp.Body.Close()
 	id, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		return client.SendResult{}, Retryable(fmt.Errorf("status %d", resp.StatusCode))
+		return client.SendResult{}, client.Retryable(fmt.Errorf("status %d", resp.StatusCode))
 	}
 	return client.SendResult{ID: string(id)}, nil
 }

@@ -139,8 +139,8 @@ func TestSendClasses(t *testing.T) {
 		running bool
 	}{
 		{"busy is not a failure", client.Capabilities{Send: true}, busyErr, client.SendResult{}, OutcomeBusy, false},
-		{"retryable kept", client.Capabilities{Send: true}, Retryable(errors.New("connection refused")), client.SendResult{}, OutcomeRetry, false},
-		{"permanent kept", client.Capabilities{Send: true}, Permanent(errors.New("404")), client.SendResult{}, OutcomePermanent, false},
+		{"retryable kept", client.Capabilities{Send: true}, client.Retryable(errors.New("connection refused")), client.SendResult{}, OutcomeRetry, false},
+		{"permanent kept", client.Capabilities{Send: true}, client.Permanent(errors.New("404")), client.SendResult{}, OutcomePermanent, false},
 		{"unsupported is permanent", client.Capabilities{}, fmt.Errorf("pynchy: %w", client.ErrUnsupported), client.SendResult{}, OutcomePermanent, false},
 		{"anything else is unknown", client.Capabilities{Send: true}, errors.New("EOF"), client.SendResult{}, OutcomeUnknown, false},
 		{"a start on a server without a queue runs", client.Capabilities{Send: true}, nil, client.SendResult{ID: "run-1"}, "", true},

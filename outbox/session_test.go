@@ -52,7 +52,7 @@ func (b *sessions) Send(_ context.Context, id string, m client.Message) (client.
 	defer b.mu.Unlock()
 	c, ok := b.live[id]
 	if !ok {
-		return client.SendResult{}, Permanent(errors.New("404"))
+		return client.SendResult{}, client.Permanent(errors.New("404"))
 	}
 	k := id + "@" + c.Format(time.RFC3339Nano)
 	b.got[k] = append(b.got[k], m.Text)

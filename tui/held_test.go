@@ -352,7 +352,7 @@ func TestHubReportsOutboxChanges(t *testing.T) {
 // acts; a send-intent one kept while the daemon was down says so.
 func TestHeldShowsReasons(t *testing.T) {
 	hs := attached(t, 100, 30)
-	hs.b.sendErr = outbox.Permanent(errors.New("POST http://d/v1/task/task-1/message: 404 Not Found: task not found"))
+	hs.b.sendErr = client.Permanent(errors.New("POST http://d/v1/task/task-1/message: 404 Not Found: task not found"))
 	hs.typ("to a deleted task")
 	hs.key("enter")
 	hs.contains("✗ refused")

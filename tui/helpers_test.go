@@ -111,7 +111,7 @@ func (f *fakeBackend) Send(ctx context.Context, taskID string, m client.Message)
 		return f.onSend(m)
 	}
 	if f.sendErr != nil && outbox.OutcomeOf(f.sendErr) == outbox.OutcomeUnknown {
-		return f.sendRes, outbox.Retryable(f.sendErr)
+		return f.sendRes, client.Retryable(f.sendErr)
 	}
 	return f.sendRes, f.sendErr
 }

@@ -5,7 +5,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/perch-tui/perch/outbox"
+	"github.com/perch-tui/perch/client"
 )
 
 // Classify marks an error of the daemon client for the outbox: a connection that never
@@ -19,16 +19,16 @@ func Classify(err error) error {
 		switch {
 		case ae.Status == http.StatusRequestTimeout, ae.Status == http.StatusTooManyRequests,
 			ae.Status == http.StatusBadGateway, ae.Status == http.StatusServiceUnavailable:
-			return outbox.Retryable(err)
+			return client.Retryable(err)
 		case ae.Status >= 400 && ae.Status < 500:
-			return outbox.Permanent(err)
+			return client.Permanent(err)
 		}
 		return err
 	}
 	var oe *net.OpError
 	var dnsErr *net.DNSError
 	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &dnsErr) {
-		return outbox.Retryable(err)
+		return client.Retryable(err)
 	}
 	return err
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/ingest"
 	"github.com/perch-tui/perch/internal/jsonx"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -327,11 +326,11 @@ func (l *Live) lastRows(ctx context.Context, jid string, n int) ([]json.RawMessa
 // it is Queued when perch saw the chat's agent working.
 func (l *Live) Send(ctx context.Context, sessionID string, m client.Message) (client.SendResult, error) {
 	if strings.TrimSpace(m.Text) == "" {
-		return client.SendResult{}, outbox.Permanent(errors.New("pynchy: an empty message is not sent (pynchy refuses it)"))
+		return client.SendResult{}, client.Permanent(errors.New("pynchy: an empty message is not sent (pynchy refuses it)"))
 	}
 	body, err := json.Marshal(map[string]string{"jid": sessionID, "content": m.Text})
 	if err != nil {
-		return client.SendResult{}, outbox.Permanent(err)
+		return client.SendResult{}, client.Permanent(err)
 	}
 	l.mu.Lock()
 	queued := l.active[sessionID]
@@ -342,11 +341,11 @@ func (l *Live) Send(ctx context.Context, sessionID string, m client.Message) (cl
 	case err == nil:
 		return client.SendResult{Queued: queued}, nil
 	case errors.As(err, &he) && he.status/100 == 4 && he.status != http.StatusRequestTimeout && he.status != http.StatusTooManyRequests:
-		return client.SendResult{}, outbox.Permanent(fmt.Errorf("pynchy refused the message for chat %q: %w", sessionID, err))
+		return client.SendResult{}, client.Permanent(fmt.Errorf("pynchy refused the message for chat %q: %w", sessionID, err))
 	case ctx.Err() != nil:
 		return client.SendResult{}, ctx.Err()
 	}
-	return client.SendResult{}, outbox.Retryable(err)
+	return client.SendResult{}, client.Retryable(err)
 }
 
 // Cancel is not possible: pynchy has no endpoint to stop a run.

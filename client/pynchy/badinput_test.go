@@ -14,7 +14,6 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/pynchy"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
 )
 
@@ -49,7 +48,7 @@ func TestServerNotRunning(t *testing.T) {
 	clear("Follow", b.Follow(ctx, chat, func(client.Update) { t.Error("an update from no server") }))
 	_, err = b.Send(ctx, chat, client.Message{Text: "hi"})
 	clear("Send", err)
-	if outbox.OutcomeOf(err) == outbox.OutcomeOf(outbox.Permanent(errors.New("x"))) {
+	if client.ClassOf(err) == client.SendPermanent {
 		t.Errorf("Send to a server that is down: %v is permanent, want it retried", err)
 	}
 }

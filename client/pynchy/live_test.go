@@ -25,7 +25,6 @@ import (
 	"github.com/perch-tui/perch/events"
 	fake "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/internal/ingest"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -523,7 +522,7 @@ func TestLiveUnknownChat(t *testing.T) {
 		t.Errorf("a unique prefix: %v", err)
 	}
 	_, err = b.Send(context.Background(), "tg:nope", client.Message{Text: "hi"})
-	if err == nil || outbox.OutcomeOf(err) != outbox.OutcomeOf(outbox.Permanent(errors.New("x"))) {
+	if err == nil || client.ClassOf(err) != client.SendPermanent {
 		t.Errorf("Send to an unknown chat: %v, want a permanent error", err)
 	}
 	if err == nil || !strings.Contains(err.Error(), `refused the message for chat "tg:nope"`) || !strings.Contains(err.Error(), fs.url+"/api/send") {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -286,7 +285,7 @@ func transportError(method, u string, err error, token string) error {
 	case strings.Contains(err.Error(), "connection refused"):
 		hint = " (is the Suna API running, and is --url right?)"
 	}
-	return outbox.Retryable(fmt.Errorf("%s %s: %s%s", method, u, hideToken(err.Error(), token), hint))
+	return client.Retryable(fmt.Errorf("%s %s: %s%s", method, u, hideToken(err.Error(), token), hint))
 }
 
 // redactString hides a token query parameter in a URL given by a user.

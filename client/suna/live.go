@@ -13,7 +13,6 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/outbox"
 )
 
 // Live is the live Suna backend: threads are sessions, a thread's agent
@@ -292,7 +291,7 @@ func isRunLimit(msg string) bool {
 func classify(err error) error {
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status/100 == 4 && ae.Status != 408 && ae.Status != 429 {
-		return outbox.Permanent(err)
+		return client.Permanent(err)
 	}
 	return err
 }
