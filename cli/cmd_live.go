@@ -21,8 +21,8 @@ import (
 // beyond Follow (client.OptionFollower: maria says when its replay is in
 // and the run is over, and hands over its wire frames for record;
 // client.SettledFollower: Suna reads a finished run whole) is used where
-// it is offered. What stays maria's own here are the words on stderr and
-// tail's heading, as perch always printed them for maria's tasks.
+// it is offered. The words on stderr and tail's heading follow
+// Capabilities (Home, StreamStaysOpen), never the system's name.
 
 // streamTarget returns the backend a stream command (export, tail,
 // record) follows and the session, resolved from idOrPrefix.
@@ -103,9 +103,12 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 	tl.SetTask(task)
 	noun := "session"
 	var chat chatter = &liveChatter{env: env, quiet: o.quiet}
-	if b.Name() == client.Maria {
+	caps := b.Capabilities()
+	if caps.Home {
 		noun = "task"
-		chat = &mariaChatter{env: env, quiet: o.quiet}
+	}
+	if caps.StreamStaysOpen {
+		chat = &openStreamChatter{env: env, quiet: o.quiet}
 	}
 	// handle applies one update; it reports whether the command is done.
 	handle := func(u client.Update, frame *events.Frame) (bool, error) {
@@ -187,7 +190,8 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 // chatter reports a stream's connection changes on stderr.
 type chatter interface{ state(sse.ConnState) }
 
-// liveChatter is what every backend but maria says: a lost connection and
+// liveChatter is what perch says of a stream the server may end after
+// each run: a lost connection and
 // its return. A clean close is not reported: Suna ends each run's stream
 // that way.
 type liveChatter struct {
@@ -213,17 +217,17 @@ func (c *liveChatter) state(s sse.ConnState) {
 	}
 }
 
-// mariaChatter is what perch has always said of maria's task stream.
-// maria never closes a stream; a server (or proxy) that closes it cleanly
-// after each replay is said once and then followed by reconnecting,
-// quietly.
-type mariaChatter struct {
+// openStreamChatter is what perch says of a stream the server never ends
+// by itself (Capabilities.StreamStaysOpen: maria's task stream); a server
+// (or proxy) that closes it cleanly after each replay is said once and
+// then followed by reconnecting, quietly.
+type openStreamChatter struct {
 	env                          Env
 	quiet                        bool
 	lastLive, cleanClose, polled bool
 }
 
-func (c *mariaChatter) state(s sse.ConnState) {
+func (c *openStreamChatter) state(s sse.ConnState) {
 	switch s.Phase {
 	case sse.PhaseLive:
 		if !c.lastLive && s.Attempt > 0 && !c.quiet && !(c.polled && c.cleanClose) {
@@ -325,12 +329,12 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	maria := b.Name() == client.Maria
+	home := b.Capabilities().Home
 	out := bufio.NewWriter(env.Stdout)
 	p := newPrinter(out, *jsonl)
 	p.holdOpen = true
 	if !*jsonl {
-		if maria {
+		if home {
 			fmt.Fprintf(out, "Following task %s  %s  (%s)  — %s\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
 		} else {
 			fmt.Fprintf(out, "Following %s session %s  %s  (%s)  — %s\n\n", b.Name(), shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
@@ -340,10 +344,10 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		if s.old != nil {
 			p.restart(s.old, s.tl)
 		}
-		// maria's updates that carry no event (states, Synced) print
-		// nothing: the first state line follows the first event, as it
-		// always did.
-		if !maria || len(s.u.Events) > 0 {
+		// The home system's updates that carry no event (states,
+		// Synced) print nothing: the first state line follows the first
+		// event, as it always did for maria's tasks.
+		if !home || len(s.u.Events) > 0 {
 			p.update(s.tl)
 		}
 		if err := out.Flush(); err != nil {

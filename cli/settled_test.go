@@ -19,6 +19,8 @@ type settledStub struct {
 func (s *settledStub) Name() string { return "stub" }
 func (s *settledStub) URL() string  { return "http://stub" }
 
+func (s *settledStub) Capabilities() client.Capabilities { return client.Capabilities{} }
+
 func (s *settledStub) follow(name string, on func(client.Update)) error {
 	s.used = append(s.used, name)
 	on(client.Update{Synced: true, Events: []events.Event{{Kind: events.KindRunState, RunStatus: events.StatusIdle}}})

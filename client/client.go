@@ -118,6 +118,16 @@ type Capabilities struct {
 	// a live system: they never change, Name is the file's kind and URL
 	// its path.
 	Recording bool
+	// Home: the system is perch's own daemon (maria), the one a view
+	// shows without naming it: its sessions are "tasks" and no status
+	// bar names the system. A view names any other live system (Name)
+	// and calls its sessions "sessions".
+	Home bool
+	// StreamStaysOpen: the server never ends a session's stream by
+	// itself (maria): a clean close is news, said once, and followed by
+	// reconnecting. Without it a server may end the stream after each
+	// run (Suna), and a clean close is not reported.
+	StreamStaysOpen bool
 }
 
 // ConnState is a stream connection's state as the views show it (the

@@ -27,8 +27,12 @@ func TestCapsOf(t *testing.T) {
 			uiCaps{Send: true, Cancel: true, Create: true, Backend: "suna"}},
 		{"pynchy", client.Capabilities{Send: true, PipesFollowUps: true},
 			uiCaps{Send: true, Backend: "pynchy"}},
-		{"maria", client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true},
+		{"maria", client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, Cost: true, WebSearch: true, Home: true},
 			uiCaps{Send: true, Cancel: true, Create: true, WebSearch: true}}, // perch's own daemon: no label
+		// The name decides nothing: a system that is not the home one is
+		// named, whatever it is called.
+		{"maria", client.Capabilities{Send: true},
+			uiCaps{Send: true, Backend: "maria"}},
 		{"viewer", client.Capabilities{},
 			uiCaps{Backend: "viewer", Note: "viewer at http://127.0.0.1:8090/v1 takes no follow-ups from perch — read-only"}},
 	} {

@@ -73,7 +73,7 @@ func (f *fakeBackend) Capabilities() client.Capabilities {
 	if f.caps != nil {
 		return *f.caps
 	}
-	return client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
+	return client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true, Home: true, StreamStaysOpen: true}
 }
 
 func (f *fakeBackend) Sessions(ctx context.Context) ([]events.Task, error) {

@@ -61,9 +61,9 @@ func TestResetEventIsNotAnyNotice(t *testing.T) {
 // TestBackendNameInStatusBars: a backend that names itself shows its name
 // in the task list's and the task's status bar.
 func TestBackendNameInStatusBars(t *testing.T) {
-	hs := newHarnessOn(t, 100, 24, Config{}, &fakeBackend{name: client.Suna})
+	hs := newHarnessOn(t, 100, 24, Config{}, &fakeBackend{name: client.Suna, caps: &client.Capabilities{Create: true, Send: true, Cancel: true}})
 	hs.contains("suna")
-	hs2 := attachedOn(t, 100, 24, nil, &fakeBackend{name: client.Pynchy})
+	hs2 := attachedOn(t, 100, 24, nil, &fakeBackend{name: client.Pynchy, caps: &client.Capabilities{Send: true, PipesFollowUps: true}})
 	hs2.contains("pynchy")
 }
 

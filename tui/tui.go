@@ -42,19 +42,20 @@ type uiCaps struct {
 	// the UI says replay where a live system's connection would be.
 	Replay bool
 	// Backend names the live system behind the UI ("suna", "pynchy"),
-	// shown in the status bars; "" shows none (maria, perch's own
-	// daemon, and files).
+	// shown in the status bars; "" shows none (the home system,
+	// Capabilities.Home, and files).
 	Backend string
 }
 
-// capsOf derives what the UI offers from b's capabilities, name and URL.
+// capsOf derives what the UI offers from b's capabilities; its name and
+// URL are only shown.
 func capsOf(b client.Backend) uiCaps {
 	c := b.Capabilities()
 	out := uiCaps{Send: c.Send, Cancel: c.Cancel, Create: c.Create, WebSearch: c.WebSearch, Replay: c.Recording}
 	switch {
 	case c.Recording:
 		out.Note = "replay of " + filepath.Base(b.URL()) + " (" + b.Name() + ") — read-only"
-	case b.Name() != client.Maria:
+	case !c.Home:
 		out.Backend = b.Name()
 	}
 	if !c.Send && out.Note == "" {

@@ -165,7 +165,8 @@ func (b *Backend) URL() string { return b.cl.BaseURL() }
 // Capabilities implements client.Backend: maria creates, sends, cancels
 // and queues follow-ups itself. Its usage reports no cost.
 func (b *Backend) Capabilities() client.Capabilities {
-	return client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true}
+	return client.Capabilities{Create: true, Send: true, Cancel: true, ServerQueue: true, WebSearch: true,
+		Home: true, StreamStaysOpen: true}
 }
 
 // Sessions implements client.Backend: the daemon's tasks, stopped ones
