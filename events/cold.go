@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 	"weak"
 
@@ -148,11 +149,14 @@ func (t *Timeline) peek(i int) (*Item, bool) {
 }
 
 // thaw reads a frozen item back.
-func (t *Timeline) thaw(r coldRef) *Item {
-	rec, err := t.coldStore.Get(r.off(), r.len())
+func (t *Timeline) thaw(r coldRef) *Item { return thawFrom(t.coldStore, r) }
+
+// thawFrom reads the item frozen at r in store back.
+func thawFrom(store BodyStore, r coldRef) *Item {
+	rec, err := store.Get(r.off(), r.len())
 	if err == nil {
 		var it *Item
-		if it, err = readItem(rec, t.coldStore); err == nil {
+		if it, err = readItem(rec, store); err == nil {
 			return it
 		}
 	}
@@ -178,6 +182,38 @@ func (t *Timeline) keepThawed(abs int, it *Item) {
 		}
 		t.thawed, t.thawedSwept = live, len(live)
 	}
+}
+
+// ColdItems reads the items that were out of memory (Freeze) when the
+// timeline made it. It holds its own copy of where they are and reads
+// only the store, which is safe from any goroutine: a pass over a long
+// session (a search) runs in a command while the timeline goes on taking
+// events. The items in memory are not its: the timeline's owner reads
+// them (Peek) on its own goroutine.
+type ColdItems struct {
+	refs  []coldRef
+	store BodyStore
+	base  int
+}
+
+// ColdItems returns a reader of the items frozen now.
+func (t *Timeline) ColdItems() ColdItems {
+	n := min(len(t.frozen), len(t.items))
+	if t.nfrozen == 0 {
+		n = 0
+	}
+	return ColdItems{refs: slices.Clone(t.frozen[:n]), store: t.coldStore, base: t.released}
+}
+
+// Has reports whether item i was out of memory when c was made.
+func (c ColdItems) Has(i int) bool { return i >= 0 && i < len(c.refs) && c.refs[i] != 0 }
+
+// Read reads item i back (Has(i) must be true), as Peek does: an item of
+// its own that nothing else holds.
+func (c ColdItems) Read(i int) *Item {
+	it := thawFrom(c.store, c.refs[i])
+	it.pos = int32(c.base + i)
+	return it
 }
 
 // Frozen is how many items are out of memory (Freeze).

@@ -106,8 +106,11 @@ type Model struct {
 	hideThinking bool
 	copied       copyState // the last code block copied (copy.go)
 	search       searchState
-	canceling    bool // a Cancel call is in flight
-	newTask      newTaskForm
+	// searchGen numbers committed searches: a pass that ends after a newer
+	// search began (or the timeline restarted) is dropped.
+	searchGen uint64
+	canceling bool // a Cancel call is in flight
+	newTask   newTaskForm
 
 	// Per-frame scratch and caches; see frame.go.
 	src                                       *itemSource
@@ -240,6 +243,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.list.held, m.list.gone = msg.held, msg.gone
 	case taskLoadedMsg:
 		m.handleTaskLoaded(msg)
+	case searchDoneMsg:
+		m.handleSearchDone(msg)
 	case outboxMsg:
 		cmd = m.handleOutbox(msg)
 	case outboxChangedMsg:

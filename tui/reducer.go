@@ -17,6 +17,9 @@ type reducer interface {
 	At(i int) *events.Item
 	// Peek is At for a pass that lets each item go at once (search).
 	Peek(i int) *events.Item
+	// ColdItems reads the frozen items from another goroutine (a
+	// search's command).
+	ColdItems() events.ColdItems
 	// Freeze moves settled items far from the end out of memory.
 	Freeze(keep int)
 	// SettleAfter settles items without a run end after them (a file).

@@ -1,7 +1,12 @@
 package tui
 
 import (
+	"sort"
+
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tui/render"
 )
 
 // searchState is the transcript search: input while typing (highlighted
@@ -12,6 +17,14 @@ type searchState struct {
 	input   string
 	query   string
 	matches int // items matching query, counted on commit
+	// pending: the committed query's pass over the session runs (a
+	// command); hits and scanned are set when its searchDoneMsg comes.
+	pending bool
+	// hits are the items that matched query, ascending, among the first
+	// scanned items (the session's length at commit); items that came
+	// after are looked at as n/N reach them.
+	hits    []int
+	scanned int
 	// lines is set while the prompt reads a range of lines to copy
 	// (copy.go), not a query.
 	lines lineRange
@@ -41,7 +54,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		m.overlay = ovNone
 		m.search.typing = false
-		m.commitSearch(m.search.input)
+		return m.commitSearch(m.search.input)
 	case "backspace", "ctrl+h":
 		if r := []rune(m.search.input); len(r) > 0 {
 			m.search.input = string(r[:len(r)-1])
@@ -59,37 +72,81 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// commitSearch counts matching items (one pass over the text, no layout)
-// and jumps to the first match after the selection.
-func (m *Model) commitSearch(q string) {
+// searchDoneMsg is a search's pass over the session: the items that
+// match, ascending, among the first scanned.
+type searchDoneMsg struct {
+	gen     uint64
+	hits    []int
+	scanned int
+}
+
+// commitSearch starts counting the items that match q and jumps to the
+// first match after the selection when the count is in. The items in
+// memory (the last hotItems and any not settled) are read here, on the
+// UI's goroutine; the rest of a long session is in the spill file and is
+// read in a command, so that keys never wait for a pass over a hundred
+// thousand items. A newer search supersedes an older one still running.
+func (m *Model) commitSearch(q string) tea.Cmd {
+	m.searchGen++
 	m.search.query = q
 	m.search.matches = 0
+	m.search.pending, m.search.hits, m.search.scanned = false, nil, 0
 	if q == "" {
-		return
+		return nil
 	}
-	// The count also finds where findNext(+1) lands, so that a long
-	// session's stored outputs are read once, not twice.
-	start := m.scanStart(+1)
-	next, first := -1, -1
-	for i := range m.tl.Len() {
-		if m.rend.Contains(m.tl.Peek(i), q) {
-			m.search.matches++
-			if first < 0 {
-				first = i
-			}
-			if next < 0 && i > start {
-				next = i
-			}
+	n := m.tl.Len()
+	cold := m.tl.ColdItems()
+	var hot []int
+	for i := range n {
+		if !cold.Has(i) && m.rend.Contains(m.tl.Peek(i), q) {
+			hot = append(hot, i)
 		}
 	}
-	if m.search.matches == 0 {
-		m.setFlash("no match for “"+q+"”", false)
+	gen := m.searchGen
+	m.search.pending = true
+	return func() tea.Msg {
+		var hits []int
+		var buf render.FindBuffer
+		for i := range n {
+			if cold.Has(i) && buf.Contains(cold.Read(i), q) {
+				hits = append(hits, i)
+			}
+		}
+		hits = append(hits, hot...)
+		sort.Ints(hits)
+		return searchDoneMsg{gen: gen, hits: hits, scanned: n}
+	}
+}
+
+// handleSearchDone takes the count of the latest search (an older one's
+// is dropped) and jumps to its first match after the selection.
+func (m *Model) handleSearchDone(msg searchDoneMsg) {
+	if msg.gen != m.searchGen || !m.search.pending {
 		return
 	}
-	if next < 0 {
-		next = first // wrapped
+	m.search.pending = false
+	m.search.hits, m.search.scanned = msg.hits, msg.scanned
+	m.search.matches = len(msg.hits)
+	if m.search.matches == 0 {
+		m.setFlash("no match for “"+m.search.query+"”", false)
+		return
+	}
+	start := m.scanStart(+1)
+	next := msg.hits[0] // wrapped, unless one comes after start
+	if k := sort.SearchInts(msg.hits, start+1); k < len(msg.hits) {
+		next = msg.hits[k]
 	}
 	m.findNextAt(+1, next)
+}
+
+// matchesAt says whether item i matches the committed query: from the
+// search's pass for the items it covered, read now for later ones.
+func (m *Model) matchesAt(i int, it func() *events.Item) bool {
+	if i < m.search.scanned {
+		k := sort.SearchInts(m.search.hits, i)
+		return k < len(m.search.hits) && m.search.hits[k] == i
+	}
+	return m.rend.Contains(it(), m.search.query)
 }
 
 // scanStart is the item after which findNext looks for the next match
@@ -119,6 +176,10 @@ func (m *Model) findNextAt(dir, known int) {
 		m.setFlash("no search — press / first", false)
 		return
 	}
+	if m.search.pending {
+		m.setFlash("searching for “"+q+"”…", false)
+		return
+	}
 	n := m.tl.Len()
 	if n == 0 {
 		return
@@ -143,7 +204,7 @@ func (m *Model) findNextAt(dir, known int) {
 		i := ((start+dir*k)%n + n) % n
 		if known >= 0 {
 			i = known
-		} else if !m.rend.Contains(m.tl.Peek(i), q) {
+		} else if !m.matchesAt(i, func() *events.Item { return m.tl.Peek(i) }) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)

@@ -36,6 +36,18 @@ func (r *Renderer) Contains(it *events.Item, query string) bool {
 	return found
 }
 
+// FindBuffer is Contains with a buffer of its own, for a search that runs
+// apart from the Renderer (in a command): it reads every stored output of
+// a session through one buffer.
+type FindBuffer struct{ buf []byte }
+
+// Contains is the package's Contains through f's buffer.
+func (f *FindBuffer) Contains(it *events.Item, query string) bool {
+	found, buf := containsWith(it, query, f.buf)
+	f.buf = buf
+	return found
+}
+
 // containsWith is Contains reading an output kept in the store through
 // buf, which it returns (grown) for the next call: a search over a whole
 // session reads every output without a copy of each.
