@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// FuzzAppendRecord: the JSONL writer's records are byte for byte what
-// json.Encoder (HTML escaping off) writes, and it declines exactly the
-// records json.Encoder fails on.
-func FuzzAppendRecord(f *testing.F) {
+// FuzzRecord: the writer's records are byte for byte what json.Encoder
+// (HTML escaping off) writes, compact and indented, and it fails exactly
+// on the records json.Encoder fails on.
+func FuzzRecord(f *testing.F) {
 	f.Add("assistant", "a\"b\n<&>\u2028\xff", []byte(`{"a": [1, 2]}`), int64(42), 0.0031, uint32(0xffffffff))
 	f.Add("tool", "", []byte(`not json`), int64(-1), math.NaN(), uint32(0x5555))
 	f.Add("state", "x", []byte(nil), int64(0), 1e-7, uint32(0xaaaa))
@@ -74,16 +74,25 @@ func FuzzAppendRecord(f *testing.F) {
 			}
 			r.Todos = &td
 		}
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(r)
-		got, ok := appendRecord(nil, &r)
-		if ok != (err == nil) {
-			t.Fatalf("ok %v, encoding/json: %v", ok, err)
-		}
-		if ok && string(got)+"\n" != want.String() {
-			t.Fatalf("got\n%s\nwant\n%s", got, want.String())
+		for _, indent := range []string{"", "  "} {
+			var want, got bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			prefix := ""
+			if indent != "" {
+				prefix = "    " // an element of "items"
+				enc.SetIndent(prefix, indent)
+			}
+			err := enc.Encode(r)
+			e := newRecordEncoder(&got, indent)
+			gotErr := e.record(&r, prefix)
+			e.w.Flush()
+			if (gotErr == nil) != (err == nil) {
+				t.Fatalf("indent %q: error %v, encoding/json: %v", indent, gotErr, err)
+			}
+			if err == nil && got.String()+"\n" != want.String() {
+				t.Fatalf("indent %q: got\n%s\nwant\n%s", indent, got.String(), want.String())
+			}
 		}
 	})
 }

@@ -6,13 +6,10 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -213,20 +210,14 @@ func WriteJSONL(w io.Writer, tl *events.Timeline) error {
 // caller that writes an export's items before its timeline is complete
 // (see Writer).
 type JSONLWriter struct {
-	e   *streamEncoder
-	enc *json.Encoder
-	buf []byte
+	e   *recordEncoder
 	out countWriter
 }
 
 // NewJSONLWriter writes to w, through a buffer (Flush).
 func NewJSONLWriter(w io.Writer) *JSONLWriter {
 	j := &JSONLWriter{out: countWriter{w: w}}
-	// Records without a large text are built in one buffer (fast); a
-	// record with one streams its large texts in pieces (small memory).
-	j.e = newStreamEncoder(&j.out, "")
-	j.enc = json.NewEncoder(j.e.w)
-	j.enc.SetEscapeHTML(false)
+	j.e = newRecordEncoder(&j.out, "")
 	return j
 }
 
@@ -257,22 +248,10 @@ func (j *JSONLWriter) Flush() error {
 }
 
 func (j *JSONLWriter) write(r Record) error {
-	var err error
-	if hasBigText(&r) {
-		var bigs []string
-		r = stashRecord(r, j.e.token, &bigs)
-		err = j.e.encode(r, bigs)
-	} else if b, ok := appendRecord(j.buf[:0], &r); !ok {
-		// Byte for byte what enc writes; a record it cannot take (a value
-		// encoding/json refuses) goes to enc, to fail as it does.
-		err = j.enc.Encode(r)
-	} else {
-		j.buf = append(b, '\n')
-		_, err = j.e.w.Write(j.buf)
-	}
-	if err != nil {
+	if err := j.e.record(&r, ""); err != nil {
 		return fmt.Errorf("write jsonl: %w", err)
 	}
+	j.e.w.WriteByte('\n')
 	return nil
 }
 
@@ -288,170 +267,6 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// appendRecord appends r as json.Encoder with HTML escaping off writes it
-// (without the line end). ok is false when encoding/json would fail (a
-// cost that is not a finite number, arguments that are not JSON).
-func appendRecord(b []byte, r *Record) (_ []byte, ok bool) {
-	str := func(key string, v *string) {
-		if v != nil {
-			b = append(append(append(b, ',', '"'), key...), '"', ':')
-			b = jsonx.AppendString(b, *v)
-		}
-	}
-	b = append(b, `{"type":`...)
-	b = jsonx.AppendString(b, r.Type)
-	str("id", r.ID)
-	str("level", r.Level)
-	str("kind", r.Kind)
-	str("text", r.Text)
-	str("thinking", r.Thinking)
-	ok = true
-	raw := func(v json.RawMessage) {
-		if v == nil {
-			b = append(b, "null"...)
-			return
-		}
-		var good bool
-		if b, good = jsonx.AppendCompact(b, v); !good {
-			ok = false
-		}
-	}
-	if r.ToolCalls != nil {
-		b = append(b, `,"tool_calls":`...)
-		if *r.ToolCalls == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, c := range *r.ToolCalls {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"id":`...)
-				b = jsonx.AppendString(b, c.ID)
-				b = append(b, `,"name":`...)
-				b = jsonx.AppendString(b, c.Name)
-				b = append(b, `,"arguments":`...)
-				raw(c.Arguments)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-	}
-	if u := r.Usage; u != nil {
-		b = append(b, `,"usage":{"input_tokens":`...)
-		b = strconv.AppendInt(b, u.InputTokens, 10)
-		b = append(b, `,"output_tokens":`...)
-		b = strconv.AppendInt(b, u.OutputTokens, 10)
-		b = append(b, `,"cached_tokens":`...)
-		b = strconv.AppendInt(b, u.CachedTokens, 10)
-		if u.CacheWriteTokens != nil {
-			b = append(b, `,"cache_write_tokens":`...)
-			b = strconv.AppendInt(b, *u.CacheWriteTokens, 10)
-		}
-		if u.ReasoningTokens != nil {
-			b = append(b, `,"reasoning_tokens":`...)
-			b = strconv.AppendInt(b, *u.ReasoningTokens, 10)
-		}
-		if u.CostUSD != nil {
-			b = append(b, `,"cost_usd":`...)
-			var good bool
-			if b, good = appendFloat(b, *u.CostUSD); !good {
-				ok = false
-			}
-		}
-		b = append(b, '}')
-	}
-	str("stop_reason", r.StopReason)
-	if r.Incomplete != nil {
-		b = strconv.AppendBool(append(b, `,"incomplete":`...), *r.Incomplete)
-	}
-	str("name", r.Name)
-	str("status", r.Status)
-	if r.Args != nil {
-		b = append(b, `,"args":`...)
-		raw(*r.Args)
-	}
-	str("output", r.Output)
-	if r.ExitCode != nil {
-		b = strconv.AppendInt(append(b, `,"exit_code":`...), int64(*r.ExitCode), 10)
-	}
-	if r.Queue != nil {
-		b = append(b, `,"queue":`...)
-		if *r.Queue == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, q := range *r.Queue {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = jsonx.AppendString(append(b, `{"id":`...), q.ID)
-				b = jsonx.AppendString(append(b, `,"text":`...), q.Text)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-	}
-	if r.Todos != nil {
-		b = append(b, `,"todos":`...)
-		if *r.Todos == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, t := range *r.Todos {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = jsonx.AppendString(append(b, `{"id":`...), t.ID)
-				b = jsonx.AppendString(append(b, `,"content":`...), t.Content)
-				b = jsonx.AppendString(append(b, `,"status":`...), t.Status)
-				b = jsonx.AppendString(append(b, `,"priority":`...), t.Priority)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-	}
-	return append(b, '}'), ok
-}
-
-// appendFloat writes f as encoding/json does (ES6 number formatting); ok
-// is false for NaN and infinities, which it refuses.
-func appendFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, false
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 → e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
-}
-
-// hasBigText reports whether r has a text that stashRecord would stash.
-func hasBigText(r *Record) bool {
-	big := func(p *string) bool { return p != nil && len(*p) >= bigText }
-	if big(r.Text) || big(r.Output) {
-		return true
-	}
-	if r.Queue != nil {
-		for _, q := range *r.Queue {
-			if len(q.Text) >= bigText {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // WriteJSON writes {"items":[…],"state":{…}} as one indented document,
 // every text whole.
 func WriteJSON(w io.Writer, tl *events.Timeline) error {
@@ -462,13 +277,13 @@ func WriteJSON(w io.Writer, tl *events.Timeline) error {
 // byte for byte what encoding/json writes for the whole document, indented
 // by two spaces.
 type JSONWriter struct {
-	e *streamEncoder
+	e *recordEncoder
 	n int // items written
 }
 
 // NewJSONWriter writes to w, through a buffer.
 func NewJSONWriter(w io.Writer) *JSONWriter {
-	return &JSONWriter{e: newStreamEncoder(w, "  ")}
+	return &JSONWriter{e: newRecordEncoder(w, "  ")}
 }
 
 // Item writes the record of one item as the next element of "items".
@@ -480,7 +295,11 @@ func (j *JSONWriter) Item(it *events.Item) error {
 	j.n++
 	j.e.w.WriteString(sep)
 	// An element of "items" sits two levels deep in the document.
-	return j.record(ItemRecord(it), "    ")
+	r := ItemRecord(it)
+	if err := j.e.record(&r, "    "); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
 }
 
 // End closes "items", writes "state" and flushes.
@@ -490,8 +309,9 @@ func (j *JSONWriter) End(tl *events.Timeline) error {
 	} else {
 		j.e.w.WriteString("\n  ],\n  \"state\": ")
 	}
-	if err := j.record(StateRecord(tl), "  "); err != nil {
-		return err
+	r := StateRecord(tl)
+	if err := j.e.record(&r, "  "); err != nil {
+		return fmt.Errorf("write json: %w", err)
 	}
 	j.e.w.WriteString("\n}\n")
 	if err := j.e.w.Flush(); err != nil {
@@ -500,132 +320,121 @@ func (j *JSONWriter) End(tl *events.Timeline) error {
 	return nil
 }
 
-// record writes r indented as a value whose lines start with prefix,
-// without encoding/json's newline after it.
-func (j *JSONWriter) record(r Record, prefix string) error {
-	var bigs []string
-	r = stashRecord(r, j.e.token, &bigs)
-	j.e.enc.SetIndent(prefix, "  ")
-	j.e.trim = true
-	if err := j.e.encode(r, bigs); err != nil {
-		return fmt.Errorf("write json: %w", err)
-	}
-	return nil
-}
-
-// bigText is the length from which a text is streamed to the output in
-// pieces instead of going through encoding/json's buffer, which would hold
-// a second, escaped copy of a tool output and grow to it by doubling.
-const bigText = 64 << 10
-
-// streamEncoder writes values as a json.Encoder with HTML escaping off
-// would, except that large texts are first replaced by placeholders (a
-// random token and an index, see stashRecord) and then written in pieces
-// where their placeholder lands.
-type streamEncoder struct {
+// recordEncoder writes records as a json.Encoder with HTML escaping off
+// writes them, compact or indented, straight to the output a member at a
+// time: the values are encoding/json's (the strings jsonx.AppendString's,
+// which writes them as encoding/json does, fuzzed against it), and a long
+// text goes out in pieces, so that no record (a tool output of
+// megabytes) is built whole in a second, escaped copy.
+type recordEncoder struct {
 	w      *bufio.Writer
+	indent string // "" for compact
 	buf    bytes.Buffer
-	enc    *json.Encoder // into buf, for the value with its placeholders
-	piece  bytes.Buffer
-	pieces *json.Encoder // into piece, for the pieces of a large text
-	token  string
-	trim   bool // leave out the newline after each value
+	enc    *json.Encoder // into buf, for the values that are not strings
+	str    []byte        // a string or a piece of one, encoded
+	prefix string        // the record's indentation (indented only)
+	n      int           // members written of the record
 }
 
-func newStreamEncoder(w io.Writer, indent string) *streamEncoder {
-	e := &streamEncoder{w: bufio.NewWriterSize(w, 256<<10)}
+func newRecordEncoder(w io.Writer, indent string) *recordEncoder {
+	e := &recordEncoder{w: bufio.NewWriterSize(w, 256<<10), indent: indent}
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
-	if indent != "" {
-		e.enc.SetIndent("", indent)
-	}
-	e.pieces = json.NewEncoder(&e.piece)
-	e.pieces.SetEscapeHTML(false)
-	var r [16]byte
-	_, _ = rand.Read(r[:])
-	e.token = "perch-" + hex.EncodeToString(r[:]) + "-"
 	return e
 }
 
-// stash replaces *p by a placeholder when it is large.
-func stash(p **string, token string, bigs *[]string) {
-	if *p == nil || len(**p) < bigText {
+// record writes r, its lines after the first starting with prefix when
+// indented. The members are written in the order of Record's fields, and
+// omitted as its omitempty tags say (TestRecordsAsEncodingJSON holds the
+// two together).
+func (e *recordEncoder) record(r *Record, prefix string) error {
+	e.prefix, e.n = prefix, 0
+	e.w.WriteByte('{')
+	e.text("type", &r.Type)
+	e.text("id", r.ID)
+	e.text("level", r.Level)
+	e.text("kind", r.Kind)
+	e.text("text", r.Text)
+	e.text("thinking", r.Thinking)
+	err := errors.Join(
+		value(e, "tool_calls", r.ToolCalls),
+		value(e, "usage", r.Usage))
+	e.text("stop_reason", r.StopReason)
+	err = errors.Join(err, value(e, "incomplete", r.Incomplete))
+	e.text("name", r.Name)
+	e.text("status", r.Status)
+	err = errors.Join(err, value(e, "args", r.Args))
+	e.text("output", r.Output)
+	err = errors.Join(err,
+		value(e, "exit_code", r.ExitCode),
+		value(e, "queue", r.Queue),
+		value(e, "todos", r.Todos))
+	if e.indent != "" {
+		e.w.WriteString("\n" + prefix)
+	}
+	e.w.WriteByte('}')
+	return err
+}
+
+// key starts a member.
+func (e *recordEncoder) key(k string) {
+	if e.n > 0 {
+		e.w.WriteByte(',')
+	}
+	e.n++
+	if e.indent == "" {
+		e.w.WriteString(`"` + k + `":`)
 		return
 	}
-	*bigs = append(*bigs, **p)
-	*p = ptr(token + strconv.Itoa(len(*bigs)-1))
+	e.w.WriteString("\n" + e.prefix + e.indent + `"` + k + `": `)
 }
 
-// stashRecord returns r with its large texts stashed in bigs. r's slices
-// are copied before they are changed: records share them with the timeline.
-func stashRecord(r Record, token string, bigs *[]string) Record {
-	stash(&r.Text, token, bigs)
-	stash(&r.Output, token, bigs)
-	if r.Queue != nil {
-		q := make([]Queued, len(*r.Queue)) // never nil: [] stays []
-		copy(q, *r.Queue)
-		for i := range q {
-			p := &q[i].Text
-			stash(&p, token, bigs)
-			q[i].Text = *p
-		}
-		r.Queue = &q
-	}
-	return r
-}
+// textPiece is how much of a long text is encoded at a time.
+const textPiece = 32 << 10
 
-// encode writes v (and a newline), putting each stashed text where its
-// placeholder is.
-func (e *streamEncoder) encode(v any, bigs []string) error {
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return err
+// text writes a string member, unless s is nil: in pieces cut at rune
+// starts, so that each piece escapes exactly as its part of s would in
+// one go.
+func (e *recordEncoder) text(k string, s *string) {
+	if s == nil {
+		return
 	}
-	out := e.buf.Bytes()
-	if e.trim {
-		out = bytes.TrimSuffix(out, []byte{'\n'})
-	}
-	mark := []byte(`"` + e.token)
-	for len(bigs) > 0 {
-		i := bytes.Index(out, mark)
-		if i < 0 {
-			break
-		}
-		rest := out[i+len(mark):]
-		j := bytes.IndexByte(rest, '"')
-		k, err := strconv.Atoi(string(rest[:max(j, 0)]))
-		if j < 0 || err != nil || k < 0 || k >= len(bigs) {
-			return fmt.Errorf("lost a placeholder")
-		}
-		e.w.Write(out[:i])
-		if err := e.writeString(bigs[k]); err != nil {
-			return err
-		}
-		out = rest[j+1:]
-	}
-	_, err := e.w.Write(out)
-	return err
-}
-
-// writeString writes s as a JSON string, in pieces cut at rune starts, so
-// each piece escapes exactly as its part of s would in one go.
-func (e *streamEncoder) writeString(s string) error {
+	e.key(k)
 	e.w.WriteByte('"')
-	for len(s) > 0 {
-		n := min(len(s), 32<<10)
-		for k := 0; k < utf8.UTFMax-1 && n < len(s) && !utf8.RuneStart(s[n]); k++ {
+	for rest := *s; len(rest) > 0; {
+		n := min(len(rest), textPiece)
+		for i := 0; i < utf8.UTFMax-1 && n < len(rest) && !utf8.RuneStart(rest[n]); i++ {
 			n--
 		}
-		e.piece.Reset()
-		if err := e.pieces.Encode(s[:n]); err != nil {
-			return err
-		}
-		p := e.piece.Bytes()
-		e.w.Write(p[1 : len(p)-2]) // without the quotes and the newline
-		s = s[n:]
+		e.str = jsonx.AppendString(e.str[:0], rest[:n])
+		e.w.Write(e.str[1 : len(e.str)-1]) // without the quotes
+		rest = rest[n:]
 	}
-	_, err := e.w.Write([]byte{'"'})
-	return err
+	e.w.WriteByte('"')
+	if cap(e.str) > 2*textPiece {
+		e.str = nil // a piece of invalid UTF-8 grew it: let it go
+	}
+}
+
+// value writes a member that is not a string through encoding/json,
+// unless v is nil. encoding/json's error (a cost that is not a number,
+// arguments that are not JSON) is returned, and the member is written as
+// null so that the line stays JSON.
+func value[T any](e *recordEncoder, k string, v *T) error {
+	if v == nil {
+		return nil
+	}
+	e.key(k)
+	e.buf.Reset()
+	if e.indent != "" {
+		e.enc.SetIndent(e.prefix+e.indent, e.indent)
+	}
+	if err := e.enc.Encode(v); err != nil {
+		e.w.WriteString("null")
+		return err
+	}
+	e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte{'\n'}))
+	return nil
 }
 
 // MaxMarkdownOutput bounds how much of one tool output the Markdown

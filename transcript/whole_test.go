@@ -52,7 +52,7 @@ func timelineWith(t *testing.T, user, output, queued string) *events.Timeline {
 // TestLargeTextsStreamedAsEncodingJSON: texts written in pieces come out
 // exactly as encoding/json writes them whole, in jsonl and json.
 func TestLargeTextsStreamedAsEncodingJSON(t *testing.T) {
-	for _, n := range []int{10, bigText - 1, bigText, 3*bigText + 7, 1 << 20} {
+	for _, n := range []int{10, textPiece - 1, textPiece, 3*textPiece + 7, 1 << 20} {
 		tl := timelineWith(t, oddText(n, 1), oddText(n, 2), oddText(n, 3))
 		var got, want bytes.Buffer
 		if err := WriteJSONL(&got, tl); err != nil {
