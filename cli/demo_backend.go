@@ -3,116 +3,34 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/client"
-	"github.com/perch-tui/perch/client/pynchy"
 	"github.com/perch-tui/perch/client/registry"
-	"github.com/perch-tui/perch/client/suna"
-	"github.com/perch-tui/perch/fakedaemon"
-	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
-	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 	"github.com/perch-tui/perch/outbox"
 )
 
-// demoServer is a fake server of another system, started in this process
-// for perch demo --backend: where it listens, the session to open, and
-// how to stop it.
-type demoServer struct {
-	url     string
-	session string
-	stop    func()
-}
-
-// startDemoSuna serves the fake Suna API on a loopback port with a demo
-// thread whose first run is under way.
-func startDemoSuna(speed float64) (*demoServer, error) {
-	delay := time.Duration(float64(20*time.Millisecond) / speed)
-	if delay <= 0 {
-		delay = -1
-	}
-	s := fakesuna.New(fakesuna.Options{FrameDelay: delay})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("demo: start the fake Suna API: %w", err)
-	}
-	thread, _, err := s.Start("", "What is in my workspace?")
-	if err != nil {
-		_ = ln.Close()
-		s.Close()
-		return nil, fmt.Errorf("demo: start the demo thread: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = s.Serve(ctx, ln)
-	}()
-	return &demoServer{url: "http://" + ln.Addr().String() + "/v1", session: thread,
-		stop: func() { cancel(); <-done; s.Close() }}, nil
-}
-
-// startDemoPynchy serves a fake pynchy on a loopback port whose one chat
-// has a run under way.
-func startDemoPynchy(speed float64) (*demoServer, error) {
-	step := time.Duration(float64(250*time.Millisecond) / speed)
-	if step <= 0 {
-		step = -1
-	}
-	s := fakepynchy.New(fakepynchy.Options{StepDelay: step})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = s.Close()
-		return nil, fmt.Errorf("demo: start the fake pynchy server: %w", err)
-	}
-	const chat = "tui:main"
-	if err := s.Say(chat, "What is in this repository?"); err != nil {
-		_ = ln.Close()
-		_ = s.Close()
-		return nil, fmt.Errorf("demo: start the demo chat: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = s.Serve(ctx, ln)
-	}()
-	return &demoServer{url: "http://" + ln.Addr().String(), session: chat,
-		stop: func() { cancel(); <-done; _ = s.Close() }}, nil
-}
-
-// runDemoBackend is perch demo --backend suna|pynchy: the matching fake
-// server in this process, a scripted agent, and the UI on its demo
-// session. Messages are kept in memory (what is left is printed at exit).
+// runDemoBackend is perch demo --backend NAME for a system other than
+// maria: its fake server in this process (the registry knows how to start
+// it), a scripted agent, and the UI on its demo session. Messages are kept
+// in memory (what is left is printed at exit).
 func runDemoBackend(ctx context.Context, env Env, name, theme string, speed float64) error {
-	var (
-		srv  *demoServer
-		err  error
-		open func(client.Config) (client.Backend, error)
-	)
-	switch name {
-	case client.Suna:
-		srv, err = startDemoSuna(speed)
-		open = suna.Open
-	case client.Pynchy:
-		srv, err = startDemoPynchy(speed)
-		open = pynchy.Open
-	default:
+	sys, err := registry.Default().Lookup(name)
+	if err != nil || sys.Demo == nil {
 		return usagef("perch demo --backend %s: no fake server for it", name)
 	}
+	srv, err := sys.Demo(speed)
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	b, err := open(client.Config{URL: srv.url})
+	defer srv.Stop()
+	b, err := sys.Open(client.Config{URL: srv.URL})
 	if err != nil {
-		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
+		return fmt.Errorf("demo: open %s at %s: %w", name, srv.URL, err)
 	}
 	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
-	cfg.TaskID = srv.session
+	cfg.TaskID = srv.Session
 	return env.runUI(ctx, b, cfg)
 }
 
@@ -145,33 +63,26 @@ var demoScript = []demoStep{
 // and serves until interrupted, for perch watch and perch tasks --all;
 // otherwise the UI opens on the board of the three.
 func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve bool) error {
-	daemon := fakedaemon.New(fakedaemon.Options{Dialect: fakedaemon.DialectHead, Speed: speed})
-	msrv, err := daemon.Start("127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("demo: start the fake daemon: %w", err)
-	}
-	defer msrv.Close()
-	if _, err := daemon.SeedDemo(); err != nil {
-		return fmt.Errorf("demo: create the demo task: %w", err)
-	}
-	ssrv, err := startDemoSuna(speed)
-	if err != nil {
-		return err
-	}
-	defer ssrv.stop()
-	psrv, err := startDemoPynchy(speed)
-	if err != nil {
-		return err
-	}
-	defer psrv.stop()
-	urls := map[string]string{client.Maria: msrv.URL, client.Suna: ssrv.url, client.Pynchy: psrv.url}
-	backends := map[string]client.Backend{}
-	for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
-		b, err := registry.Open(ctx, name, client.Config{URL: urls[name]})
-		if err != nil {
-			return fmt.Errorf("demo: open %s at %s: %w", name, urls[name], err)
+	var (
+		names    []string
+		urls     = map[string]string{}
+		backends = map[string]client.Backend{}
+	)
+	for _, sys := range registry.Default().LiveSystems() {
+		if sys.Demo == nil {
+			continue
 		}
-		backends[name] = b
+		srv, err := sys.Demo(speed)
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		b, err := sys.Open(client.Config{URL: srv.URL})
+		if err != nil {
+			return fmt.Errorf("demo: open %s at %s: %w", sys.Name, srv.URL, err)
+		}
+		names = append(names, sys.Name)
+		urls[sys.Name], backends[sys.Name] = srv.URL, b
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -179,7 +90,7 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 	go func() { defer close(done); playDemo(ctx, backends, speed) }()
 	defer func() { cancel(); <-done }()
 	if serve {
-		for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
+		for _, name := range names {
 			if _, err := fmt.Fprintf(env.Stdout, "%s %s\n", name, urls[name]); err != nil {
 				return err
 			}
@@ -189,7 +100,7 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 	}
 	var sources []board.Source
 	stores := map[string]outbox.Store{}
-	for _, name := range []string{client.Maria, client.Suna, client.Pynchy} {
+	for _, name := range names {
 		b := backends[name]
 		sources = append(sources, board.Source{Name: name, System: name, URL: urls[name],
 			Open: func(context.Context) (client.Backend, error) { return b, nil }})
@@ -210,7 +121,10 @@ func playDemo(ctx context.Context, backends map[string]client.Backend, speed flo
 			return
 		case <-time.After(time.Until(at)):
 		}
-		b := backends[st.System]
+		b, ok := backends[st.System]
+		if !ok {
+			continue
+		}
 		if st.Name != "" {
 			_, _ = b.Create(ctx, client.CreateRequest{Name: st.Name, Prompt: st.Text, Cwd: "/tmp"})
 			continue

@@ -39,6 +39,10 @@ type System struct {
 	// reads the task list; nil for the others), and Open opens it.
 	Probe func(ctx context.Context, cfg client.Config) ([]events.Task, error)
 	Open  func(cfg client.Config) (client.Backend, error)
+	// Demo starts the system's fake server for perch demo, its scripted
+	// agent paced by speed (2 = twice as fast); nil for a system without
+	// one. The caller opens it with Open and stops it when done.
+	Demo func(speed float64) (*DemoServer, error)
 }
 
 // Live reports whether perch can follow the system's sessions over HTTP.
@@ -54,14 +58,15 @@ type Registry struct {
 // Default is the registry of every system perch has. A system's name is
 // its importer's, so it is spelled in one place (client/<system>).
 func Default() *Registry {
-	live := func(k ingest.Importer, probe func(context.Context, client.Config) ([]events.Task, error), open func(client.Config) (client.Backend, error)) System {
-		return System{Name: k.Name, Files: k, Probe: probe, Open: open}
+	live := func(k ingest.Importer, probe func(context.Context, client.Config) ([]events.Task, error), open func(client.Config) (client.Backend, error),
+		demo func(float64) (*DemoServer, error)) System {
+		return System{Name: k.Name, Files: k, Probe: probe, Open: open, Demo: demo}
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
 	return &Registry{Systems: []System{
-		live(maria.Importer(), maria.ProbeTasks, maria.Open),
-		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open),
-		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open),
+		live(maria.Importer(), maria.ProbeTasks, maria.Open, demoMaria),
+		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open, demoSuna),
+		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open, demoPynchy),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
 		file(claudecode.Importer()),
@@ -96,6 +101,9 @@ func (r *Registry) LiveNames() []string {
 	}
 	return out
 }
+
+// LiveSystems lists the systems perch follows live, in order.
+func (r *Registry) LiveSystems() []System { return r.live() }
 
 // live lists the systems perch follows live.
 func (r *Registry) live() []System {
