@@ -158,10 +158,25 @@ func TestExportEndsWhenTheServerCloses(t *testing.T) {
 		t.Parallel()
 		// tail follows by reconnecting, says so once, and prints nothing
 		// twice.
-		_, base := closing(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		// It runs until it has reconnected three times after the first
+		// close: each was a chance to say it again or print again.
+		s, base := closing(t)
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		r := runCtx(ctx, t, "", "tail", id, "--url", base)
+		res := make(chan result, 1)
+		go func() { res <- runCtx(ctx, t, "", "tail", id, "--url", base) }()
+		deadline := time.After(30 * time.Second)
+		for s.conns.Load() < 4 {
+			select {
+			case r := <-res:
+				t.Fatalf("tail ended by itself: %+v", r)
+			case <-deadline:
+				t.Fatalf("tail reconnected %d times in 30 s", s.conns.Load()-1)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		cancel()
+		r := <-res
 		if r.code != 0 || strings.Count(r.stdout, "What does this project do?") != 1 {
 			t.Errorf("tail: %+v", r)
 		}
