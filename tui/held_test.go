@@ -316,7 +316,12 @@ func TestHubReportsOutboxChanges(t *testing.T) {
 	ob := newOutboxes(&Outbox{Store: store}, &fakeBackend{})
 	ctx, cancel := context.WithCancel(context.Background())
 	h := newStreamHub(ctx, &fakeBackend{})
-	h.outbox = ob.watch
+	watching := make(chan struct{})
+	var once sync.Once
+	h.outbox = func(ctx context.Context, task string) <-chan struct{} {
+		defer once.Do(func() { close(watching) }) // the file is watched once this returns
+		return ob.watch(ctx, task)
+	}
 	got := make(chan outboxChangedMsg, 8)
 	h.start(func(msg tea.Msg) {
 		if m, ok := msg.(outboxChangedMsg); ok {
@@ -324,7 +329,11 @@ func TestHubReportsOutboxChanges(t *testing.T) {
 		}
 	})
 	h.WatchTask(3, "task-1")
-	time.Sleep(100 * time.Millisecond) // let the watch take its first look
+	select {
+	case <-watching:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hub never watched the task's outbox")
+	}
 	other := outbox.OpenFileStore(dir, "http://127.0.0.1:8090/v1")
 	start := time.Now()
 	if _, err := other.Update("task-1", func(q *outbox.Queue) error {
