@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/fakedaemon"
 	fakepynchy "github.com/perch-tui/perch/fakedaemon/pynchy"
 	"github.com/perch-tui/perch/outbox"
@@ -116,7 +117,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		}
 		return runDemoAll(ctx, env, *theme, *speed, *serve)
 	}
-	if err := oneOf("backend", *be, client.Maria, client.Suna, client.Pynchy); err != nil {
+	if err := oneOf("backend", *be, registry.Default().LiveNames()...); err != nil {
 		return err
 	}
 	if *be != client.Maria {
