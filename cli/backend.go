@@ -14,11 +14,14 @@ import (
 	"github.com/perch-tui/perch/client/registry"
 )
 
-// urlExample is each backend's usual base URL, for messages.
-var urlExample = map[string]string{
-	client.Maria:  "http://localhost:8090/v1",
-	client.Suna:   "http://localhost:8000/v1",
-	client.Pynchy: "http://localhost:8484",
+// urlExample is a live system's usual base URL, for messages (the
+// registry's, "" for a name it does not know).
+func urlExample(name string) string {
+	sys, err := registry.Default().Lookup(name)
+	if err != nil {
+		return ""
+	}
+	return sys.URLExample
 }
 
 func getenv(env Env, k string) string {
@@ -141,7 +144,7 @@ func (c *conn) config(ctx context.Context, env Env) (string, client.Config, erro
 		return name, cfg, nil
 	}
 	if name != "" && name != registry.Local {
-		return "", client.Config{}, usagef("--backend %s needs the server's URL: --url, PERCH_URL or url in the config file (e.g. %s)", name, urlExample[name])
+		return "", client.Config{}, usagef("--backend %s needs the server's URL: --url, PERCH_URL or url in the config file (e.g. %s)", name, urlExample(name))
 	}
 	name, cfg.URL, err = registry.Discover(env.Home)
 	if err != nil {

@@ -417,7 +417,7 @@ func checkSources(ss []sourceConfig) error {
 			label = fmt.Sprintf("[[source]] %q", s.Name)
 		}
 		if strings.TrimSpace(string(s.URL)) == "" {
-			return fmt.Errorf("%s: url is missing (e.g. url = %q)", label, urlExample[client.Suna])
+			return fmt.Errorf("%s: url is missing (e.g. url = %q)", label, urlExample(client.Suna))
 		}
 		if s.Backend != "" {
 			if _, err := registry.Default().Lookup(string(s.Backend)); err != nil {

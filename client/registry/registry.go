@@ -39,6 +39,9 @@ type System struct {
 	// reads the task list; nil for the others), and Open opens it.
 	Probe func(ctx context.Context, cfg client.Config) ([]events.Task, error)
 	Open  func(cfg client.Config) (client.Backend, error)
+	// URLExample is the server's usual base URL, for messages that ask
+	// for one ("" for a system perch does not follow live).
+	URLExample string
 	// Demo starts the system's fake server for perch demo, its scripted
 	// agent paced by speed (2 = twice as fast); nil for a system without
 	// one. The caller opens it with Open and stops it when done.
@@ -59,14 +62,14 @@ type Registry struct {
 // its importer's, so it is spelled in one place (client/<system>).
 func Default() *Registry {
 	live := func(k ingest.Importer, probe func(context.Context, client.Config) ([]events.Task, error), open func(client.Config) (client.Backend, error),
-		demo func(float64) (*DemoServer, error)) System {
-		return System{Name: k.Name, Files: k, Probe: probe, Open: open, Demo: demo}
+		example string, demo func(float64) (*DemoServer, error)) System {
+		return System{Name: k.Name, Files: k, Probe: probe, Open: open, URLExample: example, Demo: demo}
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
 	return &Registry{Systems: []System{
-		live(maria.Importer(), maria.ProbeTasks, maria.Open, demoMaria),
-		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open, demoSuna),
-		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open, demoPynchy),
+		live(maria.Importer(), maria.ProbeTasks, maria.Open, "http://localhost:8090/v1", demoMaria),
+		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open, "http://localhost:8000/v1", demoSuna),
+		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open, "http://localhost:8484", demoPynchy),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
 		file(claudecode.Importer()),
