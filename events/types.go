@@ -379,6 +379,13 @@ type Task struct {
 	WebSearch      bool
 	QueuedMessages []QueuedMessage
 	Model          string
+	// Detail says more of Status where the source cannot tell two states
+	// apart or knows why ("working or waiting for approval", "exited"),
+	// for people; "" when Status says it all.
+	Detail string
+	// Usage is the session's token total when the backend knows it from
+	// the list (a local session's file), nil otherwise.
+	Usage *Usage
 }
 
 // Merge overlays the fields b knows on t: daemon updates may be partial
@@ -401,6 +408,12 @@ func (t Task) Merge(b Task) Task {
 	}
 	if b.Port != 0 {
 		t.Port = b.Port
+	}
+	if b.Status != "" {
+		t.Detail = b.Detail
+	}
+	if b.Usage != nil {
+		t.Usage = b.Usage
 	}
 	if !b.Created.IsZero() {
 		t.Created = b.Created
