@@ -345,10 +345,11 @@ func (r *recorder) timeline() (*events.Timeline, int) {
 	return tl, resets
 }
 
-// waitFor waits until cond holds of the timeline (at most 5 s).
+// waitFor waits until cond holds of the timeline (at most 20 s: the real
+// TUI looks at its queue every few seconds when idle).
 func (r *recorder) waitFor(t testing.TB, what string, cond func(*events.Timeline, int) bool) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(20 * time.Second)
 	for {
 		if tl, resets := r.timeline(); cond(tl, resets) {
 			return
