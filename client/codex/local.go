@@ -172,12 +172,13 @@ func (l *Local) rolloutPaths(ctx context.Context) ([]string, error) {
 func (l *Local) list(ctx context.Context, paths []string) ([]events.Task, error) {
 	seen := make(map[string]bool, len(paths))
 	rs := make([]*rollout, 0, len(paths))
+	sc := newScanner()
 	for _, p := range paths {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		seen[p] = true
-		r, err := l.refresh(p)
+		r, err := l.refresh(sc, p)
 		if err != nil {
 			continue // gone between the walk and the read
 		}
@@ -194,7 +195,7 @@ func (l *Local) list(ctx context.Context, paths []string) ([]events.Task, error)
 }
 
 // refresh reads what changed of the rollout at path.
-func (l *Local) refresh(path string) (*rollout, error) {
+func (l *Local) refresh(sc *scanner, path string) (*rollout, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -213,14 +214,16 @@ func (l *Local) refresh(path string) (*rollout, error) {
 
 	n := &rollout{path: path, size: fi.Size(), mod: fi.ModTime(), head: old.head, headOK: old.headOK,
 		total: old.total, totalSize: old.totalSize}
-	if !n.headOK || fi.Size() < old.size {
-		h, err := readHead(path)
-		if err != nil {
-			return nil, err
-		}
-		n.head, n.headOK = h, h.title != ""
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	t, err := readTail(path, fi.Size())
+	defer f.Close()
+	if !n.headOK || fi.Size() < old.size {
+		n.head = sc.head(path, f)
+		n.headOK = n.head.title != ""
+	}
+	t, err := sc.tail(f, fi.Size())
 	if err != nil {
 		return nil, err
 	}

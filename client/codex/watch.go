@@ -120,8 +120,9 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 					continue // the next event or tick tries again
 				}
 			} else {
+				sc := newScanner()
 				for p := range dirty {
-					if _, err := l.refresh(p); err != nil {
+					if _, err := l.refresh(sc, p); err != nil {
 						l.forget(p)
 					}
 				}
