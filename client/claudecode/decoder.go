@@ -53,7 +53,7 @@ type Decoder struct {
 	ids       idset.Set       // turn and user ids given out
 	n         int             // synthesized ids given out
 	told      map[string]bool // unknown types already shown
-	todos     idset.Set       // TodoWrite calls already turned into todo lists
+	todos     todoCalls       // TodoWrite calls waiting for their results
 	tasks     taskList        // the Task* tools' list
 	sub       subagents       // subagent runs, shown under their Agent call
 
@@ -65,6 +65,11 @@ type Decoder struct {
 	// runUsageSeen: a reply of the current run carried its own usage, so
 	// the result line's totals are not counted again.
 	runUsageSeen bool
+	// cuttable is the reply still arriving, the one an API error cuts
+	// off: nil once a line said how it stopped, or once a user line (a
+	// tool result, a prompt) showed that the next request is a new one.
+	// An error never marks an earlier, finished turn.
+	cuttable *turn
 }
 
 // turn is one assistant message.
@@ -224,6 +229,10 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 		t.stop = normalize.Stop(s)
 		t.known = true
 	}
+	d.cuttable = t
+	if t.known {
+		d.cuttable = nil
+	}
 	t.final = false
 	if len(t.blocks) > progressive {
 		return out // a huge message: shown whole when it ends
@@ -294,7 +303,8 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	ev.Incomplete = t.incomplete
 	d.tools.Note(ev.ToolCalls)
 	d.tasks.note(ev.ToolCalls)
-	return append([]events.Event{ev}, d.todoEvents(ev.ToolCalls)...)
+	d.todos.note(ev.ToolCalls)
+	return []events.Event{ev}
 }
 
 // close emits the final form of t once.
@@ -314,38 +324,8 @@ func (d *Decoder) close(t *turn) []events.Event {
 	return d.form(t, true)
 }
 
-// todoEvents turns Claude Code's TodoWrite calls (the whole list each
-// time) into todo updates, once per call.
-func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
-	var out []events.Event
-	for _, c := range calls {
-		if c.Name != tools.ClaudeTodoWrite || len(c.Args) == 0 || d.todos.Has(c.ID) {
-			continue
-		}
-		list := normalize.AsList(normalize.AsObject(c.Args)["todos"])
-		if list == nil {
-			continue
-		}
-		d.todos.Add(c.ID)
-		todos := make([]events.Todo, 0, len(list))
-		for i, raw := range list {
-			o := normalize.AsObject(raw)
-			if o == nil {
-				continue
-			}
-			id := normalize.StrField(o, "id")
-			if id == "" {
-				id = strconv.Itoa(i + 1)
-			}
-			todos = append(todos, events.Todo{ID: id, Content: normalize.FirstStr(o, "content", "activeForm"),
-				Status: normalize.StrField(o, "status"), Priority: normalize.StrField(o, "priority")})
-		}
-		out = append(out, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
-	}
-	return out
-}
-
 func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Event {
+	d.cuttable = nil
 	m := normalize.AsObjectShared(o["message"])
 	if m == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "a user line without a message")}
@@ -362,6 +342,9 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 	for _, ev := range evs {
 		if ev.Kind == events.KindPostToolCall {
 			if todos := d.tasks.result(ev.Tool); todos != nil {
+				evs = append(evs, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
+			}
+			if todos, ok := d.todos.result(ev.Tool); ok {
 				evs = append(evs, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
 			}
 		}
@@ -412,6 +395,7 @@ func (d *Decoder) fromStream(evs []events.Event) []events.Event {
 		}
 		ev := e
 		t.stream, t.stop, t.incomplete, t.streamUse, t.final = &ev, e.StopReason, e.Incomplete, e.Usage, true
+		d.cuttable = nil // the stream ended it (cut, or stopped)
 		if d.open == t {
 			d.open = nil
 		}
@@ -574,9 +558,10 @@ func (d *Decoder) synthetic(o normalize.Object) []events.Event {
 	if d.open != nil {
 		out = append(out, d.close(d.open)...) // its lines all came: the reply it began is the cut one
 	}
-	if cut := d.last; cut != nil && !cut.incomplete {
-		// The run's reply: the error cut it off (when the stream of the
-		// failed request had begun a message, that message is the last).
+	if cut := d.cuttable; cut != nil && !cut.incomplete {
+		// The reply still arriving: the error cut it off (when the
+		// stream of the failed request had begun a message, the stream's
+		// end marked it already).
 		cut.incomplete = true
 		out = append(out, d.form(cut, true)...)
 	}
