@@ -130,16 +130,22 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 		return d.streamEvent(pos, raw, o)
 	case "keep_alive":
 		return nil
-	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot":
+	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot",
+		"attachment", "mode", "summary", "custom-title", "agent-name", "pr-link":
 		return nil // a session file's bookkeeping: not the conversation
 	case "":
 		return []events.Event{anthropic.BadRecord(pos, raw, "a line without a type")}
 	default:
-		if !d.once("type " + typ) {
+		if strings.HasPrefix(typ, "api-request") {
+			return nil // bookkeeping of the requests made (api-request, api-request-start, …)
+		}
+		// Claude Code adds kinds of line often, nearly all bookkeeping:
+		// they are left out, and one notice (the first) says so.
+		if !d.once("unknown types") {
 			return nil
 		}
 		return []events.Event{anthropic.Notice(events.LevelInfo, events.NoticeInfo,
-			anthropic.At(pos, fmt.Sprintf("Claude Code message %q is not one perch knows; left out", typ)))}
+			anthropic.At(pos, fmt.Sprintf("Claude Code line kind %q is not one perch knows; it and any other unknown kinds are left out", typ)))}
 	}
 }
 
@@ -331,6 +337,7 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 		return []events.Event{anthropic.BadRecord(pos, raw, "a user line without a message")}
 	}
 	evs := anthropic.UserEvents(d.uniqueID(normalize.StrField(o, "uuid"), "user"), m["content"], &d.tools)
+	evs = d.notTheUsers(o, evs)
 	for _, ev := range evs {
 		if ev.Kind != events.KindPostToolCall || ev.Tool.Name != tools.ClaudeBash || !ev.Tool.Result.IsError {
 			continue
@@ -532,6 +539,43 @@ func (d *Decoder) denial(id, tool string, input json.RawMessage, message string)
 		text += " (" + message + ")"
 	}
 	return []events.Event{anthropic.Notice(events.LevelWarning, events.NoticeHost, text)}
+}
+
+// notTheUsers shows the user-role lines Claude Code wrote itself as what
+// they are. A line marked isMeta or isSynthetic (a command's output, a
+// caveat, an interruption) is a host notice, never the user's words. A
+// message from a peer (origin.kind "peer": sent through the messaging
+// socket by another program, perch included) keeps its user turn, which
+// is the receipt of its delivery, after a notice naming where it came
+// from: it was not typed in the session's terminal.
+func (d *Decoder) notTheUsers(o normalize.Object, evs []events.Event) []events.Event {
+	origin := normalize.AsObjectShared(o["origin"])
+	peer := normalize.StrField(origin, "kind") == "peer"
+	meta, _ := normalize.Bool(o["isMeta"])
+	synthetic, _ := normalize.Bool(o["isSynthetic"])
+	if !peer && !meta && !synthetic {
+		return evs
+	}
+	out := make([]events.Event, 0, len(evs)+1)
+	for _, ev := range evs {
+		switch {
+		case ev.Kind != events.KindUserMessage:
+			out = append(out, ev)
+		case peer:
+			from := normalize.FirstStr(origin, "from", "name", "sender")
+			if from == "" {
+				from = normalize.FirstStr(o, "from")
+			}
+			if from == "" {
+				from = "another program"
+			}
+			out = append(out, anthropic.Notice(events.LevelInfo, events.NoticeHost,
+				"A message from "+from+", sent through Claude Code's messaging socket:"), ev)
+		default:
+			out = append(out, anthropic.Notice(events.LevelInfo, events.NoticeHost, "Claude Code: "+ev.Text))
+		}
+	}
+	return out
 }
 
 // isSynthetic: an assistant line Claude Code wrote itself, not the model
