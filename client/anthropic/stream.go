@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,7 +116,7 @@ func (d *Decoder) Flush() []events.Event {
 	if d.msg == nil {
 		return nil
 	}
-	return []events.Event{d.finish(true)}
+	return d.finish(true)
 }
 
 func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
@@ -128,7 +129,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 	case "ping":
 	case "message_start":
 		if d.msg != nil {
-			out = append(out, d.finish(true))
+			out = append(out, d.finish(true)...)
 		}
 		m := normalize.AsObjectShared(o["message"])
 		d.begin(normalize.StrField(m, "id"))
@@ -163,11 +164,11 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 		if d.msg == nil {
 			return nil // a repeated stop: the message is already out
 		}
-		out = append(out, d.finish(false))
+		out = append(out, d.finish(false)...)
 	case "error":
 		if d.msg != nil {
 			d.msg.errored = true
-			out = append(out, d.finish(true))
+			out = append(out, d.finish(true)...)
 		}
 		out = append(out, Notice(events.LevelError, events.NoticeError, ErrorText(o)))
 	default:
@@ -314,8 +315,9 @@ func (d *Decoder) delta(pos string, o normalize.Object) []events.Event {
 	return nil
 }
 
-// finish emits the open message as a turn and closes it.
-func (d *Decoder) finish(incomplete bool) events.Event {
+// finish emits the open message as a turn (and the results of the
+// server's tools it holds) and closes it.
+func (d *Decoder) finish(incomplete bool) []events.Event {
 	m := d.msg
 	d.msg = nil
 	idx := make([]int64, 0, len(m.blocks))
@@ -334,7 +336,17 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 		ev.StopReason = events.StopError
 	}
 	ev.Incomplete = incomplete
-	return ev
+	out := append([]events.Event{ev}, ServerResults(c)...)
+	var unknown []string
+	for _, i := range idx {
+		if typ := m.blocks[i].typ; !knownBlock(typ) && !slices.Contains(unknown, typ) {
+			unknown = append(unknown, typ)
+		}
+	}
+	if len(unknown) > 0 {
+		out = append(out, UnknownBlockNotice(unknown))
+	}
+	return out
 }
 
 // content is the block read as a content part: what normalize.ParsePart
@@ -349,7 +361,7 @@ func (b *block) content() normalize.Content {
 	case b.typ == "thinking" && b.text.Len() > 0 && !summary:
 		return normalize.Content{Thinking: normalize.Built(&b.text)}
 	}
-	return normalize.ParsePart(b.json())
+	return ParsePart(b.json())
 }
 
 // json is the block as the API would have sent it whole.

@@ -88,6 +88,9 @@ type turn struct {
 	incomplete bool
 	final      bool
 	stream     *events.Event // the stream's form, when no line gave content
+	// extras: the results of the server's tools and the notice of
+	// unknown blocks the message holds were given (with its final form).
+	extras bool
 }
 
 // NewDecoder returns a decoder that emits whole turns only.
@@ -278,7 +281,7 @@ func (t *turn) merge(list []json.RawMessage) {
 		t.blocks = append(t.blocks, list...)
 	}
 	for _, b := range list {
-		t.parts = append(t.parts, normalize.ParsePart(b))
+		t.parts = append(t.parts, anthropic.ParsePart(b))
 	}
 }
 
@@ -286,10 +289,10 @@ func (t *turn) merge(list []json.RawMessage) {
 // the first usage a turn gets, so only the final form carries it).
 func (d *Decoder) form(t *turn, final bool) []events.Event {
 	var ev events.Event
+	var c normalize.Content
 	if t.stream != nil && len(t.blocks) == 0 {
 		ev = *t.stream
 	} else {
-		var c normalize.Content
 		for _, p := range t.parts {
 			anthropic.JoinPart(&c, p)
 		}
@@ -310,7 +313,15 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	d.tools.Note(ev.ToolCalls)
 	d.tasks.note(ev.ToolCalls)
 	d.todos.note(ev.ToolCalls)
-	return []events.Event{ev}
+	out := []events.Event{ev}
+	if final && !t.extras && len(t.blocks) > 0 {
+		t.extras = true
+		out = append(out, anthropic.ServerResults(c)...)
+		if unknown := anthropic.UnknownBlocks(t.blocks); len(unknown) > 0 {
+			out = append(out, anthropic.UnknownBlockNotice(unknown))
+		}
+	}
+	return out
 }
 
 // close emits the final form of t once.
