@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,9 @@ type Decoder struct {
 	// tool result, a prompt) showed that the next request is a new one.
 	// An error never marks an earlier, finished turn.
 	cuttable *turn
+	// runUsage is the usage this run's replies carried (each counted in
+	// the totals once), so that the result line adds only the rest.
+	runUsage events.Usage
 }
 
 // turn is one assistant message.
@@ -91,6 +95,9 @@ type turn struct {
 	// extras: the results of the server's tools and the notice of
 	// unknown blocks the message holds were given (with its final form).
 	extras bool
+	// counted: its usage went into the run's (the timeline keeps a
+	// turn's first usage only).
+	counted bool
 }
 
 // NewDecoder returns a decoder that emits whole turns only.
@@ -307,6 +314,10 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	}
 	if ev.Usage != nil {
 		d.runUsageSeen = true
+		if !t.counted {
+			t.counted = true
+			d.runUsage.Add(ev.Usage)
+		}
 	}
 	ev.StopReason = t.stop
 	ev.Incomplete = t.incomplete
@@ -680,6 +691,9 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 		}
 		out = append(out, events.Event{Kind: events.KindAssistantMessage,
 			ID: d.uniqueID(normalize.StrField(o, "uuid"), "result"), Text: text, Usage: usage, StopReason: stop})
+		if usage != nil {
+			d.runUsage.Add(usage)
+		}
 	case d.last != nil:
 		if stop == "" && d.last.stop == "" && !d.hasCalls(d.last) {
 			stop = events.StopEndTurn
@@ -689,15 +703,72 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 			out = append(out, d.form(d.last, true)...)
 		}
 	}
-	n := resultNotice(o, sub, failed, usage, d.apiError)
-	if !d.runUsageSeen && d.last != nil {
+	total := runTotals(o["modelUsage"])
+	shown := usage
+	if total != nil {
+		shown = total
+	}
+	n := resultNotice(o, sub, failed, shown, d.apiError)
+	switch {
+	case total != nil:
+		// modelUsage is every request of the run, subagents' included,
+		// with their cost: the run's totals are that, one scope (the
+		// result's usage is the main conversation's alone, its cost
+		// everyone's). What the replies counted already is taken off.
+		rest := *total
+		rest.Sub(&d.runUsage)
+		for _, c := range []*int64{&rest.InputTokens, &rest.OutputTokens, &rest.CachedTokens, &rest.TotalTokens,
+			&rest.CacheWriteTokens, &rest.ReasoningTokens} {
+			*c = max(*c, 0)
+		}
+		n.Usage = &rest
+	case !d.runUsageSeen && d.last != nil:
 		// No reply of this run said its usage (stream-json without partial
 		// messages prints each block before the reply's usage is known):
 		// the result's totals are the run's, counted once.
 		n.Usage = usage
 	}
 	d.runUsageSeen = false
+	d.runUsage = events.Usage{}
 	return append(out, n)
+}
+
+// runTotals sums a result line's modelUsage, the tokens and cost of every
+// request of the run by model (subagents included); nil without one.
+// Its input counts exclude the cache, as the API's do; a form without the
+// cache counts (older releases) is not used.
+func runTotals(raw json.RawMessage) *events.Usage {
+	models := normalize.AsObject(raw)
+	if len(models) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(models))
+	for k := range models {
+		names = append(names, k)
+	}
+	sort.Strings(names) // a fixed order: the cost is a float sum
+	var u events.Usage
+	for _, name := range names {
+		m := normalize.AsObject(models[name])
+		if _, ok := m["cacheReadInputTokens"]; !ok {
+			return nil // an older form without the cache: not the run's whole count
+		}
+		in, _ := normalize.Int(m["inputTokens"])
+		read, _ := normalize.Int(m["cacheReadInputTokens"])
+		write, _ := normalize.Int(m["cacheCreationInputTokens"])
+		out, _ := normalize.Int(m["outputTokens"])
+		u.InputTokens += in + read + write
+		u.CachedTokens += read
+		u.CacheWriteTokens += write
+		u.OutputTokens += out
+		if c, ok := normalize.Float(m["costUSD"]); ok {
+			u.CostUSD += c
+			u.HasCost = true
+		}
+	}
+	u.HasCacheWrite = true
+	u.TotalTokens = u.InputTokens + u.OutputTokens
+	return &u
 }
 
 func (d *Decoder) hasCalls(t *turn) bool {
