@@ -46,6 +46,9 @@ type message struct {
 	usage   UsageMax
 	stop    string
 	errored bool
+	// final: a message_delta gave the usage at the reply's end; before
+	// it, the output count is message_start's placeholder.
+	final bool
 }
 
 // block is one content block being streamed.
@@ -160,6 +163,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 			}
 		}
 		d.msg.usage.Merge(o["usage"])
+		d.msg.final = d.msg.final || normalize.AsObjectShared(o["usage"]) != nil
 	case "message_stop":
 		if d.msg == nil {
 			return nil // a repeated stop: the message is already out
@@ -330,7 +334,11 @@ func (d *Decoder) finish(incomplete bool) []events.Event {
 		JoinPart(&c, m.blocks[i].content())
 	}
 	ev := assistantFrom(m.id, c)
-	ev.Usage = m.usage.Usage()
+	if !incomplete || m.final {
+		// A reply cut off before its end has no output count: message
+		// start's is a placeholder, so its usage is unknown, not that.
+		ev.Usage = m.usage.Usage()
+	}
 	ev.StopReason = normalize.Stop(m.stop)
 	if m.errored {
 		ev.StopReason = events.StopError
