@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,6 +47,7 @@ type Local struct {
 
 	mu    sync.Mutex
 	files map[string]*rollout // by path
+	names threadNames         // session_index.jsonl
 }
 
 // rollout is what the list keeps of one file, valid while its size and
@@ -244,9 +246,14 @@ func (l *Local) tasks(rs []*rollout) []events.Task {
 		}
 	}
 	held := heldLocks(existing(locks))
+	names := l.threadNames()
 	out := make([]events.Task, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, r.task(held[l.lockPath(r.head.id)]))
+		t := r.task(held[l.lockPath(r.head.id)])
+		if n := names[t.ID]; n != "" {
+			t.Name = n
+		}
+		out = append(out, t)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out
@@ -399,4 +406,43 @@ func (l *Local) Cancel(context.Context, string) ([]events.QueuedMessage, error) 
 // Create is not offered: a Codex session starts in a terminal.
 func (l *Local) Create(context.Context, client.CreateRequest) (events.Task, error) {
 	return events.Task{}, fmt.Errorf("codex: starting a session from perch: %w", client.ErrUnsupported)
+}
+
+// threadNames is what $CODEX_HOME/session_index.jsonl says of threads'
+// names ({"id","thread_name","updated_at"} lines, the latest wins): a
+// thread's name, given by Codex or the user, is its title before its
+// first prompt. The file is read again only when it changed.
+type threadNames struct {
+	size  int64
+	mod   time.Time
+	names map[string]string
+}
+
+func (l *Local) threadNames() map[string]string {
+	path := filepath.Join(l.dir, "session_index.jsonl")
+	fi, err := os.Stat(path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		return nil
+	}
+	if fi.Size() == l.names.size && fi.ModTime().Equal(l.names.mod) {
+		return l.names.names
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return l.names.names
+	}
+	names := map[string]string{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var rec struct {
+			ID   string `json:"id"`
+			Name string `json:"thread_name"`
+		}
+		if json.Unmarshal(line, &rec) == nil && rec.ID != "" && strings.TrimSpace(rec.Name) != "" {
+			names[rec.ID] = title(rec.Name)
+		}
+	}
+	l.names = threadNames{size: fi.Size(), mod: fi.ModTime(), names: names}
+	return names
 }

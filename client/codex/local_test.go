@@ -587,3 +587,24 @@ func TestHeadTail(t *testing.T) {
 		t.Errorf("a half-written line changed the state: %+v", got)
 	}
 }
+
+// TestThreadNames: a thread's name in session_index.jsonl (the latest
+// line for it) is its title; a thread without one keeps its first prompt.
+func TestThreadNames(t *testing.T) {
+	lines := tuiLines(t)
+	home := codexHome(t)
+	writeLines(t, rolloutPath(home, tuiThread), lines)
+	l := open(t, home)
+	if got := only(t, l); got.Name != "Make a file and run it." {
+		t.Fatalf("without an index: %q", got.Name)
+	}
+	index := `{"id":"` + tuiThread + `","thread_name":"first name","updated_at":"2026-12-07T02:25:33Z"}` + "\n" +
+		`{"id":"other","thread_name":"not this one"}` + "\n" +
+		`{"id":"` + tuiThread + `","thread_name":"Renamed\nthread","updated_at":"2026-12-07T02:26:00Z"}` + "\n"
+	if err := os.WriteFile(filepath.Join(home, "session_index.jsonl"), []byte(index), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := only(t, l); got.Name != "Renamed" {
+		t.Errorf("with an index: %q", got.Name)
+	}
+}

@@ -98,6 +98,11 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 				return errors.New("the file watch ended")
 			}
 			switch {
+			case filepath.Dir(ev.Name) == l.dir && filepath.Base(ev.Name) == "session_index.jsonl":
+				// A thread named: the list's names are read again.
+			case filepath.Dir(ev.Name) == l.dir && filepath.Base(ev.Name) != "sessions" &&
+				filepath.Base(ev.Name) != "thread-writer-locks":
+				continue // Codex's databases, logs and packages: nothing the list shows
 			case ev.Has(fsnotify.Create) && isDir(ev.Name):
 				watchTree(ev.Name) // a new day (or the sessions or locks directory)
 				rescan = true
