@@ -29,6 +29,11 @@ const (
 	// user to approve a command, so a running command and an open approval
 	// prompt look the same.
 	DetailBusy = "working or waiting for approval"
+	// DetailApproval, DetailInput and DetailWorking: Codex's daemon said
+	// which (see daemon.go).
+	DetailApproval = "waiting for approval"
+	DetailInput    = "waiting for your answer"
+	DetailWorking  = "working"
 	// DetailExited: no Codex holds the thread any more.
 	DetailExited = "exited"
 	// DetailCutOff: no Codex holds the thread, and its last turn never
@@ -248,12 +253,32 @@ func (l *Local) tasks(rs []*rollout) []events.Task {
 	held := heldLocks(existing(locks))
 	names := l.threadNames()
 	out := make([]events.Task, 0, len(rs))
+	var busy []string
 	for _, r := range rs {
 		t := r.task(held[l.lockPath(r.head.id)])
 		if n := names[t.ID]; n != "" {
 			t.Name = n
 		}
+		if t.Detail == DetailBusy {
+			busy = append(busy, t.ID)
+		}
 		out = append(out, t)
+	}
+	if states := l.daemonStates(busy); len(states) > 0 {
+		for i := range out {
+			st, ok := states[out[i].ID]
+			if !ok || out[i].Detail != DetailBusy || st.status != "active" {
+				continue
+			}
+			switch {
+			case st.approval:
+				out[i].Detail = DetailApproval
+			case st.input:
+				out[i].Detail = DetailInput
+			default:
+				out[i].Detail = DetailWorking
+			}
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
 	return out

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,14 +18,21 @@ import (
 	"github.com/perch-tui/perch/events"
 )
 
-// TestRealCodex runs the real Codex TUI in tmux against the fake model
-// provider of testdata/capture (script capture/tui.json) and watches it
-// through OpenLocal: busy → waiting for approval (shown as the union) →
-// busy → idle; a follow-up sent through Send while busy and one at idle,
-// each delivered once (seen in the rollout); then kill -9 of the Codex
-// holding the thread, and the session is exited. It skips without codex
-// or tmux unless PERCH_E2E_REQUIRED=1.
-func TestRealCodex(t *testing.T) {
+// realCodex is a running Codex TUI in tmux against the fake provider
+// (script capture/tui.json), at its prompt.
+type realCodex struct {
+	ctx         context.Context
+	home, work  string
+	tmux        func(args ...string) string
+	screenShows func(what string)
+}
+
+// startRealCodex starts it, with its app-server daemon (Codex's default)
+// or without (--disable daemon_auto_start: the TUI runs the thread and
+// holds its lock itself). It skips without codex or tmux unless
+// PERCH_E2E_REQUIRED=1.
+func startRealCodex(t *testing.T, daemon bool) *realCodex {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the real Codex CLI for ~30 s")
 	}
@@ -36,7 +45,7 @@ func TestRealCodex(t *testing.T) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	scratch := t.TempDir()
 	home, work := filepath.Join(scratch, "home"), filepath.Join(scratch, "work")
 	for _, d := range []string{home, work} {
@@ -82,16 +91,19 @@ trust_level = "trusted"
 		t.Fatal(err)
 	}
 
-	// The TUI, in a tmux server of its own. --disable daemon_auto_start:
-	// otherwise a background daemon owns the thread and outlives the TUI
-	// (docs/formats/codex.md).
-	sock := fmt.Sprintf("perch-codex-real-%d", os.Getpid())
+	// The TUI, in a tmux server of its own.
+	sock := fmt.Sprintf("perch-codex-real-%d-%v", os.Getpid(), daemon)
 	tmux := func(args ...string) string {
 		out, _ := exec.Command("tmux", append([]string{"-L", sock}, args...)...).CombinedOutput()
 		return string(out)
 	}
+	flags := "--disable daemon_auto_start"
+	if daemon {
+		flags = ""
+		t.Cleanup(func() { stopDaemon(t, home) })
+	}
 	tmux("new-session", "-d", "-s", "tui", "-x", "160", "-y", "45", "-c", work,
-		fmt.Sprintf("env CODEX_HOME=%s FAKE_OPENAI_KEY=dummy codex --disable daemon_auto_start; sleep 600", home))
+		fmt.Sprintf("env CODEX_HOME=%s FAKE_OPENAI_KEY=dummy codex %s; sleep 600", home, flags))
 	t.Cleanup(func() { tmux("kill-server") })
 	screenShows := func(what string) {
 		t.Helper()
@@ -103,7 +115,35 @@ trust_level = "trusted"
 		}
 		t.Fatalf("the screen never showed %q:\n%s", what, tmux("capture-pane", "-p", "-t", "tui"))
 	}
+	screenShows("Ask Codex to do anything")
+	return &realCodex{ctx: ctx, home: home, work: work, tmux: tmux, screenShows: screenShows}
+}
 
+// stopDaemon stops the app-server daemon the TUI started under home, and
+// the helper it leaves running (found by home, which is this test's own).
+func stopDaemon(t *testing.T, home string) {
+	exec.Command("env", "CODEX_HOME="+home, "codex", "app-server", "daemon", "stop").Run()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmd), home+"/") {
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// TestRealCodex runs the real Codex TUI in tmux against the fake model
+// provider of testdata/capture (script capture/tui.json) and watches it
+// through OpenLocal: busy → waiting for approval (shown as the union) →
+// busy → idle; a follow-up sent through Send while busy and one at idle,
+// each delivered once (seen in the rollout); then kill -9 of the Codex
+// holding the thread, and the session is exited. It skips without codex
+// or tmux unless PERCH_E2E_REQUIRED=1.
+func TestRealCodex(t *testing.T) {
+	rc := startRealCodex(t, false)
+	ctx, home, work, tmux, screenShows := rc.ctx, rc.home, rc.work, rc.tmux, rc.screenShows
 	l := open(t, home)
 	var mu sync.Mutex
 	var list []events.Task
@@ -148,7 +188,6 @@ trust_level = "trusted"
 		}
 	}
 
-	screenShows("Ask Codex to do anything")
 	tmux("send-keys", "-t", "tui", "Make a file and run it.")
 	time.Sleep(time.Second) // the TUI takes text and Enter apart
 	tmux("send-keys", "-t", "tui", "Enter")
@@ -223,4 +262,40 @@ func lockHolder(t *testing.T, lock string) string {
 		t.Fatalf("no holder of %s in /proc/locks: %v", lock, err)
 	}
 	return strings.Fields(string(out))[0]
+}
+
+// TestRealCodexDaemon runs the real TUI as Codex runs it by default, with
+// its app-server daemon, which owns the thread: the list says "waiting for
+// approval" while the approval prompt is open (the daemon's thread
+// status), "working" otherwise, and idle after the turn.
+func TestRealCodexDaemon(t *testing.T) {
+	rc := startRealCodex(t, true)
+	l := open(t, rc.home)
+	detail := func(want string) {
+		t.Helper()
+		for rc.ctx.Err() == nil {
+			ts, err := l.Sessions(rc.ctx)
+			if err == nil && len(ts) == 1 && ts[0].Detail == want {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		ts, _ := l.Sessions(context.Background())
+		t.Fatalf("never %q: %+v", want, ts)
+	}
+	rc.tmux("send-keys", "-t", "tui", "Make a file and run it.")
+	time.Sleep(time.Second)
+	rc.tmux("send-keys", "-t", "tui", "Enter")
+	rc.screenShows("Would you like to run the following command?")
+	detail(DetailApproval)
+	rc.tmux("send-keys", "-t", "tui", "y")
+	rc.screenShows("sleep 3")
+	detail(DetailWorking)
+	for rc.ctx.Err() == nil {
+		if ts, _ := l.Sessions(rc.ctx); len(ts) == 1 && ts[0].Status == events.StatusIdle {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("never idle after the turn")
 }

@@ -138,7 +138,10 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			emit(ts)
 			startTotal()
 		case <-tick.C:
-			if now := l.heldSet(); !sameSet(now, held) {
+			if now := l.heldSet(); !sameSet(now, held) || l.askingDaemon(last) {
+				// A lock taken or let go; or a turn runs and Codex's
+				// daemon can say whether it waits for the user, which
+				// no file shows.
 				held = now
 				emit(l.cached())
 			}
@@ -245,4 +248,16 @@ func sameTasks(a, b []events.Task) bool {
 		}
 	}
 	return true
+}
+
+// askingDaemon says whether the list has a running turn Codex's daemon
+// can say more of (a control socket is there).
+func (l *Local) askingDaemon(ts []events.Task) bool {
+	for _, t := range ts {
+		if t.Status == events.StatusGenerating {
+			_, err := os.Stat(l.daemonSock())
+			return err == nil
+		}
+	}
+	return false
 }
