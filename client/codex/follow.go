@@ -60,6 +60,11 @@ func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Upd
 		return err
 	}
 	f.live = f.held()
+	if !f.live {
+		// No Codex holds it: a turn the file leaves running was cut off
+		// when its Codex died, and runs no more.
+		on(client.Update{Events: []events.Event{{Kind: events.KindRunState, RunStatus: events.StatusStopped}}})
+	}
 	tick := time.NewTicker(lockPoll)
 	defer tick.Stop()
 	for {
@@ -106,6 +111,7 @@ type tailer struct {
 	n          int    // lines decoded
 	dec        *Decoder
 	live       bool
+	buf        []byte // reads go here, reused
 }
 
 func (f *tailer) close() {
@@ -141,7 +147,10 @@ func (f *tailer) read(first bool) error {
 	if fi.Size() == f.off && !first {
 		return nil
 	}
-	buf := make([]byte, readChunk)
+	if f.buf == nil {
+		f.buf = make([]byte, readChunk)
+	}
+	buf := f.buf
 	for {
 		n, err := f.file.ReadAt(buf, f.off)
 		if err != nil && !errors.Is(err, io.EOF) {

@@ -608,3 +608,20 @@ func TestThreadNames(t *testing.T) {
 		t.Errorf("with an index: %q", got.Name)
 	}
 }
+
+// TestFollowExited: following a session no Codex holds, whose file leaves
+// a turn running (its Codex was killed mid-turn), shows it stopped, not
+// generating for ever.
+func TestFollowExited(t *testing.T) {
+	lines := tuiLines(t)
+	home := codexHome(t)
+	writeLines(t, rolloutPath(home, tuiThread), lines[:lineIndex(t, lines, `I'll write the file`)+2])
+	l := open(t, home)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := newRecorder()
+	go l.Follow(ctx, tuiThread, rec.on)
+	rec.waitFor(t, "stopped", func(tl *events.Timeline, _ int) bool {
+		return hasText(tl, events.ItemAssistant, "I'll write the file") && tl.Status() == events.RunStopped
+	})
+}
