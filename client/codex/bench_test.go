@@ -161,3 +161,57 @@ func BenchmarkIdleWatch(b *testing.B) {
 		b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "%cpu")
 	}
 }
+
+// BenchmarkWatchState measures how long a turn's start or end in one of
+// 5,000 rollouts takes to change the list WatchSessions hands out (the
+// board's state), over 40 changes 50 ms apart.
+func BenchmarkWatchState(b *testing.B) {
+	home := benchHome(b, 5000, 600<<10)
+	// The session that changes: live (its lock held) and idle.
+	id := fmt.Sprintf("01a24e52-%04x-70a3-bb7d-f46f05a00227", 0)
+	if err := os.MkdirAll(filepath.Join(home, "thread-writer-locks"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	holdLock(b, home, id)
+	paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+id+".jsonl"))
+	if len(paths) != 1 {
+		b.Fatalf("%d rollouts of %s", len(paths), id)
+	}
+	for i := 0; i < b.N; i++ {
+		l := open(b, home)
+		ctx, cancel := context.WithCancel(context.Background())
+		states := make(chan string, 100)
+		go l.WatchSessions(ctx, func(ts []events.Task) {
+			for _, t := range ts {
+				if t.ID == id {
+					states <- t.Status
+				}
+			}
+		})
+		if s := <-states; s != events.StatusIdle {
+			b.Fatalf("starts %s", s)
+		}
+		f, _ := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
+		var lat []time.Duration
+		for j := 0; j < 40; j++ {
+			line, want := `{"type":"event_msg","payload":{"type":"task_started"}}`+"\n", events.StatusGenerating
+			if j%2 == 1 {
+				line, want = `{"type":"event_msg","payload":{"type":"task_complete"}}`+"\n", events.StatusIdle
+			}
+			t0 := time.Now()
+			f.WriteString(line)
+			for s := range states {
+				if s == want {
+					break
+				}
+			}
+			lat = append(lat, time.Since(t0))
+			time.Sleep(50 * time.Millisecond)
+		}
+		f.Close()
+		cancel()
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
+		b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+	}
+}
