@@ -51,13 +51,18 @@ func BenchmarkList(b *testing.B) {
 	ctx := context.Background()
 	b.Run("cold", func(b *testing.B) {
 		var before, after runtime.MemStats
+		var r0, r1 syscall.Rusage
 		for i := 0; i < b.N; i++ {
 			runtime.ReadMemStats(&before)
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 			l := open(b, home)
 			ts, err := l.Sessions(ctx)
 			if err != nil || len(ts) != 5000 || ts[0].Name == "" {
 				b.Fatalf("%d sessions, %v", len(ts), err)
 			}
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+			cpu := time.Duration(r1.Utime.Nano()-r0.Utime.Nano()) + time.Duration(r1.Stime.Nano()-r0.Stime.Nano())
+			b.ReportMetric(float64(cpu.Milliseconds()), "cpu-ms/op") // the wall time suffers a loaded machine
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "MB-alloc/op")
 			b.ReportMetric(float64(after.HeapInuse)/(1<<20), "MB-heap")

@@ -165,7 +165,7 @@ func TestSessionTotals(t *testing.T) {
 	// A turn after it, with more than the tail's reach of output and no
 	// total yet.
 	big := fmt.Sprintf(`{"timestamp":"2026-12-07T02:26:00.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"x","output":"%s"}}`+"\n",
-		strings.Repeat("y", tailLimit))
+		strings.Repeat("y", 2*tailLimit))
 	started := `{"timestamp":"2026-12-07T02:26:00.000Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
 	writeLines(t, path, append(append([][]byte(nil), lines...), []byte(started), []byte(big)))
 	l := open(t, home)
