@@ -3,10 +3,12 @@ package codex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -624,4 +626,85 @@ func TestFollowExited(t *testing.T) {
 	rec.waitFor(t, "stopped", func(tl *events.Timeline, _ int) bool {
 		return hasText(tl, events.ItemAssistant, "I'll write the file") && tl.Status() == events.RunStopped
 	})
+}
+
+// TestListReplay replays the TUI recording, its rollout lines and what
+// its screen showed, in their order and (a tenth of) their timing, with
+// the writer lock held until the recording's kill -9: whenever the screen
+// showed a state, the list agrees (an open approval prompt is the union).
+func TestListReplay(t *testing.T) {
+	lines := tuiLines(t)
+	b, err := os.ReadFile("testdata/cli/tui.screen.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		at     time.Time
+		line   []byte
+		screen string
+	}
+	var steps []step
+	for _, l := range lines {
+		steps = append(steps, step{at: stamp(l), line: l})
+	}
+	for _, m := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var mark struct {
+			At     time.Time `json:"at"`
+			Screen string    `json:"screen"`
+		}
+		if err := json.Unmarshal(m, &mark); err != nil {
+			t.Fatal(err)
+		}
+		// What the screen showed is checked against the lines written
+		// by then, give or take the 50 ms a line takes to be written.
+		steps = append(steps, step{at: mark.At.Add(50 * time.Millisecond), screen: mark.Screen})
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].at.Before(steps[j].at) })
+
+	home := codexHome(t)
+	path := rolloutPath(home, tuiThread)
+	release := holdLock(t, home, tuiThread)
+	l := open(t, home)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]struct{ status, detail string }{
+		"busy":     {events.StatusGenerating, DetailBusy},
+		"approval": {events.StatusGenerating, DetailBusy},
+		"idle":     {events.StatusIdle, ""},
+		"killed":   {events.StatusStopped, DetailExited},
+	}
+	checked := 0
+	for i, s := range steps {
+		if i > 0 {
+			time.Sleep(min(s.at.Sub(steps[i-1].at)/10, 200*time.Millisecond))
+		}
+		if s.line != nil {
+			f.Write(s.line)
+			continue
+		}
+		w, ok := want[s.screen]
+		if !ok {
+			continue // a follow-up queued: not a state
+		}
+		if s.screen == "killed" {
+			release()
+		}
+		ts, err := l.Sessions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts) == 0 {
+			continue // before the first prompt: no rollout yet
+		}
+		checked++
+		if ts[0].Status != w.status || ts[0].Detail != w.detail {
+			t.Errorf("the screen showed %s (at %s): the list says %q (%q)", s.screen, s.at.Format("15:04:05.000"), ts[0].Status, ts[0].Detail)
+		}
+	}
+	if checked < 6 {
+		t.Errorf("only %d screen states checked", checked)
+	}
 }
