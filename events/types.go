@@ -380,6 +380,13 @@ type Task struct {
 	WebSearch      bool
 	QueuedMessages []QueuedMessage
 	Model          string
+	// Detail says more of Status where the source cannot tell two states
+	// apart or knows why ("working or waiting for approval", "exited"),
+	// for people; "" when Status says it all.
+	Detail string
+	// Usage is the session's token total when the backend knows it from
+	// the list (a local session's file), nil otherwise.
+	Usage *Usage
 }
 
 // Equal reports whether t and o hold the same task state (a queue the
@@ -415,6 +422,12 @@ func (t Task) Merge(b Task) Task {
 	}
 	if b.Port != 0 {
 		t.Port = b.Port
+	}
+	if b.Status != "" {
+		t.Detail = b.Detail
+	}
+	if b.Usage != nil {
+		t.Usage = b.Usage
 	}
 	if !b.Created.IsZero() {
 		t.Created = b.Created

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -35,9 +36,129 @@ func ParseContent(raw json.RawMessage) normalize.Content {
 	}
 	var c normalize.Content
 	for _, b := range l {
-		JoinPart(&c, normalize.ParsePart(b))
+		JoinPart(&c, ParsePart(b))
 	}
 	return c
+}
+
+// ParsePart reads one block of a message's content as normalize.ParsePart
+// does, except where the Messages API says more: a tool result's parts
+// stay paragraphs of their own (not run together), and the server's own
+// tools (server_tool_use, mcp_tool_use and their *_tool_result blocks: web
+// search, web fetch, code execution, …) are the calls and results they
+// are, not placeholders folded into the reply's text.
+func ParsePart(raw json.RawMessage) normalize.Content {
+	o := normalize.AsObjectShared(raw)
+	typ := normalize.StrField(o, "type")
+	switch {
+	case typ == "tool_result":
+		c := normalize.ParsePart(raw)
+		if len(c.Results) == 1 && normalize.AsListShared(o["content"]) != nil {
+			c.Results[0].Text = ParseContent(o["content"]).Text
+		}
+		return c
+	case typ == "server_tool_use" || typ == "mcp_tool_use":
+		name := normalize.StrField(o, "name")
+		if srv := normalize.StrField(o, "server_name"); srv != "" {
+			name = srv + "." + name
+		}
+		return normalize.Content{ToolCalls: []events.ToolCall{
+			events.NewToolCall(normalize.StrField(o, "id"), name, o["input"])}}
+	case o != nil && !knownBlock(typ):
+		return normalize.Content{} // named by UnknownBlocks, not folded into the text
+	case strings.HasSuffix(typ, "_tool_result"):
+		text, isErr := serverResult(o["content"])
+		if v, ok := normalize.Bool(o["is_error"]); ok && v {
+			isErr = true
+		}
+		return normalize.Content{Results: []normalize.Result{{CallID: normalize.StrField(o, "tool_use_id"),
+			Text: text, IsError: isErr, Known: true}}}
+	}
+	return normalize.ParsePart(raw)
+}
+
+// knownBlock says whether perch reads a content block of this type.
+func knownBlock(typ string) bool {
+	switch typ {
+	case "", "text", "input_text", "output_text", "thinking", "reasoning", "reasoning.text", "reasoning.summary",
+		"redacted_thinking", "reasoning.encrypted", "refusal", "image", "image_url", "input_image",
+		"tool_use", "server_tool_use", "mcp_tool_use", "tool_result", "document", "file", "input_file",
+		"input_audio", "audio":
+		return true
+	}
+	return strings.HasSuffix(typ, "_tool_result")
+}
+
+// UnknownBlocks names the types of the blocks of a content list that perch
+// does not read (a block type newer than perch), each once.
+func UnknownBlocks(blocks []json.RawMessage) []string {
+	var out []string
+	for _, b := range blocks {
+		typ := normalize.StrField(normalize.AsObjectShared(b), "type")
+		if typ == "" || knownBlock(typ) || slices.Contains(out, typ) {
+			continue
+		}
+		out = append(out, typ)
+	}
+	return out
+}
+
+// UnknownBlockNotice says that a reply holds blocks perch does not show.
+func UnknownBlockNotice(types []string) events.Event {
+	return Notice(events.LevelInfo, events.NoticeInfo,
+		"The reply holds content perch does not know, not shown: "+strings.Join(types, ", "))
+}
+
+// serverResult reads what a server tool returned: search results (a title
+// and address a line), a command's output, an error's code.
+func serverResult(raw json.RawMessage) (string, bool) {
+	if o := normalize.AsObjectShared(raw); o != nil {
+		typ := normalize.StrField(o, "type")
+		if strings.HasSuffix(typ, "_error") {
+			return strings.TrimSpace(typ + ": " + normalize.FirstStr(o, "error_code", "message")), true
+		}
+		text := normalize.StrField(o, "stdout") + normalize.StrField(o, "stderr")
+		if text == "" {
+			text = normalize.ParseContent(o["content"]).Text
+		}
+		if text == "" {
+			text = normalize.Excerpt(raw)
+		}
+		code, ok := normalize.Int(o["return_code"])
+		return text, ok && code != 0
+	}
+	if l := normalize.AsListShared(raw); l != nil {
+		lines := make([]string, 0, len(l))
+		for _, item := range l {
+			io := normalize.AsObjectShared(item)
+			line := strings.TrimSpace(normalize.StrField(io, "title") + " " + normalize.StrField(io, "url"))
+			if line == "" {
+				line = ParsePart(item).Text
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+		return strings.Join(lines, "\n"), false
+	}
+	return normalize.Str(raw), false
+}
+
+// ServerResults are the results a reply holds beside their calls (the
+// server's own tools), as the tool results of those calls.
+func ServerResults(c normalize.Content) []events.Event {
+	if len(c.Results) == 0 {
+		return nil
+	}
+	names := make(map[string]string, len(c.ToolCalls))
+	for _, tc := range c.ToolCalls {
+		names[tc.ID] = tc.Name
+	}
+	out := make([]events.Event, 0, len(c.Results))
+	for _, r := range c.Results {
+		out = append(out, ToolResultEvent(r, names[r.CallID]))
+	}
+	return out
 }
 
 // JoinPart adds one block's part to c, a newline between texts (and

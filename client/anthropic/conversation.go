@@ -215,6 +215,9 @@ func (c *Conversation) message(pos string, o normalize.Object, content *normaliz
 		for _, r := range content.Results {
 			out = append(out, ToolResultEvent(r, c.tools.Name(r.CallID)))
 		}
+		if unknown := UnknownBlocks(normalize.AsListShared(o["content"])); len(unknown) > 0 {
+			out = append(out, UnknownBlockNotice(unknown))
+		}
 		return out
 	case "system", "developer":
 		return []events.Event{Notice(events.LevelInfo, events.NoticeSystem, content.Text)}

@@ -1,11 +1,13 @@
 package anthropic
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perch-tui/perch/client/normalize"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/recent"
 )
@@ -181,5 +183,47 @@ func TestResultOfAnOldCall(t *testing.T) {
 		if len(evs) != 1 || evs[0].Kind != events.KindPostToolCall || evs[0].Tool.Call.ID != tc.id || evs[0].Tool.Name != tc.name {
 			t.Errorf("result for %s = %+v, want a result named %q", tc.id, evs, tc.name)
 		}
+	}
+}
+
+// TestBlocksAsWhatTheyAre: a tool result of several parts keeps them
+// apart; the server's own tools are the calls and results they are; a
+// block of a type perch does not know is named in a notice, not folded
+// into the reply's text.
+func TestBlocksAsWhatTheyAre(t *testing.T) {
+	t.Parallel()
+	res := ParsePart(json.RawMessage(`{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"first part"},{"type":"text","text":"second part"}]}`))
+	if len(res.Results) != 1 || res.Results[0].Text != "first part\nsecond part" {
+		t.Errorf("multi-part result %+v", res.Results)
+	}
+	var c Conversation
+	evs := c.Response("response 1", normalize.AsObject(json.RawMessage(`{"id":"m","role":"assistant","content":[
+		{"type":"text","text":"Searching."},
+		{"type":"server_tool_use","id":"s1","name":"web_search","input":{"query":"q"}},
+		{"type":"web_search_tool_result","tool_use_id":"s1","content":[{"type":"web_search_result","title":"T","url":"https://e.org"}]},
+		{"type":"hologram","data":"?"},
+		{"type":"text","text":"Found it."}]}`)))
+	var got []string
+	for _, ev := range evs {
+		switch ev.Kind {
+		case events.KindAssistantMessage:
+			var calls []string
+			for _, tc := range ev.ToolCalls {
+				calls = append(calls, tc.Name)
+			}
+			got = append(got, "turn "+ev.Text+" calls "+strings.Join(calls, ","))
+		case events.KindPostToolCall:
+			got = append(got, "result "+ev.Tool.Name+" "+ev.Tool.Result.Text)
+		case events.KindNotice:
+			got = append(got, "notice "+ev.Text)
+		}
+	}
+	want := []string{
+		"turn Searching.\nFound it. calls web_search",
+		"result web_search T https://e.org",
+		"notice The reply holds content perch does not know, not shown: hologram",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

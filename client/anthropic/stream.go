@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,9 @@ type message struct {
 	usage   UsageMax
 	stop    string
 	errored bool
+	// final: a message_delta gave the usage at the reply's end; before
+	// it, the output count is message_start's placeholder.
+	final bool
 }
 
 // block is one content block being streamed.
@@ -115,7 +119,7 @@ func (d *Decoder) Flush() []events.Event {
 	if d.msg == nil {
 		return nil
 	}
-	return []events.Event{d.finish(true)}
+	return d.finish(true)
 }
 
 func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
@@ -128,7 +132,7 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 	case "ping":
 	case "message_start":
 		if d.msg != nil {
-			out = append(out, d.finish(true))
+			out = append(out, d.finish(true)...)
 		}
 		m := normalize.AsObjectShared(o["message"])
 		d.begin(normalize.StrField(m, "id"))
@@ -159,15 +163,16 @@ func (d *Decoder) decode(pos, name string, o normalize.Object) []events.Event {
 			}
 		}
 		d.msg.usage.Merge(o["usage"])
+		d.msg.final = d.msg.final || normalize.AsObjectShared(o["usage"]) != nil
 	case "message_stop":
 		if d.msg == nil {
 			return nil // a repeated stop: the message is already out
 		}
-		out = append(out, d.finish(false))
+		out = append(out, d.finish(false)...)
 	case "error":
 		if d.msg != nil {
 			d.msg.errored = true
-			out = append(out, d.finish(true))
+			out = append(out, d.finish(true)...)
 		}
 		out = append(out, Notice(events.LevelError, events.NoticeError, ErrorText(o)))
 	default:
@@ -314,8 +319,9 @@ func (d *Decoder) delta(pos string, o normalize.Object) []events.Event {
 	return nil
 }
 
-// finish emits the open message as a turn and closes it.
-func (d *Decoder) finish(incomplete bool) events.Event {
+// finish emits the open message as a turn (and the results of the
+// server's tools it holds) and closes it.
+func (d *Decoder) finish(incomplete bool) []events.Event {
 	m := d.msg
 	d.msg = nil
 	idx := make([]int64, 0, len(m.blocks))
@@ -328,13 +334,27 @@ func (d *Decoder) finish(incomplete bool) events.Event {
 		JoinPart(&c, m.blocks[i].content())
 	}
 	ev := assistantFrom(m.id, c)
-	ev.Usage = m.usage.Usage()
+	if !incomplete || m.final {
+		// A reply cut off before its end has no output count: message
+		// start's is a placeholder, so its usage is unknown, not that.
+		ev.Usage = m.usage.Usage()
+	}
 	ev.StopReason = normalize.Stop(m.stop)
 	if m.errored {
 		ev.StopReason = events.StopError
 	}
 	ev.Incomplete = incomplete
-	return ev
+	out := append([]events.Event{ev}, ServerResults(c)...)
+	var unknown []string
+	for _, i := range idx {
+		if typ := m.blocks[i].typ; !knownBlock(typ) && !slices.Contains(unknown, typ) {
+			unknown = append(unknown, typ)
+		}
+	}
+	if len(unknown) > 0 {
+		out = append(out, UnknownBlockNotice(unknown))
+	}
+	return out
 }
 
 // content is the block read as a content part: what normalize.ParsePart
@@ -349,7 +369,7 @@ func (b *block) content() normalize.Content {
 	case b.typ == "thinking" && b.text.Len() > 0 && !summary:
 		return normalize.Content{Thinking: normalize.Built(&b.text)}
 	}
-	return normalize.ParsePart(b.json())
+	return ParsePart(b.json())
 }
 
 // json is the block as the API would have sent it whole.

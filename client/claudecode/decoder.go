@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,7 @@ type Decoder struct {
 	ids       idset.Set       // turn and user ids given out
 	n         int             // synthesized ids given out
 	told      map[string]bool // unknown types already shown
-	todos     idset.Set       // TodoWrite calls already turned into todo lists
+	todos     todoCalls       // TodoWrite calls waiting for their results
 	tasks     taskList        // the Task* tools' list
 	sub       subagents       // subagent runs, shown under their Agent call
 
@@ -65,6 +66,14 @@ type Decoder struct {
 	// runUsageSeen: a reply of the current run carried its own usage, so
 	// the result line's totals are not counted again.
 	runUsageSeen bool
+	// cuttable is the reply still arriving, the one an API error cuts
+	// off: nil once a line said how it stopped, or once a user line (a
+	// tool result, a prompt) showed that the next request is a new one.
+	// An error never marks an earlier, finished turn.
+	cuttable *turn
+	// runUsage is the usage this run's replies carried (each counted in
+	// the totals once), so that the result line adds only the rest.
+	runUsage events.Usage
 }
 
 // turn is one assistant message.
@@ -83,6 +92,12 @@ type turn struct {
 	incomplete bool
 	final      bool
 	stream     *events.Event // the stream's form, when no line gave content
+	// extras: the results of the server's tools and the notice of
+	// unknown blocks the message holds were given (with its final form).
+	extras bool
+	// counted: its usage went into the run's (the timeline keeps a
+	// turn's first usage only).
+	counted bool
 }
 
 // NewDecoder returns a decoder that emits whole turns only.
@@ -125,16 +140,22 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 		return d.streamEvent(pos, raw, o)
 	case "keep_alive":
 		return nil
-	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot":
+	case "queue-operation", "last-prompt", "tools-used", "atis-latch", "cost-state", "file-history-snapshot",
+		"attachment", "mode", "summary", "custom-title", "agent-name", "pr-link":
 		return nil // a session file's bookkeeping: not the conversation
 	case "":
 		return []events.Event{anthropic.BadRecord(pos, raw, "a line without a type")}
 	default:
-		if !d.once("type " + typ) {
+		if strings.HasPrefix(typ, "api-request") {
+			return nil // bookkeeping of the requests made (api-request, api-request-start, …)
+		}
+		// Claude Code adds kinds of line often, nearly all bookkeeping:
+		// they are left out, and one notice (the first) says so.
+		if !d.once("unknown types") {
 			return nil
 		}
 		return []events.Event{anthropic.Notice(events.LevelInfo, events.NoticeInfo,
-			anthropic.At(pos, fmt.Sprintf("Claude Code message %q is not one perch knows; left out", typ)))}
+			anthropic.At(pos, fmt.Sprintf("Claude Code line kind %q is not one perch knows; it and any other unknown kinds are left out", typ)))}
 	}
 }
 
@@ -224,6 +245,10 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 		t.stop = normalize.Stop(s)
 		t.known = true
 	}
+	d.cuttable = t
+	if t.known {
+		d.cuttable = nil
+	}
 	t.final = false
 	if len(t.blocks) > progressive {
 		return out // a huge message: shown whole when it ends
@@ -263,7 +288,7 @@ func (t *turn) merge(list []json.RawMessage) {
 		t.blocks = append(t.blocks, list...)
 	}
 	for _, b := range list {
-		t.parts = append(t.parts, normalize.ParsePart(b))
+		t.parts = append(t.parts, anthropic.ParsePart(b))
 	}
 }
 
@@ -271,10 +296,10 @@ func (t *turn) merge(list []json.RawMessage) {
 // the first usage a turn gets, so only the final form carries it).
 func (d *Decoder) form(t *turn, final bool) []events.Event {
 	var ev events.Event
+	var c normalize.Content
 	if t.stream != nil && len(t.blocks) == 0 {
 		ev = *t.stream
 	} else {
-		var c normalize.Content
 		for _, p := range t.parts {
 			anthropic.JoinPart(&c, p)
 		}
@@ -289,12 +314,25 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	}
 	if ev.Usage != nil {
 		d.runUsageSeen = true
+		if !t.counted {
+			t.counted = true
+			d.runUsage.Add(ev.Usage)
+		}
 	}
 	ev.StopReason = t.stop
 	ev.Incomplete = t.incomplete
 	d.tools.Note(ev.ToolCalls)
 	d.tasks.note(ev.ToolCalls)
-	return append([]events.Event{ev}, d.todoEvents(ev.ToolCalls)...)
+	d.todos.note(ev.ToolCalls)
+	out := []events.Event{ev}
+	if final && !t.extras && len(t.blocks) > 0 {
+		t.extras = true
+		out = append(out, anthropic.ServerResults(c)...)
+		if unknown := anthropic.UnknownBlocks(t.blocks); len(unknown) > 0 {
+			out = append(out, anthropic.UnknownBlockNotice(unknown))
+		}
+	}
+	return out
 }
 
 // close emits the final form of t once.
@@ -314,43 +352,14 @@ func (d *Decoder) close(t *turn) []events.Event {
 	return d.form(t, true)
 }
 
-// todoEvents turns Claude Code's TodoWrite calls (the whole list each
-// time) into todo updates, once per call.
-func (d *Decoder) todoEvents(calls []events.ToolCall) []events.Event {
-	var out []events.Event
-	for _, c := range calls {
-		if c.Name != tools.ClaudeTodoWrite || len(c.Args) == 0 || d.todos.Has(c.ID) {
-			continue
-		}
-		list := normalize.AsList(normalize.AsObject(c.Args)["todos"])
-		if list == nil {
-			continue
-		}
-		d.todos.Add(c.ID)
-		todos := make([]events.Todo, 0, len(list))
-		for i, raw := range list {
-			o := normalize.AsObject(raw)
-			if o == nil {
-				continue
-			}
-			id := normalize.StrField(o, "id")
-			if id == "" {
-				id = strconv.Itoa(i + 1)
-			}
-			todos = append(todos, events.Todo{ID: id, Content: normalize.FirstStr(o, "content", "activeForm"),
-				Status: normalize.StrField(o, "status"), Priority: normalize.StrField(o, "priority")})
-		}
-		out = append(out, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
-	}
-	return out
-}
-
 func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Event {
+	d.cuttable = nil
 	m := normalize.AsObjectShared(o["message"])
 	if m == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, "a user line without a message")}
 	}
 	evs := anthropic.UserEvents(d.uniqueID(normalize.StrField(o, "uuid"), "user"), m["content"], &d.tools)
+	evs = d.notTheUsers(o, evs)
 	for _, ev := range evs {
 		if ev.Kind != events.KindPostToolCall || ev.Tool.Name != tools.ClaudeBash || !ev.Tool.Result.IsError {
 			continue
@@ -362,6 +371,9 @@ func (d *Decoder) user(pos string, raw []byte, o normalize.Object) []events.Even
 	for _, ev := range evs {
 		if ev.Kind == events.KindPostToolCall {
 			if todos := d.tasks.result(ev.Tool); todos != nil {
+				evs = append(evs, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
+			}
+			if todos, ok := d.todos.result(ev.Tool); ok {
 				evs = append(evs, events.Event{Kind: events.KindTodoUpdated, Todos: todos})
 			}
 		}
@@ -412,6 +424,7 @@ func (d *Decoder) fromStream(evs []events.Event) []events.Event {
 		}
 		ev := e
 		t.stream, t.stop, t.incomplete, t.streamUse, t.final = &ev, e.StopReason, e.Incomplete, e.Usage, true
+		d.cuttable = nil // the stream ended it (cut, or stopped)
 		if d.open == t {
 			d.open = nil
 		}
@@ -550,6 +563,43 @@ func (d *Decoder) denial(id, tool string, input json.RawMessage, message string)
 	return []events.Event{anthropic.Notice(events.LevelWarning, events.NoticeHost, text)}
 }
 
+// notTheUsers shows the user-role lines Claude Code wrote itself as what
+// they are. A line marked isMeta or isSynthetic (a command's output, a
+// caveat, an interruption) is a host notice, never the user's words. A
+// message from a peer (origin.kind "peer": sent through the messaging
+// socket by another program, perch included) keeps its user turn, which
+// is the receipt of its delivery, after a notice naming where it came
+// from: it was not typed in the session's terminal.
+func (d *Decoder) notTheUsers(o normalize.Object, evs []events.Event) []events.Event {
+	origin := normalize.AsObjectShared(o["origin"])
+	peer := normalize.StrField(origin, "kind") == "peer"
+	meta, _ := normalize.Bool(o["isMeta"])
+	synthetic, _ := normalize.Bool(o["isSynthetic"])
+	if !peer && !meta && !synthetic {
+		return evs
+	}
+	out := make([]events.Event, 0, len(evs)+1)
+	for _, ev := range evs {
+		switch {
+		case ev.Kind != events.KindUserMessage:
+			out = append(out, ev)
+		case peer:
+			from := normalize.FirstStr(origin, "from", "name", "sender")
+			if from == "" {
+				from = normalize.FirstStr(o, "from")
+			}
+			if from == "" {
+				from = "another program"
+			}
+			out = append(out, anthropic.Notice(events.LevelInfo, events.NoticeHost,
+				"A message from "+from+", sent through Claude Code's messaging socket:"), ev)
+		default:
+			out = append(out, anthropic.Notice(events.LevelInfo, events.NoticeHost, "Claude Code: "+ev.Text))
+		}
+	}
+	return out
+}
+
 // isSynthetic: an assistant line Claude Code wrote itself, not the model
 // (an API error, an interruption).
 func isSynthetic(o normalize.Object) bool {
@@ -574,9 +624,10 @@ func (d *Decoder) synthetic(o normalize.Object) []events.Event {
 	if d.open != nil {
 		out = append(out, d.close(d.open)...) // its lines all came: the reply it began is the cut one
 	}
-	if cut := d.last; cut != nil && !cut.incomplete {
-		// The run's reply: the error cut it off (when the stream of the
-		// failed request had begun a message, that message is the last).
+	if cut := d.cuttable; cut != nil && !cut.incomplete {
+		// The reply still arriving: the error cut it off (when the
+		// stream of the failed request had begun a message, the stream's
+		// end marked it already).
 		cut.incomplete = true
 		out = append(out, d.form(cut, true)...)
 	}
@@ -640,6 +691,9 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 		}
 		out = append(out, events.Event{Kind: events.KindAssistantMessage,
 			ID: d.uniqueID(normalize.StrField(o, "uuid"), "result"), Text: text, Usage: usage, StopReason: stop})
+		if usage != nil {
+			d.runUsage.Add(usage)
+		}
 	case d.last != nil:
 		if stop == "" && d.last.stop == "" && !d.hasCalls(d.last) {
 			stop = events.StopEndTurn
@@ -649,15 +703,72 @@ func (d *Decoder) result(o normalize.Object) []events.Event {
 			out = append(out, d.form(d.last, true)...)
 		}
 	}
-	n := resultNotice(o, sub, failed, usage, d.apiError)
-	if !d.runUsageSeen && d.last != nil {
+	total := runTotals(o["modelUsage"])
+	shown := usage
+	if total != nil {
+		shown = total
+	}
+	n := resultNotice(o, sub, failed, shown, d.apiError)
+	switch {
+	case total != nil:
+		// modelUsage is every request of the run, subagents' included,
+		// with their cost: the run's totals are that, one scope (the
+		// result's usage is the main conversation's alone, its cost
+		// everyone's). What the replies counted already is taken off.
+		rest := *total
+		rest.Sub(&d.runUsage)
+		for _, c := range []*int64{&rest.InputTokens, &rest.OutputTokens, &rest.CachedTokens, &rest.TotalTokens,
+			&rest.CacheWriteTokens, &rest.ReasoningTokens} {
+			*c = max(*c, 0)
+		}
+		n.Usage = &rest
+	case !d.runUsageSeen && d.last != nil:
 		// No reply of this run said its usage (stream-json without partial
 		// messages prints each block before the reply's usage is known):
 		// the result's totals are the run's, counted once.
 		n.Usage = usage
 	}
 	d.runUsageSeen = false
+	d.runUsage = events.Usage{}
 	return append(out, n)
+}
+
+// runTotals sums a result line's modelUsage, the tokens and cost of every
+// request of the run by model (subagents included); nil without one.
+// Its input counts exclude the cache, as the API's do; a form without the
+// cache counts (older releases) is not used.
+func runTotals(raw json.RawMessage) *events.Usage {
+	models := normalize.AsObject(raw)
+	if len(models) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(models))
+	for k := range models {
+		names = append(names, k)
+	}
+	sort.Strings(names) // a fixed order: the cost is a float sum
+	var u events.Usage
+	for _, name := range names {
+		m := normalize.AsObject(models[name])
+		if _, ok := m["cacheReadInputTokens"]; !ok {
+			return nil // an older form without the cache: not the run's whole count
+		}
+		in, _ := normalize.Int(m["inputTokens"])
+		read, _ := normalize.Int(m["cacheReadInputTokens"])
+		write, _ := normalize.Int(m["cacheCreationInputTokens"])
+		out, _ := normalize.Int(m["outputTokens"])
+		u.InputTokens += in + read + write
+		u.CachedTokens += read
+		u.CacheWriteTokens += write
+		u.OutputTokens += out
+		if c, ok := normalize.Float(m["costUSD"]); ok {
+			u.CostUSD += c
+			u.HasCost = true
+		}
+	}
+	u.HasCacheWrite = true
+	u.TotalTokens = u.InputTokens + u.OutputTokens
+	return &u
 }
 
 func (d *Decoder) hasCalls(t *turn) bool {

@@ -215,6 +215,9 @@ func TestPartialMessages(t *testing.T) {
 	}
 }
 
+// TestSystemAndUnknown: system lines say what they say; bookkeeping lines
+// (attachment, mode, api-request*) are silent, and lines of kinds perch
+// does not know get one notice in all.
 func TestSystemAndUnknown(t *testing.T) {
 	t.Parallel()
 	evs := feed(NewDecoder(),
@@ -224,7 +227,12 @@ func TestSystemAndUnknown(t *testing.T) {
 		`{"type":"system","subtype":"hook_response"}`,
 		`{"type":"rate_limit_event"}`,
 		`{"type":"rate_limit_event"}`,
+		`{"type":"a_kind_from_next_year"}`,
 		`{"type":"keep_alive"}`,
+		`{"type":"attachment","attachment":{"type":"file"}}`,
+		`{"type":"mode","mode":"plan"}`,
+		`{"type":"api-request-start"}`,
+		`{"type":"api-request","requestId":"r"}`,
 	)
 	var got []string
 	for _, ev := range evs {
@@ -235,7 +243,7 @@ func TestSystemAndUnknown(t *testing.T) {
 		"host|MCP server y: needs-auth",
 		"context|Context compacted (manual, from 1000 tokens)",
 		`progress|Claude Code hook_response`,
-		`info|line 5: Claude Code message "rate_limit_event" is not one perch knows; left out`,
+		`info|line 5: Claude Code line kind "rate_limit_event" is not one perch knows; it and any other unknown kinds are left out`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notices:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -244,19 +252,66 @@ func TestSystemAndUnknown(t *testing.T) {
 
 func TestTodos(t *testing.T) {
 	t.Parallel()
-	todo := `{"type":"tool_use","id":"td","name":"TodoWrite","input":{"todos":[{"content":"A","status":"completed","activeForm":"Doing A"},{"content":"B","status":"pending"}]}}`
-	evs := feed(NewDecoder(), asst("m1", todo, 1), asst("m2", text, 1))
-	n := 0
-	for _, ev := range evs {
-		if ev.Kind == events.KindTodoUpdated {
-			n++
-			if len(ev.Todos) != 2 || ev.Todos[0].Content != "A" || ev.Todos[0].Status != "completed" || ev.Todos[1].ID != "2" {
-				t.Errorf("todos = %+v", ev.Todos)
-			}
-		}
+	todo := func(id, content string) string {
+		return `{"type":"tool_use","id":"` + id + `","name":"TodoWrite","input":{"todos":[{"content":"` + content +
+			`","status":"completed","activeForm":"Doing A"},{"content":"B","status":"pending"}]}}`
 	}
-	if n != 1 {
-		t.Errorf("%d todo updates, want 1", n)
+	result := func(id string, isErr bool, text string) string {
+		return fmt.Sprintf(`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q,"is_error":%v}]},"session_id":"s"}`, id, text, isErr)
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []string // the first todo of each update
+	}{
+		{"applied when it ran", []string{asst("m1", todo("td", "A"), 1), result("td", false, "Todos have been modified successfully."),
+			asst("m2", text, 1)}, []string{"A"}},
+		{"a refused call changes nothing", []string{asst("m1", todo("td", "A"), 1), result("td", false, "Todos have been modified successfully."),
+			asst("m2", todo("tx", "X"), 1), result("tx", true, "The user doesn't want to proceed with this tool use."),
+			asst("m3", text, 1)}, []string{"A"}},
+		{"no result, no change", []string{asst("m1", todo("td", "A"), 1)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, ev := range feed(NewDecoder(), tc.lines...) {
+				if ev.Kind == events.KindTodoUpdated {
+					got = append(got, ev.Todos[0].Content)
+					if len(ev.Todos) != 2 || ev.Todos[0].Status != "completed" || ev.Todos[1].ID != "2" {
+						t.Errorf("todos = %+v", ev.Todos)
+					}
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("updates %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestAPIErrorCutsOnlyTheReplyInFlight: an API error cuts off the reply
+// still arriving, never a turn that had ended (its tool ran, or it said
+// how it stopped).
+func TestAPIErrorCutsOnlyTheReplyInFlight(t *testing.T) {
+	t.Parallel()
+	apiErr := `{"type":"assistant","message":{"id":"e1","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: 400 refused"}]},"api_error_status":400,"is_api_error_message":true,"session_id":"s"}`
+	toolResult := `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1"}]},"session_id":"s"}`
+	for _, tc := range []struct {
+		name       string
+		lines      []string
+		incomplete map[string]bool
+	}{
+		{"after a finished turn and its tool", []string{asst("m1", bash, 1), toolResult, apiErr}, map[string]bool{"m1": false}},
+		{"after a turn that said its stop", []string{asstStop("m1", text, 3, `"end_turn"`), apiErr}, map[string]bool{"m1": false}},
+		{"in the middle of a reply", []string{asst("m1", bash, 1), toolResult, asst("m2", text, 1), apiErr},
+			map[string]bool{"m1": false, "m2": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, it := range timeline(t, feed(NewDecoder(), tc.lines...)) {
+				if want, ok := tc.incomplete[it.ID]; ok && it.Incomplete != want {
+					t.Errorf("%s incomplete = %v, want %v", it.ID, it.Incomplete, want)
+				}
+			}
+		})
 	}
 }
 
@@ -345,5 +400,38 @@ func TestIDsFarApart(t *testing.T) {
 	last := evs[len(evs)-1]
 	if len(evs) != len(lines) || evs[0].ID != "u0" || last.ID != "u0#2" || last.Text != "again" {
 		t.Errorf("%d events (want %d), first id %q, last %q %q; want u0, then u0#2 again", len(evs), len(lines), evs[0].ID, last.ID, last.Text)
+	}
+}
+
+// TestNotTheUsersWords: user-role lines Claude Code wrote itself (isMeta,
+// isSynthetic) are its notices, and a peer's message (sent through the
+// messaging socket) says where it came from; only the prompt typed is the
+// user's.
+func TestNotTheUsersWords(t *testing.T) {
+	t.Parallel()
+	evs := feed(NewDecoder(),
+		`{"type":"user","message":{"role":"user","content":"typed"},"uuid":"u1"}`,
+		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>Caveat: generated by commands</local-command-caveat>"},"uuid":"u2"}`,
+		`{"type":"user","isSynthetic":true,"message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"uuid":"u3"}`,
+		`{"type":"user","isMeta":true,"origin":{"kind":"peer","from":"perch"},"message":{"role":"user","content":"run the tests"},"uuid":"u4"}`,
+	)
+	var got []string
+	for _, it := range timeline(t, evs) {
+		switch it.Kind {
+		case events.ItemUser:
+			got = append(got, "user|"+it.Text)
+		case events.ItemNotice:
+			got = append(got, "notice|"+it.Text)
+		}
+	}
+	want := []string{
+		"user|typed",
+		"notice|Claude Code: <local-command-caveat>Caveat: generated by commands</local-command-caveat>",
+		"notice|Claude Code: [Request interrupted by user]",
+		"notice|A message from perch, sent through Claude Code's messaging socket:",
+		"user|run the tests",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/perch-tui/perch/client/normalize"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/idset"
 	"github.com/perch-tui/perch/tools"
 )
 
@@ -89,4 +90,60 @@ func (l *taskList) find(id string) int {
 		}
 	}
 	return -1
+}
+
+// todoCalls are the TodoWrite calls (each the whole list) whose results
+// have not come: the list changes when Claude Code ran the call, so a call
+// it refused (permission denied, the user said no: an error result)
+// changes nothing.
+type todoCalls struct {
+	args map[string]json.RawMessage // call id → arguments
+	done idset.Set                  // calls whose result was applied
+}
+
+func (c *todoCalls) note(calls []events.ToolCall) {
+	for _, tc := range calls {
+		if tc.Name != tools.ClaudeTodoWrite || tc.ID == "" || len(tc.Args) == 0 || c.done.Has(tc.ID) {
+			continue
+		}
+		if c.args == nil {
+			c.args = make(map[string]json.RawMessage)
+		}
+		c.args[tc.ID] = tc.Args
+	}
+}
+
+// result is the list a successful TodoWrite result sets (ok false for
+// any other result).
+func (c *todoCalls) result(t *events.ToolEvent) ([]events.Todo, bool) {
+	if t == nil || t.Result == nil {
+		return nil, false
+	}
+	args, ok := c.args[t.Call.ID]
+	if !ok {
+		return nil, false
+	}
+	delete(c.args, t.Call.ID)
+	c.done.Add(t.Call.ID)
+	if t.Result.IsError {
+		return nil, false
+	}
+	list := normalize.AsList(normalize.AsObject(args)["todos"])
+	if list == nil {
+		return nil, false
+	}
+	todos := make([]events.Todo, 0, len(list))
+	for i, raw := range list {
+		o := normalize.AsObject(raw)
+		if o == nil {
+			continue
+		}
+		id := normalize.StrField(o, "id")
+		if id == "" {
+			id = strconv.Itoa(i + 1)
+		}
+		todos = append(todos, events.Todo{ID: id, Content: normalize.FirstStr(o, "content", "activeForm"),
+			Status: normalize.StrField(o, "status"), Priority: normalize.StrField(o, "priority")})
+	}
+	return todos, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,27 +14,33 @@ import (
 )
 
 // TestRealRunTotals: the session's totals (the status bar's tokens and
-// cost) are the run's, as the result line reports them, whether or not the
-// replies said their own usage: stream-json without partial messages
-// prints every reply before its usage is known, so the result line is the
-// only source; with partial messages the replies' usage already adds up
-// to it, and the result must not be counted again.
+// cost) are one scope, the run's: the tokens and cost of every request it
+// made, its subagents' included, as the result line's modelUsage and
+// total_cost_usd report them, whether or not the replies said their own
+// usage (stream-json without partial messages prints every reply before
+// its usage is known; with them, the replies' usage is counted once and
+// the result adds only the rest, the subagents').
 func TestRealRunTotals(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"tools-lines", "tools-partial"} {
+	for _, name := range []string{"tools-lines", "tools-partial", "subagent-lines", "subagent-partial"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", "real", name+".stream.jsonl")
 			want := resultUsage(t, path)
+			var in, out int64
+			for _, m := range want.ModelUsage {
+				in += m.Input + m.CacheRead + m.CacheWrite
+				out += m.Output
+			}
 			res, err := registry.Run(context.Background(), path, "claude-code", ingest.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := res.Timeline.Meta().Totals
-			if got.OutputTokens != want.Usage.OutputTokens {
-				t.Errorf("output tokens %d, the run's result says %d", got.OutputTokens, want.Usage.OutputTokens)
+			if got.OutputTokens != out || got.InputTokens != in {
+				t.Errorf("tokens %d in, %d out; the run's modelUsage says %d, %d", got.InputTokens, got.OutputTokens, in, out)
 			}
-			if name == "tools-lines" && (!got.HasCost || got.CostUSD != want.Cost) {
+			if !got.HasCost || fmt.Sprintf("%.6f", got.CostUSD) != fmt.Sprintf("%.6f", want.Cost) {
 				t.Errorf("cost %v (known %v), the run's result says %v", got.CostUSD, got.HasCost, want.Cost)
 			}
 		})
@@ -41,11 +48,14 @@ func TestRealRunTotals(t *testing.T) {
 }
 
 type resultLine struct {
-	Type  string  `json:"type"`
-	Cost  float64 `json:"total_cost_usd"`
-	Usage struct {
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"usage"`
+	Type       string  `json:"type"`
+	Cost       float64 `json:"total_cost_usd"`
+	ModelUsage map[string]struct {
+		Input      int64 `json:"inputTokens"`
+		Output     int64 `json:"outputTokens"`
+		CacheRead  int64 `json:"cacheReadInputTokens"`
+		CacheWrite int64 `json:"cacheCreationInputTokens"`
+	} `json:"modelUsage"`
 }
 
 func resultUsage(t *testing.T, path string) resultLine {

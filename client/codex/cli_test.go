@@ -30,6 +30,9 @@ func TestCLIToolOutputs(t *testing.T) {
 	}
 	for _, log := range logs {
 		name := strings.TrimSuffix(filepath.Base(log), ".requests.jsonl")
+		if _, err := os.Stat(filepath.Join("testdata", "cli-"+name+".jsonl")); err != nil {
+			continue // an interactive recording (capture-tui.sh) has no exec stream
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			truth := sentOutputs(t, log)

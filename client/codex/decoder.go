@@ -65,6 +65,14 @@ type Decoder struct {
 	// failure is the message of this turn's last error event: the
 	// turn.failed that repeats it says nothing new.
 	failure string
+
+	// Rollout files: the thread's last running total of tokens
+	// (token_count), what the app recorded of finished commands by call
+	// id, and the kinds of line perch does not know.
+	total        *events.Usage
+	ends         map[string]commandEnd
+	unknown      []string
+	unknownShown bool
 }
 
 // NewDecoder returns a decoder at the start of a file.
@@ -92,6 +100,9 @@ func (d *Decoder) decode(pos string, raw []byte) []events.Event {
 			why = "not JSON"
 		}
 		return []events.Event{bad(pos, raw, why)}
+	}
+	if rolloutLine(o) {
+		return d.rollout(pos, o, raw)
 	}
 	if m := normalize.AsObjectShared(o["msg"]); m != nil {
 		return d.legacy(pos, m)

@@ -151,3 +151,79 @@ func BenchmarkManyTools(b *testing.B) {
 		timeline(decodeLines(lines...))
 	}
 }
+
+// TestRolloutClasses: each class of rollout line, in its smallest input.
+func TestRolloutClasses(t *testing.T) {
+	t.Parallel()
+	const (
+		meta    = `{"type":"session_meta","payload":{"id":"th","cwd":"/w"}}`
+		start   = `{"type":"event_msg","payload":{"type":"task_started"}}`
+		end     = `{"type":"event_msg","payload":{"type":"task_complete"}}`
+		call    = `{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"rm -rf x\"}","call_id":"c1"}}`
+		prompt  = `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"do it"}]}}`
+		env     = `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/w</cwd>\n</environment_context>"}]}}`
+		devMsg  = `{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>"}]}}`
+		plan    = `{"type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":"{\"plan\":[{\"step\":\"a\",\"status\":\"pending\"}]}","call_id":"p1"}}`
+		planOut = `{"type":"response_item","payload":{"type":"function_call_output","call_id":"p1","output":"unsupported call: update_plan"}}`
+	)
+	type item struct{ kind, text string }
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []item
+		todos int
+	}{
+		{"the user's prompt and what Codex added", []string{meta, devMsg, env, prompt},
+			[]item{{"notice", "Codex added to the prompt: <permissions instructions>"}, {"notice", "Codex added to the prompt: <environment_context>"}, {"user", "do it"}}, 0},
+		{"a command the user declined", []string{meta, start, call,
+			`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"c1","status":"declined"}}}`,
+			`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"rejected by user"}}`, end},
+			[]item{{"assistant", ""}, {"tool error", "rejected by user"}}, 0},
+		{"a multi-part result keeps its parts apart", []string{meta, start, call,
+			`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"one"},{"type":"input_image","image_url":"data:image/png;base64,AA=="},{"type":"input_text","text":"two"}]}}`, end},
+			[]item{{"assistant", ""}, {"tool ok", "one\n\n[image]\n\ntwo"}}, 0},
+		{"a plan Codex refused changes no list", []string{meta, start, plan, planOut, end},
+			[]item{{"assistant", ""}, {"tool ok", "unsupported call: update_plan"}}, 0},
+		{"a plan Codex took", []string{meta, start, plan,
+			`{"type":"event_msg","payload":{"type":"plan_update","plan":[{"step":"a","status":"pending"}]}}`, end},
+			[]item{{"assistant", ""}, {"tool unknown", ""}}, 1},
+		{"unknown kinds: one notice", []string{meta, `{"type":"hologram","payload":{}}`, `{"type":"event_msg","payload":{"type":"new_thing"}}`,
+			`{"type":"hologram","payload":{}}`, `{"type":"turn_context","payload":{}}`},
+			[]item{{"notice", "Codex wrote lines of kinds perch does not know, left out: hologram, event_msg new_thing"}}, 0},
+		{"a result for a call the file lacks", []string{meta, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"zz","output":"x"}}`},
+			[]item{{"notice", "A tool result for a call the file does not have (zz): \"x\""}}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tl := timeline(decodeLines(tc.lines...))
+			var got []item
+			for _, it := range tl.Items() {
+				switch it.Kind {
+				case events.ItemUser:
+					got = append(got, item{"user", it.Text})
+				case events.ItemAssistant:
+					got = append(got, item{"assistant", it.Text})
+				case events.ItemNotice:
+					got = append(got, item{"notice", it.Text})
+				case events.ItemTool:
+					text := ""
+					if it.Tool.Result != nil {
+						text = it.Tool.Result.Text
+					}
+					got = append(got, item{"tool " + it.Tool.Status.String(), text})
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("items %q, want %q", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] && !(tc.want[i].kind == got[i].kind && strings.HasPrefix(got[i].text, tc.want[i].text)) {
+					t.Errorf("item %d: %q, want %q", i, got[i], tc.want[i])
+				}
+			}
+			if len(tl.Todos()) != tc.todos {
+				t.Errorf("%d todos, want %d", len(tl.Todos()), tc.todos)
+			}
+		})
+	}
+}

@@ -17,15 +17,19 @@ import (
 // UTF-8.
 func FuzzDecode(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.json*")
-	for _, p := range files {
+	rollouts, _ := filepath.Glob("testdata/cli/*.rollout.jsonl")
+	for _, p := range append(files, rollouts...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"id":"0","msg":{"type":"exec_command_output_delta","call_id":"c","chunk":"/w=="}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":[{"type":"input_text","text":"a"},{"type":"input_image"}]}}`))
+	f.Add([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-1}}}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_ = detect(ingest.SniffBytes("x", in, true))
 		d := NewDecoder()
+		d.Live = len(in)%2 == 1 // the live decoder (Follow) too
 		var evs []events.Event
 		for i, line := range bytes.Split(in, []byte("\n")) {
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -62,4 +66,29 @@ func checkUTF8(t *testing.T, ev events.Event) {
 			t.Fatalf("invalid UTF-8 in %v event: %q", ev.Kind, s)
 		}
 	}
+}
+
+// FuzzScan feeds any file to the list's head and tail reads: nothing may
+// panic, whatever the lines and wherever they break.
+func FuzzScan(f *testing.F) {
+	rollouts, _ := filepath.Glob("testdata/cli/*.rollout.jsonl")
+	for _, p := range rollouts {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("{\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p := filepath.Join(dir, "rollout-x.jsonl")
+		if err := os.WriteFile(p, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, _ := readHead(p)
+		if !utf8.ValidString(h.title) && utf8.Valid(in) {
+			t.Fatalf("title %q", h.title)
+		}
+		_, _ = readTail(p, int64(len(in)))
+		_, _ = wholeTotal(p)
+	})
 }

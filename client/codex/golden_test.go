@@ -35,6 +35,14 @@ var fixtures = []struct {
 		"in the same thread whose turn usage codex reports as the thread's running total"},
 	{"cli-failed.jsonl", false, "recorded from the real Codex CLI (capture.sh): a turn whose model requests " +
 		"all fail: the retries are progress, the failure one error notice"},
+	{"cli/session.rollout.jsonl", false, "the rollout the real CLI wrote of cli-session.jsonl's runs " +
+		"(capture.sh): Codex's instructions and environment as its own notices, reasoning, a failing and a " +
+		"passing command with their exit codes, an update_plan Codex rejected (no todo list), a patch, two " +
+		"turns whose usage is read off the thread's running total"},
+	{"cli/failed.rollout.jsonl", false, "the rollout of cli-failed.jsonl: a turn whose requests all fail"},
+	{"cli/tui.rollout.jsonl", false, "an interactive TUI session (capture-tui.sh): a command the user " +
+		"approved, a 3 s command, a follow-up queued while busy and one at idle (turns started by the " +
+		"queue), the TUI killed at idle"},
 	{"legacy.jsonl", false, "the older {id,msg} format: settings and prompt lines, the prompt's echo, " +
 		"reasoning, a command with output deltas and exit code, a patch, MCP calls (Ok and Err), a web " +
 		"search, a plan, usage per request, notices, streamed deltas with their final forms, an unknown " +
@@ -47,7 +55,8 @@ func TestGolden(t *testing.T) {
 		t.Run(f.file, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", f.file)
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(f.file, filepath.Ext(f.file))+".jsonl")
+			base := filepath.Base(f.file)
+			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(base, filepath.Ext(base))+".jsonl")
 			importtest.Check(t, "codex", path, golden, ingest.Options{}, f.ambiguous, *update)
 		})
 	}

@@ -15,7 +15,7 @@ import (
 func Importer() ingest.Importer {
 	return ingest.Importer{
 		Name:    "codex",
-		Expects: "the JSON lines of codex exec --json (thread/turn/item events, or the older {\"id\",\"msg\":{…}} events)",
+		Expects: "the JSON lines of codex exec --json (thread/turn/item events, or the older {\"id\",\"msg\":{…}} events), or a Codex rollout file (sessions/…/rollout-*.jsonl)",
 		Detect:  detect,
 		Import:  importFile,
 	}
@@ -42,6 +42,9 @@ func detect(s *ingest.Sample) int {
 	}
 	for _, r := range records {
 		if eventTypes[ingest.Str(r, "type")] {
+			return 95
+		}
+		if _, ok := r["payload"]; ok && rolloutKinds[ingest.Str(r, "type")] {
 			return 95
 		}
 		if m := normalize.AsObject(r["msg"]); m != nil && normalize.StrField(m, "type") != "" {

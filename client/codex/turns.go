@@ -246,6 +246,10 @@ func outputDelta(t *tool, text string) events.Event {
 func (d *Decoder) Flush() []events.Event {
 	out := append(d.out, d.closeTurn()...)
 	d.out = nil
+	if len(d.unknown) > 0 && !d.unknownShown {
+		d.unknownShown = true
+		out = append(out, d.unknownNotice())
+	}
 	return out
 }
 

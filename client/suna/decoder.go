@@ -56,6 +56,11 @@ type Decoder struct {
 	running       bool
 
 	saidNoText bool // the notice about text-less optimized rows was given
+	// native: a reply of this thread called tools natively (a call not
+	// marked source "xml"): the thread runs the current pipeline, where
+	// tool calls are never written as XML in the text, so XML-looking
+	// text in its replies is text.
+	native bool
 }
 
 // openTurn is an assistant turn whose chunks are arriving.
@@ -382,8 +387,11 @@ func (d *Decoder) assistant(id string, c content, meta normalize.Object) {
 	if th := normalize.StrField(meta, "reasoning_content"); th != "" {
 		thinking = th
 	}
+	for _, c := range calls {
+		d.native = d.native || !c.xml
+	}
 	xmlStripped := false
-	if xc, stripped, ok := parseXMLCalls(body); ok {
+	if xc, stripped, ok := parseXMLCalls(body); ok && !d.native {
 		body, xmlStripped = stripped, true
 		if !anyXML(calls) {
 			for i, x := range xc {

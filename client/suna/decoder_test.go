@@ -540,3 +540,42 @@ func TestTurnIDAcrossUserRows(t *testing.T) {
 		t.Fatalf("stop reasons %q, %q", turns[0].StopReason, turns[1].StopReason)
 	}
 }
+
+// TestXMLTextInNativeReplies: a thread of the current pipeline calls its
+// tools natively and never writes them as XML, so XML-looking text in its
+// replies (the model quoting the legacy syntax) is text, not a call;
+// a legacy reply's XML still is.
+func TestXMLTextInNativeReplies(t *testing.T) {
+	t.Parallel()
+	quoted := `The old syntax was <function_calls><invoke name="web-search"><parameter name="query">x</parameter></invoke></function_calls> once.`
+	native := map[string]any{"tool_call_id": "c1", "function_name": "ls", "arguments": "{}", "source": "native"}
+	for _, tc := range []struct {
+		name    string
+		records []string
+		text    string
+		calls   []string
+	}{
+		{"a native reply", []string{complete("m1", quoted, native)}, quoted, []string{"ls"}},
+		{"a later reply of a native thread", []string{complete("m1", "Listing.", native), complete("m2", quoted)}, quoted, []string{"ls"}},
+		{"a legacy reply", []string{complete("m1", quoted)}, "The old syntax was  once.", []string{"web_search"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tl := run(t, NewDecoder(), tc.records...)
+			turns := items(tl, events.ItemAssistant)
+			last := turns[len(turns)-1]
+			if last.Text != tc.text {
+				t.Errorf("text %q, want %q", last.Text, tc.text)
+			}
+			var calls []string
+			for _, it := range turns {
+				for _, c := range it.ToolCalls {
+					calls = append(calls, c.Name)
+				}
+			}
+			if strings.Join(calls, " ") != strings.Join(tc.calls, " ") {
+				t.Errorf("calls %v, want %v", calls, tc.calls)
+			}
+		})
+	}
+}

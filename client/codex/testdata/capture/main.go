@@ -8,6 +8,11 @@
 //	{"fail": 503}                          answer with that HTTP status
 //	{"output": [item, …], "usage": {…}}    stream these output items
 //
+// A step's "delay" (milliseconds) holds the answer back after its first
+// event, so that a recording sees the CLI busy for that long. A request
+// that offers no tools (the TUI naming the thread after its first prompt)
+// is not a model turn of the script: it gets a short canned title.
+//
 // An item is {"reasoning": "…"}, {"message": "…"}, {"call": "<function>",
 // "args": {…}} or {"custom": "<tool>", "input": "…"}; usage is
 // {input, cached, output, reasoning}. Call ids are call_<request>_<index>,
@@ -29,10 +34,12 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 )
 
 type step struct {
 	Fail   int    `json:"fail"`
+	Delay  int    `json:"delay"`
 	Output []item `json:"output"`
 	Usage  struct {
 		Input, Cached, Output, Reasoning int
@@ -87,7 +94,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	n := s.next
 	var st *step
-	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && n < len(s.script) {
+	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && !offersTools(body) {
+		st = &step{Output: []item{{Message: "A perch recording"}}}
+	} else if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" && n < len(s.script) {
 		st = &s.script[n]
 		s.next++
 	}
@@ -132,6 +141,15 @@ func (s *server) logRequest(n int, r *http.Request, body []byte, st *step) {
 	s.log.Write(append(b, '\n'))
 }
 
+// offersTools says whether a request offers the model tools: the ones
+// that do not are the CLI's side requests (a thread's title).
+func offersTools(body []byte) bool {
+	var req struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	return json.Unmarshal(body, &req) != nil || len(req.Tools) > 0
+}
+
 // stream writes one model turn as the Responses API streams it.
 func stream(w http.ResponseWriter, n int, st *step) {
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -148,6 +166,7 @@ func stream(w http.ResponseWriter, n int, st *step) {
 	}
 	respID := fmt.Sprintf("resp_%d", n)
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": respID}})
+	time.Sleep(time.Duration(st.Delay) * time.Millisecond)
 	for i, it := range st.Output {
 		id := fmt.Sprintf("%d_%d", n, i)
 		var out map[string]any

@@ -1,0 +1,263 @@
+package codex
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/perch-tui/perch/events"
+)
+
+// WatchSessions sends the list, then the list again each time it changes:
+// a rollout written (only that file is read again, its tail), a rollout or
+// a day's directory added, a writer lock taken or let go (locks are looked
+// at every second: releasing one makes no file event). Totals a tail
+// cannot give (a last turn longer than the tail read) are read off the
+// whole file in the background, one file at a time, and come as another
+// list.
+func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	locks := filepath.Join(l.dir, "thread-writer-locks")
+	watchDir := func(dir string) {
+		_ = w.Add(dir) // a directory that is not there yet is watched once made
+	}
+	watchTree := func(root string) {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				watchDir(p)
+			}
+			return nil
+		})
+	}
+	watchDir(l.dir)
+	watchTree(l.sessionsDir())
+	watchDir(locks)
+
+	ts, err := l.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	on(ts)
+	last := ts
+	held := l.heldSet()
+
+	totals := make(chan totalResult, 1)
+	busy := false // a whole-file read is under way
+	startTotal := func() {
+		if busy {
+			return
+		}
+		if r := l.needsTotal(); r != nil {
+			busy = true
+			go func() {
+				u, err := wholeTotal(r.path)
+				totals <- totalResult{path: r.path, size: r.size, usage: u, err: err}
+			}()
+		}
+	}
+	startTotal()
+
+	dirty := map[string]bool{}
+	rescan := false
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := false
+	arm := func() {
+		if !armed {
+			armed = true
+			timer.Reset(settle)
+		}
+	}
+	tick := time.NewTicker(lockPoll)
+	defer tick.Stop()
+	emit := func(ts []events.Task) {
+		if !sameTasks(ts, last) {
+			last = ts
+			on(ts)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if busy {
+				<-totals
+			}
+			return ctx.Err()
+		case ev, ok := <-w.Events:
+			if !ok {
+				return errors.New("the file watch ended")
+			}
+			switch {
+			case filepath.Dir(ev.Name) == l.dir && filepath.Base(ev.Name) == "session_index.jsonl":
+				// A thread named: the list's names are read again.
+			case filepath.Dir(ev.Name) == l.dir && filepath.Base(ev.Name) != "sessions" &&
+				filepath.Base(ev.Name) != "thread-writer-locks":
+				continue // Codex's databases, logs and packages: nothing the list shows
+			case ev.Has(fsnotify.Create) && isDir(ev.Name):
+				watchTree(ev.Name) // a new day (or the sessions or locks directory)
+				rescan = true
+			case filepath.Dir(ev.Name) == locks:
+				rescan = true // a thread taken: its lock file made
+			case strings.HasPrefix(filepath.Base(ev.Name), "rollout-"):
+				dirty[ev.Name] = true
+			}
+			arm()
+		case <-w.Errors:
+			rescan = true // events may have been lost
+			arm()
+		case <-timer.C:
+			armed = false
+			var ts []events.Task
+			if rescan {
+				rescan = false
+				clear(dirty)
+				if ts, err = l.Sessions(ctx); err != nil {
+					continue // the next event or tick tries again
+				}
+			} else {
+				sc := newScanner()
+				for p := range dirty {
+					if _, err := l.refresh(sc, p); err != nil {
+						l.forget(p)
+					}
+				}
+				clear(dirty)
+				ts = l.cached()
+			}
+			held = l.heldSet()
+			emit(ts)
+			startTotal()
+		case <-tick.C:
+			if now := l.heldSet(); !sameSet(now, held) || l.askingDaemon(last) {
+				// A lock taken or let go; or a turn runs and Codex's
+				// daemon can say whether it waits for the user, which
+				// no file shows.
+				held = now
+				emit(l.cached())
+			}
+		case r := <-totals:
+			busy = false
+			if r.err == nil {
+				l.setTotal(r)
+				emit(l.cached())
+			} else {
+				l.setTotal(totalResult{path: r.path, size: r.size}) // not tried again until it changes
+			}
+			startTotal()
+		}
+	}
+}
+
+type totalResult struct {
+	path  string
+	size  int64
+	usage *events.Usage
+	err   error
+}
+
+// needsTotal is a rollout whose tail had no running total and whose
+// whole-file total is missing or older than the file.
+func (l *Local) needsTotal() *rollout {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.files {
+		if !r.tail.usageOK && r.size > tailLimit && r.totalSize != r.size {
+			c := *r
+			return &c
+		}
+	}
+	return nil
+}
+
+func (l *Local) setTotal(t totalResult) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r := l.files[t.path]; r != nil && r.size == t.size {
+		r.total, r.totalSize = t.usage, t.size
+	}
+}
+
+func (l *Local) forget(path string) {
+	l.mu.Lock()
+	delete(l.files, path)
+	l.mu.Unlock()
+}
+
+// cached is the list from what was read last.
+func (l *Local) cached() []events.Task {
+	l.mu.Lock()
+	rs := make([]*rollout, 0, len(l.files))
+	for _, r := range l.files {
+		rs = append(rs, r)
+	}
+	l.mu.Unlock()
+	return l.tasks(rs)
+}
+
+// heldSet is the threads whose writer lock is held now.
+func (l *Local) heldSet() map[string]bool {
+	dir := filepath.Join(l.dir, "thread-writer-locks")
+	entries, _ := os.ReadDir(dir)
+	var paths []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".lock") && !strings.HasPrefix(e.Name(), ".") {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	return heldLocks(paths)
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTasks says whether two lists show the same.
+func sameTasks(a, b []events.Task) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.ID != y.ID || x.Name != y.Name || x.Cwd != y.Cwd || x.Status != y.Status || x.Detail != y.Detail ||
+			x.Model != y.Model || !x.Updated.Equal(y.Updated) || !x.Created.Equal(y.Created) ||
+			(x.Usage == nil) != (y.Usage == nil) || (x.Usage != nil && *x.Usage != *y.Usage) {
+			return false
+		}
+	}
+	return true
+}
+
+// askingDaemon says whether the list has a running turn Codex's daemon
+// can say more of (a control socket is there).
+func (l *Local) askingDaemon(ts []events.Task) bool {
+	for _, t := range ts {
+		if t.Status == events.StatusGenerating {
+			_, err := os.Stat(l.daemonSock())
+			return err == nil
+		}
+	}
+	return false
+}
