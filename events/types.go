@@ -365,15 +365,27 @@ const (
 	StatusIdle       = "idle"
 	StatusGenerating = "generating"
 	StatusStopped    = "stopped"
+	// StatusWaiting: the run is held until the user answers the agent
+	// (a permission prompt, a question): Task.WaitingFor says which, in
+	// the system's words. A live local CLI reports it (Claude Code's
+	// registry file); the run is not over.
+	StatusWaiting = "waiting"
+	// StatusExited: the session's process is gone (a local CLI that
+	// exited, cleanly or killed); nothing runs and nothing will until
+	// the user starts it again.
+	StatusExited = "exited"
 )
 
 // Task is the daemon's view of a task (docs/protocol.md §8.5).
 type Task struct {
-	ID             string
-	Name           string // "" when the task has none
-	Cwd            string
-	Port           int
-	Status         string // idle | generating | stopped
+	ID     string
+	Name   string // "" when the task has none
+	Cwd    string
+	Port   int
+	Status string // idle | generating | stopped | waiting | exited
+	// WaitingFor is what a waiting session waits for ("permission
+	// prompt", "input needed"), "" otherwise.
+	WaitingFor     string
 	Created        time.Time
 	Updated        time.Time
 	WebSearch      bool
@@ -394,7 +406,7 @@ func (t Task) Merge(b Task) Task {
 		t.Cwd = b.Cwd
 	}
 	if b.Status != "" {
-		t.Status = b.Status
+		t.Status, t.WaitingFor = b.Status, b.WaitingFor
 	}
 	if b.Model != "" {
 		t.Model = b.Model

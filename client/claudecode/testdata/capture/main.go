@@ -28,6 +28,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // block is one content block of a scripted turn.
@@ -45,6 +46,9 @@ type turn struct {
 	Status int    // an HTTP error status instead of a reply
 	Error  string // its message
 	Then   *turn  // what a retry of the same request gets
+	// Delay holds the reply back (its headers included) so that a live
+	// state (busy) lasts long enough to be seen.
+	Delay time.Duration
 }
 
 func text(s string) block  { return block{Type: "text", Text: s} }
@@ -60,9 +64,23 @@ const (
 	promptSubagent = "How many files are in this directory? Ask a subagent."
 	promptError    = "Print the date, then summarize."
 	subagentPrompt = "Count the files in the current directory with ls and wc, and report the number."
+	// promptLive drives the interactive session of capture.sh's live
+	// scenario through idle -> busy -> waiting (a Bash call that writes,
+	// so the CLI asks) -> busy -> idle, then answers two follow-ups sent
+	// through the messaging socket (one at idle, one while busy).
+	promptLive = "Walk through the live states."
 )
 
 var scripts = map[string][]turn{
+	promptLive: {
+		{Delay: 2 * time.Second, Blocks: []block{
+			text("I'll make a file."),
+			call("Bash", map[string]any{"command": "touch made.txt", "description": "Make a file"}),
+		}},
+		{Delay: 2 * time.Second, Blocks: []block{text("Made the file.")}},
+		{Delay: 3 * time.Second, Blocks: []block{text("Got the first follow-up.")}},
+		{Delay: time.Second, Blocks: []block{text("Got the second follow-up.")}},
+	},
 	promptTools: {
 		{Blocks: []block{
 			think("Plan the work as tasks first."),
@@ -207,6 +225,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logRequest(key, step, req.Model, req.Messages[len(req.Messages)-1].Content)
 	t := script[step]
+	time.Sleep(t.Delay)
 	s.mu.Lock()
 	attempt := fmt.Sprint(key, "\x00", step)
 	for i := s.attempts[attempt]; i > 0 && t.Then != nil; i-- {

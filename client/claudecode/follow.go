@@ -1,0 +1,313 @@
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/client/anthropic"
+	"github.com/perch-tui/perch/client/normalize"
+	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/sse"
+)
+
+// recheck is how often a followed session is looked at without a file
+// event: a process killed leaves no event behind, and a directory made
+// after the watch began is watched from then.
+const recheck = 500 * time.Millisecond
+
+// Follow reads the session's transcript, then follows it: each line the
+// CLI appends is decoded and handed on as it is written (inotify tells
+// when), its subagents' transcripts under their Agent call, and its
+// process's state from the registry file as a run state.
+func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Update)) error {
+	task, err := l.Session(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	id := task.ID
+	path := l.transcriptPath(id, task.Cwd)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("claude-code: watch %s: %w", path, err)
+	}
+	defer w.Close()
+	f := &follower{l: l, id: id, path: path, w: w, on: on, main: &tail{path: path},
+		subDir: filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents"), watched: map[string]bool{}}
+	f.reset()
+	f.watchDirs()
+	f.step(true)
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if ev.Op&fsnotify.Create != 0 {
+				f.watchDirs()
+			}
+			// Take every event already queued: one read serves them all.
+			for more := true; more; {
+				select {
+				case ev := <-w.Events:
+					if ev.Op&fsnotify.Create != 0 {
+						f.watchDirs()
+					}
+				default:
+					more = false
+				}
+			}
+			f.step(false)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			f.notice(events.LevelWarning, "watching the files: "+err.Error())
+		case <-tick.C:
+			f.watchDirs()
+			f.step(false)
+		}
+	}
+}
+
+// follower is one Follow's state.
+type follower struct {
+	l      *Local
+	id     string
+	path   string
+	w      *fsnotify.Watcher
+	on     func(client.Update)
+	main   *tail
+	dec    *Decoder
+	subDir string
+	subs   map[string]*subTail // by file name
+	// prompts are the Agent calls whose subagent has not been matched to
+	// a file yet: the prompt → the call id.
+	prompts map[string]string
+	watched map[string]bool
+	status  string // the run state last handed on
+	synced  bool
+	line    int
+}
+
+// subTail is one subagent's transcript.
+type subTail struct {
+	tail
+	call    string   // the Agent call it runs under, once known
+	pending [][]byte // lines read before the call was known
+}
+
+func (f *follower) reset() {
+	f.dec = NewDecoder()
+	f.subs = map[string]*subTail{}
+	f.prompts = map[string]string{}
+	f.line = 0
+}
+
+// watchDirs watches the directories the session's files are in, as they
+// come to exist: the config directory's sessions/ (the registry), the
+// transcript's directory and the subagents' one.
+func (f *follower) watchDirs() {
+	dirs := []string{filepath.Join(f.l.dir, "sessions"), filepath.Dir(f.path), f.subDir}
+	for _, d := range dirs {
+		if f.watched[d] {
+			continue
+		}
+		if err := f.w.Add(d); err == nil {
+			f.watched[d] = true
+		} else if d != f.subDir {
+			// Not there yet: its parent tells when it is made.
+			if p := filepath.Dir(d); !f.watched[p] && f.w.Add(p) == nil {
+				f.watched[p] = true
+			}
+		}
+	}
+}
+
+// step reads what changed and hands it on in one update.
+func (f *follower) step(first bool) {
+	var u client.Update
+	r, err := f.main.read()
+	if err != nil {
+		f.notice(events.LevelWarning, err.Error())
+	}
+	if r.reset && !first {
+		f.reset()
+		u.Reset = true
+	}
+	for _, line := range r.lines {
+		u.Events = append(u.Events, f.mainLine(line)...)
+	}
+	if r.skipped > 0 {
+		u.Events = append(u.Events, anthropic.Notice(events.LevelWarning, events.NoticeInfo,
+			fmt.Sprintf("%d transcript line(s) over %d MB left out", r.skipped, maxLine>>20)))
+	}
+	u.Events = append(u.Events, f.readSubs()...)
+	if st := f.runStatus(); st != f.status {
+		f.status = st
+		u.Events = append(u.Events, events.Event{Kind: events.KindRunState, RunStatus: st})
+	}
+	if !f.synced {
+		f.synced = true
+		u.Synced = true
+		live := sse.ConnState{Phase: sse.PhaseLive}
+		u.State = &live
+	}
+	if len(u.Events) == 0 && !u.Reset && !u.Synced {
+		return
+	}
+	u.Backlog = client.BacklogNone
+	f.on(u)
+}
+
+// mainLine decodes a line of the session's transcript, noting the Agent
+// calls it makes so their subagents' files can be shown under them.
+func (f *follower) mainLine(line []byte) []events.Event {
+	f.line++
+	if strings.Contains(string(line[:min(len(line), 4096)]), `"assistant"`) {
+		f.noteAgentCalls(line)
+	}
+	return f.dec.DecodeAt("line "+strconv.Itoa(f.line), line)
+}
+
+// noteAgentCalls remembers the prompt of each Agent (Task) call of an
+// assistant line: a subagent's transcript starts with that prompt.
+func (f *follower) noteAgentCalls(line []byte) {
+	var o struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content []struct {
+				Type  string `json:"type"`
+				ID    string `json:"id"`
+				Name  string `json:"name"`
+				Input struct {
+					Prompt string `json:"prompt"`
+				} `json:"input"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &o) != nil || o.Type != "assistant" {
+		return
+	}
+	for _, c := range o.Message.Content {
+		if c.Type == "tool_use" && (c.Name == "Agent" || c.Name == "Task") && c.Input.Prompt != "" && len(f.prompts) < 1024 {
+			f.prompts[strings.TrimSpace(c.Input.Prompt)] = c.ID
+		}
+	}
+}
+
+// readSubs reads the subagents' transcripts: each line a step shown in
+// its Agent call's output.
+func (f *follower) readSubs() []events.Event {
+	ents, err := os.ReadDir(f.subDir)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, "agent-") && strings.HasSuffix(n, ".jsonl") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var out []events.Event
+	for _, n := range names {
+		s := f.subs[n]
+		if s == nil {
+			if len(f.subs) >= 256 {
+				continue
+			}
+			s = &subTail{tail: tail{path: filepath.Join(f.subDir, n)}}
+			f.subs[n] = s
+		}
+		r, err := s.read()
+		if err != nil {
+			continue
+		}
+		if r.reset {
+			s.pending = nil
+		}
+		for _, line := range r.lines {
+			if s.call == "" {
+				s.call = f.matchSub(line)
+				if s.call == "" {
+					if len(s.pending) < 64 {
+						s.pending = append(s.pending, line)
+					}
+					continue
+				}
+				for _, p := range s.pending {
+					out = append(out, f.subLine(s.call, p)...)
+				}
+				s.pending = nil
+			}
+			out = append(out, f.subLine(s.call, line)...)
+		}
+	}
+	return out
+}
+
+// matchSub finds the Agent call whose prompt a subagent line gives.
+func (f *follower) matchSub(line []byte) string {
+	var o struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &o) != nil || o.Type != "user" {
+		return ""
+	}
+	p := promptText(o.Message.Content)
+	if call, ok := f.prompts[p]; ok {
+		delete(f.prompts, p)
+		return call
+	}
+	return ""
+}
+
+// subLine is a subagent's line as a step of its call's output; its
+// prompt (the call's own argument) is not repeated.
+func (f *follower) subLine(call string, line []byte) []events.Event {
+	o, _ := anthropic.ObjectInPlace(line)
+	if o == nil {
+		return nil
+	}
+	switch normalize.StrField(o, "type") {
+	case "assistant", "user":
+		return f.dec.sub.line(call, o, f.dec.tools.Name(call))
+	}
+	return nil
+}
+
+// runStatus is the run state of the session's process: generating while
+// it is busy or waiting for the user (the run is not over), idle, or
+// stopped when no process runs it.
+func (f *follower) runStatus() string {
+	r, ok := f.l.registryOf(f.id)
+	if !ok {
+		return events.StatusStopped
+	}
+	st, _ := statusOf(r)
+	if st == events.StatusWaiting {
+		return events.StatusGenerating
+	}
+	return st
+}
+
+func (f *follower) notice(level events.NoticeLevel, text string) {
+	f.on(client.Update{Events: []events.Event{anthropic.Notice(level, events.NoticeInfo, text)}})
+}
