@@ -355,7 +355,9 @@ func statusOf(r registryFile) (status, waitingFor string) {
 			w = "input needed"
 		}
 		return events.StatusWaiting, w
-	case "idle":
+	case "idle", "":
+		// "": the first registry file of a process, written before its
+		// first status (~0.2 s later: idle at its prompt).
 		return events.StatusIdle, ""
 	}
 	// A status this perch does not know: the process runs, and that is

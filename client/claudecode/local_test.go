@@ -1,0 +1,359 @@
+package claudecode
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
+)
+
+// recOp is one change of a recorded config directory
+// (testdata/real/live.record.jsonl, made by capture-live.sh).
+type recOp struct {
+	MS   int64  `json:"ms"`
+	Op   string `json:"op"` // write, append, remove, key
+	Path string `json:"path"`
+	Data string `json:"data"`
+}
+
+func loadRecording(t testing.TB) []recOp {
+	t.Helper()
+	f, err := os.Open("testdata/real/live.record.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ops []recOp
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 8<<20)
+	for sc.Scan() {
+		var op recOp
+		if err := json.Unmarshal(sc.Bytes(), &op); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// apply makes one recorded change in dir, as the CLI made it. A registry
+// file is written to a temporary file and renamed, so a reader never sees
+// half of one.
+func apply(t testing.TB, dir string, op recOp) {
+	t.Helper()
+	p := filepath.Join(dir, op.Path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	switch op.Op {
+	case "write":
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, []byte(op.Data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+	case "key":
+		if err := os.WriteFile(p, []byte(`{"peerToken":"test-token"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	case "append":
+		appendFile(t, p, op.Data)
+	case "remove":
+		os.Remove(p)
+	}
+}
+
+func appendFile(t testing.TB, p, data string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// testLocal is a Local on dir whose processes live until killed is set.
+func testLocal(dir string, killed *atomic.Bool) *Local {
+	return &Local{dir: dir, heads: map[string]headInfo{},
+		alive: func(int, string) bool { return !killed.Load() }}
+}
+
+// recorder collects a Follow's updates, each with when it came.
+type recorder struct {
+	mu      sync.Mutex
+	tl      *events.Timeline
+	states  []string
+	at      []time.Time // when each update with events came
+	resets  int
+	synced  bool
+	updates int
+}
+
+func newRecorder() *recorder { return &recorder{tl: events.NewTimeline()} }
+
+func (r *recorder) on(u client.Update) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates++
+	if u.Reset {
+		r.resets++
+		r.tl = events.NewTimeline()
+	}
+	if u.Synced {
+		r.synced = true
+	}
+	for _, ev := range u.Events {
+		r.tl.Apply(ev)
+		if ev.Kind == events.KindRunState {
+			r.states = append(r.states, ev.RunStatus)
+		}
+	}
+	if len(u.Events) > 0 {
+		r.at = append(r.at, time.Now())
+	}
+}
+
+// texts are the user and assistant texts of the timeline, in order.
+func (r *recorder) texts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return texts(r.tl)
+}
+
+func texts(tl *events.Timeline) []string {
+	var out []string
+	for _, it := range tl.Items() {
+		if (it.Kind == events.ItemUser || it.Kind == events.ItemAssistant) && strings.TrimSpace(it.Text) != "" {
+			out = append(out, it.Text)
+		}
+	}
+	return out
+}
+
+func waitFor(t testing.TB, what string, within time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestFollowRecordedSession replays the real CLI's recorded files with
+// their timing (twice as fast) and follows the session as they are
+// written: every conversation line is shown as it comes, the run states
+// follow the registry file, and the kill shows as a stopped run. The
+// timeline built live is the one the whole file gives.
+func TestFollowRecordedSession(t *testing.T) {
+	ops := loadRecording(t)
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	var id, transcript string
+	for _, op := range ops {
+		if op.Op == "append" && transcript == "" {
+			transcript = op.Path
+			id = strings.TrimSuffix(filepath.Base(op.Path), ".jsonl")
+		}
+	}
+	// Up to the first registry write: the session is listed, with no
+	// transcript yet.
+	i := 0
+	for ; i < len(ops) && ops[i].Op != "write"; i++ {
+		apply(t, dir, ops[i])
+	}
+	apply(t, dir, ops[i])
+	i++
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := newRecorder()
+	done := make(chan error, 1)
+	go func() { done <- l.Follow(ctx, id, rec.on) }()
+	waitFor(t, "synced", 2*time.Second, func() bool { rec.mu.Lock(); defer rec.mu.Unlock(); return rec.synced })
+
+	const speed = 4
+	start := time.Now()
+	base := ops[i].MS
+	var lags []time.Duration
+	for ; i < len(ops); i++ {
+		op := ops[i]
+		if d := time.Duration(op.MS-base)*time.Millisecond/speed - time.Since(start); d > 0 {
+			time.Sleep(d)
+		}
+		rec.mu.Lock()
+		n := len(rec.at)
+		rec.mu.Unlock()
+		wrote := time.Now()
+		apply(t, dir, op)
+		if op.Op == "append" && (strings.Contains(op.Data, `"type":"assistant"`) || strings.Contains(op.Data, `"type":"user"`)) {
+			waitFor(t, "the lines appended at "+time.Duration(op.MS*1e6).String(), 2*time.Second, func() bool {
+				rec.mu.Lock()
+				defer rec.mu.Unlock()
+				return len(rec.at) > n
+			})
+			rec.mu.Lock()
+			lags = append(lags, rec.at[n].Sub(wrote))
+			rec.mu.Unlock()
+		}
+	}
+	killed.Store(true)
+	waitFor(t, "the killed process seen", 2*time.Second, func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.states) > 0 && rec.states[len(rec.states)-1] == events.StatusStopped
+	})
+	cancel()
+	<-done
+
+	whole := events.NewTimeline()
+	d := NewDecoder()
+	data, err := os.ReadFile(filepath.Join(dir, transcript))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		for _, ev := range d.Decode([]byte(line)) {
+			whole.Apply(ev)
+		}
+	}
+	for _, ev := range d.Flush() {
+		whole.Apply(ev)
+	}
+	if got, want := rec.texts(), texts(whole); !slices.Equal(got, want) {
+		t.Errorf("followed texts\n%q\nwant (the whole file)\n%q", got, want)
+	}
+	if got := rec.texts(); len(got) < 6 || !strings.Contains(strings.Join(got, "\n"), "Got the second follow-up.") {
+		t.Errorf("the conversation is not all there: %q", got)
+	}
+	// idle at the start, generating through busy and waiting, idle between
+	// the turns, stopped when killed.
+	rec.mu.Lock()
+	states := slices.Compact(slices.Clone(rec.states))
+	resets := rec.resets
+	rec.mu.Unlock()
+	if len(states) < 4 || states[0] != events.StatusIdle || !slices.Contains(states, events.StatusGenerating) || states[len(states)-1] != events.StatusStopped {
+		t.Errorf("run states %v", states)
+	}
+	if resets != 0 {
+		t.Errorf("%d resets of a file that only grew", resets)
+	}
+	slices.Sort(lags)
+	t.Logf("appended lines shown after (min, median, max): %v %v %v", lags[0], lags[len(lags)/2], lags[len(lags)-1])
+}
+
+// TestFollowHalfLinesAndTruncation: a line written in two parts is shown
+// once it is whole; a truncated or replaced transcript starts over.
+func TestFollowHalfLinesAndTruncation(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	id := "0b8e1c55-3f40-4d0a-9d11-8a6c1c7b2e10"
+	path := filepath.Join(dir, "projects", "-work", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	user := func(text string) string {
+		b, _ := json.Marshal(map[string]any{"type": "user", "uuid": "u-" + text, "sessionId": id, "cwd": "/work",
+			"timestamp": "2026-12-07T02:00:00Z", "message": map[string]any{"role": "user", "content": text}})
+		return string(b) + "\n"
+	}
+	appendFile(t, path, user("first"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := newRecorder()
+	done := make(chan error, 1)
+	go func() { done <- l.Follow(ctx, id, rec.on) }()
+	has := func(want ...string) func() bool {
+		return func() bool { return slices.Equal(rec.texts(), want) }
+	}
+	waitFor(t, "the first line", 2*time.Second, has("first"))
+
+	second := user("second")
+	appendFile(t, path, second[:len(second)/2])
+	time.Sleep(3 * recheck / 2) // a look at the file, events and the timer both
+	if got := rec.texts(); !slices.Equal(got, []string{"first"}) {
+		t.Fatalf("half a line shown: %q", got)
+	}
+	appendFile(t, path, second[len(second)/2:])
+	waitFor(t, "the line once whole", 2*time.Second, has("first", "second"))
+
+	// Truncated and written anew: the timeline starts over.
+	if err := os.WriteFile(path, []byte(user("again")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the truncated file read anew", 2*time.Second, has("again"))
+	// Replaced by another file (a rename over it).
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(user("replaced")+user("more")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the replaced file read anew", 2*time.Second, has("replaced", "more"))
+	rec.mu.Lock()
+	resets := rec.resets
+	rec.mu.Unlock()
+	if resets != 2 {
+		t.Errorf("%d resets, want 2", resets)
+	}
+	cancel()
+	<-done
+}
+
+func TestTailLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	tl := &tail{path: p}
+	read := func() tailRead {
+		t.Helper()
+		r, err := tl.read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := read(); len(r.lines) != 0 || r.reset {
+		t.Fatalf("a missing file read %+v", r)
+	}
+	appendFile(t, p, "a\nb")
+	if r := read(); len(r.lines) != 1 || string(r.lines[0]) != "a" {
+		t.Fatalf("got %q", r.lines)
+	}
+	appendFile(t, p, "c\n\n")
+	if r := read(); len(r.lines) != 1 || string(r.lines[0]) != "bc" {
+		t.Fatalf("the half line: got %q", r.lines)
+	}
+	// A line over maxLine is skipped whole, the next one kept.
+	big := strings.Repeat("x", maxLine/2)
+	appendFile(t, p, big)
+	appendFile(t, p, big)
+	appendFile(t, p, big+"\nd\n")
+	if r := read(); r.skipped != 1 || len(r.lines) != 1 || string(r.lines[0]) != "d" {
+		t.Fatalf("the long line: skipped %d, lines %d", r.skipped, len(r.lines))
+	}
+	os.Remove(p)
+	if r := read(); !r.reset {
+		t.Fatal("a removed file is no reset")
+	}
+	appendFile(t, p, "e\n")
+	if r := read(); len(r.lines) != 1 || string(r.lines[0]) != "e" {
+		t.Fatalf("the new file: %q", r.lines)
+	}
+}
