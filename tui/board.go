@@ -226,7 +226,7 @@ func (bs *boardState) selected() (board.Row, bool) {
 
 // statusCycle is what s steps through: everything, what needs you, then
 // each status.
-var statusCycle = []board.Status{"", "needs you", board.Generating, board.Idle, board.Failed, board.Cancelled, board.Stopped, board.Disconnected}
+var statusCycle = []board.Status{"", "needs you", board.Generating, board.Idle, board.Failed, board.Cancelled, board.Stopped, board.Waiting, board.Exited, board.Disconnected}
 
 func (bs *boardState) cycleStatus() {
 	cur := board.Status("")
@@ -408,6 +408,10 @@ func taskStatus(s board.Status) string {
 		return events.StatusGenerating
 	case board.Stopped:
 		return events.StatusStopped
+	case board.Waiting:
+		return events.StatusWaiting
+	case board.Exited:
+		return events.StatusExited
 	}
 	return events.StatusIdle
 }

@@ -39,6 +39,11 @@ type System struct {
 	// reads the task list; nil for the others), and Open opens it.
 	Probe func(ctx context.Context, cfg client.Config) ([]events.Task, error)
 	Open  func(cfg client.Config) (client.Backend, error)
+	// Local opens the sessions the system's CLI keeps on this machine
+	// under a directory (LocalDir says which), as a live backend; nil for
+	// a system without a local CLI. See local.go.
+	Local    func(dir string) (client.Backend, error)
+	LocalDir LocalDir
 }
 
 // Live reports whether perch can follow the system's sessions over HTTP.
@@ -58,13 +63,18 @@ func Default() *Registry {
 		return System{Name: k.Name, Files: k, Probe: probe, Open: open}
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
+	// A system whose CLI keeps its sessions on this machine.
+	local := func(s System, open func(dir string) (client.Backend, error), dir LocalDir) System {
+		s.Local, s.LocalDir = open, dir
+		return s
+	}
 	return &Registry{Systems: []System{
 		live(maria.Importer(), maria.ProbeTasks, maria.Open),
 		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open),
 		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
-		file(claudecode.Importer()),
+		local(file(claudecode.Importer()), claudecode.OpenLocal, LocalDir{Env: "CLAUDE_CONFIG_DIR", Home: ".claude"}),
 		file(openai.Importer()),
 		file(codex.Importer()),
 	}}
