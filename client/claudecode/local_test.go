@@ -357,3 +357,112 @@ func TestTailLines(t *testing.T) {
 		t.Fatalf("the new file: %q", r.lines)
 	}
 }
+
+// TestRunSummary: the board's summary of the last run is its last reply
+// and the usage of its replies, read from the transcript's end.
+func TestRunSummary(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	for _, op := range loadRecording(t) {
+		apply(t, dir, op)
+	}
+	l := testLocal(dir, &killed)
+	list, err := l.Sessions(context.Background())
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %+v %v", list, err)
+	}
+	s, err := l.RunSummary(context.Background(), list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LastReply != "Got the second follow-up." || !s.HasUsage || s.Tokens() == 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestSessionsFollowRegistry lists the recorded session after each change
+// of its registry file: the status is the file's while the process runs
+// (waiting with what it waits for), exited once it is killed, with the
+// first prompt as its title and the cwd of its transcript.
+func TestSessionsFollowRegistry(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	var got []string
+	for _, op := range loadRecording(t) {
+		apply(t, dir, op)
+		if op.Op != "write" {
+			continue
+		}
+		list, err := l.Sessions(context.Background())
+		if err != nil || len(list) != 1 {
+			t.Fatalf("sessions %+v %v", list, err)
+		}
+		st := list[0].Status
+		if list[0].WaitingFor != "" {
+			st += " (" + list[0].WaitingFor + ")"
+		}
+		if len(got) == 0 || got[len(got)-1] != st {
+			got = append(got, st)
+		}
+	}
+	want := []string{"idle", "generating", "waiting (permission prompt)", "generating", "idle", "generating", "idle", "generating", "idle"}
+	if !slices.Equal(got, want) {
+		t.Errorf("statuses %q\nwant %q", got, want)
+	}
+	killed.Store(true)
+	list, _ := l.Sessions(context.Background())
+	if len(list) != 1 || list[0].Status != events.StatusExited || list[0].Name != "Walk through the live states." ||
+		list[0].Cwd != "/tmp/perch-claude-live/work" {
+		t.Errorf("after the kill: %+v", list)
+	}
+	if _, err := l.Session(context.Background(), list[0].ID[:6]); err != nil {
+		t.Errorf("by a prefix: %v", err)
+	}
+}
+
+// TestWatchSessions: a registry file rewritten, a transcript made and a
+// process killed (no file event) each reach the watcher's list.
+func TestWatchSessions(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	ops := loadRecording(t)
+	apply(t, dir, ops[0])
+	apply(t, dir, ops[1])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var seen []string
+	done := make(chan error, 1)
+	go func() {
+		done <- l.WatchSessions(ctx, func(list []events.Task) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range list {
+				seen = append(seen, s.Status+" "+s.Name)
+			}
+		})
+	}()
+	saw := func(what string) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(seen) > 0 && strings.HasPrefix(seen[len(seen)-1], what)
+		}
+	}
+	waitFor(t, "the first list", time.Second, saw("idle"))
+	for _, op := range ops[2:] {
+		apply(t, dir, op)
+		if op.Op == "write" && strings.Contains(op.Data, `"status":"waiting"`) {
+			break
+		}
+	}
+	waitFor(t, "waiting, with its title", time.Second, saw("waiting Walk through the live states."))
+	killed.Store(true)
+	waitFor(t, "the kill", 2*recheck+time.Second, saw("exited"))
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("WatchSessions returned %v", err)
+	}
+}
