@@ -99,6 +99,7 @@ type follower struct {
 	prompts map[string]string
 	watched map[string]bool
 	status  string // the run state last handed on
+	regPath string // the session's registry file, once found
 	synced  bool
 	line    int
 }
@@ -295,9 +296,10 @@ func (f *follower) subLine(call string, line []byte) []events.Event {
 
 // runStatus is the run state of the session's process: generating while
 // it is busy or waiting for the user (the run is not over), idle, or
-// stopped when no process runs it.
+// stopped when no process runs it. The registry file found once is read
+// alone after that, while it still names the session.
 func (f *follower) runStatus() string {
-	r, ok := f.l.registryOf(f.id)
+	r, ok := f.registry()
 	if !ok {
 		return events.StatusStopped
 	}
@@ -306,6 +308,25 @@ func (f *follower) runStatus() string {
 		return events.StatusGenerating
 	}
 	return st
+}
+
+// registry is the session's live registry file.
+func (f *follower) registry() (registryFile, bool) {
+	if f.regPath != "" {
+		if data, err := readSmall(f.regPath, 64<<10); err == nil {
+			var r registryFile
+			if json.Unmarshal(data, &r) == nil && r.SessionID == f.id && f.l.alive(r.PID, r.ProcStart) {
+				r.path = f.regPath
+				return r, true
+			}
+		}
+		f.regPath = ""
+	}
+	r, ok := f.l.registryOf(f.id)
+	if ok {
+		f.regPath = r.path
+	}
+	return r, ok
 }
 
 func (f *follower) notice(level events.NoticeLevel, text string) {

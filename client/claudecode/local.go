@@ -37,6 +37,7 @@ import (
 // title and cwd are in its first lines, its last activity in its last.
 // A transcript is never read whole to be listed.
 const (
+	firstRead    = 8 << 10
 	headBytes    = 64 << 10
 	maxHeadBytes = 512 << 10
 )
@@ -288,19 +289,70 @@ func (l *Local) Sessions(ctx context.Context) ([]events.Task, error) {
 
 // sessions is Sessions with the registry files of the running ones.
 func (l *Local) sessions(ctx context.Context) ([]events.Task, map[string]registryFile, error) {
-	live, stale := l.registries()
-	paths := l.transcripts()
-	seen := map[string]bool{}
-	var out []events.Task
-	add := func(t events.Task) {
-		if seen[t.ID] {
-			return
-		}
-		seen[t.ID] = true
-		out = append(out, t)
+	files, err := l.scan(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
+	live, stale := l.registries()
+	return compose(files, live, stale), live, nil
+}
+
+// scan is every transcript's task as its file and head say (status
+// exited), by session id. Heads not known yet are read a few at a time.
+func (l *Local) scan(ctx context.Context) (map[string]events.Task, error) {
+	paths := l.transcripts()
+	out := make(map[string]events.Task, len(paths))
+	var mu sync.Mutex
+	work := make(chan [2]string)
+	var wg sync.WaitGroup
+	for range headReaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				t, ok := l.fileTask(w[0], w[1])
+				mu.Lock()
+				if ok {
+					out[w[0]] = t
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for id, p := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- [2]string{id, p}
+	}
+	close(work)
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// headReaders is how many transcripts a scan reads at once: their heads
+// are small reads, mostly waiting on the file system.
+const headReaders = 4
+
+// fileTask is a transcript's task as its file and head say; false when
+// the file is gone.
+func (l *Local) fileTask(id, path string) (events.Task, bool) {
+	t, ok := l.task(id, path)
+	t.Status = events.StatusExited
+	return t, ok
+}
+
+// compose is the list of sessions: the transcripts' tasks with what the
+// registry files say of the running ones, and the stale registry files
+// of sessions killed before they wrote a transcript; the most recently
+// active first.
+func compose(files map[string]events.Task, live, stale map[string]registryFile) []events.Task {
+	out := make([]events.Task, 0, len(files)+len(live))
 	for id, r := range live {
-		t := l.task(id, paths[id])
+		t, ok := files[id]
+		if !ok {
+			t = events.Task{ID: id}
+		}
 		t.Status, t.WaitingFor = statusOf(r)
 		if r.Cwd != "" {
 			t.Cwd = r.Cwd
@@ -314,25 +366,22 @@ func (l *Local) sessions(ctx context.Context) ([]events.Task, map[string]registr
 		if t.Created.IsZero() && r.StartedAt > 0 {
 			t.Created = time.UnixMilli(r.StartedAt)
 		}
-		add(t)
+		out = append(out, t)
 	}
-	for id, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	for id, t := range files {
+		if _, ok := live[id]; !ok {
+			out = append(out, t)
 		}
-		if seen[id] {
-			continue
-		}
-		t := l.task(id, p)
-		t.Status = events.StatusExited
-		add(t)
 	}
 	for id, r := range stale {
-		if seen[id] {
+		if _, ok := files[id]; ok {
+			continue
+		}
+		if _, ok := live[id]; ok {
 			continue
 		}
 		// Killed before its first message: no transcript.
-		add(events.Task{ID: id, Name: r.Name, Cwd: r.Cwd, Status: events.StatusExited,
+		out = append(out, events.Task{ID: id, Name: r.Name, Cwd: r.Cwd, Status: events.StatusExited,
 			Created: time.UnixMilli(r.StartedAt), Updated: time.UnixMilli(r.UpdatedAt)})
 	}
 	slices.SortFunc(out, func(a, b events.Task) int {
@@ -341,7 +390,7 @@ func (l *Local) sessions(ctx context.Context) ([]events.Task, map[string]registr
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out, live, nil
+	return out
 }
 
 // statusOf maps a live registry file's status to a task's.
@@ -365,16 +414,13 @@ func statusOf(r registryFile) (status, waitingFor string) {
 	return events.StatusGenerating, ""
 }
 
-// task is what a transcript's head and its file say of a session ("" path:
-// none yet).
-func (l *Local) task(id, path string) events.Task {
+// task is what a transcript's head and its file say of a session; false
+// when the file is not there.
+func (l *Local) task(id, path string) (events.Task, bool) {
 	t := events.Task{ID: id}
-	if path == "" {
-		return t
-	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return t
+		return t, false
 	}
 	t.Updated = fi.ModTime()
 	l.mu.Lock()
@@ -388,7 +434,7 @@ func (l *Local) task(id, path string) events.Task {
 		l.mu.Unlock()
 	}
 	t.Name, t.Cwd, t.Created = h.title, h.cwd, h.start
-	return t
+	return t, true
 }
 
 // readHead reads the first lines of a transcript, at most maxHeadBytes,
@@ -400,11 +446,16 @@ func readHead(path string) headInfo {
 		return h
 	}
 	defer f.Close()
-	buf := make([]byte, 0, headBytes)
-	chunk := make([]byte, headBytes)
-	for len(buf) < maxHeadBytes {
-		n, err := f.Read(chunk)
-		buf = append(buf, chunk[:n]...)
+	// The title is usually within the first few kilobytes: read those
+	// first, then more, doubling, up to maxHeadBytes.
+	buf := make([]byte, 0, firstRead)
+	for size, read := firstRead, 0; read < maxHeadBytes; size = min(size*2, headBytes) {
+		if cap(buf)-len(buf) < size {
+			buf = append(make([]byte, 0, len(buf)+size), buf...)
+		}
+		n, err := f.Read(buf[len(buf) : len(buf)+size])
+		buf = buf[:len(buf)+n]
+		read += n
 		for {
 			i := bytes.IndexByte(buf, '\n')
 			if i < 0 {

@@ -459,6 +459,27 @@ func TestWatchSessions(t *testing.T) {
 		}
 	}
 	waitFor(t, "waiting, with its title", time.Second, saw("waiting Walk through the live states."))
+	// Another session's transcript in the same project directory: listed
+	// (exited: no process) with its title.
+	var first string
+	for _, op := range ops {
+		if op.Op == "append" {
+			first = op.Path
+			break
+		}
+	}
+	other := filepath.Join(dir, filepath.Dir(first), "9a8b7c6d-0000-4000-8000-000000000001.jsonl")
+	appendFile(t, other, `{"type":"user","cwd":"/w","message":{"role":"user","content":"Another one"}}`+"\n")
+	waitFor(t, "the other session", time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range seen {
+			if s == "exited Another one" {
+				return true
+			}
+		}
+		return false
+	})
 	killed.Store(true)
 	waitFor(t, "the kill", 2*recheck+time.Second, saw("exited"))
 	cancel()

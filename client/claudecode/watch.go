@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -50,17 +51,37 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	watchAll()
 	var last []events.Task
 	var running map[string]registryFile
+	files, err := l.scan(ctx)
+	if err != nil {
+		return err
+	}
+	projects := filepath.Join(l.dir, "projects")
+	// changed are the transcripts written since the last listing; a
+	// listing re-reads only them (and the registry files, always).
+	changed := map[string]bool{}
+	rescan := false
 	list := func() error {
-		cur, live, err := l.sessions(ctx)
-		if err != nil {
-			return err
+		if rescan {
+			rescan = false
+			clear(changed)
+			if files, err = l.scan(ctx); err != nil {
+				return err
+			}
 		}
+		for p := range changed {
+			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+			if t, ok := l.fileTask(id, p); ok {
+				files[id] = t
+			} else {
+				delete(files, id)
+			}
+		}
+		clear(changed)
+		live, stale := l.registries()
 		running = live
+		cur := compose(files, live, stale)
 		if last == nil || !slices.EqualFunc(cur, last, sameTask) {
 			last = cur
-			if last == nil {
-				last = []events.Task{}
-			}
 			on(cur)
 		}
 		return nil
@@ -79,14 +100,30 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			if !ok {
 				return nil
 			}
-			if ev.Op&fsnotify.Create != 0 {
+			rel, err := filepath.Rel(projects, ev.Name)
+			switch {
+			case err == nil && strings.Count(rel, string(filepath.Separator)) == 1 && strings.HasSuffix(rel, ".jsonl"):
+				changed[ev.Name] = true
+			case err == nil && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator):
+				// A project directory made or removed, or projects/
+				// itself: look at everything again. (A session's own
+				// directory, of its subagents, changes nothing listed.)
+				if ev.Op&fsnotify.Create != 0 {
+					watchAll()
+				}
+				rescan = true
+			case err == nil && !strings.HasPrefix(rel, ".."):
+				// Deeper: a session's subagents, nothing listed.
+			case ev.Op&fsnotify.Create != 0:
 				watchAll()
+				rescan = rescan || filepath.Base(ev.Name) == "projects"
 			}
 			if due == nil {
 				due = time.After(settle)
 			}
 		case <-w.Errors:
-			// An overflow lost events: list again.
+			// Events were lost (an overflow): look at everything again.
+			rescan = true
 			if due == nil {
 				due = time.After(settle)
 			}
