@@ -149,15 +149,28 @@ func TestLocalClaudeCode(t *testing.T) {
 	status("idle")
 	boardSays("idle")
 
+	// perch attach by a prefix of the id follows the session live.
+	attach := &term{t: t, sock: fmt.Sprintf("perch-e2e-%d-claude-attach", os.Getpid())}
+	attach.tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "main", "-e", "TERM=xterm-256color",
+		"-e", "XDG_STATE_HOME="+stateDir(t), fmt.Sprintf("env HOME=%s CLAUDE_CONFIG_DIR= %s attach %s", home, perch, id[:8]))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("perch attach's screen at failure:\n%s", attach.screen())
+		}
+		exec.Command("tmux", "-L", attach.sock, "kill-server").Run()
+	})
+	attach.waitText("Made the file.", 20*time.Second)
+
 	transcript := filepath.Join(conf, "projects", strings.NewReplacer("/", "-", ".", "-", "_", "-").Replace(work), id+".jsonl")
 	first, second := "First follow-up, sent at idle.", "Second follow-up, sent while busy."
-	perchRun("send", id[:8], first)
+	// The first from the composer of perch attach, the second with perch
+	// send while the CLI works on the first.
+	attach.typeText(first)
+	attach.keys("Enter")
 	status("busy")
 	perchRun("send", id, second)
-	waitUntil(t, "both follow-ups answered", 60*time.Second, func() bool {
-		b, _ := os.ReadFile(transcript)
-		return strings.Contains(string(b), "Got the second follow-up.")
-	})
+	attach.waitText("Got the first follow-up.", 30*time.Second)
+	attach.waitText("Got the second follow-up.", 30*time.Second)
 	status("idle")
 	// Each taken once: one enqueue receipt of each text in the transcript.
 	counts := map[string]int{}
