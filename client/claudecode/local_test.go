@@ -487,3 +487,62 @@ func TestWatchSessions(t *testing.T) {
 		t.Errorf("WatchSessions returned %v", err)
 	}
 }
+
+// TestFollowSubagent: a subagent's transcript, written beside the
+// session's while its Agent call runs, is shown live as that call's
+// running output (matched by the call's prompt), never as turns.
+func TestFollowSubagent(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	id := "2e1f0a9b-0000-4000-8000-0000000000aa"
+	path := filepath.Join(dir, "projects", "-work", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, path, `{"type":"user","uuid":"u1","sessionId":"`+id+`","message":{"role":"user","content":"How many files? Ask a subagent."}}`+"\n"+
+		`{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"ag","name":"Agent","input":{"description":"Count","prompt":"Count the files","subagent_type":"general-purpose"}}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":5}}}`+"\n")
+	var mu sync.Mutex
+	var running strings.Builder
+	users := 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Follow(ctx, id, func(u client.Update) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, ev := range u.Events {
+				switch {
+				case ev.Kind == events.KindToolOutputDelta && ev.Tool.Call.ID == "ag":
+					running.WriteString(ev.Text)
+				case ev.Kind == events.KindUserMessage:
+					users++
+				}
+			}
+		})
+	}()
+	sub := filepath.Join(dir, "projects", "-work", id, "subagents", "agent-a1b2.jsonl")
+	if err := os.MkdirAll(filepath.Dir(sub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	appendFile(t, sub, `{"type":"user","isSidechain":true,"message":{"role":"user","content":"Count the files"}}`+"\n")
+	appendFile(t, sub, `{"type":"assistant","isSidechain":true,"message":{"id":"ms","role":"assistant","content":[{"type":"tool_use","id":"sb","name":"Bash","input":{"command":"ls | wc -l"}}]}}`+"\n")
+	waitFor(t, "the subagent's call under the Agent call", 2*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(running.String(), "→ Bash ls | wc -l")
+	})
+	appendFile(t, sub, `{"type":"user","isSidechain":true,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"sb","content":"0"}]}}`+"\n")
+	waitFor(t, "its result", 2*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(running.String(), "← 0")
+	})
+	cancel()
+	<-done
+	if users != 1 {
+		t.Errorf("%d user messages, want the session's prompt alone", users)
+	}
+}
