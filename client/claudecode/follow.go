@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -97,7 +98,9 @@ type follower struct {
 	// prompts are the Agent calls whose subagent has not been matched to
 	// a file yet: the prompt → the call id.
 	prompts map[string]string
-	watched map[string]bool
+	// agentCalls are the Agent calls seen, whose result ends a subagent.
+	agentCalls map[string]bool
+	watched    map[string]bool
 	status  string // the run state last handed on
 	regPath string // the session's registry file, once found
 	synced  bool
@@ -109,12 +112,17 @@ type subTail struct {
 	tail
 	call    string   // the Agent call it runs under, once known
 	pending [][]byte // lines read before the call was known
+	// usage is each reply's usage by message id (the CLI writes a reply
+	// as several lines, each with the message's usage so far).
+	usage    map[string]*anthropic.UsageMax
+	reported bool // its usage went into the totals
 }
 
 func (f *follower) reset() {
 	f.dec = NewDecoder()
 	f.subs = map[string]*subTail{}
 	f.prompts = map[string]string{}
+	f.agentCalls = map[string]bool{}
 	f.line = 0
 }
 
@@ -150,6 +158,12 @@ func (f *follower) step(first bool) {
 		u.Reset = true
 	}
 	for _, line := range r.lines {
+		if call := f.agentResult(line); call != "" {
+			// The subagent is done: what is left of its transcript, and
+			// its usage for the totals, before its call's result.
+			u.Events = append(u.Events, f.readSubs()...)
+			u.Events = append(u.Events, f.subUsage(call)...)
+		}
 		u.Events = append(u.Events, f.mainLine(line)...)
 	}
 	if r.skipped > 0 {
@@ -206,6 +220,7 @@ func (f *follower) noteAgentCalls(line []byte) {
 	for _, c := range o.Message.Content {
 		if c.Type == "tool_use" && (c.Name == "Agent" || c.Name == "Task") && c.Input.Prompt != "" && len(f.prompts) < 1024 {
 			f.prompts[strings.TrimSpace(c.Input.Prompt)] = c.ID
+			f.agentCalls[c.ID] = true
 		}
 	}
 }
@@ -239,7 +254,7 @@ func (f *follower) readSubs() []events.Event {
 			continue
 		}
 		if r.reset {
-			s.pending = nil
+			s.pending, s.usage, s.reported = nil, nil, false
 		}
 		for _, line := range r.lines {
 			if s.call == "" {
@@ -251,11 +266,11 @@ func (f *follower) readSubs() []events.Event {
 					continue
 				}
 				for _, p := range s.pending {
-					out = append(out, f.subLine(s.call, p)...)
+					out = append(out, f.subLine(s, p)...)
 				}
 				s.pending = nil
 			}
-			out = append(out, f.subLine(s.call, line)...)
+			out = append(out, f.subLine(s, line)...)
 		}
 	}
 	return out
@@ -281,17 +296,79 @@ func (f *follower) matchSub(line []byte) string {
 }
 
 // subLine is a subagent's line as a step of its call's output; its
-// prompt (the call's own argument) is not repeated.
-func (f *follower) subLine(call string, line []byte) []events.Event {
+// prompt (the call's own argument) is not repeated. A reply's usage is
+// kept for the totals.
+func (f *follower) subLine(s *subTail, line []byte) []events.Event {
 	o, _ := anthropic.ObjectInPlace(line)
 	if o == nil {
 		return nil
 	}
 	switch normalize.StrField(o, "type") {
-	case "assistant", "user":
-		return f.dec.sub.line(call, o, f.dec.tools.Name(call))
+	case "assistant":
+		if m := normalize.AsObject(o["message"]); m != nil && m["usage"] != nil && len(s.usage) < 4096 {
+			id := normalize.StrField(m, "id")
+			if s.usage == nil {
+				s.usage = map[string]*anthropic.UsageMax{}
+			}
+			if s.usage[id] == nil {
+				s.usage[id] = &anthropic.UsageMax{}
+			}
+			s.usage[id].Merge(m["usage"])
+		}
+		return f.dec.sub.line(s.call, o, f.dec.tools.Name(s.call))
+	case "user":
+		return f.dec.sub.line(s.call, o, f.dec.tools.Name(s.call))
 	}
 	return nil
+}
+
+// agentResult is the Agent call whose result a line of the session's
+// transcript carries ("" for any other line).
+func (f *follower) agentResult(line []byte) string {
+	if len(f.agentCalls) == 0 || !bytes.Contains(line, []byte(`"tool_result"`)) {
+		return ""
+	}
+	var o struct {
+		Type    string `json:"type"`
+		Message struct {
+			Content []struct {
+				Type string `json:"type"`
+				ID   string `json:"tool_use_id"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &o) != nil || o.Type != "user" {
+		return ""
+	}
+	for _, c := range o.Message.Content {
+		if c.Type == "tool_result" && f.agentCalls[c.ID] {
+			return c.ID
+		}
+	}
+	return ""
+}
+
+// subUsage is the usage of the subagent that ran under call, once, as a
+// notice counted in the session's totals.
+func (f *follower) subUsage(call string) []events.Event {
+	var out []events.Event
+	for _, s := range f.subs {
+		if s.call != call || s.reported || len(s.usage) == 0 {
+			continue
+		}
+		s.reported = true
+		var sum events.Usage
+		for _, u := range s.usage {
+			if v := u.Usage(); v != nil {
+				sum.Add(v)
+			}
+		}
+		ev := anthropic.Notice(events.LevelInfo, events.NoticeProgress,
+			fmt.Sprintf("Subagent: %d replies, %d tokens in, %d out", len(s.usage), sum.InputTokens+sum.CachedTokens+sum.CacheWriteTokens, sum.OutputTokens))
+		ev.Usage = &sum
+		out = append(out, ev)
+	}
+	return out
 }
 
 // runStatus is the run state of the session's process: generating while

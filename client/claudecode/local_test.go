@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -490,7 +491,9 @@ func TestWatchSessions(t *testing.T) {
 
 // TestFollowSubagent: a subagent's transcript, written beside the
 // session's while its Agent call runs, is shown live as that call's
-// running output (matched by the call's prompt), never as turns.
+// running output (matched by the call's prompt), never as turns; when
+// the call's result comes, the subagent's usage (each reply once, though
+// the CLI writes it on several lines) is counted in the session's totals.
 func TestFollowSubagent(t *testing.T) {
 	dir := t.TempDir()
 	var killed atomic.Bool
@@ -505,6 +508,7 @@ func TestFollowSubagent(t *testing.T) {
 	var mu sync.Mutex
 	var running strings.Builder
 	users := 0
+	tl := events.NewTimeline()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -513,6 +517,7 @@ func TestFollowSubagent(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, ev := range u.Events {
+				tl.Apply(ev)
 				switch {
 				case ev.Kind == events.KindToolOutputDelta && ev.Tool.Call.ID == "ag":
 					running.WriteString(ev.Text)
@@ -528,7 +533,11 @@ func TestFollowSubagent(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)
 	appendFile(t, sub, `{"type":"user","isSidechain":true,"message":{"role":"user","content":"Count the files"}}`+"\n")
-	appendFile(t, sub, `{"type":"assistant","isSidechain":true,"message":{"id":"ms","role":"assistant","content":[{"type":"tool_use","id":"sb","name":"Bash","input":{"command":"ls | wc -l"}}]}}`+"\n")
+	reply := func(content string, out int) string {
+		return `{"type":"assistant","isSidechain":true,"message":{"id":"ms","role":"assistant","content":[` + content + `],"usage":{"input_tokens":100,"output_tokens":` + strconv.Itoa(out) + `}}}` + "\n"
+	}
+	appendFile(t, sub, reply(`{"type":"text","text":"Counting."}`, 1))
+	appendFile(t, sub, reply(`{"type":"tool_use","id":"sb","name":"Bash","input":{"command":"ls | wc -l"}}`, 40))
 	waitFor(t, "the subagent's call under the Agent call", 2*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -540,9 +549,19 @@ func TestFollowSubagent(t *testing.T) {
 		defer mu.Unlock()
 		return strings.Contains(running.String(), "← 0")
 	})
+	before := func() events.Usage { mu.Lock(); defer mu.Unlock(); return tl.Meta().Totals }()
+	appendFile(t, path, `{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"ag","content":"None."}]}}`+"\n")
+	waitFor(t, "the subagent's usage in the totals", 2*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return tl.Meta().Totals.OutputTokens == before.OutputTokens+40
+	})
 	cancel()
 	<-done
 	if users != 1 {
 		t.Errorf("%d user messages, want the session's prompt alone", users)
+	}
+	if got := tl.Meta().Totals.InputTokens - before.InputTokens; got != 100 {
+		t.Errorf("the subagent's input counted %d, want 100 (one reply)", got)
 	}
 }
