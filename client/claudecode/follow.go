@@ -101,10 +101,10 @@ type follower struct {
 	// agentCalls are the Agent calls seen, whose result ends a subagent.
 	agentCalls map[string]bool
 	watched    map[string]bool
-	status  string // the run state last handed on
-	regPath string // the session's registry file, once found
-	synced  bool
-	line    int
+	status     string // the run state last handed on
+	regPath    string // the session's registry file, once found
+	synced     bool
+	line       int
 }
 
 // subTail is one subagent's transcript.
