@@ -158,9 +158,9 @@ func (m *Model) boardNews(srcs []board.SourceState, all []board.Row) tea.Cmd {
 }
 
 // ringsFor: the reasons a notification is sent for (a paused queue is
-// the user's own doing).
+// the user's own doing; an agent that asks is stopped until answered).
 func ringsFor(r board.Reason) bool {
-	return r == board.Reply || r == board.RunFailed || r == board.Undeliverable
+	return r == board.Reply || r == board.RunFailed || r == board.Undeliverable || r == board.Permission || r == board.Input
 }
 
 // notification names the session, its source and why it needs the user.
