@@ -128,19 +128,18 @@ func (f *follower) reset() {
 
 // watchDirs watches the directories the session's files are in, as they
 // come to exist: the config directory's sessions/ (the registry), the
-// transcript's directory and the subagents' one.
+// transcript's directory and the subagents' one. For one not made yet,
+// its nearest parent inside the config directory is watched, which tells
+// when it is made.
 func (f *follower) watchDirs() {
-	dirs := []string{filepath.Join(f.l.dir, "sessions"), filepath.Dir(f.path), f.subDir}
-	for _, d := range dirs {
-		if f.watched[d] {
-			continue
-		}
-		if err := f.w.Add(d); err == nil {
-			f.watched[d] = true
-		} else if d != f.subDir {
-			// Not there yet: its parent tells when it is made.
-			if p := filepath.Dir(d); !f.watched[p] && f.w.Add(p) == nil {
-				f.watched[p] = true
+	for _, d := range []string{filepath.Join(f.l.dir, "sessions"), filepath.Dir(f.path), f.subDir} {
+		for ; !f.watched[d]; d = filepath.Dir(d) {
+			if f.w.Add(d) == nil {
+				f.watched[d] = true
+				break
+			}
+			if d == f.l.dir || !strings.HasPrefix(d, f.l.dir) {
+				break
 			}
 		}
 	}
