@@ -363,9 +363,9 @@ func compose(files map[string]events.Task, live, stale map[string]registryFile) 
 		if u := time.UnixMilli(r.StatusUpdatedAt); r.StatusUpdatedAt > 0 && u.After(t.Updated) {
 			t.Updated = u
 		}
-		if t.Created.IsZero() && r.StartedAt > 0 {
-			t.Created = time.UnixMilli(r.StartedAt)
-		}
+		// Created stays the transcript's first time (zero before it has
+		// one): the outbox stamps messages with it, so it must not move
+		// when the transcript appears.
 		out = append(out, t)
 	}
 	for id, t := range files {
