@@ -42,7 +42,7 @@ func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Upd
 		return fmt.Errorf("claude-code: watch %s: %w", path, err)
 	}
 	defer w.Close()
-	f := &follower{l: l, id: id, path: path, w: w, on: on, main: &tail{path: path},
+	f := &follower{ctx: ctx, l: l, id: id, path: path, w: w, on: on, main: &tail{path: path},
 		subDir: filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents"), watched: map[string]bool{}}
 	f.reset()
 	f.watchDirs()
@@ -86,6 +86,7 @@ func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Upd
 
 // follower is one Follow's state.
 type follower struct {
+	ctx    context.Context
 	l      *Local
 	id     string
 	path   string
@@ -145,29 +146,45 @@ func (f *follower) watchDirs() {
 	}
 }
 
-// step reads what changed and hands it on in one update.
+// batchBytes is how much of the transcript one update carries while a
+// long history is read: the consumer gets it in parts, each marked
+// BacklogMore, rather than all of it at once.
+const batchBytes = 1 << 20
+
+// step reads what changed and hands it on: the transcript in updates of
+// batchBytes, then the subagents' lines and the run state.
 func (f *follower) step(first bool) {
 	var u client.Update
-	r, err := f.main.read()
-	if err != nil {
-		f.notice(events.LevelWarning, err.Error())
-	}
-	if r.reset && !first {
-		f.reset()
-		u.Reset = true
-	}
-	for _, line := range r.lines {
-		if call := f.agentResult(line); call != "" {
-			// The subagent is done: what is left of its transcript, and
-			// its usage for the totals, before its call's result.
-			u.Events = append(u.Events, f.readSubs()...)
-			u.Events = append(u.Events, f.subUsage(call)...)
+	for {
+		r, err := f.main.read(batchBytes)
+		if err != nil {
+			f.notice(events.LevelWarning, err.Error())
 		}
-		u.Events = append(u.Events, f.mainLine(line)...)
-	}
-	if r.skipped > 0 {
-		u.Events = append(u.Events, anthropic.Notice(events.LevelWarning, events.NoticeInfo,
-			fmt.Sprintf("%d transcript line(s) over %d MB left out", r.skipped, maxLine>>20)))
+		if r.reset && !first {
+			f.reset()
+			u.Reset = true
+		}
+		for _, line := range r.lines {
+			if call := f.agentResult(line); call != "" {
+				// The subagent is done: what is left of its transcript,
+				// and its usage for the totals, before its call's result.
+				u.Events = append(u.Events, f.readSubs()...)
+				u.Events = append(u.Events, f.subUsage(call)...)
+			}
+			u.Events = append(u.Events, f.mainLine(line)...)
+		}
+		if r.skipped > 0 {
+			u.Events = append(u.Events, anthropic.Notice(events.LevelWarning, events.NoticeInfo,
+				fmt.Sprintf("%d transcript line(s) over %d MB left out", r.skipped, maxLine>>20)))
+		}
+		if !r.more || f.ctx.Err() != nil {
+			break
+		}
+		if len(u.Events) > 0 || u.Reset {
+			u.Backlog = client.BacklogMore
+			f.on(u)
+			u = client.Update{}
+		}
 	}
 	u.Events = append(u.Events, f.readSubs()...)
 	if st := f.runStatus(); st != f.status {
@@ -248,7 +265,7 @@ func (f *follower) readSubs() []events.Event {
 			s = &subTail{tail: tail{path: filepath.Join(f.subDir, n)}}
 			f.subs[n] = s
 		}
-		r, err := s.read()
+		r, err := s.read(0)
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -324,7 +325,7 @@ func TestTailLines(t *testing.T) {
 	tl := &tail{path: p}
 	read := func() tailRead {
 		t.Helper()
-		r, err := tl.read()
+		r, err := tl.read(0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -563,5 +564,60 @@ func TestFollowSubagent(t *testing.T) {
 	}
 	if got := tl.Meta().Totals.InputTokens - before.InputTokens; got != 100 {
 		t.Errorf("the subagent's input counted %d, want 100 (one reply)", got)
+	}
+}
+
+// TestFollowLongHistory: a history of several megabytes comes in parts
+// (each but the last marked BacklogMore), all of it, Synced once at its
+// end.
+func TestFollowLongHistory(t *testing.T) {
+	dir := t.TempDir()
+	var killed atomic.Bool
+	l := testLocal(dir, &killed)
+	id := "3f4e5d6c-0000-4000-8000-0000000000bb"
+	path := filepath.Join(dir, "projects", "-work", id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	const n = 400
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","message":{"role":"user","content":"%d %s"}}`+"\n", i, i, strings.Repeat("y", 10_000))
+	}
+	appendFile(t, path, b.String())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var backlogs []client.Backlog
+	var syncedAt, users int
+	done := make(chan error, 1)
+	go func() {
+		done <- l.Follow(ctx, id, func(u client.Update) {
+			mu.Lock()
+			defer mu.Unlock()
+			backlogs = append(backlogs, u.Backlog)
+			for _, ev := range u.Events {
+				if ev.Kind == events.KindUserMessage {
+					users++
+				}
+			}
+			if u.Synced {
+				syncedAt = len(backlogs)
+			}
+		})
+	}()
+	waitFor(t, "the history", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return syncedAt > 0 })
+	cancel()
+	<-done
+	if users != n {
+		t.Errorf("%d user messages, want %d", users, n)
+	}
+	if len(backlogs) < 3 || syncedAt != len(backlogs) || backlogs[len(backlogs)-1] != client.BacklogNone {
+		t.Fatalf("updates %v, synced at %d", backlogs, syncedAt)
+	}
+	for _, bl := range backlogs[:len(backlogs)-1] {
+		if bl != client.BacklogMore {
+			t.Fatalf("updates %v", backlogs)
+		}
 	}
 }

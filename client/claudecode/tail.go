@@ -40,11 +40,14 @@ type tailRead struct {
 	lines [][]byte // whole lines, without their newline
 	// skipped counts lines dropped for their size.
 	skipped int
+	// more: the read stopped at its budget before the end of the file.
+	more bool
 }
 
-// read reads what was appended since the last call. A file that does not
-// exist (yet) reads as nothing.
-func (t *tail) read() (tailRead, error) {
+// read reads what was appended since the last call, about budget bytes
+// at most (more says there is more; 0 reads to the end). A file that
+// does not exist (yet) reads as nothing.
+func (t *tail) read(budget int64) (tailRead, error) {
 	var r tailRead
 	fi, err := os.Stat(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -78,10 +81,16 @@ func (t *tail) read() (tailRead, error) {
 		t.f, t.fi, t.off = f, ofi, 0
 	}
 	buf := make([]byte, readChunk)
+	var got int64
 	for {
+		if budget > 0 && got >= budget {
+			r.more = true
+			return r, nil
+		}
 		n, err := t.f.ReadAt(buf, t.off)
 		if n > 0 {
 			t.off += int64(n)
+			got += int64(n)
 			t.feed(buf[:n], &r)
 		}
 		if err == io.EOF || n == 0 {
