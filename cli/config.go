@@ -425,6 +425,23 @@ func runConfig(_ context.Context, env Env, args []string) error {
 		line("token", "(none)", "")
 	}
 	line("theme", *theme, themeFrom)
+	reg := registry.Default()
+	if env.registry != nil {
+		reg = env.registry()
+	}
+	for _, ls := range reg.LocalStates(env.Getenv, env.Home, s.conf.localSettings()) {
+		name := ls.System + ": "
+		switch {
+		case ls.Off:
+			line("local", name+"off", "config file")
+		case ls.Dir == "":
+			line("local", name+"(none: no home directory)", "")
+		case !ls.Exists:
+			line("local", name+ls.Dir+", not there: not watched", ls.From)
+		default:
+			line("local", name+ls.Dir, ls.From)
+		}
+	}
 	keys := s.conf.keys()
 	names := make([]string, 0, len(keys))
 	for name := range keys {

@@ -144,4 +144,11 @@ func TestLocalClaudeSession(t *testing.T) {
 	if r := runEnv(ctx, t, off, "", "tasks", "--all", "--json"); r.code == 0 || !strings.Contains(r.stderr, "no source to watch") {
 		t.Errorf("with the local CLI off: %+v", r)
 	}
+	// perch config says where each local CLI is looked for, and why.
+	if r := must(t, runEnv(ctx, t, l.env(state), "", "config")); !strings.Contains(r.stdout, "local            claude-code: "+filepath.Join(l.home, ".claude")+"  (default)") {
+		t.Errorf("perch config:\n%s", r.stdout)
+	}
+	if r := must(t, runEnv(ctx, t, off, "", "config")); !strings.Contains(r.stdout, "local            claude-code: off  (config file)") {
+		t.Errorf("perch config, off:\n%s", r.stdout)
+	}
 }

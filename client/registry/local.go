@@ -69,35 +69,56 @@ func (r *Registry) LocalNames() []string {
 	return out
 }
 
-// LocalSources lists the local CLIs to watch, in the registry's order:
-// each system with one, unless set off, whose directory exists. The
-// directory is the environment's (the CLI's own variable), else the
-// setting's, else the default under home.
-func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting) []LocalSource {
-	var out []LocalSource
+// LocalState is where a local CLI's sessions are looked for, and why.
+type LocalState struct {
+	System string
+	Dir    string // "" when nothing gives one (no home)
+	// From says where Dir comes from: the CLI's variable ("CLAUDE_CONFIG_DIR"),
+	// "config file", or "default".
+	From   string
+	Off    bool // the config file turns it off
+	Exists bool // Dir is a directory
+	open   func(dir string) (client.Backend, error)
+}
+
+// LocalStates resolves every local CLI's directory: the environment's
+// (the CLI's own variable), else the setting's, else the default under
+// home.
+func (r *Registry) LocalStates(getenv func(string) string, home string, set map[string]LocalSetting) []LocalState {
+	var out []LocalState
 	for _, s := range r.Systems {
 		if s.Local == nil {
 			continue
 		}
-		st := set[s.Name]
-		if st.Off {
+		st := LocalState{System: s.Name, Off: set[s.Name].Off, open: s.Local}
+		switch {
+		case LocalDir{Env: s.LocalDir.Env}.Resolve(getenv, home) != "":
+			st.Dir, st.From = LocalDir{Env: s.LocalDir.Env}.Resolve(getenv, home), s.LocalDir.Env
+		case set[s.Name].Dir != "":
+			st.Dir, st.From = expandHome(set[s.Name].Dir, home), "config file"
+		default:
+			st.Dir, st.From = s.LocalDir.Resolve(nil, home), "default"
+		}
+		if st.Dir != "" {
+			fi, err := os.Stat(st.Dir)
+			st.Exists = err == nil && fi.IsDir()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// LocalSources lists the local CLIs to watch, in the registry's order:
+// each system with one (LocalStates), unless set off, whose directory
+// exists (a CLI that never ran here is no source).
+func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting) []LocalSource {
+	var out []LocalSource
+	for _, st := range r.LocalStates(getenv, home, set) {
+		if st.Off || !st.Exists {
 			continue
 		}
-		dir := LocalDir{Env: s.LocalDir.Env}.Resolve(getenv, home)
-		if dir == "" && st.Dir != "" {
-			dir = expandHome(st.Dir, home)
-		}
-		if dir == "" {
-			dir = s.LocalDir.Resolve(nil, home)
-		}
-		if dir == "" {
-			continue
-		}
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			continue // the CLI never ran here
-		}
-		open := s.Local
-		out = append(out, LocalSource{System: s.Name, Dir: dir, Open: func() (client.Backend, error) { return open(dir) }})
+		open, dir := st.open, st.Dir
+		out = append(out, LocalSource{System: st.System, Dir: dir, Open: func() (client.Backend, error) { return open(dir) }})
 	}
 	return out
 }
