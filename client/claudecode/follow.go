@@ -45,6 +45,7 @@ func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Upd
 	f := &follower{ctx: ctx, l: l, id: id, path: path, w: w, on: on, main: &tail{path: path},
 		subDir: filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents"), watched: map[string]bool{}}
 	f.reset()
+	defer f.closeFiles()
 	f.watchDirs()
 	f.step(true)
 	tick := time.NewTicker(recheck)
@@ -57,16 +58,12 @@ func (l *Local) Follow(ctx context.Context, sessionID string, on func(client.Upd
 			if !ok {
 				return nil
 			}
-			if ev.Op&fsnotify.Create != 0 {
-				f.watchDirs()
-			}
+			f.event(ev)
 			// Take every event already queued: one read serves them all.
 			for more := true; more; {
 				select {
 				case ev := <-w.Events:
-					if ev.Op&fsnotify.Create != 0 {
-						f.watchDirs()
-					}
+					f.event(ev)
 				default:
 					more = false
 				}
@@ -104,8 +101,12 @@ type follower struct {
 	watched    map[string]bool
 	status     string // the run state last handed on
 	regPath    string // the session's registry file, once found
-	synced     bool
-	line       int
+	// regScan is when the registry files were last looked through for
+	// the session, not found; regDirty: one was written since.
+	regScan  time.Time
+	regDirty bool
+	synced   bool
+	line     int
 }
 
 // subTail is one subagent's transcript.
@@ -119,7 +120,28 @@ type subTail struct {
 	reported bool // its usage went into the totals
 }
 
+// event notes what a file event means before the step that reads.
+func (f *follower) event(ev fsnotify.Event) {
+	if ev.Op&fsnotify.Create != 0 {
+		f.watchDirs()
+	}
+	if filepath.Dir(ev.Name) == filepath.Join(f.l.dir, "sessions") {
+		f.regDirty = true
+	}
+}
+
+// closeFiles closes every file the follower reads.
+func (f *follower) closeFiles() {
+	f.main.close()
+	for _, s := range f.subs {
+		s.close()
+	}
+}
+
 func (f *follower) reset() {
+	for _, s := range f.subs {
+		s.close()
+	}
 	f.dec = NewDecoder()
 	f.subs = map[string]*subTail{}
 	f.prompts = map[string]string{}
@@ -415,12 +437,22 @@ func (f *follower) registry() (registryFile, bool) {
 		}
 		f.regPath = ""
 	}
+	if !f.regDirty && time.Since(f.regScan) < regRescan {
+		return registryFile{}, false // none a moment ago, and none written since
+	}
+	f.regDirty = false
 	r, ok := f.l.registryOf(f.id)
 	if ok {
 		f.regPath = r.path
+	} else {
+		f.regScan = time.Now()
 	}
 	return r, ok
 }
+
+// regRescan: a session with no registry file is looked for again this
+// often even without an event (one missed in an overflow).
+const regRescan = 5 * time.Second
 
 func (f *follower) notice(level events.NoticeLevel, text string) {
 	f.on(client.Update{Events: []events.Event{anthropic.Notice(level, events.NoticeInfo, text)}})
