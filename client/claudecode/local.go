@@ -538,9 +538,33 @@ func promptText(raw json.RawMessage) string {
 	return ""
 }
 
+// exact is the session whose whole id is id, found without listing
+// every transcript (a backend's own calls name sessions by their id).
+func (l *Local) exact(id string) (events.Task, bool) {
+	if id == "" || strings.ContainsAny(id, "/\\*?[") {
+		return events.Task{}, false
+	}
+	files := map[string]events.Task{}
+	if m, _ := filepath.Glob(filepath.Join(l.dir, "projects", "*", id+".jsonl")); len(m) > 0 {
+		if t, ok := l.fileTask(id, m[0]); ok {
+			files[id] = t
+		}
+	}
+	live, stale := l.registries()
+	for _, t := range compose(files, live, stale) {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return events.Task{}, false
+}
+
 // Session finds a session by its id or a unique prefix of it.
 func (l *Local) Session(ctx context.Context, idOrPrefix string) (events.Task, error) {
 	q := strings.TrimSpace(idOrPrefix)
+	if t, ok := l.exact(q); ok {
+		return t, nil
+	}
 	list, err := l.Sessions(ctx)
 	if err != nil {
 		return events.Task{}, err
