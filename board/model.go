@@ -133,7 +133,7 @@ func FromTask(t events.Task) Session {
 	default:
 		st = Idle
 	}
-	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages), WaitingFor: t.WaitingFor}
+	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages), WaitingFor: t.WaitingFor, Tokens: t.Tokens}
 }
 
 // Held is what perch's outbox holds for a session.

@@ -122,6 +122,15 @@ func TestLocalClaudeSession(t *testing.T) {
 		t.Fatalf("sessions %+v", b.Sessions)
 	}
 
+	// perch watch counts the sessions' tokens and keeps the counts under
+	// the state directory for the next start.
+	wctx, wcancel := context.WithTimeout(ctx, time.Second)
+	runEnv(wctx, t, l.env(state), "", "watch")
+	wcancel()
+	if m, _ := filepath.Glob(filepath.Join(state, "perch", "local", "claude-code-*.json")); len(m) != 1 {
+		t.Errorf("the kept counts: %q", m)
+	}
+
 	must(t, runEnv(ctx, t, l.env(state), "", "send", l.id[:8], "allowed; now run the tests"))
 	l.mu.Lock()
 	got := append([]string(nil), l.got...)

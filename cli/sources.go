@@ -205,7 +205,7 @@ func (c *conn) localSources(env Env, conf *config) []registry.LocalSource {
 	if env.registry != nil {
 		reg = env.registry()
 	}
-	return reg.LocalSources(env.Getenv, env.Home, conf.localSettings())
+	return reg.LocalSources(env.Getenv, env.Home, conf.localSettings(), outboxRoot(env))
 }
 
 // openSession opens the backend that has the session idOrPrefix and

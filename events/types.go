@@ -391,6 +391,10 @@ type Task struct {
 	WebSearch      bool
 	QueuedMessages []QueuedMessage
 	Model          string
+	// Tokens is the session's token count so far where the system lists
+	// it (a local CLI's transcript, counted in the background); 0 when
+	// not known.
+	Tokens int64
 }
 
 // Merge overlays the fields b knows on t: daemon updates may be partial
@@ -422,6 +426,9 @@ func (t Task) Merge(b Task) Task {
 	}
 	if b.QueuedMessages != nil || b.Status == StatusStopped {
 		t.QueuedMessages = b.QueuedMessages
+	}
+	if b.Tokens != 0 {
+		t.Tokens = b.Tokens
 	}
 	t.WebSearch = b.WebSearch || t.WebSearch
 	return t

@@ -71,6 +71,8 @@ type Local struct {
 
 	mu    sync.Mutex
 	heads map[string]headInfo // transcript path → what its head said
+
+	totals totals // the transcripts' token counts (totals.go)
 }
 
 // headInfo is what listing learned of a transcript, valid while its size
@@ -339,6 +341,7 @@ const headReaders = 4
 func (l *Local) fileTask(id, path string) (events.Task, bool) {
 	t, ok := l.task(id, path)
 	t.Status = events.StatusExited
+	t.Tokens = l.totals.tokens(path)
 	return t, ok
 }
 

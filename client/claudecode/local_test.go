@@ -360,8 +360,9 @@ func TestTailLines(t *testing.T) {
 	}
 }
 
-// TestRunSummary: the board's summary of the last run is its last reply
-// and the usage of its replies, read from the transcript's end.
+// TestRunSummary: the board's summary of the last run is its last reply,
+// read from the transcript's end, without usage (the listed tokens are
+// the session's).
 func TestRunSummary(t *testing.T) {
 	dir := t.TempDir()
 	var killed atomic.Bool
@@ -377,7 +378,7 @@ func TestRunSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.LastReply != "Got the second follow-up." || !s.HasUsage || s.Tokens() == 0 {
+	if s.LastReply != "Got the second follow-up." || s.HasUsage {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -620,4 +621,109 @@ func TestFollowLongHistory(t *testing.T) {
 			t.Fatalf("updates %v", backlogs)
 		}
 	}
+}
+
+// TestTotals: a transcript's token count is each reply's usage once (the
+// CLI repeats a reply's usage on each of its lines), the same whether it
+// is counted at once or as it grows, and kept for the next start.
+func TestTotals(t *testing.T) {
+	dir := t.TempDir()
+	ops := loadRecording(t)
+	var path string
+	var l totals
+	for i, op := range ops {
+		apply(t, dir, op)
+		if op.Op == "append" {
+			path = filepath.Join(dir, op.Path)
+			if i%2 == 0 {
+				if _, err := l.count(path); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if _, err := l.count(path); err != nil {
+		t.Fatal(err)
+	}
+	// The same count from the whole file, independently: the largest
+	// usage of each message id, summed.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var o struct {
+			Type    string
+			Message struct {
+				ID    string
+				Usage map[string]any
+			}
+		}
+		if json.Unmarshal([]byte(line), &o) != nil || o.Type != "assistant" {
+			continue
+		}
+		var n int64
+		for _, k := range []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"} {
+			if v, ok := o.Message.Usage[k].(float64); ok {
+				n += int64(v)
+			}
+		}
+		per[o.Message.ID] = max(per[o.Message.ID], n)
+	}
+	var want int64
+	for _, n := range per {
+		want += n
+	}
+	if got := l.tokens(path); got != want || want == 0 {
+		t.Fatalf("counted %d, want %d", got, want)
+	}
+	var whole totals
+	if _, err := whole.count(path); err != nil || whole.tokens(path) != want {
+		t.Fatalf("counted at once %d (%v), want %d", whole.tokens(path), err, want)
+	}
+
+	// Kept: a new Local reads the count back and lists it at once.
+	keep := filepath.Join(t.TempDir(), "state", "totals.json")
+	l.path = keep
+	l.dirty = true
+	if err := l.save(); err != nil {
+		t.Fatal(err)
+	}
+	var killed atomic.Bool
+	next := testLocal(dir, &killed)
+	next.KeepTotals(keep)
+	list, err := next.Sessions(context.Background())
+	if err != nil || len(list) != 1 || list[0].Tokens != want {
+		t.Fatalf("listed %+v %v, want %d tokens", list, err, want)
+	}
+}
+
+// TestWatchCountsTokens: the watcher counts the transcripts in the
+// background and lists the counts as they come.
+func TestWatchCountsTokens(t *testing.T) {
+	dir := t.TempDir()
+	for _, op := range loadRecording(t) {
+		apply(t, dir, op)
+	}
+	var killed atomic.Bool
+	killed.Store(true)
+	l := testLocal(dir, &killed)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var tokens int64
+	done := make(chan error, 1)
+	go func() {
+		done <- l.WatchSessions(ctx, func(list []events.Task) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(list) == 1 {
+				tokens = list[0].Tokens
+			}
+		})
+	}()
+	waitFor(t, "the count listed", 2*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return tokens > 0 })
+	cancel()
+	<-done
 }

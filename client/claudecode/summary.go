@@ -18,8 +18,10 @@ var _ client.RunSummarizer = (*Local)(nil)
 const summaryBytes = 2 << 20
 
 // RunSummary implements client.RunSummarizer from the transcript's last
-// summaryBytes, decoded as Follow decodes them: the last run's reply and
-// its usage. A run longer than that is summarized from its end.
+// summaryBytes, decoded as Follow decodes them: the last run's reply (and
+// how it ended, where the transcript says). A run longer than that is
+// summarized from its end. Its usage is left out: the session's listed
+// tokens are its whole count.
 func (l *Local) RunSummary(ctx context.Context, sessionID string) (events.RunSummary, error) {
 	t, err := l.Session(ctx, sessionID)
 	if err != nil {
@@ -66,5 +68,9 @@ func (l *Local) RunSummary(ctx context.Context, sessionID string) (events.RunSum
 	for _, ev := range d.Flush() {
 		tl.Apply(ev)
 	}
-	return events.LastRun(tl.Items()), nil
+	s := events.LastRun(tl.Items())
+	// The board's tokens for a local session are the whole session's
+	// (listed, counted in the background), not its last run's.
+	s.Usage, s.HasUsage = events.Usage{}, false
+	return s, nil
 }

@@ -89,6 +89,17 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	if err := list(); err != nil {
 		return err
 	}
+	// The token counts, off this loop: the backlog newest first, then
+	// each transcript as it changes.
+	cnt := newCounter(&l.totals)
+	cctx, stopCounting := context.WithCancel(ctx)
+	counting := make(chan struct{})
+	go func() {
+		defer close(counting)
+		cnt.run(cctx)
+	}()
+	defer func() { stopCounting(); <-counting }()
+	cnt.add(false, newestFirst(l.transcripts(), files)...)
 	tick := time.NewTicker(recheck)
 	defer tick.Stop()
 	var due <-chan time.Time
@@ -104,6 +115,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			switch {
 			case err == nil && strings.Count(rel, string(filepath.Separator)) == 1 && strings.HasSuffix(rel, ".jsonl"):
 				changed[ev.Name] = true
+				cnt.add(true, ev.Name)
 			case err == nil && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator):
 				// A project directory made or removed, or projects/
 				// itself: look at everything again. (A session's own
@@ -127,6 +139,13 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			if due == nil {
 				due = time.After(settle)
 			}
+		case paths := <-cnt.out:
+			for _, p := range paths {
+				changed[p] = true
+			}
+			if due == nil {
+				due = time.After(settle)
+			}
 		case <-due:
 			due = nil
 			if err := list(); err != nil {
@@ -142,6 +161,21 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	}
 }
 
+// newestFirst orders the transcripts' paths by their sessions' last
+// activity, the latest first.
+func newestFirst(paths map[string]string, files map[string]events.Task) []string {
+	ids := make([]string, 0, len(paths))
+	for id := range paths {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return files[b].Updated.Compare(files[a].Updated) })
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = paths[id]
+	}
+	return out
+}
+
 // livenessChanged: a process listed as running is gone (a kill leaves
 // its registry file behind, and no event).
 func (l *Local) livenessChanged(running map[string]registryFile) bool {
@@ -155,5 +189,5 @@ func (l *Local) livenessChanged(running map[string]registryFile) bool {
 
 func sameTask(a, b events.Task) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.Status == b.Status && a.WaitingFor == b.WaitingFor &&
-		a.Cwd == b.Cwd && a.Updated.Equal(b.Updated) && a.Created.Equal(b.Created)
+		a.Cwd == b.Cwd && a.Updated.Equal(b.Updated) && a.Created.Equal(b.Created) && a.Tokens == b.Tokens
 }

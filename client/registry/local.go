@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,15 +112,33 @@ func (r *Registry) LocalStates(getenv func(string) string, home string, set map[
 
 // LocalSources lists the local CLIs to watch, in the registry's order:
 // each system with one (LocalStates), unless set off, whose directory
-// exists (a CLI that never ran here is no source).
-func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting) []LocalSource {
+// exists (a CLI that never ran here is no source). state is perch's
+// state directory ("" for none): a backend that keeps what it computed of
+// the sessions (TotalsKeeper) keeps it there, one file per directory.
+func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting, state string) []LocalSource {
 	var out []LocalSource
 	for _, st := range r.LocalStates(getenv, home, set) {
 		if st.Off || !st.Exists {
 			continue
 		}
-		open, dir := st.open, st.Dir
-		out = append(out, LocalSource{System: st.System, Dir: dir, Open: func() (client.Backend, error) { return open(dir) }})
+		open, dir, system := st.open, st.Dir, st.System
+		out = append(out, LocalSource{System: system, Dir: dir, Open: func() (client.Backend, error) {
+			b, err := open(dir)
+			if err != nil {
+				return nil, err
+			}
+			if k, ok := b.(TotalsKeeper); ok && state != "" {
+				sum := sha256.Sum256([]byte(dir))
+				k.KeepTotals(filepath.Join(state, "local", fmt.Sprintf("%s-%x.json", system, sum[:6])))
+			}
+			return b, nil
+		}})
 	}
 	return out
+}
+
+// TotalsKeeper is a local backend that keeps its sessions' totals (whole
+// transcripts counted) in a file, so that the next start has them.
+type TotalsKeeper interface {
+	KeepTotals(path string)
 }

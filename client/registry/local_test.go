@@ -34,7 +34,7 @@ func TestLocalSources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
-			for _, s := range Default().LocalSources(env(tc.env), home, tc.set) {
+			for _, s := range Default().LocalSources(env(tc.env), home, tc.set, "") {
 				if s.System == "claude-code" {
 					got = s.Dir
 					b, err := s.Open()
