@@ -177,6 +177,15 @@ const batchBytes = 1 << 20
 // batchBytes, then the subagents' lines and the run state.
 func (f *follower) step(first bool) {
 	var u client.Update
+	if f.main.f == nil {
+		// No transcript yet where the cwd says: the CLI may have named
+		// its directory otherwise; look for the file by its name.
+		if m, _ := filepath.Glob(filepath.Join(f.l.dir, "projects", "*", f.id+".jsonl")); len(m) > 0 && m[0] != f.path {
+			f.path, f.main.path = m[0], m[0]
+			f.subDir = filepath.Join(strings.TrimSuffix(m[0], ".jsonl"), "subagents")
+			f.watchDirs()
+		}
+	}
 	for {
 		r, err := f.main.read(batchBytes)
 		if err != nil {

@@ -90,22 +90,29 @@ func (l *Local) Send(ctx context.Context, sessionID string, m client.Message) (c
 		return client.SendResult{}, fmt.Errorf("claude-code: write to the messaging socket of session %s (%d of %d bytes went): %w", reg.SessionID, n, lines.Len(), err)
 	}
 	queued := reg.Status != "idle"
-	if err := l.awaitReceipt(ctx, path, before, m.Text, sent.Add(-time.Second)); err != nil {
+	if err := l.awaitReceipt(ctx, reg, path, before, m.Text, sent.Add(-time.Second)); err != nil {
 		return client.SendResult{}, fmt.Errorf("claude-code: written to session %s, %w", reg.SessionID, err)
 	}
 	return client.SendResult{Queued: queued}, nil
 }
 
 // awaitReceipt waits until the transcript holds an enqueue of text written
-// at or after since, reading only what was appended after offset from.
-func (l *Local) awaitReceipt(ctx context.Context, path string, from int64, text string, since time.Time) error {
+// at or after since, reading only what was appended after offset from. A
+// transcript not there yet (the session's first message) is looked for
+// again on each try: the CLI's directory name for a cwd is not always
+// the plain one.
+func (l *Local) awaitReceipt(ctx context.Context, reg registryFile, path string, from int64, text string, since time.Time) error {
 	deadline := time.NewTimer(ReceiptWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if n, err := countEnqueued(path, from, text, since); err == nil && n > 0 {
+		n, err := countEnqueued(path, from, text, since)
+		if err == nil && n > 0 {
 			return nil
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			path, from = l.transcriptPath(reg.SessionID, reg.Cwd), 0
 		}
 		select {
 		case <-ctx.Done():
