@@ -33,9 +33,10 @@ import (
 //
 // See docs/live/local.md.
 
-// headBytes and tailBytes bound what listing reads of a transcript: its
-// title and cwd are in its first lines, its last activity in its last.
-// A transcript is never read whole to be listed.
+// What listing reads of a transcript: its title and cwd are in its first
+// lines, read firstRead bytes at a time, doubling up to headBytes, until
+// they are found or maxHeadBytes were read; its last activity is the
+// file's time. A transcript is never read whole to be listed.
 const (
 	firstRead    = 8 << 10
 	headBytes    = 64 << 10
