@@ -111,7 +111,7 @@ func (l *Local) URL() string { return l.dir }
 // the reason (SessionCapabilities says so before anything is typed).
 // Nothing can be cancelled or started from perch.
 func (l *Local) Capabilities() client.Capabilities {
-	return client.Capabilities{Send: true, ServerQueue: true, Cost: true}
+	return client.Capabilities{Send: true, ServerQueue: true}
 }
 
 // SessionCapabilities narrows Capabilities for one session: no Send
