@@ -138,6 +138,17 @@ func TestLocalClaudeSession(t *testing.T) {
 	if len(got) != 1 || got[0] != "allowed; now run the tests" {
 		t.Fatalf("the session took %q", got)
 	}
+	// Held for the session, by its prefix, and delivered when released.
+	must(t, runEnv(ctx, t, l.env(state), "", "send", "--hold", l.id[:8], "after that, commit"))
+	if r := must(t, runEnv(ctx, t, l.env(state), "", "queue", l.id[:8])); !strings.Contains(r.stdout, "after that, commit") {
+		t.Errorf("perch queue: %+v", r)
+	}
+	l.mu.Lock()
+	n := len(l.got)
+	l.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("a held message was sent: %d taken", n)
+	}
 	// Turned off in the config file: no source at all.
 	conf := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(conf, "perch"), 0o700); err != nil {
