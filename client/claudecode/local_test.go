@@ -454,14 +454,14 @@ func TestWatchSessions(t *testing.T) {
 			return len(seen) > 0 && strings.HasPrefix(seen[len(seen)-1], what)
 		}
 	}
-	waitFor(t, "the first list", time.Second, saw("idle"))
+	waitFor(t, "the first list", 5*time.Second, saw("idle"))
 	for _, op := range ops[2:] {
 		apply(t, dir, op)
 		if op.Op == "write" && strings.Contains(op.Data, `"status":"waiting"`) {
 			break
 		}
 	}
-	waitFor(t, "waiting, with its title", time.Second, saw("waiting Walk through the live states."))
+	waitFor(t, "waiting, with its title", 5*time.Second, saw("waiting Walk through the live states."))
 	// Another session's transcript in the same project directory: listed
 	// (exited: no process) with its title.
 	var first string
@@ -473,7 +473,7 @@ func TestWatchSessions(t *testing.T) {
 	}
 	other := filepath.Join(dir, filepath.Dir(first), "9a8b7c6d-0000-4000-8000-000000000001.jsonl")
 	appendFile(t, other, `{"type":"user","cwd":"/w","message":{"role":"user","content":"Another one"}}`+"\n")
-	waitFor(t, "the other session", time.Second, func() bool {
+	waitFor(t, "the other session", 5*time.Second, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, s := range seen {
@@ -484,7 +484,7 @@ func TestWatchSessions(t *testing.T) {
 		return false
 	})
 	killed.Store(true)
-	waitFor(t, "the kill", 2*recheck+time.Second, saw("exited"))
+	waitFor(t, "the kill", 2*recheck+5*time.Second, saw("exited"))
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Errorf("WatchSessions returned %v", err)
@@ -723,7 +723,7 @@ func TestWatchCountsTokens(t *testing.T) {
 			}
 		})
 	}()
-	waitFor(t, "the count listed", 2*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return tokens > 0 })
+	waitFor(t, "the count listed", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return tokens > 0 })
 	cancel()
 	<-done
 }
