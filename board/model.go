@@ -31,6 +31,13 @@ const (
 	Cancelled    Status = "cancelled" // the last run was cancelled
 	Stopped      Status = "stopped"   // the session's agent is not running (maria)
 	Disconnected Status = "disconnected"
+	// Waiting: the run waits for the user (a local CLI's permission
+	// prompt or question): it needs you, for the reason Session.WaitingFor
+	// gives.
+	Waiting Status = "waiting"
+	// Exited: the session's process is gone (a local CLI that exited or
+	// was killed).
+	Exited Status = "exited"
 	// Gone is a Change's New status for a session the source no longer
 	// lists.
 	Gone Status = "gone"
@@ -50,6 +57,10 @@ const (
 	Reply Reason = "reply"
 	// Paused: messages wait in a queue whose delivery is paused.
 	Paused Reason = "paused"
+	// Permission: the agent waits for the user to allow a tool call.
+	Permission Reason = "permission"
+	// Input: the agent waits for the user's answer.
+	Input Reason = "input"
 )
 
 // Text is the reason for people.
@@ -63,6 +74,10 @@ func (r Reason) Text() string {
 		return "a reply you have not seen"
 	case Paused:
 		return "messages wait in a paused queue"
+	case Permission:
+		return "it asks your permission"
+	case Input:
+		return "it waits for your answer"
 	}
 	return ""
 }
@@ -70,6 +85,8 @@ func (r Reason) Text() string {
 // rank orders reasons: the lower, the more urgent.
 func (r Reason) rank() int {
 	switch r {
+	case Permission, Input:
+		return -1 // the agent is stopped until the user answers
 	case Undeliverable:
 		return 0
 	case RunFailed:
@@ -103,17 +120,20 @@ type Session struct {
 	Cost      float64
 	HasCost   bool
 	LastReply string // the last reply's text (the board keeps its first line)
+	// WaitingFor: what a Waiting session waits for, in the system's words
+	// ("permission prompt", "input needed").
+	WaitingFor string
 }
 
 // FromTask is a Session of a task as every backend lists it.
 func FromTask(t events.Task) Session {
 	st := Status(t.Status)
 	switch st {
-	case Generating, Idle, Stopped, Failed, Cancelled:
+	case Generating, Idle, Stopped, Failed, Cancelled, Waiting, Exited:
 	default:
 		st = Idle
 	}
-	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages)}
+	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages), WaitingFor: t.WaitingFor, Tokens: t.Tokens}
 }
 
 // Held is what perch's outbox holds for a session.
@@ -574,15 +594,21 @@ func (m *Model) diff(s *source, now time.Time) []Change {
 	return out
 }
 
-// runEnded: a run was going and is over.
+// runEnded: a run was going and is over (a run waiting for the user is
+// not over).
 func runEnded(old, cur Status) bool {
-	return old == Generating && cur != Generating
+	running := func(s Status) bool { return s == Generating || s == Waiting }
+	return running(old) && !running(cur)
 }
 
 // reasonOf is why a session needs the user, the most urgent reason first.
 func (m *Model) reasonOf(s *source, e *entry) Reason {
 	h := s.held[e.s.ID]
 	switch {
+	case e.s.Status == Waiting && e.s.WaitingFor == "permission prompt":
+		return Permission
+	case e.s.Status == Waiting:
+		return Input
 	case h.Undeliverable > 0:
 		return Undeliverable
 	case e.unread > 0 && e.s.Status == Failed:

@@ -27,15 +27,7 @@ import (
 // streamTarget returns the backend a stream command (export, tail,
 // record) follows and the session, resolved from idOrPrefix.
 func (c *conn) streamTarget(ctx context.Context, env Env, idOrPrefix string) (client.Backend, events.Task, error) {
-	b, err := c.openStream(ctx, env)
-	if err != nil {
-		return nil, events.Task{}, err
-	}
-	task, err := b.Session(ctx, idOrPrefix)
-	if err != nil {
-		return nil, events.Task{}, err
-	}
-	return b, task, nil
+	return c.openSession(ctx, env, idOrPrefix, c.openStream)
 }
 
 // liveOpts says when followLive stops and what it hands on.

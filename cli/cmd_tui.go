@@ -71,11 +71,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	prepareUI()
-	b, err := c.open(ctx, env)
-	if err != nil {
-		return err
-	}
-	task, err := b.Session(ctx, pos[0])
+	b, task, err := c.openSession(ctx, env, pos[0], c.open)
 	if err != nil {
 		return err
 	}

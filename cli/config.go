@@ -45,16 +45,43 @@ import (
 //	bell = true                        # BEL (each is on unless set to false)
 //	osc9 = true                        # desktop notification, OSC 9
 //	osc777 = false                     # desktop notification, OSC 777
+//
+//	[local.claude-code]                # a CLI whose sessions on this machine the board shows
+//	enabled = false                    # on unless set to false
+//	dir = "~/work/.claude"             # its directory; the CLI's own variable
+//	                                   # (CLAUDE_CONFIG_DIR, CODEX_HOME) wins
 
 // fileConfig is the file's contents.
 type fileConfig struct {
-	URL          text               `toml:"url"`
-	Backend      text               `toml:"backend"`
-	TokenCommand text               `toml:"token_command"`
-	Theme        text               `toml:"theme"`
-	Keys         map[string]keyList `toml:"keys"`
-	Sources      []sourceConfig     `toml:"source"`
-	Notify       notifyConfig       `toml:"notify"`
+	URL          text                   `toml:"url"`
+	Backend      text                   `toml:"backend"`
+	TokenCommand text                   `toml:"token_command"`
+	Theme        text                   `toml:"theme"`
+	Keys         map[string]keyList     `toml:"keys"`
+	Sources      []sourceConfig         `toml:"source"`
+	Notify       notifyConfig           `toml:"notify"`
+	Local        map[string]localConfig `toml:"local"`
+}
+
+// localConfig is a [local.<system>] table: one local CLI's sessions.
+type localConfig struct {
+	Enabled *bool `toml:"enabled"`
+	Dir     text  `toml:"dir"`
+}
+
+// localKeys are a [local.<system>] table's keys.
+var localKeys = []string{"enabled", "dir"}
+
+// localSettings are the [local] tables as the registry takes them.
+func (c *config) localSettings() map[string]registry.LocalSetting {
+	out := map[string]registry.LocalSetting{}
+	if c == nil {
+		return out
+	}
+	for name, lc := range c.file.Local {
+		out[name] = registry.LocalSetting{Off: lc.Enabled != nil && !*lc.Enabled, Dir: string(lc.Dir)}
+	}
+	return out
 }
 
 // notifyConfig is the [notify] table: which signals the board's UI sends
@@ -97,7 +124,7 @@ func (t *text) UnmarshalTOML(v any) error {
 }
 
 // configKeys are the file's keys, for messages.
-const configKeys = "url, backend, token_command, theme, the [keys] and [notify] tables and [[source]] tables"
+const configKeys = "url, backend, token_command, theme, the [keys], [notify] and [local.<system>] tables and [[source]] tables"
 
 // sourceKeys are a [[source]] table's keys.
 var sourceKeys = []string{"name", "url", "backend", "token", "token_command"}
@@ -196,10 +223,13 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "source" {
 			return nil, bad(0, "[[source]]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], sourceKeys), strings.Join(sourceKeys, ", "))
 		}
+		if len(k) == 3 && k[0] == "local" {
+			return nil, bad(lineOf(text, k), "[local.%s]: unknown key %q%s; its keys are %s", k[1], k[2], didYouMean(k[2], localKeys), strings.Join(localKeys, ", "))
+		}
 		if len(k) == 2 && k[0] == "notify" {
 			return nil, bad(lineOf(text, k), "[notify]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], notifyKeys), strings.Join(notifyKeys, ", "))
 		}
-		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify"}
+		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify", "local"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
 	f := &c.file
@@ -217,6 +247,13 @@ func loadConfig(path string) (*config, error) {
 	}
 	if err := checkSources(f.Sources); err != nil {
 		return nil, bad(0, "%v", err)
+	}
+	localNames := registry.Default().LocalNames()
+	for name := range f.Local {
+		if indexOf(localNames, name) < 0 {
+			return nil, bad(lineOf(text, toml.Key{"local", name}), "[local.%s]: perch knows the local CLIs %s, not %q%s",
+				name, strings.Join(localNames, ", "), name, didYouMean(name, localNames))
+		}
 	}
 	actions := tui.KeyActions()
 	names := make([]string, 0, len(f.Keys))
@@ -388,6 +425,23 @@ func runConfig(_ context.Context, env Env, args []string) error {
 		line("token", "(none)", "")
 	}
 	line("theme", *theme, themeFrom)
+	reg := registry.Default()
+	if env.registry != nil {
+		reg = env.registry()
+	}
+	for _, ls := range reg.LocalStates(env.Getenv, env.Home, s.conf.localSettings()) {
+		name := ls.System + ": "
+		switch {
+		case ls.Off:
+			line("local", name+"off", "config file")
+		case ls.Dir == "":
+			line("local", name+"(none: no home directory)", "")
+		case !ls.Exists:
+			line("local", name+ls.Dir+", not there: not watched", ls.From)
+		default:
+			line("local", name+ls.Dir, ls.From)
+		}
+	}
 	keys := s.conf.keys()
 	names := make([]string, 0, len(keys))
 	for name := range keys {

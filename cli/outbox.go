@@ -53,8 +53,23 @@ const (
 // openBox resolves a task (id or unique prefix) and opens its outbox,
 // falling back to the outboxes kept for that daemon as use allows.
 func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*taskBox, error) {
+	// A local CLI's session (Claude Code, Codex) when the server has no
+	// such task or there is no server.
+	localBox := func() (*taskBox, bool) {
+		lb, lt, ok := c.localSession(ctx, env, arg)
+		if !ok {
+			return nil, false
+		}
+		c.opened = lb
+		b := &taskBox{be: lb, store: outbox.OpenFileStore(outboxRoot(env), lb.URL()), task: lt, online: true}
+		b.adopt(ctx)
+		return b, true
+	}
 	be, err := c.open(ctx, env)
 	if err != nil {
+		if b, ok := localBox(); ok {
+			return b, nil
+		}
 		return nil, err
 	}
 	b := &taskBox{be: be, store: outbox.OpenFileStore(outboxRoot(env), be.URL())}
@@ -63,6 +78,11 @@ func (c *conn) openBox(ctx context.Context, env Env, arg string, use boxUse) (*t
 		b.task, b.online = task, true
 		b.adopt(ctx)
 		return b, nil
+	}
+	if errors.Is(err, client.ErrNoTask) || unreachable(err) {
+		if lb, ok := localBox(); ok {
+			return lb, nil
+		}
 	}
 	if !unreachable(err) && !(use == forQueue && errors.Is(err, client.ErrNoTask)) {
 		return nil, err

@@ -11,12 +11,16 @@ import (
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/events"
 )
 
 // The sources of the board (perch watch, perch tasks --all): every --url,
 // else the URL of the environment or the config file, then every
 // [[source]] of the config file, then maria's daemon of this machine when
-// it is there. A URL is watched once, under the first name it was given.
+// it is there, then the local CLIs whose sessions are on this machine
+// (Claude Code's, Codex's: client/registry's LocalSources, each on unless
+// the config file's [local.<system>] says enabled = false). A URL is
+// watched once, under the first name it was given.
 
 // sourceSpec is one source before it is opened.
 type sourceSpec struct {
@@ -26,6 +30,8 @@ type sourceSpec struct {
 	confPath           string // where tokenCommand comes from
 	discovered         bool
 	header             http.Header
+	// local opens a local CLI's sessions (url is then its directory).
+	local func() (client.Backend, error)
 }
 
 // boardSources resolves the sources and makes each a board.Source that
@@ -69,6 +75,9 @@ func (c *conn) boardSources(ctx context.Context, env Env) ([]board.Source, error
 	if name, u, err := registry.Discover(env.Home); err == nil {
 		specs = append(specs, sourceSpec{name: "local", url: u, backend: name, discovered: true, header: h})
 	}
+	for _, ls := range c.localSources(env, s.conf) {
+		specs = append(specs, sourceSpec{name: ls.System, url: ls.Dir, backend: ls.System, local: ls.Open})
+	}
 	if len(specs) == 0 {
 		return nil, usagef("no source to watch: give --url (several if you like), add [[source]] tables to %s, or start maria's daemon", or(s.conf.path, "the config file"))
 	}
@@ -99,6 +108,9 @@ func (c *conn) boardSources(ctx context.Context, env Env) ([]board.Source, error
 // first whether the URL answers as it (else the source's row says which
 // system does), an unnamed one is probed. The token command runs once.
 func (sp sourceSpec) opener(env Env, reg *registry.Registry) func(ctx context.Context) (client.Backend, error) {
+	if sp.local != nil {
+		return func(context.Context) (client.Backend, error) { return sp.local() }
+	}
 	var once sync.Mutex
 	token, tokenErr, ran := sp.token, error(nil), false
 	return func(ctx context.Context) (client.Backend, error) {
@@ -159,7 +171,8 @@ func probeError(err error) error {
 
 // manySources: perch opens the board rather than one server's task list
 // when given several --url, or none and [[source]] tables in the config
-// file.
+// file, or no URL at all (neither --url, PERCH_URL nor the config file's)
+// while a local CLI has sessions on this machine.
 func (c *conn) manySources(env Env) (bool, error) {
 	if len(c.urls) > 1 {
 		return true, nil
@@ -171,5 +184,67 @@ func (c *conn) manySources(env Env) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(conf.file.Sources) > 0, nil
+	if len(conf.file.Sources) > 0 {
+		return true, nil
+	}
+	s, err := c.resolve(env)
+	if err != nil {
+		return false, err
+	}
+	return s.url.value == "" && len(c.localSources(env, conf)) > 0, nil
+}
+
+// localSources are the local CLIs whose sessions this machine has, as
+// the config file sets them; none for a command given a URL by flag
+// (it talks to that server only).
+func (c *conn) localSources(env Env, conf *config) []registry.LocalSource {
+	if c.url != "" || c.mariaOnly {
+		return nil
+	}
+	reg := registry.Default()
+	if env.registry != nil {
+		reg = env.registry()
+	}
+	return reg.LocalSources(env.Getenv, env.Home, conf.localSettings(), outboxRoot(env))
+}
+
+// openSession opens the backend that has the session idOrPrefix and
+// finds it there: the server's (open), else, when the server has no such
+// session or none answers, a local CLI's session with that id or a unique
+// prefix of it, as the board lists it.
+func (c *conn) openSession(ctx context.Context, env Env, idOrPrefix string, open func(context.Context, Env) (client.Backend, error)) (client.Backend, events.Task, error) {
+	b, err := open(ctx, env)
+	var task events.Task
+	if err == nil {
+		if task, err = b.Session(ctx, idOrPrefix); err == nil {
+			return b, task, nil
+		}
+		if !errors.Is(err, client.ErrNoTask) && !unreachable(err) {
+			return nil, events.Task{}, err
+		}
+	}
+	if lb, lt, ok := c.localSession(ctx, env, idOrPrefix); ok {
+		c.opened = lb
+		return lb, lt, nil
+	}
+	return nil, events.Task{}, err
+}
+
+// localSession finds idOrPrefix among the local CLIs' sessions: the one
+// source that has it.
+func (c *conn) localSession(ctx context.Context, env Env, idOrPrefix string) (client.Backend, events.Task, bool) {
+	conf, err := env.config()
+	if err != nil {
+		return nil, events.Task{}, false
+	}
+	for _, ls := range c.localSources(env, conf) {
+		b, err := ls.Open()
+		if err != nil {
+			continue
+		}
+		if t, err := b.Session(ctx, idOrPrefix); err == nil {
+			return b, t, true
+		}
+	}
+	return nil, events.Task{}, false
 }

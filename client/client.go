@@ -249,6 +249,16 @@ type SettledFollower interface {
 	FollowSettled(ctx context.Context, sessionID string, on func(Update)) error
 }
 
+// SessionCapabler is implemented by backends whose sessions differ in
+// what they can do (a local CLI's session whose process has no messaging
+// socket takes no follow-ups). SessionCapabilities narrows Capabilities
+// for one session and says why, for people, when Send is off. It reads
+// little (a few small local files): a view may call it as it opens the
+// session.
+type SessionCapabler interface {
+	SessionCapabilities(ctx context.Context, sessionID string) (Capabilities, string)
+}
+
 // SessionWatcher is implemented by backends that can tell when the list
 // of sessions changes (maria's daemon stream, pynchy's global stream);
 // the others are polled by the task list.

@@ -23,7 +23,7 @@ func TestTaskEqualSeesEveryField(t *testing.T) {
 		switch f.Kind() {
 		case reflect.String:
 			f.SetString(f.String() + "!")
-		case reflect.Int:
+		case reflect.Int, reflect.Int64:
 			f.SetInt(f.Int() + 1)
 		case reflect.Bool:
 			f.SetBool(!f.Bool())

@@ -429,11 +429,13 @@ func (t *Timeline) dequeue(id string) bool {
 func (t *Timeline) SetTask(task Task) {
 	before := t.status
 	switch task.Status {
-	case StatusStopped:
+	case StatusStopped, StatusExited:
 		t.stopped = true
 		t.status = RunStopped
 		t.endRunningTools(ToolUnknown)
-	case StatusGenerating:
+	case StatusGenerating, StatusWaiting:
+		// A run waiting for the user is not over: nothing held is
+		// delivered into it (outbox.Pace delivers on idle only).
 		t.stopped = false
 		t.status = RunGenerating
 	case StatusIdle:

@@ -366,15 +366,27 @@ const (
 	StatusIdle       = "idle"
 	StatusGenerating = "generating"
 	StatusStopped    = "stopped"
+	// StatusWaiting: the run is held until the user answers the agent
+	// (a permission prompt, a question): Task.WaitingFor says which, in
+	// the system's words. A live local CLI reports it (Claude Code's
+	// registry file); the run is not over.
+	StatusWaiting = "waiting"
+	// StatusExited: the session's process is gone (a local CLI that
+	// exited, cleanly or killed); nothing runs and nothing will until
+	// the user starts it again.
+	StatusExited = "exited"
 )
 
 // Task is the daemon's view of a task (docs/protocol.md §8.5).
 type Task struct {
-	ID             string
-	Name           string // "" when the task has none
-	Cwd            string
-	Port           int
-	Status         string // idle | generating | stopped
+	ID     string
+	Name   string // "" when the task has none
+	Cwd    string
+	Port   int
+	Status string // idle | generating | stopped | waiting | exited
+	// WaitingFor is what a waiting session waits for ("permission
+	// prompt", "input needed"), "" otherwise.
+	WaitingFor     string
 	Created        time.Time
 	Updated        time.Time
 	WebSearch      bool
@@ -384,16 +396,18 @@ type Task struct {
 	// apart or knows why ("working or waiting for approval", "exited"),
 	// for people; "" when Status says it all.
 	Detail string
-	// Usage is the session's token total when the backend knows it from
-	// the list (a local session's file), nil otherwise.
-	Usage *Usage
+	// Tokens is the session's token count so far where the system lists
+	// it (a local CLI's transcript, counted in the background); 0 when
+	// not known.
+	Tokens int64
 }
 
 // Equal reports whether t and o hold the same task state (a queue the
 // daemon left out, nil, differs from an empty one).
 func (t Task) Equal(o Task) bool {
 	return t.ID == o.ID && t.Name == o.Name && t.Cwd == o.Cwd && t.Port == o.Port &&
-		t.Status == o.Status && t.Created.Equal(o.Created) && t.Updated.Equal(o.Updated) &&
+		t.Status == o.Status && t.WaitingFor == o.WaitingFor && t.Detail == o.Detail && t.Tokens == o.Tokens &&
+		t.Created.Equal(o.Created) && t.Updated.Equal(o.Updated) &&
 		t.WebSearch == o.WebSearch && t.Model == o.Model &&
 		(t.QueuedMessages == nil) == (o.QueuedMessages == nil) && slices.Equal(t.QueuedMessages, o.QueuedMessages)
 }
@@ -415,19 +429,13 @@ func (t Task) Merge(b Task) Task {
 		t.Cwd = b.Cwd
 	}
 	if b.Status != "" {
-		t.Status = b.Status
+		t.Status, t.WaitingFor, t.Detail = b.Status, b.WaitingFor, b.Detail
 	}
 	if b.Model != "" {
 		t.Model = b.Model
 	}
 	if b.Port != 0 {
 		t.Port = b.Port
-	}
-	if b.Status != "" {
-		t.Detail = b.Detail
-	}
-	if b.Usage != nil {
-		t.Usage = b.Usage
 	}
 	if !b.Created.IsZero() {
 		t.Created = b.Created
@@ -437,6 +445,9 @@ func (t Task) Merge(b Task) Task {
 	}
 	if b.QueuedMessages != nil || b.Status == StatusStopped {
 		t.QueuedMessages = b.QueuedMessages
+	}
+	if b.Tokens != 0 {
+		t.Tokens = b.Tokens
 	}
 	t.WebSearch = b.WebSearch || t.WebSearch
 	return t

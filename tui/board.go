@@ -158,9 +158,9 @@ func (m *Model) boardNews(srcs []board.SourceState, all []board.Row) tea.Cmd {
 }
 
 // ringsFor: the reasons a notification is sent for (a paused queue is
-// the user's own doing).
+// the user's own doing; an agent that asks is stopped until answered).
 func ringsFor(r board.Reason) bool {
-	return r == board.Reply || r == board.RunFailed || r == board.Undeliverable
+	return r == board.Reply || r == board.RunFailed || r == board.Undeliverable || r == board.Permission || r == board.Input
 }
 
 // notification names the session, its source and why it needs the user.
@@ -226,7 +226,7 @@ func (bs *boardState) selected() (board.Row, bool) {
 
 // statusCycle is what s steps through: everything, what needs you, then
 // each status.
-var statusCycle = []board.Status{"", "needs you", board.Generating, board.Idle, board.Failed, board.Cancelled, board.Stopped, board.Disconnected}
+var statusCycle = []board.Status{"", "needs you", board.Generating, board.Idle, board.Failed, board.Cancelled, board.Stopped, board.Waiting, board.Exited, board.Disconnected}
 
 func (bs *boardState) cycleStatus() {
 	cur := board.Status("")
@@ -408,6 +408,10 @@ func taskStatus(s board.Status) string {
 		return events.StatusGenerating
 	case board.Stopped:
 		return events.StatusStopped
+	case board.Waiting:
+		return events.StatusWaiting
+	case board.Exited:
+		return events.StatusExited
 	}
 	return events.StatusIdle
 }

@@ -100,7 +100,7 @@ func (f *fakeBackend) Create(ctx context.Context, req client.CreateRequest) (eve
 }
 
 // Send records the message. sendErr, unless the test marked it for the
-// outbox, says the message certainly did not arrive (outbox.Retryable).
+// outbox, says the message certainly did not arrive (client.Retryable).
 func (f *fakeBackend) Send(ctx context.Context, taskID string, m client.Message) (client.SendResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -67,6 +67,17 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	m.mode = modeTask
 	m.overlay = ovNone
 	m.task = t
+	if sc, ok := m.b.(client.SessionCapabler); ok {
+		// What this session can do (a local CLI's without a messaging
+		// socket is read-only, and says why).
+		c, why := sc.SessionCapabilities(context.Background(), t.ID)
+		m.caps = capsOf(sessionBackend{m.b, c})
+		if why != "" {
+			m.caps.Note = why
+		}
+		m.keys = newKeyMap().with(m.cfg.Keys)
+		m.keys.limitTo(m.caps)
+	}
 	m.tl = m.newTimeline(t.ID)
 	m.tl.SetTask(t)
 	m.tr = newTranscript()
@@ -288,3 +299,11 @@ func (m *Model) handleCancelDone(msg cancelDoneMsg) tea.Cmd {
 	}
 	return m.recoverCmd(msg.gen, msg.taskID, texts)
 }
+
+// sessionBackend is a backend seen with the capabilities of one of its sessions.
+type sessionBackend struct {
+	client.Backend
+	caps client.Capabilities
+}
+
+func (b sessionBackend) Capabilities() client.Capabilities { return b.caps }

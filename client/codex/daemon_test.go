@@ -100,17 +100,18 @@ func TestDaemonState(t *testing.T) {
 	l := open(t, home)
 	for _, c := range []struct {
 		status any
+		want   string // the task's status
 		detail string
 	}{
-		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnApproval"}}, DetailApproval},
-		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnUserInput"}}, DetailInput},
-		{map[string]any{"type": "active", "activeFlags": []string{}}, DetailWorking},
-		{nil, DetailBusy}, // a thread the daemon does not run (the TUI runs it)
-		{map[string]any{"type": "idle"}, DetailBusy}, // the files say a turn runs: not overruled
+		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnApproval"}}, events.StatusWaiting, DetailApproval},
+		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnUserInput"}}, events.StatusWaiting, DetailInput},
+		{map[string]any{"type": "active", "activeFlags": []string{}}, events.StatusGenerating, DetailWorking},
+		{nil, events.StatusGenerating, DetailBusy}, // a thread the daemon does not run (the TUI runs it)
+		{map[string]any{"type": "idle"}, events.StatusGenerating, DetailBusy}, // the files say a turn runs: not overruled
 	} {
 		d.set(c.status)
-		if got := only(t, l); got.Status != events.StatusGenerating || got.Detail != c.detail {
-			t.Errorf("daemon says %v: %q (%q), want %q", c.status, got.Status, got.Detail, c.detail)
+		if got := only(t, l); got.Status != c.want || got.Detail != c.detail {
+			t.Errorf("daemon says %v: %q (%q), want %q (%q)", c.status, got.Status, got.Detail, c.want, c.detail)
 		}
 	}
 

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,8 +131,14 @@ func (l *Local) Capabilities() client.Capabilities {
 	return client.Capabilities{Send: l.program != "", PipesFollowUps: l.program != ""}
 }
 
-// ReadOnlyReason says why follow-ups cannot be sent ("" when they can),
-// for the composer to show.
+// SessionCapabilities are the backend's for every thread, with the
+// reason follow-ups cannot be sent ("" when they can) for the composer
+// to show (client.SessionCapabler).
+func (l *Local) SessionCapabilities(ctx context.Context, sessionID string) (client.Capabilities, string) {
+	return l.Capabilities(), l.noSend
+}
+
+// ReadOnlyReason says why follow-ups cannot be sent ("" when they can).
 func (l *Local) ReadOnlyReason() string { return l.noSend }
 
 func (l *Local) sessionsDir() string { return filepath.Join(l.dir, "sessions") }
@@ -271,9 +278,9 @@ func (l *Local) tasks(rs []*rollout) []events.Task {
 			}
 			switch {
 			case st.approval:
-				out[i].Detail = DetailApproval
+				out[i].Status, out[i].WaitingFor, out[i].Detail = events.StatusWaiting, "permission prompt", DetailApproval
 			case st.input:
-				out[i].Detail = DetailInput
+				out[i].Status, out[i].WaitingFor, out[i].Detail = events.StatusWaiting, "input needed", DetailInput
 			default:
 				out[i].Detail = DetailWorking
 			}
@@ -307,9 +314,12 @@ func existing(paths []string) []string {
 
 func (r *rollout) task(live bool) events.Task {
 	t := events.Task{ID: r.head.id, Name: r.head.title, Cwd: r.head.cwd, Model: r.head.model,
-		Created: r.head.created, Updated: r.mod, Usage: r.tail.usage}
-	if t.Usage == nil && r.total != nil {
-		t.Usage = r.total
+		Created: r.head.created, Updated: r.mod}
+	// The tail's running total when it has one, else the whole file's
+	// (read in the background); the prompt counts its cached part, as
+	// events.Usage says, so a session's tokens are prompt plus output.
+	if u := cmp.Or(r.tail.usage, r.total); u != nil {
+		t.Tokens = u.InputTokens + u.OutputTokens
 	}
 	switch {
 	case live && r.tail.inTurn:
@@ -317,9 +327,9 @@ func (r *rollout) task(live bool) events.Task {
 	case live:
 		t.Status = events.StatusIdle
 	case r.tail.inTurn:
-		t.Status, t.Detail = events.StatusStopped, DetailCutOff
+		t.Status, t.Detail = events.StatusExited, DetailCutOff
 	default:
-		t.Status, t.Detail = events.StatusStopped, DetailExited
+		t.Status, t.Detail = events.StatusExited, DetailExited
 	}
 	return t
 }
@@ -381,7 +391,7 @@ func (l *Local) Send(ctx context.Context, sessionID string, m client.Message) (c
 		}
 		return client.SendResult{}, client.Retryable(err)
 	}
-	if t.Status == events.StatusStopped {
+	if t.Status == events.StatusExited {
 		// codex queue would accept it, and it would wait, unseen, until
 		// someone resumed the thread: perch holds it instead.
 		return client.SendResult{}, client.Retryable(fmt.Errorf("the Codex session %s is not running (%s): resume it to send", t.ID, t.Detail))

@@ -126,9 +126,9 @@ func TestSessionState(t *testing.T) {
 	}{
 		{"running, waiting for approval", approved + 2, true, events.StatusGenerating, DetailBusy},
 		{"idle after the turn", firstDone + 1, true, events.StatusIdle, ""},
-		{"killed mid-turn", approved + 2, false, events.StatusStopped, DetailCutOff},
-		{"exited at idle", len(lines), false, events.StatusStopped, DetailExited},
-		{"a lock file nobody holds", len(lines), false, events.StatusStopped, DetailExited},
+		{"killed mid-turn", approved + 2, false, events.StatusExited, DetailCutOff},
+		{"exited at idle", len(lines), false, events.StatusExited, DetailExited},
+		{"a lock file nobody holds", len(lines), false, events.StatusExited, DetailExited},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			home := codexHome(t)
@@ -159,8 +159,8 @@ func TestSessionTotals(t *testing.T) {
 	path := rolloutPath(home, tuiThread)
 	writeLines(t, path, lines)
 	got := only(t, open(t, home))
-	if got.Usage == nil || got.Usage.InputTokens != 6000 || got.Usage.OutputTokens != 100 {
-		t.Fatalf("usage %+v, want the last total (6000 in, 100 out)", got.Usage)
+	if got.Tokens != 6100 {
+		t.Fatalf("tokens %d, want the last total (6000 in, 100 out)", got.Tokens)
 	}
 
 	// A turn after it, with more than the tail's reach of output and no
@@ -170,24 +170,24 @@ func TestSessionTotals(t *testing.T) {
 	started := `{"timestamp":"2026-12-07T02:26:00.000Z","type":"event_msg","payload":{"type":"task_started"}}` + "\n"
 	writeLines(t, path, append(append([][]byte(nil), lines...), []byte(started), []byte(big)))
 	l := open(t, home)
-	if got := only(t, l); got.Usage != nil {
-		t.Fatalf("a tail without a total gave %+v", got.Usage)
+	if got := only(t, l); got.Tokens != 0 {
+		t.Fatalf("a tail without a total gave %d tokens", got.Tokens)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	found := make(chan *events.Usage, 1)
+	found := make(chan int64, 1)
 	go l.WatchSessions(ctx, func(ts []events.Task) {
-		if len(ts) == 1 && ts[0].Usage != nil {
+		if len(ts) == 1 && ts[0].Tokens != 0 {
 			select {
-			case found <- ts[0].Usage:
+			case found <- ts[0].Tokens:
 			default:
 			}
 		}
 	})
 	select {
-	case u := <-found:
-		if u.InputTokens != 6000 {
-			t.Errorf("whole-file total %+v", u)
+	case n := <-found:
+		if n != 6100 {
+			t.Errorf("whole-file total %d tokens, want 6100", n)
 		}
 	case <-ctx.Done():
 		t.Fatal("the whole-file total never came")
@@ -212,7 +212,7 @@ func TestSessionLookup(t *testing.T) {
 	if _, err := l.Session(ctx, "ffff"); !errors.Is(err, client.ErrNoTask) {
 		t.Errorf("no match: %v", err)
 	}
-	if got, _ := l.Session(ctx, other); got.Name != "" || got.Status != events.StatusStopped {
+	if got, _ := l.Session(ctx, other); got.Name != "" || got.Status != events.StatusExited {
 		t.Errorf("a rollout of only its meta line: %+v", got)
 	}
 }
@@ -554,7 +554,7 @@ func TestWatchSessions(t *testing.T) {
 	f.Close()
 	waitList("idle after its turn", status(events.StatusIdle))
 	release()
-	waitList("exited once the lock is let go", status(events.StatusStopped))
+	waitList("exited once the lock is let go", status(events.StatusExited))
 }
 
 // TestHeadTail: the list reads a rollout's head and tail only, across
@@ -574,9 +574,9 @@ func TestHeadTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := only(t, open(t, home))
-	if got.Name != "first" || got.Cwd != "/w" || got.Status != events.StatusStopped || got.Detail != DetailExited ||
-		got.Usage == nil || got.Usage.InputTokens != 7 {
-		t.Errorf("listed as %+v (usage %+v)", got, got.Usage)
+	if got.Name != "first" || got.Cwd != "/w" || got.Status != events.StatusExited || got.Detail != DetailExited ||
+		got.Tokens != 10 {
+		t.Errorf("listed as %+v", got)
 	}
 	// A line cut by the end of the file (being written) is not read.
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -671,7 +671,7 @@ func TestListReplay(t *testing.T) {
 		"busy":     {events.StatusGenerating, DetailBusy},
 		"approval": {events.StatusGenerating, DetailBusy},
 		"idle":     {events.StatusIdle, ""},
-		"killed":   {events.StatusStopped, DetailExited},
+		"killed":   {events.StatusExited, DetailExited},
 	}
 	checked := 0
 	for i, s := range steps {

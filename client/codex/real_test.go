@@ -229,7 +229,7 @@ func TestRealCodex(t *testing.T) {
 	if err := exec.Command("kill", "-9", pid).Run(); err != nil {
 		t.Fatal(err)
 	}
-	if s := waitState("exited after kill -9", events.StatusStopped); s.Detail != DetailExited {
+	if s := waitState("exited after kill -9", events.StatusExited); s.Detail != DetailExited {
 		t.Errorf("after kill -9: %q", s.Detail)
 	}
 	rec.waitFor(t, "the followed session stopped", func(tl *events.Timeline, _ int) bool { return tl.Status() == events.RunStopped })

@@ -81,7 +81,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	tick := time.NewTicker(lockPoll)
 	defer tick.Stop()
 	emit := func(ts []events.Task) {
-		if !sameTasks(ts, last) {
+		if !events.EqualTasks(ts, last) {
 			last = ts
 			on(ts)
 		}
@@ -228,22 +228,6 @@ func sameSet(a, b map[string]bool) bool {
 	}
 	for k := range a {
 		if !b[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// sameTasks says whether two lists show the same.
-func sameTasks(a, b []events.Task) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.ID != y.ID || x.Name != y.Name || x.Cwd != y.Cwd || x.Status != y.Status || x.Detail != y.Detail ||
-			x.Model != y.Model || !x.Updated.Equal(y.Updated) || !x.Created.Equal(y.Created) ||
-			(x.Usage == nil) != (y.Usage == nil) || (x.Usage != nil && *x.Usage != *y.Usage) {
 			return false
 		}
 	}

@@ -46,6 +46,11 @@ type System struct {
 	// agent paced by speed (2 = twice as fast); nil for a system without
 	// one. The caller opens it with Open and stops it when done.
 	Demo func(speed float64) (*DemoServer, error)
+	// Local opens the sessions the system's CLI keeps on this machine
+	// under a directory (LocalDir says which), as a live backend; nil for
+	// a system without a local CLI. See local.go.
+	Local    func(dir string) (client.Backend, error)
+	LocalDir LocalDir
 }
 
 // Live reports whether perch can follow the system's sessions over HTTP.
@@ -66,15 +71,20 @@ func Default() *Registry {
 		return System{Name: k.Name, Files: k, Probe: probe, Open: open, URLExample: example, Demo: demo}
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
+	// A system whose CLI keeps its sessions on this machine.
+	local := func(s System, open func(dir string) (client.Backend, error), dir LocalDir) System {
+		s.Local, s.LocalDir = open, dir
+		return s
+	}
 	return &Registry{Systems: []System{
 		live(maria.Importer(), maria.ProbeTasks, maria.Open, "http://localhost:8090/v1", demoMaria),
 		live(suna.Importer(), ProbeOnly(suna.Probe), suna.Open, "http://localhost:8000/v1", demoSuna),
 		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open, "http://localhost:8484", demoPynchy),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
-		file(claudecode.Importer()),
+		local(file(claudecode.Importer()), claudecode.OpenLocal, LocalDir{Env: "CLAUDE_CONFIG_DIR", Home: ".claude"}),
 		file(openai.Importer()),
-		file(codex.Importer()),
+		local(file(codex.Importer()), func(dir string) (client.Backend, error) { return codex.OpenLocal(dir) }, LocalDir{Env: "CODEX_HOME", Home: ".codex"}),
 	}}
 }
 

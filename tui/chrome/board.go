@@ -338,6 +338,10 @@ func (c Chrome) statusIcon(st board.Status) (icon, word string) {
 		return c.Dim.Render("⊘"), c.Dim.Render("cancelled")
 	case board.Stopped:
 		return c.Dim.Render("■"), c.Dim.Render("stopped")
+	case board.Waiting:
+		return c.Warn.Render("◆"), c.Warn.Render("waiting")
+	case board.Exited:
+		return c.Dim.Render("■"), c.Dim.Render("exited")
 	case board.Disconnected:
 		return c.Warn.Render("?"), c.Warn.Render("disconnected")
 	}

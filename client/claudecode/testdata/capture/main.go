@@ -26,8 +26,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // block is one content block of a scripted turn.
@@ -45,6 +47,9 @@ type turn struct {
 	Status int    // an HTTP error status instead of a reply
 	Error  string // its message
 	Then   *turn  // what a retry of the same request gets
+	// Delay holds the reply back (its headers included) so that a live
+	// state (busy) lasts long enough to be seen.
+	Delay time.Duration
 }
 
 func text(s string) block  { return block{Type: "text", Text: s} }
@@ -60,9 +65,23 @@ const (
 	promptSubagent = "How many files are in this directory? Ask a subagent."
 	promptError    = "Print the date, then summarize."
 	subagentPrompt = "Count the files in the current directory with ls and wc, and report the number."
+	// promptLive drives the interactive session of capture.sh's live
+	// scenario through idle -> busy -> waiting (a Bash call that writes,
+	// so the CLI asks) -> busy -> idle, then answers two follow-ups sent
+	// through the messaging socket (one at idle, one while busy).
+	promptLive = "Walk through the live states."
 )
 
 var scripts = map[string][]turn{
+	promptLive: {
+		{Delay: 2 * time.Second, Blocks: []block{
+			text("I'll make a file."),
+			call("Bash", map[string]any{"command": "touch made.txt", "description": "Make a file"}),
+		}},
+		{Delay: 2 * time.Second, Blocks: []block{text("Made the file.")}},
+		{Delay: 3 * time.Second, Blocks: []block{text("Got the first follow-up.")}},
+		{Delay: time.Second, Blocks: []block{text("Got the second follow-up.")}},
+	},
 	promptTools: {
 		{Blocks: []block{
 			think("Plan the work as tasks first."),
@@ -129,7 +148,23 @@ func main() {
 	portFile := flag.String("port-file", "", "write the port here once listening")
 	dump := flag.String("dump", "", "also write every request body whole to this file (debugging)")
 	trim := flag.Bool("trim-session", false, "copy the session file in the first argument to the second without the CLI's own prompt text, then exit")
+	record := flag.String("record", "", "record the changes of this config directory's registry files and transcripts to -record-out until -record-stop exists, then exit")
+	recordOut := flag.String("record-out", "", "where -record writes")
+	recordStop := flag.String("record-stop", "", "the file whose existence ends -record")
+	sendTo := flag.String("send", "", "send the text in the first argument to the one running session of this config directory through its messaging socket, then exit")
 	flag.Parse()
+	if *record != "" {
+		if err := recordDir(*record, *recordOut, *recordStop); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *sendTo != "" {
+		if err := sendPeer(*sendTo, flag.Arg(0)); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *trim {
 		if err := trimSession(flag.Arg(0), flag.Arg(1)); err != nil {
 			log.Fatal(err)
@@ -207,6 +242,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logRequest(key, step, req.Model, req.Messages[len(req.Messages)-1].Content)
 	t := script[step]
+	time.Sleep(t.Delay)
 	s.mu.Lock()
 	attempt := fmt.Sprint(key, "\x00", step)
 	for i := s.attempts[attempt]; i > 0 && t.Then != nil; i-- {
@@ -445,4 +481,140 @@ func split(s string) []string {
 		return []string{s}
 	}
 	return []string{string(r[:len(r)/2]), string(r[len(r)/2:])}
+}
+
+// recordDir polls a config directory every 5 ms and writes one JSON line
+// per change, with the milliseconds since it began: a registry file
+// (sessions/*.json) written whole or removed, the bytes appended to a
+// transcript (projects/**.jsonl, subagents too), a key file or a socket
+// appearing (their contents are not recorded: the token is a secret).
+// The transcript's appends are kept byte for byte, less the lines
+// trimSession drops (the CLI's own prompt text), so a test can replay
+// the files as the CLI wrote them, with their timing.
+func recordDir(dir, out, stop string) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	start := time.Now()
+	content := map[string]string{}
+	sizes := map[string]int64{}
+	partial := map[string]string{}
+	emit := func(op, rel, data string) {
+		enc.Encode(map[string]any{"ms": time.Since(start).Milliseconds(), "op": op, "path": rel, "data": data})
+	}
+	for {
+		seen := map[string]bool{}
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			switch {
+			case strings.HasPrefix(rel, "sessions/") && strings.HasSuffix(rel, ".json"):
+				seen[rel] = true
+				data, err := os.ReadFile(p)
+				if err != nil || !json.Valid(data) {
+					return nil
+				}
+				if content[rel] != string(data) {
+					content[rel] = string(data)
+					emit("write", rel, string(data))
+				}
+			case strings.HasPrefix(rel, "sessions/") && strings.HasSuffix(rel, ".key"):
+				seen[rel] = true
+				if _, ok := content[rel]; !ok {
+					content[rel] = ""
+					emit("key", rel, "")
+				}
+			case strings.HasPrefix(rel, "projects/") && strings.HasSuffix(rel, ".jsonl"):
+				seen[rel] = true
+				fi, err := os.Stat(p)
+				if err != nil || fi.Size() == sizes[rel] {
+					return nil
+				}
+				fh, err := os.Open(p)
+				if err != nil {
+					return nil
+				}
+				buf := make([]byte, fi.Size()-sizes[rel])
+				n, _ := fh.ReadAt(buf, sizes[rel])
+				fh.Close()
+				sizes[rel] += int64(n)
+				text := partial[rel] + string(buf[:n])
+				cut := strings.LastIndexByte(text, '\n') + 1
+				partial[rel] = text[cut:]
+				var kept strings.Builder
+				for _, line := range strings.SplitAfter(text[:cut], "\n") {
+					var head struct {
+						Type string `json:"type"`
+					}
+					json.Unmarshal([]byte(line), &head)
+					if head.Type == "attachment" || strings.HasPrefix(head.Type, "api-request") {
+						continue
+					}
+					kept.WriteString(line)
+				}
+				if kept.Len() > 0 {
+					emit("append", rel, kept.String())
+				}
+			}
+			return nil
+		})
+		for rel := range content {
+			if !seen[rel] {
+				delete(content, rel)
+				emit("remove", rel, "")
+			}
+		}
+		if _, err := os.Stat(stop); err == nil {
+			return nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// sendPeer sends text to the one running session of a config directory
+// as another client would: an auth line with the key file's token, then
+// the message, on the registry's messaging socket.
+func sendPeer(dir, text string) error {
+	regs, _ := filepath.Glob(filepath.Join(dir, "sessions", "*.json"))
+	if len(regs) != 1 {
+		return fmt.Errorf("want one registry file in %s, have %d", dir, len(regs))
+	}
+	var reg struct {
+		PID       int    `json:"pid"`
+		SessionID string `json:"sessionId"`
+		Socket    string `json:"messagingSocketPath"`
+	}
+	data, err := os.ReadFile(regs[0])
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &reg); err != nil {
+		return err
+	}
+	keys, _ := filepath.Glob(filepath.Join(dir, "sessions", fmt.Sprintf("%d.*.key", reg.PID)))
+	var key struct {
+		Token string `json:"peerToken"`
+	}
+	if len(keys) == 1 {
+		kd, _ := os.ReadFile(keys[0])
+		json.Unmarshal(kd, &key)
+	}
+	c, err := net.Dial("unix", reg.Socket)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	enc := json.NewEncoder(c)
+	if key.Token != "" {
+		if err := enc.Encode(map[string]any{"type": "auth", "token": key.Token}); err != nil {
+			return err
+		}
+	}
+	return enc.Encode(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text},
+		"session_id": reg.SessionID, "from": "capture"})
 }
