@@ -186,4 +186,3 @@ func (l *Local) livenessChanged(running map[string]registryFile) bool {
 	}
 	return false
 }
-

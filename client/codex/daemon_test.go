@@ -106,7 +106,7 @@ func TestDaemonState(t *testing.T) {
 		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnApproval"}}, events.StatusWaiting, DetailApproval},
 		{map[string]any{"type": "active", "activeFlags": []string{"waitingOnUserInput"}}, events.StatusWaiting, DetailInput},
 		{map[string]any{"type": "active", "activeFlags": []string{}}, events.StatusGenerating, DetailWorking},
-		{nil, events.StatusGenerating, DetailBusy}, // a thread the daemon does not run (the TUI runs it)
+		{nil, events.StatusGenerating, DetailBusy},                            // a thread the daemon does not run (the TUI runs it)
 		{map[string]any{"type": "idle"}, events.StatusGenerating, DetailBusy}, // the files say a turn runs: not overruled
 	} {
 		d.set(c.status)
