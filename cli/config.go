@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/index"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
@@ -45,16 +46,24 @@ import (
 //	bell = true                        # BEL (each is on unless set to false)
 //	osc9 = true                        # desktop notification, OSC 9
 //	osc777 = false                     # desktop notification, OSC 777
+//
+//	[prices."claude-sonnet-4-5"]       # perch usage: a model's price, US$ per million tokens
+//	input = 3.0                        # (replaces or adds to the embedded table)
+//	output = 15.0
+//	cache_read = 0.30
+//	cache_write_5m = 3.75
+//	cache_write_1h = 6.0
 
 // fileConfig is the file's contents.
 type fileConfig struct {
-	URL          text               `toml:"url"`
-	Backend      text               `toml:"backend"`
-	TokenCommand text               `toml:"token_command"`
-	Theme        text               `toml:"theme"`
-	Keys         map[string]keyList `toml:"keys"`
-	Sources      []sourceConfig     `toml:"source"`
-	Notify       notifyConfig       `toml:"notify"`
+	URL          text                   `toml:"url"`
+	Backend      text                   `toml:"backend"`
+	TokenCommand text                   `toml:"token_command"`
+	Theme        text                   `toml:"theme"`
+	Keys         map[string]keyList     `toml:"keys"`
+	Sources      []sourceConfig         `toml:"source"`
+	Notify       notifyConfig           `toml:"notify"`
+	Prices       map[string]index.Price `toml:"prices"`
 }
 
 // notifyConfig is the [notify] table: which signals the board's UI sends
@@ -97,7 +106,7 @@ func (t *text) UnmarshalTOML(v any) error {
 }
 
 // configKeys are the file's keys, for messages.
-const configKeys = "url, backend, token_command, theme, the [keys] and [notify] tables and [[source]] tables"
+const configKeys = "url, backend, token_command, theme, the [keys], [notify] and [prices] tables and [[source]] tables"
 
 // sourceKeys are a [[source]] table's keys.
 var sourceKeys = []string{"name", "url", "backend", "token", "token_command"}
@@ -199,7 +208,10 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "notify" {
 			return nil, bad(lineOf(text, k), "[notify]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], notifyKeys), strings.Join(notifyKeys, ", "))
 		}
-		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify"}
+		if len(k) == 3 && k[0] == "prices" {
+			return nil, bad(lineOf(text, k), "[prices.%s]: unknown key %q%s; its keys are %s", k[1], k[2], didYouMean(k[2], index.PriceKeys()), strings.Join(index.PriceKeys(), ", "))
+		}
+		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify", "prices"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
 	f := &c.file

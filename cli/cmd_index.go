@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perch-tui/perch/index"
+)
+
+// indexPath is the index's file in perch's state directory.
+func indexPath(env Env) string { return index.Path(outboxRoot(env)) }
+
+func openIndex(ctx context.Context, env Env) (*index.Index, error) {
+	return index.Open(ctx, indexPath(env))
+}
+
+func runIndex(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "index")
+	rebuild := fs.Bool("rebuild", false, "empty the index and read every source again")
+	forget := fs.String("forget", "", "remove the session `SESSION` (an id, a unique prefix, or its file) from the index")
+	from := fs.String("from", "", "the kind of the FILEs (detected when absent): "+kindNames())
+	pos, err := parse(fs, args, 0, -1)
+	if err != nil {
+		return err
+	}
+	if err := fromFlag(*from); err != nil {
+		return err
+	}
+	ix, err := openIndex(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if *forget != "" {
+		s, err := ix.Forget(ctx, *forget)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "forgot session %s (%s)\n", s.SID, s.Path)
+		return nil
+	}
+	var srcs []index.Source
+	if len(pos) > 0 {
+		for _, p := range pos {
+			srcs = append(srcs, index.Source{Path: p, From: *from})
+		}
+	} else {
+		known, err := ix.Paths(ctx)
+		if err != nil {
+			return err
+		}
+		srcs = mergeSources(index.LocalFiles(env.Getenv, env.Home), known)
+	}
+	if *rebuild {
+		if err := ix.Clear(ctx); err != nil {
+			return err
+		}
+	}
+	return indexSources(ctx, env, ix, srcs)
+}
+
+// mergeSources is a followed by the sources of b not in a.
+func mergeSources(a, b []index.Source) []index.Source {
+	seen := map[string]bool{}
+	for _, s := range a {
+		seen[s.Path] = true
+	}
+	for _, s := range b {
+		if !seen[s.Path] {
+			a = append(a, s)
+		}
+	}
+	return a
+}
+
+// indexSources reads the sources into the index, with a progress bar on a
+// terminal, and says what it did.
+func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.Source) error {
+	var total int64
+	for _, s := range srcs {
+		if fi, err := os.Stat(s.Path); err == nil {
+			total += fi.Size()
+		}
+	}
+	bar := newProgress(env, total)
+	var done, read int64
+	var files, sessions, messages, failed int
+	var gone int
+	for _, s := range srcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		size := int64(0)
+		if fi, err := os.Stat(s.Path); err == nil {
+			size = fi.Size()
+		} else if errors.Is(err, os.ErrNotExist) {
+			gone++
+		}
+		base := done
+		r, err := ix.IndexFile(ctx, s, func(n int64) { bar.set(base + n) })
+		done += size
+		bar.set(done)
+		if err != nil {
+			if ctx.Err() != nil {
+				bar.end()
+				return ctx.Err()
+			}
+			failed++
+			bar.clear()
+			fmt.Fprintf(env.Stderr, "perch: %v\n", firstLineOf(err.Error()))
+			continue
+		}
+		files++
+		read += r.Read
+		messages += r.Messages
+		if !r.Unchanged && r.Read > 0 {
+			sessions++
+		}
+	}
+	bar.end()
+	if _, err := ix.CheckSources(ctx); err != nil {
+		return err
+	}
+	st, err := ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "indexed %d of %d file(s): %s new in %d session(s), %d message(s); the index holds %d session(s) (%d with the source deleted), %d message(s), %d request(s) (%s)\n",
+		sessions, files, byteCount(read), sessions, messages, st.Sessions, st.Deleted, st.Messages, st.Requests, ix.File())
+	if failed > 0 {
+		return fmt.Errorf("index: %d file(s) could not be read", failed)
+	}
+	return nil
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func byteCount(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// progress is a bar on stderr when it is a terminal, nothing otherwise.
+type progress struct {
+	w     io.Writer
+	total int64
+	last  time.Time
+	shown bool
+}
+
+func newProgress(env Env, total int64) *progress {
+	if !env.StderrIsTerminal || total <= 0 {
+		return &progress{}
+	}
+	return &progress{w: env.Stderr, total: total}
+}
+
+func (p *progress) set(n int64) {
+	if p.w == nil || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	frac := min(1, float64(n)/float64(p.total))
+	const width = 30
+	fill := int(frac * width)
+	fmt.Fprintf(p.w, "\r\x1b[Kindexing [%s%s] %3.0f%% of %s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), frac*100, byteCount(p.total))
+	p.shown = true
+}
+
+func (p *progress) clear() {
+	if p.w != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+		p.last = time.Time{}
+	}
+}
+
+func (p *progress) end() { p.clear() }
+
+// parseWhen reads a --since/--until value: a date (2026-01-31), a time
+// (RFC 3339), or an age before now (90m, 36h, 7d, 2w).
+func parseWhen(flagName, v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", v, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if n := len(v); n > 1 {
+		if k, err := strconv.Atoi(v[:n-1]); err == nil && k >= 0 {
+			switch v[n-1] {
+			case 'm':
+				return now.Add(-time.Duration(k) * time.Minute), nil
+			case 'h':
+				return now.Add(-time.Duration(k) * time.Hour), nil
+			case 'd':
+				return now.AddDate(0, 0, -k), nil
+			case 'w':
+				return now.AddDate(0, 0, -7*k), nil
+			}
+		}
+	}
+	return time.Time{}, usagef("--%s: %q is not a date (2026-01-31), a time (2026-01-31T09:00:00Z) or an age (90m, 36h, 7d, 2w)", flagName, v)
+}
