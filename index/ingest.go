@@ -51,6 +51,8 @@ const (
 	headSize = 256
 	// copyChunk is how many source bytes one gzip member of the copy holds.
 	copyChunk = 8 << 20
+	// progressStep is how often progress is told, in source bytes.
+	progressStep = 1 << 20
 )
 
 type sessionRow struct {
@@ -109,6 +111,13 @@ func (ix *Index) IndexFile(ctx context.Context, src Source, progress func(int64)
 		return FileResult{}, fmt.Errorf("index %s: %w", path, err)
 	}
 	var res FileResult
+	if row != nil && row.deleted {
+		// The file is back.
+		if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET deleted=0 WHERE id=?`, row.id); err != nil {
+			return res, fmt.Errorf("index %s: %w", path, err)
+		}
+		row.deleted = false
+	}
 	if row != nil {
 		res.Session = row.sid
 		sameFile := bytes.HasPrefix(head, row.head) && fi.Size() >= row.size
@@ -283,6 +292,7 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 	chunkStart := w.start
 	var line []byte
 	pos := w.start
+	told := pos
 	var lastModel string
 	flushChunk := func() error {
 		if chunk.Len() == 0 {
@@ -319,6 +329,9 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 				if err := flushChunk(); err != nil {
 					return sectionName, err
 				}
+			}
+			if pos-told >= progressStep {
+				told = pos
 				if w.progress != nil {
 					w.progress(pos - w.start)
 				}
@@ -563,10 +576,15 @@ func (w *fileWork) add(ctx context.Context, m *message) error {
 	return nil
 }
 
-// flush writes the n oldest pending messages.
+// flush writes the n oldest pending messages: their rows first, then
+// their texts. FTS5 writes out what it holds whenever another statement
+// begins, so texts written one between each row would make a segment each.
 func (w *fileWork) flush(ctx context.Context, n int) error {
-	ins, err := w.stmt(ctx, `INSERT INTO messages(session, key, role, tool, at) VALUES(?,?,?,?,?)
-		ON CONFLICT(session, key) DO UPDATE SET role=excluded.role, tool=excluded.tool RETURNING id`)
+	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
+	if err != nil {
+		return err
+	}
+	ins, err := w.stmt(ctx, `INSERT INTO messages(session, key, role, tool, at) VALUES(?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
@@ -578,19 +596,36 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	for _, key := range w.order[:n] {
+	ids := make([]int64, n)
+	var again []int64
+	for i, key := range w.order[:n] {
 		m := w.pending[key]
-		delete(w.pending, key)
-		var id int64
-		if err := ins.QueryRowContext(ctx, w.session, m.key, m.role, m.tool, m.at.UnixMilli()).Scan(&id); err != nil {
+		err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
+		switch {
+		case err == nil:
+			again = append(again, ids[i]) // a message read before: its text is replaced
+		case errors.Is(err, sql.ErrNoRows):
+			res, err := ins.ExecContext(ctx, w.session, m.key, m.role, m.tool, m.at.UnixMilli())
+			if err != nil {
+				return err
+			}
+			if ids[i], err = res.LastInsertId(); err != nil {
+				return err
+			}
+		default:
 			return err
 		}
+	}
+	for _, id := range again {
 		if _, err := del.ExecContext(ctx, id); err != nil {
 			return err
 		}
-		if _, err := put.ExecContext(ctx, id, m.text); err != nil {
+	}
+	for i, key := range w.order[:n] {
+		if _, err := put.ExecContext(ctx, ids[i], w.pending[key].text); err != nil {
 			return err
 		}
+		delete(w.pending, key)
 		w.messages++
 	}
 	w.order = append(w.order[:0], w.order[n:]...)

@@ -63,7 +63,7 @@ func (p Prices) With(over map[string]Price, source string) Prices {
 	return out
 }
 
-var dateSuffix = regexp.MustCompile(`-\d{8}$`)
+var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
 
 // Lookup finds a model's price: the longest table name that is the model's
 // name, or its start followed by "-" and a word (not a version number:

@@ -1,0 +1,222 @@
+package index
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+const sonnet = "claude-sonnet-4-5-20250929"
+
+var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+// TestUsagePitfalls: the ways cost reports miscount, each with the truth
+// computed by hand from what the provider was sent and answered (prices:
+// claude-sonnet-4-5, $/MTok input 3, output 15, cache read 0.30, cache
+// write 3.75 (5m) and 6 (1h); over 200k input 6, 22.50, 0.60, 7.50, 12).
+func TestUsagePitfalls(t *testing.T) {
+	type want struct {
+		requests           int64
+		tok                Tokens
+		cost               float64
+		unknown            bool
+		lowerBound         bool
+		sourceCost         float64 // 0: none
+		sessionRequests    map[string]int64
+		sessionInputTokens map[string]int64
+	}
+	cases := []struct {
+		name  string
+		files func(dir string) map[string]string
+		want  want
+	}{{
+		name: "streamed copies of one reply count once, with the final output",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("hi")
+			u := usage{in: 100, out: 1, read: 2000, w5: 500}
+			c.reply("msg_a", "req_a", sonnet, "one", u, "", nil)
+			c.reply("msg_a", "req_a", sonnet, "two", u, "", nil)
+			u.out = 250
+			c.reply("msg_a", "req_a", sonnet, "three", u, "end_turn", nil)
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 1, tok: Tokens{Input: 100, Output: 250, CacheRead: 2000, Cache5m: 500},
+			cost: (100*3 + 250*15 + 2000*0.30 + 500*3.75) / 1e6},
+	}, {
+		name: "a subagent's requests are its session's",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("ask a subagent")
+			c.reply("msg_a", "req_a", sonnet, "asking", usage{in: 100, out: 50}, "tool_use", nil)
+			sub := newCC("s1", t0.Add(time.Minute))
+			sub.user("count files")
+			sub.reply("msg_b", "req_b", sonnet, "42", usage{in: 200, out: 80}, "end_turn", map[string]any{"isSidechain": true, "agentId": "a1"})
+			return map[string]string{"p/s1.jsonl": c.text(), "p/s1/subagents/agent-a1.jsonl": sub.text()}
+		},
+		want: want{requests: 2, tok: Tokens{Input: 300, Output: 130}, cost: (300*3 + 130*15) / 1e6,
+			sessionRequests: map[string]int64{"s1": 2}},
+	}, {
+		name: "a resumed session's copy of the earlier run counts once",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("start")
+			c.reply("msg_a", "req_a", sonnet, "started", usage{in: 100, out: 50}, "end_turn", nil)
+			first := c.text()
+			// The resumed session repeats the conversation so far, then goes on.
+			c.session = "s2"
+			c.user("go on")
+			c.reply("msg_c", "req_c", sonnet, "went on", usage{in: 400, out: 20}, "end_turn", nil)
+			return map[string]string{"p/s1.jsonl": first, "p/s2.jsonl": c.text()}
+		},
+		want: want{requests: 2, tok: Tokens{Input: 500, Output: 70}, cost: (500*3 + 70*15) / 1e6,
+			sessionInputTokens: map[string]int64{"s1": 100, "s2": 400}},
+	}, {
+		name: "cache writes are priced by their lifetime",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("cache it")
+			c.reply("msg_a", "req_a", sonnet, "cached", usage{in: 10, out: 10, w5: 1000, w1: 2000}, "end_turn", nil)
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 1, tok: Tokens{Input: 10, Output: 10, Cache5m: 1000, Cache1h: 2000},
+			cost: (10*3 + 10*15 + 1000*3.75 + 2000*6) / 1e6},
+	}, {
+		name: "over 200k input the whole request is billed at the long-context prices",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("long")
+			c.reply("msg_a", "req_a", sonnet, "long", usage{in: 1000, read: 250000, out: 100}, "end_turn", nil)
+			// At exactly 200k it is not.
+			c.reply("msg_b", "req_b", sonnet, "edge", usage{in: 1000, read: 199000, out: 100}, "end_turn", nil)
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 2, tok: Tokens{Input: 2000, Output: 200, CacheRead: 449000},
+			cost: (1000*6+250000*0.60+100*22.50)/1e6 + (1000*3+199000*0.30+100*15)/1e6},
+	}, {
+		name: "a cut-off reply's output is a lower bound",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("cut")
+			c.reply("msg_a", "req_a", sonnet, "partial", usage{in: 100, out: 1}, "", nil)
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 1, tok: Tokens{Input: 100, Output: 1}, cost: (100*3 + 1*15) / 1e6, lowerBound: true},
+	}, {
+		name: "a model without a price has an unknown cost, not $0",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("new model")
+			c.reply("msg_a", "req_a", "claude-opus-9-9", "hello", usage{in: 100, out: 10}, "end_turn", nil)
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 1, tok: Tokens{Input: 100, Output: 10}, unknown: true},
+	}, {
+		name: "the source's own cost is kept apart from perch's",
+		files: func(dir string) map[string]string {
+			c := newCC("s1", t0)
+			c.user("costed")
+			c.reply("msg_a", "req_a", sonnet, "hello", usage{in: 1000, out: 100}, "end_turn", map[string]any{"costUSD": 0.5})
+			return map[string]string{"p/s1.jsonl": c.text()}
+		},
+		want: want{requests: 1, tok: Tokens{Input: 1000, Output: 100}, cost: (1000*3 + 100*15) / 1e6, sourceCost: 0.5},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := openTemp(t)
+			dir := t.TempDir()
+			files := tc.files(dir)
+			// Index the files in a fixed order: the first copy of a request
+			// names its session.
+			var names []string
+			for n := range files {
+				names = append(names, n)
+			}
+			sortStrings(names)
+			for _, n := range names {
+				writeFile(t, filepath.Join(dir, n), files[n])
+			}
+			for _, n := range names {
+				mustIndex(t, ix, filepath.Join(dir, n))
+			}
+			rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "session", Prices: DefaultPrices()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := tc.want
+			if total.Requests != w.requests || total.Tokens != w.tok {
+				t.Errorf("total = %d requests %+v, want %d %+v", total.Requests, total.Tokens, w.requests, w.tok)
+			}
+			if !w.unknown && (!total.CostKnown() || math.Abs(total.Cost-w.cost) > 1e-12) {
+				t.Errorf("cost = %v (unknown %v), want %v", total.Cost, total.Unknown, w.cost)
+			}
+			if w.unknown && (total.CostKnown() || total.Cost != 0) {
+				t.Errorf("cost = %v, unpriced %v: want unknown", total.Cost, total.Unknown)
+			}
+			if total.OutputLowerBound != w.lowerBound {
+				t.Errorf("output lower bound = %v, want %v", total.OutputLowerBound, w.lowerBound)
+			}
+			switch {
+			case w.sourceCost == 0 && total.SourceCost != nil:
+				t.Errorf("source cost = %v, want none", *total.SourceCost)
+			case w.sourceCost != 0 && (total.SourceCost == nil || *total.SourceCost != w.sourceCost):
+				t.Errorf("source cost = %v, want %v", total.SourceCost, w.sourceCost)
+			}
+			got := map[string]UsageRow{}
+			for _, r := range rows {
+				got[r.Key] = r
+			}
+			for s, n := range w.sessionRequests {
+				if got[s].Requests != n {
+					t.Errorf("session %s: %d requests, want %d (rows %+v)", s, got[s].Requests, n, rows)
+				}
+			}
+			if w.sessionRequests != nil && len(rows) != len(w.sessionRequests) {
+				t.Errorf("%d session rows, want %d: %+v", len(rows), len(w.sessionRequests), rows)
+			}
+			for s, n := range w.sessionInputTokens {
+				if got[s].Input != n {
+					t.Errorf("session %s: input %d, want %d", s, got[s].Input, n)
+				}
+			}
+		})
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func TestPriceLookup(t *testing.T) {
+	p := DefaultPrices()
+	if p.Source == "" || p.Date == "" {
+		t.Fatal("the price table names no source or date")
+	}
+	for model, want := range map[string]string{
+		"claude-sonnet-4-5-20250929":  "claude-sonnet-4-5",
+		"anthropic/claude-sonnet-4-5": "claude-sonnet-4-5",
+		"claude-sonnet-4-5[1m]":       "claude-sonnet-4-5",
+		"claude-sonnet-4-20250514":    "claude-sonnet-4",
+		"claude-opus-4-1-20250805":    "claude-opus-4-1",
+		"claude-opus-4-6":             "", // another version: not opus 4's price
+		"gpt-5-codex":                 "gpt-5-codex",
+		"gpt-5.5":                     "",
+		"gpt-5-mini-2025-08-07":       "gpt-5-mini",
+		"":                            "",
+	} {
+		_, name, ok := p.Lookup(model)
+		if name != want || ok != (want != "") {
+			t.Errorf("Lookup(%q) = %q %v, want %q", model, name, ok, want)
+		}
+	}
+	over := p.With(map[string]Price{"claude-opus-4-6": {Input: 5, Output: 25}}, "config")
+	if pr, _, ok := over.Lookup("claude-opus-4-6"); !ok || pr.Input != 5 {
+		t.Errorf("an override is not used: %+v %v", pr, ok)
+	}
+}
