@@ -32,7 +32,7 @@ func (c *cc) line(v map[string]any) {
 	v["sessionId"], v["cwd"], v["timestamp"] = c.session, c.cwd, c.tick()
 	if _, ok := v["uuid"]; !ok {
 		c.n++
-		v["uuid"] = fmt.Sprintf("%s-u%d", c.session, c.n)
+		v["uuid"] = fmt.Sprintf("%s-%d-u%d", c.session, c.t.UnixNano(), c.n)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
