@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -90,8 +91,7 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 	}
 	bar := newProgress(env, total)
 	var done, read int64
-	var files, sessions, messages, failed int
-	var gone int
+	var sessions, messages, failed int
 	for _, s := range srcs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -99,8 +99,6 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 		size := int64(0)
 		if fi, err := os.Stat(s.Path); err == nil {
 			size = fi.Size()
-		} else if errors.Is(err, os.ErrNotExist) {
-			gone++
 		}
 		base := done
 		r, err := ix.IndexFile(ctx, s, func(n int64) { bar.set(base + n) })
@@ -116,7 +114,6 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 			fmt.Fprintf(env.Stderr, "perch: %v\n", firstLineOf(err.Error()))
 			continue
 		}
-		files++
 		read += r.Read
 		messages += r.Messages
 		if !r.Unchanged && r.Read > 0 {
@@ -131,8 +128,8 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "indexed %d of %d file(s): %s new in %d session(s), %d message(s); the index holds %d session(s) (%d with the source deleted), %d message(s), %d request(s) (%s)\n",
-		sessions, files, byteCount(read), sessions, messages, st.Sessions, st.Deleted, st.Messages, st.Requests, ix.File())
+	fmt.Fprintf(env.Stdout, "read %s new in %d of %d file(s), %d message(s); the index holds %d session(s) (%d with the source deleted), %d message(s), %d request(s): %s\n",
+		byteCount(read), sessions, len(srcs), messages, st.Sessions, st.Deleted, st.Messages, st.Requests, ix.File())
 	if failed > 0 {
 		return fmt.Errorf("index: %d file(s) could not be read", failed)
 	}
@@ -222,4 +219,60 @@ func parseWhen(flagName, v string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usagef("--%s: %q is not a date (2026-01-31), a time (2026-01-31T09:00:00Z) or an age (90m, 36h, 7d, 2w)", flagName, v)
+}
+
+// indexedSource is what replay opens for arg: arg itself when it is a
+// file (or standard input), else the indexed session arg names (an id or
+// a unique prefix): its file, or, when the file is gone, the copy the
+// index kept, written to a private temporary file that done removes.
+// from is the kind to read it as.
+func indexedSource(ctx context.Context, env Env, arg, from string) (path, kind string, done func(), err error) {
+	done = func() {}
+	if arg == "-" {
+		return arg, from, done, nil
+	}
+	if _, err := os.Stat(arg); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return arg, from, done, nil
+	}
+	if _, err := os.Stat(indexPath(env)); err != nil {
+		return arg, from, done, nil // no index: the file's own error says it
+	}
+	ix, err := openIndex(ctx, env)
+	if err != nil {
+		return "", "", done, err
+	}
+	defer ix.Close()
+	s, err := ix.Find(ctx, arg)
+	if err != nil {
+		return arg, from, done, nil // not a session either: the file's own error says it
+	}
+	if from == "" {
+		from = s.System
+	}
+	if !s.Deleted {
+		if _, err := os.Stat(s.Path); err == nil {
+			return s.Path, from, done, nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "perch-indexed-*")
+	if err != nil {
+		return "", "", done, fmt.Errorf("the indexed copy of %s: %w", s.SID, err)
+	}
+	done = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, filepath.Base(s.Path))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
+	if err == nil {
+		err = ix.WriteCopy(ctx, s.Path, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		done()
+		return "", "", func() {}, fmt.Errorf("the indexed copy of %s: %w", s.SID, err)
+	}
+	if env.StderrIsTerminal {
+		fmt.Fprintf(env.Stderr, "perch: %s: source deleted; replaying the copy in the index (read-only)\n", s.Path)
+	}
+	return path, from, done, nil
 }

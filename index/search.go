@@ -139,7 +139,8 @@ func snippetParts(s string) []Part {
 		} else {
 			s = ""
 		}
-		piece = strings.NewReplacer(markOpen, "", markClose, "").Replace(piece)
+		// One line: the text's line breaks and tabs become spaces.
+		piece = strings.NewReplacer(markOpen, "", markClose, "", "\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(piece)
 		if t := sanitize.Line(piece); t != "" {
 			parts = append(parts, Part{Text: t, Match: match})
 		}
