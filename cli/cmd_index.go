@@ -90,38 +90,33 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 		}
 	}
 	bar := newProgress(env, total)
-	var done, read int64
+	var read int64
 	var sessions, messages, failed int
-	for _, s := range srcs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		size := int64(0)
-		if fi, err := os.Stat(s.Path); err == nil {
-			size = fi.Size()
-		}
-		base := done
-		r, err := ix.IndexFile(ctx, s, func(n int64) { bar.set(base + n) })
-		done += size
-		bar.set(done)
+	ix.IndexFiles(ctx, srcs, func(s index.Source, r index.FileResult, err error) {
 		if err != nil {
 			if ctx.Err() != nil {
-				bar.end()
-				return ctx.Err()
+				return
 			}
 			failed++
 			bar.clear()
 			fmt.Fprintf(env.Stderr, "perch: %v\n", firstLineOf(err.Error()))
-			continue
+			return
 		}
 		read += r.Read
 		messages += r.Messages
-		if !r.Unchanged && r.Read > 0 {
+		if r.Read > 0 {
 			sessions++
 		}
+	}, bar.set)
+	if err := ctx.Err(); err != nil {
+		bar.end()
+		return err
 	}
 	bar.end()
 	if _, err := ix.CheckSources(ctx); err != nil {
+		return err
+	}
+	if err := ix.Checkpoint(ctx); err != nil {
 		return err
 	}
 	st, err := ix.Stats(ctx)

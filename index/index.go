@@ -59,6 +59,10 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Checkpoint the log into the database every 64 MiB, not 4: each
+	// checkpoint waits for the disk, and a file's read writes a few MiB.
+	// Checkpoint (below) ends a long run of writes.
+	q.Add("_pragma", "wal_autocheckpoint(16384)")
 	q.Add("_pragma", "foreign_keys(ON)")
 	// Writers take the write lock when they begin: two processes that
 	// both read then write would otherwise deadlock on the upgrade.
@@ -73,6 +77,15 @@ func Open(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %s: %w", path, err)
 	}
 	return ix, nil
+}
+
+// Checkpoint moves the log into the database and empties it: after a
+// long run of writes, so that the index on disk is the database alone.
+func (ix *Index) Checkpoint(ctx context.Context) error {
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return fmt.Errorf("index: checkpoint: %w", err)
+	}
+	return nil
 }
 
 // Close closes the database.
@@ -102,7 +115,7 @@ CREATE TABLE IF NOT EXISTS sessions(
 );
 CREATE INDEX IF NOT EXISTS sessions_sid ON sessions(sid);
 CREATE TABLE IF NOT EXISTS messages(
-	id INTEGER PRIMARY KEY,
+	id INTEGER PRIMARY KEY,      -- in time order: see idShift
 	session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
 	key TEXT NOT NULL,
 	role TEXT NOT NULL,
@@ -110,9 +123,8 @@ CREATE TABLE IF NOT EXISTS messages(
 	at INTEGER NOT NULL,
 	UNIQUE(session, key)
 );
-CREATE INDEX IF NOT EXISTS messages_at ON messages(at);
--- The messages' text, rowid = messages.id.
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(text, tokenize='unicode61 remove_diacritics 2');
+-- The messages' text, rowid = messages.id (no column sizes: nothing ranks by them).
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(text, tokenize='unicode61 remove_diacritics 2', columnsize=0);
 -- One row per model request, keyed so that every copy of it (streamed
 -- lines, a resumed or forked session's copy) is one row.
 CREATE TABLE IF NOT EXISTS usage(

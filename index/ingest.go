@@ -91,39 +91,123 @@ type querier interface {
 // its session is read again from the start. progress, when set, is told
 // the source bytes read as they are.
 func (ix *Index) IndexFile(ctx context.Context, src Source, progress func(int64)) (FileResult, error) {
+	w, res, err := ix.prepare(ctx, src)
+	if err != nil || w == nil {
+		return res, err
+	}
+	w.progress = progress
+	return w.result(res, w.run(ctx))
+}
+
+// result is what w did, or its error.
+func (w *fileWork) result(res FileResult, err error) (FileResult, error) {
+	if err != nil {
+		return res, fmt.Errorf("index %s: %w", w.path, err)
+	}
+	res.Session, res.Read, res.Messages, res.Requests = w.sid, w.end-w.start, w.messages, len(w.reqs)
+	return res, nil
+}
+
+// IndexFiles is IndexFile of each source in turn, two at a time: while
+// one file's reading is written to the database, the next file is read
+// and decoded (files of up to collectMax new bytes; a bigger one is read
+// as IndexFile reads it, its messages written as they come). done is told
+// each file's result, in order; progress the source bytes read so far.
+func (ix *Index) IndexFiles(ctx context.Context, srcs []Source, done func(Source, FileResult, error), progress func(int64)) {
+	type item struct {
+		src Source
+		w   *fileWork
+		res FileResult
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	items := make(chan item, 1)
+	go func() {
+		defer close(items)
+		for _, src := range srcs {
+			w, res, err := ix.prepare(ctx, src)
+			if err == nil && w != nil && w.end-w.start <= collectMax {
+				w.collect = true
+				err = w.read(ctx)
+			}
+			select {
+			case items <- item{src, w, res, err}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var base int64
+	for it := range items {
+		res, err := it.res, it.err
+		switch {
+		case err != nil && it.w != nil:
+			res, err = it.w.result(res, err)
+		case err != nil || it.w == nil:
+		case it.w.collect:
+			res, err = it.w.result(res, it.w.run(ctx))
+		default:
+			b := base
+			it.w.progress = func(n int64) {
+				if progress != nil {
+					progress(b + n)
+				}
+			}
+			res, err = it.w.result(res, it.w.run(ctx))
+		}
+		if fi, serr := os.Stat(it.src.Path); serr == nil {
+			base += fi.Size()
+		}
+		if progress != nil {
+			progress(base)
+		}
+		done(it.src, res, err)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// collectMax is how many new bytes of a file IndexFiles reads into memory
+// before it writes them.
+const collectMax = 64 << 20
+
+// prepare finds what is new in the file: nil when nothing is.
+func (ix *Index) prepare(ctx context.Context, src Source) (*fileWork, FileResult, error) {
+	var res FileResult
 	path, err := filepath.Abs(src.Path)
 	if err != nil {
-		return FileResult{}, fmt.Errorf("index %s: %w", src.Path, err)
+		return nil, res, fmt.Errorf("index %s: %w", src.Path, err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return FileResult{}, ix.markDeleted(ctx, path)
+			return nil, res, ix.markDeleted(ctx, path)
 		}
-		return FileResult{}, fmt.Errorf("index: %w", err)
+		return nil, res, fmt.Errorf("index: %w", err)
 	}
 	head, err := readHead(path)
 	if err != nil {
-		return FileResult{}, fmt.Errorf("index: %w", err)
+		return nil, res, fmt.Errorf("index: %w", err)
 	}
 	row, err := ix.sessionByPath(ctx, ix.db, path)
 	if err != nil {
-		return FileResult{}, fmt.Errorf("index %s: %w", path, err)
+		return nil, res, fmt.Errorf("index %s: %w", path, err)
 	}
-	var res FileResult
 	if row != nil && row.deleted {
 		// The file is back.
 		if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET deleted=0 WHERE id=?`, row.id); err != nil {
-			return res, fmt.Errorf("index %s: %w", path, err)
+			return nil, res, fmt.Errorf("index %s: %w", path, err)
 		}
 		row.deleted = false
 	}
 	if row != nil {
 		res.Session = row.sid
 		sameFile := bytes.HasPrefix(head, row.head) && fi.Size() >= row.size
-		if sameFile && fi.Size() == row.size && !row.deleted {
+		if sameFile && fi.Size() == row.size {
 			res.Unchanged = true
-			return res, nil
+			return nil, res, nil
 		}
 		res.Reset = !sameFile || !row.lines
 	}
@@ -133,7 +217,7 @@ func (ix *Index) IndexFile(ctx context.Context, src Source, progress func(int64)
 	} else {
 		s, k, err := registry.Choose(path, src.From, ingest.Options{})
 		if err != nil {
-			return res, fmt.Errorf("index: %w", err)
+			return nil, res, fmt.Errorf("index: %w", err)
 		}
 		s.Close()
 		kind, lines = k.Name, s.Shape == ingest.ShapeJSONL
@@ -145,20 +229,17 @@ func (ix *Index) IndexFile(ctx context.Context, src Source, progress func(int64)
 	end := fi.Size()
 	if lines {
 		if end, err = lastLineEnd(path, start, fi.Size()); err != nil {
-			return res, fmt.Errorf("index: %w", err)
+			return nil, res, fmt.Errorf("index: %w", err)
 		}
 		if end <= start {
 			res.Unchanged = true
-			return res, nil
+			return nil, res, nil
 		}
 	}
 	w := &fileWork{ix: ix, src: src, path: path, kind: kind, lines: lines, start: start, end: end,
-		head: head, mtime: fi.ModTime(), progress: progress, row: row, reset: res.Reset}
-	if err := w.run(ctx); err != nil {
-		return res, fmt.Errorf("index %s: %w", path, err)
-	}
-	res.Session, res.Read, res.Messages, res.Requests = w.sid, end-start, w.messages, len(w.reqs)
-	return res, nil
+		head: head, mtime: fi.ModTime(), row: row, reset: res.Reset}
+	w.name()
+	return w, res, nil
 }
 
 // fileWork is one read of one file: a transaction, so that an index
@@ -187,6 +268,22 @@ type fileWork struct {
 	order             []string
 	messages          int
 	stmts             map[string]*sql.Stmt
+	nextID            map[int64]int64 // the next message id of a second
+	// collect: read reads the file into copies and collected, and run
+	// writes them; otherwise run reads and writes as it goes.
+	collect   bool
+	// fresh: the session has no messages in the index yet (new, or read
+	// again from its start); written are the ids of the messages this
+	// read wrote, by key.
+	fresh     bool
+	written   map[string]int64
+	copies    []copyChunkData
+	collected []*message
+}
+
+type copyChunkData struct {
+	start int64
+	data  []byte // gzip
 }
 
 type message struct {
@@ -194,6 +291,21 @@ type message struct {
 	at                    time.Time
 }
 
+// read reads and decodes the new bytes into memory (collect), with no
+// transaction open: IndexFiles reads the next file while one is written.
+func (w *fileWork) read(ctx context.Context) error {
+	section, err := w.scan(ctx)
+	if section != "" {
+		defer os.Remove(section)
+	}
+	if err != nil {
+		return err
+	}
+	return w.decode(ctx, section)
+}
+
+// run writes what read collected, or reads and writes as it goes, in
+// one transaction.
 func (w *fileWork) run(ctx context.Context) error {
 	tx, err := w.ix.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -210,14 +322,16 @@ func (w *fileWork) run(ctx context.Context) error {
 	if err := w.openSession(ctx); err != nil {
 		return err
 	}
-	section, err := w.scan(ctx)
-	if section != "" {
-		defer os.Remove(section)
-	}
-	if err != nil {
-		return err
-	}
-	if err := w.decode(ctx, section); err != nil {
+	if w.collect {
+		for _, c := range w.copies {
+			if err := w.insertCopy(ctx, c); err != nil {
+				return err
+			}
+		}
+		if err := w.write(ctx, w.collected); err != nil {
+			return err
+		}
+	} else if err := w.read(ctx); err != nil {
 		return err
 	}
 	if err := w.finish(ctx); err != nil {
@@ -226,23 +340,32 @@ func (w *fileWork) run(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// openSession finds or makes the session's row, emptied when the file is
-// read again from its start.
-func (w *fileWork) openSession(ctx context.Context) error {
+// name is the session's id and parent as the file's path says them (its
+// lines may say better).
+func (w *fileWork) name() {
 	w.sid = strings.TrimSuffix(filepath.Base(w.path), filepath.Ext(w.path))
 	w.parent = w.src.Parent
 	if w.parent == "" && filepath.Base(filepath.Dir(w.path)) == "subagents" {
 		// Claude Code: <session>/subagents/agent-<id>.jsonl
 		w.parent = filepath.Base(filepath.Dir(filepath.Dir(w.path)))
 	}
+	if w.row != nil && !w.reset {
+		w.sid = w.row.sid
+	}
+}
+
+// openSession finds or makes the session's row, emptied when the file is
+// read again from its start.
+func (w *fileWork) openSession(ctx context.Context) error {
 	if w.row != nil {
 		w.session = w.row.id
 		if w.reset {
+			w.fresh = true
 			return w.ix.clearSession(ctx, w.tx, w.session)
 		}
-		w.sid = w.row.sid
 		return nil
 	}
+	w.fresh = true
 	return w.tx.QueryRowContext(ctx, `INSERT INTO sessions(path, sid, parent, system, head) VALUES(?,?,?,?,?) RETURNING id`,
 		w.path, w.sid, w.parent, w.kind, w.head).Scan(&w.session)
 }
@@ -429,11 +552,20 @@ func (w *fileWork) saveCopy(ctx context.Context, start int64, data []byte) error
 	if err := zw.Close(); err != nil {
 		return err
 	}
+	c := copyChunkData{start: start, data: b.Bytes()}
+	if w.collect {
+		w.copies = append(w.copies, c)
+		return nil
+	}
+	return w.insertCopy(ctx, c)
+}
+
+func (w *fileWork) insertCopy(ctx context.Context, c copyChunkData) error {
 	s, err := w.stmt(ctx, `INSERT OR REPLACE INTO copies(session, start, data) VALUES(?,?,?)`)
 	if err != nil {
 		return err
 	}
-	_, err = s.ExecContext(ctx, w.session, start, b.Bytes())
+	_, err = s.ExecContext(ctx, w.session, c.start, c.data)
 	return err
 }
 
@@ -580,11 +712,22 @@ func (w *fileWork) add(ctx context.Context, m *message) error {
 // their texts. FTS5 writes out what it holds whenever another statement
 // begins, so texts written one between each row would make a segment each.
 func (w *fileWork) flush(ctx context.Context, n int) error {
-	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
-	if err != nil {
-		return err
+	batch := make([]*message, n)
+	for i, key := range w.order[:n] {
+		batch[i] = w.pending[key]
+		delete(w.pending, key)
 	}
-	ins, err := w.stmt(ctx, `INSERT INTO messages(session, key, role, tool, at) VALUES(?,?,?,?,?)`)
+	w.order = append(w.order[:0], w.order[n:]...)
+	if w.collect {
+		w.collected = append(w.collected, batch...)
+		return nil
+	}
+	return w.write(ctx, batch)
+}
+
+// write writes messages: their rows first, then their texts.
+func (w *fileWork) write(ctx context.Context, batch []*message) error {
+	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
 	if err != nil {
 		return err
 	}
@@ -596,40 +739,92 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]int64, n)
+	if w.written == nil {
+		w.written = map[string]int64{}
+	}
+	ids := make([]int64, len(batch))
 	var again []int64
-	for i, key := range w.order[:n] {
-		m := w.pending[key]
-		err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
-		switch {
-		case err == nil:
-			again = append(again, ids[i]) // a message read before: its text is replaced
-		case errors.Is(err, sql.ErrNoRows):
-			res, err := ins.ExecContext(ctx, w.session, m.key, m.role, m.tool, m.at.UnixMilli())
-			if err != nil {
+	for i, m := range batch {
+		if id, ok := w.written[m.key]; ok {
+			ids[i] = id
+			again = append(again, id) // written earlier in this read: its text is replaced
+			continue
+		}
+		if !w.fresh {
+			// A message of an earlier read, when the decoder gave it again.
+			err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
+			if err == nil {
+				again = append(again, ids[i])
+				continue
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			if ids[i], err = res.LastInsertId(); err != nil {
-				return err
-			}
-		default:
+		}
+		if ids[i], err = w.insert(ctx, m); err != nil {
 			return err
 		}
+		w.written[m.key] = ids[i]
 	}
 	for _, id := range again {
 		if _, err := del.ExecContext(ctx, id); err != nil {
 			return err
 		}
 	}
-	for i, key := range w.order[:n] {
-		if _, err := put.ExecContext(ctx, ids[i], w.pending[key].text); err != nil {
+	for i, m := range batch {
+		if _, err := put.ExecContext(ctx, ids[i], m.text); err != nil {
 			return err
 		}
-		delete(w.pending, key)
 		w.messages++
 	}
-	w.order = append(w.order[:0], w.order[n:]...)
 	return nil
+}
+
+// A message's id is its time: its second, shifted left by idShift, plus
+// its place among the messages of that second. The search table's rows
+// are then in time order, and FTS5 reads a word's newest hits first
+// (ORDER BY rowid DESC) and stops at the limit, however common the word.
+// Each session first tries ids of its own within the second (by its row
+// id), so that finding a free one seldom needs a query.
+const idShift = 20
+
+// insert writes m's row under a free id of its second.
+func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
+	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, role, tool, at) VALUES(?,?,?,?,?,?)`)
+	if err != nil {
+		return 0, err
+	}
+	sec := max(m.at.Unix(), 0)
+	if w.nextID == nil {
+		w.nextID = map[int64]int64{}
+	}
+	id, ok := w.nextID[sec]
+	if !ok {
+		id = sec<<idShift | (w.session&1023)<<10
+	}
+	for try := 0; ; try++ {
+		if id >= (sec+1)<<idShift || try == 2 {
+			return 0, fmt.Errorf("no free message id in the second %d", sec)
+		}
+		res, err := ins.ExecContext(ctx, id, w.session, m.key, m.role, m.tool, m.at.UnixMilli())
+		if err != nil {
+			return 0, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return 0, err
+		} else if n == 1 {
+			w.nextID[sec] = id + 1
+			return id, nil
+		}
+		// Taken: the next after the second's last.
+		q, err := w.stmt(ctx, `SELECT coalesce(max(id) + 1, ?) FROM messages WHERE id >= ? AND id < ?`)
+		if err != nil {
+			return 0, err
+		}
+		if err := q.QueryRowContext(ctx, sec<<idShift, sec<<idShift, (sec+1)<<idShift).Scan(&id); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // finish writes the requests and the session's row.

@@ -80,11 +80,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Project != "" {
 		where, args = append(where, "(s.project = ? OR s.project LIKE ? ESCAPE '\\')"), append(args, q.Project, likePrefix(strings.TrimRight(q.Project, "/")+"/"))
 	}
+	// The ids are in time order (see idShift): a time range is a range
+	// of the search table's rows, which FTS5 reads alone.
 	if !q.Since.IsZero() {
-		where, args = append(where, "m.at >= ?"), append(args, q.Since.UnixMilli())
+		where, args = append(where, "texts.rowid >= ?", "m.at >= ?"), append(args, max(q.Since.Unix(), 0)<<idShift, q.Since.UnixMilli())
 	}
 	if !q.Until.IsZero() {
-		where, args = append(where, "m.at < ?"), append(args, q.Until.UnixMilli())
+		where, args = append(where, "texts.rowid < ?", "m.at < ?"), append(args, (max(q.Until.Unix(), 0)+1)<<idShift, q.Until.UnixMilli())
 	}
 	if q.Role != "" {
 		where, args = append(where, "m.role = ?"), append(args, q.Role)
@@ -97,7 +99,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			snippet(texts, 0, '`+markOpen+`', '`+markClose+`', '…', 24)
 		FROM texts JOIN messages m ON m.id = texts.rowid JOIN sessions s ON s.id = m.session
 		WHERE `+strings.Join(where, " AND ")+`
-		ORDER BY m.at DESC, m.id DESC LIMIT ?`, args...)
+		ORDER BY texts.rowid DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
