@@ -271,7 +271,7 @@ type fileWork struct {
 	nextID            map[int64]int64 // the next message id of a second
 	// collect: read reads the file into copies and collected, and run
 	// writes them; otherwise run reads and writes as it goes.
-	collect   bool
+	collect bool
 	// fresh: the session has no messages in the index yet (new, or read
 	// again from its start); written are the ids of the messages this
 	// read wrote, by key.
