@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -179,8 +180,8 @@ func (h *harness) benchIndex(mb int) error {
 	h.add(row{scope: scope, name: "index size", value: fmtMB(ixBytes), base: fmtMB(source) + " of session files",
 		cmp: fmt.Sprintf("%.2f×", float64(ixBytes)/float64(source)), goal: "≤ 0.5×", verdict: verdict(float64(ixBytes) <= 0.5*float64(source))})
 	messages := "?"
-	if f := strings.Fields(out.String()); len(f) > 8 {
-		messages = f[8] + " messages"
+	if m := heldMessages.FindStringSubmatch(out.String()); m != nil {
+		messages = m[1] + " messages"
 	}
 
 	progress("%s: append %d MiB to one file", scope, appendBytes>>20)
@@ -246,6 +247,9 @@ func (h *harness) benchIndex(mb int) error {
 		goal: "≤ 1 s per 3 GB (" + fmtDur(ugoal) + ")", verdict: verdict(el <= ugoal)})
 	return nil
 }
+
+// heldMessages reads the message count of perch index's last line.
+var heldMessages = regexp.MustCompile(`the index holds .*?, (\d+) message\(s\)`)
 
 func dirSize(dir string) int64 {
 	var n int64
