@@ -122,7 +122,7 @@ func commands() []command {
 		{"import", "FILE", "print a transcript file of any known system (maria, suna, pynchy, attocode, provider logs) as perch's export; FILE - reads stdin",
 			"perch import thread.json --format md\nperch import history.json --from pynchy --chat tui:alice\ncodex exec --json 'fix the tests' | perch import - --format md", runImport},
 		{"index", "[FILE…]", "read sessions into the index that search and usage ask (no FILE: the local Claude Code and Codex sessions and every session indexed before)",
-			"perch index\nperch index ~/logs/run.jsonl --from claude-code\nperch index --forget 3f2b\nperch index --rebuild", runIndex},
+			"perch index\nperch index ~/logs/run.jsonl --from claude-code\nperch index --live --url http://localhost:8000/v1\nperch index --forget 3f2b\nperch index --rebuild", runIndex},
 		{"search", "QUERY", "find messages across every indexed session: words, \"phrases\", prefix*; newest first",
 			"perch search flaky test\nperch search '\"go test\" timeout*' --role tool --tool Bash --since 7d\nperch search migration --project ~/src/app --json | jq -r .session", runSearch},
 		{"usage", "", "tokens and cost of the indexed sessions by day, week, month, session, project or model",

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/index"
 )
 
@@ -23,6 +24,9 @@ func openIndex(ctx context.Context, env Env) (*index.Index, error) {
 
 func runIndex(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "index")
+	var c conn
+	c.register(fs)
+	live := fs.Bool("live", false, "also read every session of the live sources (each --url, the config file's [[source]] tables, the local maria daemon)")
 	rebuild := fs.Bool("rebuild", false, "empty the index and read every source again")
 	forget := fs.String("forget", "", "remove the session `SESSION` (an id, a unique prefix, or its file) from the index")
 	from := fs.String("from", "", "the kind of the FILEs (detected when absent): "+kindNames())
@@ -63,7 +67,68 @@ func runIndex(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	return indexSources(ctx, env, ix, srcs)
+	if err := indexSources(ctx, env, ix, srcs); err != nil {
+		return err
+	}
+	if *live || len(c.urls) > 0 {
+		return indexLive(ctx, env, &c, ix)
+	}
+	return nil
+}
+
+// indexLive reads every session of every live source into the index, each
+// as its source has it once synced.
+func indexLive(ctx context.Context, env Env, c *conn, ix *index.Index) error {
+	srcs, err := c.boardSources(ctx, env)
+	if err != nil {
+		return err
+	}
+	var sessions, messages, failed int
+	for _, src := range srcs {
+		b, err := src.Open(ctx)
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.Stderr, "perch: %s: %v\n", src.Name, err)
+			continue
+		}
+		tasks, err := b.Sessions(ctx)
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.Stderr, "perch: %s: %v\n", src.Name, err)
+			continue
+		}
+		for _, t := range tasks {
+			var evs []events.Event
+			lo := exportLiveOpts(false)
+			lo.onUpdate = func(s liveStep) error {
+				if s.old != nil {
+					evs = evs[:0] // the source read the session again
+				}
+				evs = append(evs, s.u.Events...)
+				return nil
+			}
+			if _, err := followLive(ctx, env, b, t, lo); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				failed++
+				fmt.Fprintf(env.Stderr, "perch: %s: session %s: %v\n", src.Name, shortID(t.ID), err)
+				continue
+			}
+			r, err := ix.IndexEvents(ctx, index.LiveSession{URL: src.URL, ID: t.ID, System: b.Name(), Title: t.Name,
+				Project: t.Cwd, Created: t.Created, Updated: t.Updated}, evs)
+			if err != nil {
+				return err
+			}
+			sessions++
+			messages += r.Messages
+		}
+	}
+	fmt.Fprintf(env.Stdout, "read %d live session(s) of %d source(s), %d message(s)\n", sessions, len(srcs), messages)
+	if failed > 0 {
+		return fmt.Errorf("index: %d live source(s) or session(s) could not be read", failed)
+	}
+	return nil
 }
 
 // mergeSources is a followed by the sources of b not in a.

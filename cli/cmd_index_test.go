@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/fakedaemon"
 )
 
 // TestIndexSearchUsage: perch index reads the local Claude Code sessions
@@ -149,5 +151,38 @@ func TestPricesInConfig(t *testing.T) {
 	write("[prices.\"claude-opus-4-6\"]\ninptu = 5.0\n")
 	if _, err := env.prices(); err == nil || !strings.Contains(err.Error(), `"inptu"`) {
 		t.Errorf("a misspelt price key: %v", err)
+	}
+}
+
+// TestIndexLive: perch index --url reads every session of a live source.
+func TestIndexLive(t *testing.T) {
+	_, url := fakeWith(t, fakedaemon.Options{Dialect: fakedaemon.DialectHead, Speed: fastSpeed, Seed: 7})
+	state := t.TempDir()
+	perch := func(args ...string) result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return runEnv(ctx, t, func(e *Env) {
+			e.Getenv = func(k string) string {
+				if k == "XDG_STATE_HOME" {
+					return state
+				}
+				return ""
+			}
+		}, "", args...)
+	}
+	must(t, perch("new", "--url", url, "What does this project do?"))
+	r := must(t, perch("index", "--url", url))
+	if !strings.Contains(r.stdout, "read 1 live session(s) of 1 source(s)") {
+		t.Fatalf("index --url: %q", r.stdout)
+	}
+	r = must(t, perch("search", "project", "--system", "maria", "--role", "user"))
+	if !strings.Contains(r.stdout, "maria  user") {
+		t.Errorf("search of the live session:\n%s", r.stdout)
+	}
+	// Read again: replaced, not doubled.
+	must(t, perch("index", "--url", url))
+	if r2 := must(t, perch("search", "project", "--system", "maria", "--role", "user")); r2.stdout != r.stdout {
+		t.Errorf("after a second read:\n%s\nwant\n%s", r2.stdout, r.stdout)
 	}
 }

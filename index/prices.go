@@ -77,6 +77,9 @@ func (p Prices) Lookup(model string) (Price, string, bool) {
 		m = m[:i]
 	}
 	m = dateSuffix.ReplaceAllString(m, "")
+	if strings.HasPrefix(m, "claude-") {
+		m = strings.ReplaceAll(m, ".", "-") // claude-sonnet-4.5, as routers write it
+	}
 	best := ""
 	for name := range p.Models {
 		if len(name) <= len(best) {

@@ -21,7 +21,7 @@ type Session struct {
 
 // Paths lists the files of every indexed session (live sessions aside).
 func (ix *Index) Paths(ctx context.Context) ([]Source, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, system, parent FROM sessions ORDER BY id`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, system, parent FROM sessions WHERE path NOT LIKE 'live:%' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
