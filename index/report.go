@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -73,15 +74,29 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 	// Days are cut in the zone's offset of now (a report across a
 	// daylight-saving change puts the requests of that hour a day off).
 	_, off := time.Now().In(loc).Zone()
-	local := fmt.Sprintf("(u.at/1000 + %d)", off)
+	// Time groups are days counted in SQL (an integer is cheap, a date
+	// string per row is not), named and merged into weeks and months here.
 	var group string
+	var timeKey func(day int64) string
+	join := ""
 	switch q.By {
 	case "day", "":
-		group = "date(" + local + ", 'unixepoch')"
+		timeKey = func(day int64) string { return time.Unix(day*86400, 0).UTC().Format("2006-01-02") }
 	case "week":
-		group = "date(" + local + ", 'unixepoch', 'weekday 1', '-7 days')"
+		timeKey = func(day int64) string {
+			t := time.Unix(day*86400, 0).UTC()
+			return t.AddDate(0, 0, -(int(t.Weekday())+6)%7).Format("2006-01-02") // its Monday
+		}
 	case "month":
-		group = "strftime('%Y-%m', " + local + ", 'unixepoch')"
+		timeKey = func(day int64) string { return time.Unix(day*86400, 0).UTC().Format("2006-01") }
+	}
+	if timeKey != nil {
+		group = fmt.Sprintf("(u.at/1000 + %d) / 86400", off)
+	} else {
+		join = "JOIN sessions s ON s.id = u.session"
+	}
+	switch q.By {
+	case "day", "", "week", "month":
 	case "session":
 		group = "CASE WHEN s.parent != '' THEN s.parent ELSE s.sid END"
 	case "project":
@@ -107,7 +122,7 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 			u.input + u.cache_read + u.cache_5m + u.cache_1h > `+fmt.Sprint(LongContext)+` AS long,
 			count(*), sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_5m), sum(u.cache_1h),
 			min(u.output_final), sum(u.source_cost), count(u.source_cost)
-		FROM usage u JOIN sessions s ON s.id = u.session `+cond+`
+		FROM usage u `+join+` `+cond+`
 		GROUP BY 1, 2, 3`, args...)
 	if err != nil {
 		return nil, UsageRow{}, fmt.Errorf("usage: %w", err)
@@ -126,6 +141,13 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 			return nil, UsageRow{}, fmt.Errorf("usage: %w", err)
 		}
 		t.Long = long == 1
+		if timeKey != nil {
+			day, err := strconv.ParseInt(key, 10, 64)
+			if err != nil {
+				return nil, UsageRow{}, fmt.Errorf("usage: day %q: %w", key, err)
+			}
+			key = timeKey(day)
+		}
 		g := groups[key]
 		if g == nil {
 			g = &UsageRow{Key: key}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -218,5 +219,35 @@ func TestPriceLookup(t *testing.T) {
 	over := p.With(map[string]Price{"claude-opus-4-6": {Input: 5, Output: 25}}, "config")
 	if pr, _, ok := over.Lookup("claude-opus-4-6"); !ok || pr.Input != 5 {
 		t.Errorf("an override is not used: %+v %v", pr, ok)
+	}
+}
+
+func TestUsageByTime(t *testing.T) {
+	ix := openTemp(t)
+	dir := t.TempDir()
+	mon := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC) // a Monday
+	for i, at := range []time.Time{mon, mon.AddDate(0, 0, 6), mon.AddDate(0, 0, 7), mon.AddDate(0, 1, 0)} {
+		c := newCC(fmt.Sprintf("s%d", i), at)
+		c.reply(fmt.Sprintf("msg_%d", i), "req", sonnet, "hi", usage{in: 1, out: 1}, "end_turn", nil)
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		writeFile(t, path, c.text())
+		mustIndex(t, ix, path)
+	}
+	for by, want := range map[string]map[string]int64{
+		"day":   {"2026-03-02": 1, "2026-03-08": 1, "2026-03-09": 1, "2026-04-02": 1},
+		"week":  {"2026-03-02": 2, "2026-03-09": 1, "2026-03-30": 1},
+		"month": {"2026-03": 3, "2026-04": 1},
+	} {
+		rows, _, err := ix.Usage(context.Background(), UsageQuery{By: by, Prices: DefaultPrices(), Location: time.UTC})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, r := range rows {
+			got[r.Key] = r.Requests
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("by %s: %v, want %v", by, got, want)
+		}
 	}
 }
