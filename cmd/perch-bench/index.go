@@ -175,6 +175,8 @@ func (h *harness) benchIndex(mb int) error {
 	goal := time.Duration(gb * float64(60*time.Second))
 	h.add(row{scope: scope, name: "first index: perch index", value: fmtDur(el), base: fmtMB(source) + " of session files",
 		cmp: fmt.Sprintf("%.0f MB/s", float64(source)/1e6/el.Seconds()), goal: "≤ 60 s/GB (" + fmtDur(goal) + ")", verdict: verdict(el <= goal)})
+	h.add(row{scope: scope, name: "first index: CPU (user + system)", value: fmtDur(h.lastCPU), base: fmtDur(el) + " wall",
+		cmp: fmt.Sprintf("%.0f MB/s of CPU", float64(source)/1e6/h.lastCPU.Seconds())})
 	h.add(row{scope: scope, name: "first index: peak RSS", value: fmtMB(rss)})
 	ixBytes := dirSize(filepath.Join(state, "perch"))
 	h.add(row{scope: scope, name: "index size", value: fmtMB(ixBytes), base: fmtMB(source) + " of session files",
@@ -195,12 +197,14 @@ func (h *harness) benchIndex(mb int) error {
 	if err != nil {
 		return err
 	}
+	appendCPU := h.lastCPU
 	read := "?"
 	if f := strings.Fields(out.String()); len(f) > 3 {
 		read = f[1] + " " + f[2]
 	}
 	h.add(row{scope: scope, name: fmt.Sprintf("+%d MiB appended: perch index", appendBytes>>20), value: fmtDur(el), base: "read " + read,
 		goal: "≤ 2 s", verdict: verdict(el <= 2*time.Second)})
+	h.add(row{scope: scope, name: fmt.Sprintf("+%d MiB appended: CPU (user + system)", appendBytes>>20), value: fmtDur(appendCPU)})
 
 	searches := []struct {
 		name, word string
