@@ -81,6 +81,22 @@ func writeCorpus(t testing.TB, config string) {
 	for name, text := range generated() {
 		writeFile(t, filepath.Join(proj, name), text)
 	}
+	// A real session with its subagent's file (testdata/capture.sh).
+	err := filepath.Walk(filepath.Join("testdata", "claude"), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(filepath.Join("testdata", "claude"), p)
+		writeFile(t, filepath.Join(config, rel), string(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	caps, _ := filepath.Glob(filepath.Join(captures, "*.session.jsonl"))
 	for _, p := range caps {
 		b, err := os.ReadFile(p)
@@ -189,6 +205,14 @@ func TestAgainstCCUsage(t *testing.T) {
 			truth:        ccusageTokens{Input: 11700 + 2700 + 1200, Output: 463 + 92 + 34, CacheRead: 45000 + 9000},
 			ccusageWrong: ccusageTokens{Input: 33300, Output: 1462, CacheRead: 108000},
 		},
+		// The same on the session recorded with its subagent: Claude Code's
+		// own cost-state line counts 5400 input, 141 output and 18000 cache
+		// read tokens for it (main session and subagent), as perch does.
+		"2026-12-07": {
+			why:          "ccusage's daily report counts both copies of msg_fake0001 (requestRef, no requestId)",
+			truth:        ccusageTokens{Input: 5400, Output: 141, CacheRead: 18000},
+			ccusageWrong: ccusageTokens{Input: 6600, Output: 218, CacheRead: 18000},
+		},
 	}
 	compare := func(what string, theirs, ours map[string]ccusageTokens, diffs map[string]diff) {
 		for k, c := range theirs {
@@ -217,6 +241,24 @@ func TestAgainstCCUsage(t *testing.T) {
 	}
 	compare("session", readCCUsage(t, "session.json", "session"), perSession, sessionDiffs)
 	compare("day", readCCUsage(t, "daily.json", "daily"), perDay, dayDiffs)
+
+	// Claude Code's own figure for the recorded session (its cost-state
+	// line: $0.023715) is perch's source cost, and perch's own price of
+	// the same tokens is the same.
+	const recorded = "3455582f-7550-42e0-ae0c-4dc358e72573"
+	found := false
+	for _, r := range sessions {
+		if r.Key != recorded {
+			continue
+		}
+		found = true
+		if r.SourceCost == nil || math.Abs(*r.SourceCost-0.023715) > 1e-12 || math.Abs(r.Cost-0.023715) > 1e-12 {
+			t.Errorf("the recorded session: source cost %v, perch's %v; Claude Code says 0.023715", r.SourceCost, r.Cost)
+		}
+	}
+	if !found {
+		t.Errorf("no session %s", recorded)
+	}
 
 	// The costs, where both price the models alike.
 	costDiffs := map[string]struct {

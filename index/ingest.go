@@ -263,6 +263,7 @@ type fileWork struct {
 	reqs              map[string]*request
 	reqOrder          []string
 	runCost           *float64
+	sessionCost       *float64  // the latest cost-state's: the session's whole
 	cur               time.Time // the time of the latest event seen
 	pending           map[string]*message
 	order             []string
@@ -494,6 +495,9 @@ func (w *fileWork) note(li *lineInfo, lastModel *string) {
 	}
 	if li.cwd != "" && w.cwd == "" {
 		w.cwd = li.cwd
+	}
+	if li.sessionCost != nil {
+		w.sessionCost = li.sessionCost
 	}
 	if li.runCost != nil {
 		c := *li.runCost
@@ -861,9 +865,14 @@ func (w *fileWork) finish(ctx context.Context) error {
 	} else {
 		first, last = w.mtime.UnixMilli(), w.mtime.UnixMilli()
 	}
-	var cost any
+	// The source's own figure: Claude Code's running session total (the
+	// latest replaces), else the runs' results (each adds).
+	var cost, whole any
 	if w.runCost != nil {
 		cost = *w.runCost
+	}
+	if w.sessionCost != nil {
+		cost, whole = *w.sessionCost, 1
 	}
 	_, err = w.tx.ExecContext(ctx, `UPDATE sessions SET sid=?, parent=?, system=?, size=?, lines=?, deleted=0,
 		project=CASE WHEN project='' THEN ? ELSE project END,
@@ -871,9 +880,9 @@ func (w *fileWork) finish(ctx context.Context) error {
 		head=CASE WHEN ?=0 THEN ? ELSE head END,
 		first_at=CASE WHEN first_at=0 OR first_at>? THEN ? ELSE first_at END,
 		last_at=max(last_at, ?),
-		source_cost=CASE WHEN ? IS NULL THEN source_cost ELSE coalesce(source_cost, 0)+? END
+		source_cost=CASE WHEN ? IS NULL THEN source_cost WHEN ? IS NOT NULL THEN ? ELSE coalesce(source_cost, 0)+? END
 		WHERE id=?`,
-		w.sid, w.parent, w.kind, w.end, b2i(w.lines), w.cwd, w.title, w.start, w.head, first, first, last, cost, cost, w.session)
+		w.sid, w.parent, w.kind, w.end, b2i(w.lines), w.cwd, w.title, w.start, w.head, first, first, last, cost, whole, cost, cost, w.session)
 	return err
 }
 

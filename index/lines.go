@@ -57,6 +57,9 @@ type lineInfo struct {
 	req     *request
 	// runCost is a run's total cost as a result line reports it.
 	runCost *float64
+	// sessionCost is the session's cost so far as the CLI itself keeps it
+	// (Claude Code's cost-state line: the latest is the whole).
+	sessionCost *float64
 }
 
 // lineReader reads the lines of one system's files.
@@ -90,6 +93,7 @@ type ccLine struct {
 	RequestRf string   `json:"requestRef"`
 	CostUSD   *float64 `json:"costUSD"`
 	TotalCost *float64 `json:"total_cost_usd"`
+	StateCost *float64 `json:"totalCostUSD"`
 	Message   *struct {
 		ID         string          `json:"id"`
 		Model      string          `json:"model"`
@@ -116,6 +120,9 @@ func claudeLine(line []byte, li *lineInfo) {
 	}
 	if l.Type == "result" && l.TotalCost != nil {
 		li.runCost = l.TotalCost
+	}
+	if l.Type == "cost-state" && l.StateCost != nil {
+		li.sessionCost = l.StateCost
 	}
 	m := l.Message
 	if m == nil {
@@ -250,5 +257,5 @@ func parseTime(s string) time.Time {
 func hasUsageHint(line []byte) bool {
 	return bytes.Contains(line, []byte(`"usage"`)) || bytes.Contains(line, []byte(`"token_count"`)) ||
 		bytes.Contains(line, []byte(`"turn_context"`)) || bytes.Contains(line, []byte(`"session_meta"`)) ||
-		bytes.Contains(line, []byte(`"total_cost_usd"`))
+		bytes.Contains(line, []byte(`"total_cost_usd"`)) || bytes.Contains(line, []byte(`"totalCostUSD"`))
 }
