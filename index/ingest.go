@@ -91,7 +91,7 @@ type querier interface {
 // its session is read again from the start. progress, when set, is told
 // the source bytes read as they are.
 func (ix *Index) IndexFile(ctx context.Context, src Source, progress func(int64)) (FileResult, error) {
-	w, res, err := ix.prepare(ctx, src)
+	w, res, err := ix.prepare(ctx, src, true)
 	if err != nil || w == nil {
 		return res, err
 	}
@@ -126,7 +126,7 @@ func (ix *Index) IndexFiles(ctx context.Context, srcs []Source, done func(Source
 	go func() {
 		defer close(items)
 		for _, src := range srcs {
-			w, res, err := ix.prepare(ctx, src)
+			w, res, err := ix.prepare(ctx, src, false)
 			if err == nil && w != nil && w.end-w.start <= collectMax {
 				w.collect = true
 				err = w.read(ctx)
@@ -173,8 +173,11 @@ func (ix *Index) IndexFiles(ctx context.Context, srcs []Source, done func(Source
 // before it writes them.
 const collectMax = 64 << 20
 
-// prepare finds what is new in the file: nil when nothing is.
-func (ix *Index) prepare(ctx context.Context, src Source) (*fileWork, FileResult, error) {
+// prepare finds what is new in the file: nil when nothing is. marks: a
+// file gone or back is marked so here; IndexFiles, which prepares a file
+// while another is written, leaves that to CheckSources, so that its
+// reading goroutine never waits for the write lock.
+func (ix *Index) prepare(ctx context.Context, src Source, marks bool) (*fileWork, FileResult, error) {
 	var res FileResult
 	path, err := filepath.Abs(src.Path)
 	if err != nil {
@@ -183,6 +186,9 @@ func (ix *Index) prepare(ctx context.Context, src Source) (*fileWork, FileResult
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if !marks {
+				return nil, res, nil
+			}
 			return nil, res, ix.markDeleted(ctx, path)
 		}
 		return nil, res, fmt.Errorf("index: %w", err)
@@ -195,7 +201,7 @@ func (ix *Index) prepare(ctx context.Context, src Source) (*fileWork, FileResult
 	if err != nil {
 		return nil, res, fmt.Errorf("index %s: %w", path, err)
 	}
-	if row != nil && row.deleted {
+	if row != nil && row.deleted && marks {
 		// The file is back.
 		if _, err := ix.db.ExecContext(ctx, `UPDATE sessions SET deleted=0 WHERE id=?`, row.id); err != nil {
 			return nil, res, fmt.Errorf("index %s: %w", path, err)

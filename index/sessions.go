@@ -108,21 +108,30 @@ func (ix *Index) Clear(ctx context.Context) error {
 }
 
 // CheckSources marks the sessions whose file is gone as "source deleted"
-// (their copy stays), and clears the mark of one that is back.
+// (their copy stays), and clears the mark of one that is back, in one
+// transaction.
 func (ix *Index) CheckSources(ctx context.Context) (gone int, err error) {
 	srcs, err := ix.Paths(ctx)
 	if err != nil {
 		return 0, err
 	}
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("index: %w", err)
+	}
+	defer tx.Rollback()
 	for _, s := range srcs {
-		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
-			if err := ix.markDeleted(ctx, s.Path); err != nil {
-				return gone, fmt.Errorf("index: %w", err)
-			}
+		_, err := os.Stat(s.Path)
+		mark := 0
+		if errors.Is(err, fs.ErrNotExist) {
+			mark = 1
 			gone++
 		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted=? WHERE path=? AND deleted!=?`, mark, s.Path, mark); err != nil {
+			return gone, fmt.Errorf("index: %w", err)
+		}
 	}
-	return gone, nil
+	return gone, tx.Commit()
 }
 
 // WriteCopy writes the session's source as the index keeps it: the bytes
