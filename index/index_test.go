@@ -348,3 +348,19 @@ func TestKilledMidIndex(t *testing.T) {
 		t.Errorf("lorem after indexing again: %d hits", len(hits))
 	}
 }
+
+func TestIndexFilesTwice(t *testing.T) {
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, session("s", "puffin"))
+	var errs []error
+	ix.IndexFiles(context.Background(), []Source{{Path: path}, {Path: path}}, func(_ Source, _ FileResult, err error) {
+		errs = append(errs, err)
+	}, nil)
+	if len(errs) != 1 || errs[0] != nil {
+		t.Fatalf("results: %v, want one without error", errs)
+	}
+	if n := len(search(t, ix, Query{Text: "puffin"})); n != 2 {
+		t.Errorf("puffin: %d hits, want 2", n)
+	}
+}

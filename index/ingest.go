@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perch-tui/perch/client/registry"
@@ -120,12 +121,27 @@ func (ix *Index) IndexFiles(ctx context.Context, srcs []Source, done func(Source
 		res FileResult
 		err error
 	}
+	// A file named twice is read once: the second read would be prepared
+	// before the first is written.
+	seen := map[string]bool{}
+	var once []Source
+	for _, s := range srcs {
+		abs, err := filepath.Abs(s.Path)
+		if err != nil || !seen[abs] {
+			seen[abs] = true
+			once = append(once, s)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
+	var reading sync.WaitGroup
+	defer reading.Wait() // the reading goroutine is done with the database
 	defer cancel()
 	items := make(chan item, 1)
+	reading.Add(1)
 	go func() {
+		defer reading.Done()
 		defer close(items)
-		for _, src := range srcs {
+		for _, src := range once {
 			w, res, err := ix.prepare(ctx, src, false)
 			if err == nil && w != nil && w.end-w.start <= collectMax {
 				w.collect = true
