@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -249,13 +248,4 @@ func parseTime(s string) time.Time {
 		return time.Time{}
 	}
 	return t
-}
-
-// hasUsageHint: a line worth parsing whole. Most bytes of a session file
-// are texts and tool outputs; only lines that may carry usage, a session's
-// identity or a time need the JSON parser.
-func hasUsageHint(line []byte) bool {
-	return bytes.Contains(line, []byte(`"usage"`)) || bytes.Contains(line, []byte(`"token_count"`)) ||
-		bytes.Contains(line, []byte(`"turn_context"`)) || bytes.Contains(line, []byte(`"session_meta"`)) ||
-		bytes.Contains(line, []byte(`"total_cost_usd"`)) || bytes.Contains(line, []byte(`"totalCostUSD"`))
 }
