@@ -251,3 +251,29 @@ func TestUsageByTime(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexRollout: a real Codex rollout (client/codex's capture): each
+// token_count is one request, and their sum is the running total the last
+// one reports (11,300 input of which 8,704 cached, 290 output); the
+// model, gpt-5.5, has no price in the table, so its cost is unknown.
+func TestCodexRollout(t *testing.T) {
+	ix := openTemp(t)
+	r, err := ix.IndexFile(context.Background(), Source{Path: "../client/codex/testdata/cli/session.rollout.jsonl", From: "codex"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Session != "01a22095-b20d-7e20-ac25-b85a278e6830" {
+		t.Errorf("session %q, want the rollout's id", r.Session)
+	}
+	rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "model", Prices: DefaultPrices()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Tokens{Input: 11300 - 8704, Output: 290, CacheRead: 8704}
+	if total.Requests != 7 || total.Tokens != want {
+		t.Errorf("total %d requests %+v, want 7 %+v", total.Requests, total.Tokens, want)
+	}
+	if len(rows) != 1 || rows[0].Key != "gpt-5.5" || rows[0].CostKnown() {
+		t.Errorf("rows %+v: want one, gpt-5.5, cost unknown", rows)
+	}
+}
