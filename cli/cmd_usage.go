@@ -9,7 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/sanitize"
 )
 
 func runUsage(ctx context.Context, env Env, args []string) error {
@@ -59,9 +62,9 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "perch: no usage recorded (perch index reads new sessions)")
 		return nil
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\trequests\tinput\toutput\tcache read\tcache write 5m\tcache write 1h\tcost (perch)\tcost (source)\t\n", strings.ToUpper(*by))
-	line := func(r index.UsageRow) {
+	// The first column is text, left-aligned by hand; the numbers are
+	// right-aligned by the tab writer.
+	label := func(r index.UsageRow) string {
 		key := r.Key
 		if *by == "session" {
 			key = shortID(r.Key)
@@ -72,6 +75,17 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 		if key == "" {
 			key = "(none)"
 		}
+		return sanitize.Line(key)
+	}
+	width := len(*by)
+	for _, r := range append(rows, total) {
+		width = max(width, runewidth.StringWidth(label(r)))
+	}
+	pad := func(s string) string { return s + strings.Repeat(" ", width-runewidth.StringWidth(s)) }
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\trequests\tinput\toutput\tcache read\tcache write 5m\tcache write 1h\tcost (perch)\tcost (source)\t\n", pad(strings.ToUpper(*by)))
+	line := func(r index.UsageRow) {
+		key := pad(label(r))
 		out := num(r.Output)
 		if r.OutputLowerBound {
 			out = "≥" + out
@@ -99,18 +113,27 @@ func runUsage(ctx context.Context, env Env, args []string) error {
 func costText(r index.UsageRow) string {
 	switch {
 	case r.CostKnown():
-		return fmt.Sprintf("$%.2f", r.Cost)
+		return dollars(r.Cost)
 	case r.Cost == 0:
 		return "unknown"
 	}
-	return fmt.Sprintf("≥$%.2f", r.Cost)
+	return "≥" + dollars(r.Cost)
 }
 
 func sourceCost(r index.UsageRow) string {
 	if r.SourceCost == nil {
 		return "-"
 	}
-	return fmt.Sprintf("$%.2f", *r.SourceCost)
+	return dollars(*r.SourceCost)
+}
+
+// dollars writes a cost with cents, and a small one with what a cent
+// would hide.
+func dollars(c float64) string {
+	if c < 1 {
+		return fmt.Sprintf("$%.4f", c)
+	}
+	return fmt.Sprintf("$%.2f", c)
 }
 
 // num writes n with thousands separators.
