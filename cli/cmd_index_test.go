@@ -147,10 +147,15 @@ func TestPricesInConfig(t *testing.T) {
 	if pr, _, ok := p.Lookup("claude-opus-4-6"); !ok || pr.Output != 25 {
 		t.Errorf("the config's price is not used: %+v %v", pr, ok)
 	}
-	env.conf = &configState{}
-	write("[prices.\"claude-opus-4-6\"]\ninptu = 5.0\n")
-	if _, err := env.prices(); err == nil || !strings.Contains(err.Error(), `"inptu"`) {
-		t.Errorf("a misspelt price key: %v", err)
+	for text, want := range map[string]string{
+		"[prices.\"claude-opus-4-6\"]\ninptu = 5.0\n": `"inptu"`,
+		"[prices]\ninput = 5\n":                       "holds no prices",
+	} {
+		env.conf = &configState{}
+		write(text)
+		if _, err := env.prices(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %s", text, err, want)
+		}
 	}
 }
 

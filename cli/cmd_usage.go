@@ -156,5 +156,9 @@ func (env Env) prices() (index.Prices, error) {
 	if err != nil {
 		return p, err
 	}
-	return p.With(c.file.Prices, "the config file's [prices]"), nil
+	over, err := c.file.prices() // checked when the file was read
+	if err != nil {
+		return p, err
+	}
+	return p.With(over, "the config file's [prices]"), nil
 }

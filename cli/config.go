@@ -56,14 +56,14 @@ import (
 
 // fileConfig is the file's contents.
 type fileConfig struct {
-	URL          text                   `toml:"url"`
-	Backend      text                   `toml:"backend"`
-	TokenCommand text                   `toml:"token_command"`
-	Theme        text                   `toml:"theme"`
-	Keys         map[string]keyList     `toml:"keys"`
-	Sources      []sourceConfig         `toml:"source"`
-	Notify       notifyConfig           `toml:"notify"`
-	Prices       map[string]index.Price `toml:"prices"`
+	URL          text                          `toml:"url"`
+	Backend      text                          `toml:"backend"`
+	TokenCommand text                          `toml:"token_command"`
+	Theme        text                          `toml:"theme"`
+	Keys         map[string]keyList            `toml:"keys"`
+	Sources      []sourceConfig                `toml:"source"`
+	Notify       notifyConfig                  `toml:"notify"`
+	Prices       map[string]map[string]float64 `toml:"prices"`
 }
 
 // notifyConfig is the [notify] table: which signals the board's UI sends
@@ -208,9 +208,6 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "notify" {
 			return nil, bad(lineOf(text, k), "[notify]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], notifyKeys), strings.Join(notifyKeys, ", "))
 		}
-		if len(k) == 3 && k[0] == "prices" {
-			return nil, bad(lineOf(text, k), "[prices.%s]: unknown key %q%s; its keys are %s", k[1], k[2], didYouMean(k[2], index.PriceKeys()), strings.Join(index.PriceKeys(), ", "))
-		}
 		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify", "prices"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
@@ -226,6 +223,9 @@ func loadConfig(path string) (*config, error) {
 			return nil, bad(lineOf(text, toml.Key{"theme"}), "theme must be auto, dark or light, not %q%s",
 				f.Theme, didYouMean(string(f.Theme), []string{"auto", "dark", "light"}))
 		}
+	}
+	if _, err := f.prices(); err != nil {
+		return nil, bad(0, "%v", err)
 	}
 	if err := checkSources(f.Sources); err != nil {
 		return nil, bad(0, "%v", err)
@@ -409,7 +409,39 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	for _, name := range names {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
+	p := index.DefaultPrices()
+	line("prices", fmt.Sprintf("%d model(s): %s, %s", len(p.Models), p.Source, p.Date), "embedded")
+	models := make([]string, 0, len(s.conf.file.Prices))
+	for m := range s.conf.file.Prices {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		var kv []string
+		for _, k := range index.PriceKeys() {
+			if v, ok := s.conf.file.Prices[m][k]; ok {
+				kv = append(kv, fmt.Sprintf("%s %g", k, v))
+			}
+		}
+		line("prices."+m, strings.Join(kv, ", ")+" ($ per million tokens; the others unknown)", "config file")
+	}
 	return nil
+}
+
+// prices is the config file's [prices] tables read as prices.
+func (f *fileConfig) prices() (map[string]index.Price, error) {
+	out := map[string]index.Price{}
+	for m, t := range f.Prices {
+		if len(t) == 0 {
+			return nil, fmt.Errorf(`[prices]: %q holds no prices; write a model's as [prices."MODEL"] with input = …, output = …`, m)
+		}
+		p, err := index.PriceFrom(t)
+		if err != nil {
+			return nil, fmt.Errorf("[prices.%q]: %w", m, err)
+		}
+		out[m] = p
+	}
+	return out, nil
 }
 
 func or(v, otherwise string) string {

@@ -3,6 +3,7 @@ package index
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -98,14 +99,43 @@ func (p Prices) Lookup(model string) (Price, string, bool) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Cost is what one request (or requests of one model and context size)
-// costs at price.
+// costs at price: NaN when tokens of a kind the price does not give (a
+// config file's price without cache_read, say) were used, since their
+// cost is unknown, not $0.
 func (pr Price) Cost(t Tokens) float64 {
 	in, out, read, w5, w1 := pr.Input, pr.Output, pr.CacheRead, pr.CacheWrite5m, pr.CacheWrite1h
 	if t.Long && pr.LongInput > 0 {
 		in, out, read, w5, w1 = pr.LongInput, pr.LongOutput, pr.LongCacheRead, pr.LongCacheWrite5m, pr.LongCacheWrite1h
 	}
-	return (float64(t.Input)*in + float64(t.Output)*out + float64(t.CacheRead)*read +
-		float64(t.Cache5m)*w5 + float64(t.Cache1h)*w1) / 1e6
+	term := func(n int64, price float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(n) * price
+	}
+	return (term(t.Input, in) + term(t.Output, out) + term(t.CacheRead, read) + term(t.Cache5m, w5) + term(t.Cache1h, w1)) / 1e6
+}
+
+// PriceFrom reads a price as the config file writes it: a key a table
+// leaves out is unknown (NaN), not free.
+func PriceFrom(m map[string]float64) (Price, error) {
+	nan := math.NaN()
+	p := Price{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
+	fields := map[string]*float64{"input": &p.Input, "output": &p.Output, "cache_read": &p.CacheRead,
+		"cache_write_5m": &p.CacheWrite5m, "cache_write_1h": &p.CacheWrite1h, "long_input": &p.LongInput,
+		"long_output": &p.LongOutput, "long_cache_read": &p.LongCacheRead, "long_cache_write_5m": &p.LongCacheWrite5m,
+		"long_cache_write_1h": &p.LongCacheWrite1h}
+	for k, v := range m {
+		f, ok := fields[k]
+		if !ok {
+			return p, fmt.Errorf("unknown key %q; its keys are %s", k, strings.Join(PriceKeys(), ", "))
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return p, fmt.Errorf("%s = %v is not a price", k, v)
+		}
+		*f = v
+	}
+	return p, nil
 }
 
 // PriceKeys are a price's keys in the config file.

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,8 +158,9 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 			r.Requests += n
 			r.add(t)
 			r.OutputLowerBound = r.OutputLowerBound || final == 0
-			if price, _, ok := q.Prices.Lookup(model); ok {
-				r.Cost += price.Cost(t)
+			price, _, ok := q.Prices.Lookup(model)
+			if c := price.Cost(t); ok && !math.IsNaN(c) {
+				r.Cost += c
 			} else {
 				r.Unknown = addName(r.Unknown, model)
 			}

@@ -277,3 +277,24 @@ func TestCodexRollout(t *testing.T) {
 		t.Errorf("rows %+v: want one, gpt-5.5, cost unknown", rows)
 	}
 }
+
+// TestPartialPrice: a price that leaves out cache reads does not make
+// them free: the cost of requests that read the cache is unknown.
+func TestPartialPrice(t *testing.T) {
+	pr, err := PriceFrom(map[string]float64{"input": 5, "output": 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := pr.Cost(Tokens{Input: 1e6, Output: 1e6}); c != 30 {
+		t.Errorf("cost without cache = %v, want 30", c)
+	}
+	if c := pr.Cost(Tokens{Input: 1e6, CacheRead: 1}); !math.IsNaN(c) {
+		t.Errorf("cost with an unpriced cache read = %v, want unknown (NaN)", c)
+	}
+	if _, err := PriceFrom(map[string]float64{"inptu": 5}); err == nil {
+		t.Error("a misspelt key is accepted")
+	}
+	if _, err := PriceFrom(map[string]float64{"input": -1}); err == nil {
+		t.Error("a negative price is accepted")
+	}
+}
