@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -308,4 +309,74 @@ func TestAgainstCCUsage(t *testing.T) {
 			t.Errorf("cost %s: perch %v, ccusage %v", name, perch[name], c)
 		}
 	}
+}
+
+// TestUsageSums: the report read from the sums by quarter of an hour is
+// the report read from every request, for every grouping, on the
+// comparison's corpus (and after a session is forgotten).
+func TestUsageSums(t *testing.T) {
+	config := t.TempDir()
+	writeCorpus(t, config)
+	// A copy of a request read later says more of it (its final output):
+	// the sums of the session that had it first change too.
+	a := newCC("copy-a", t0)
+	a.reply("msg_x", "req_x", sonnet, "partial", usage{in: 10, out: 1}, "", nil)
+	writeFile(t, filepath.Join(config, "projects", "-srv-copies", "a.jsonl"), a.text())
+	b := newCC("copy-b", t0.Add(time.Hour))
+	b.reply("msg_x", "req_x", sonnet, "whole", usage{in: 10, out: 500}, "end_turn", nil)
+	writeFile(t, filepath.Join(config, "projects", "-srv-copies", "b.jsonl"), b.text())
+	ix := openTemp(t)
+	ctx := context.Background()
+	ix.IndexFiles(ctx, LocalFiles(func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return config
+		}
+		return ""
+	}, ""), func(s Source, _ FileResult, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}, nil)
+	check := func(when string) {
+		for _, by := range []string{"day", "week", "month", "session", "project", "model"} {
+			q := UsageQuery{By: by, Prices: DefaultPrices(), Location: time.FixedZone("Nepal", 5*3600+45*60)}
+			fast, ft, err := ix.usage(ctx, q, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow, st, err := ix.usage(ctx, q, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameRows(append(fast, ft), append(slow, st)) {
+				t.Errorf("%s, by %s: from the sums\n%+v\nfrom the requests\n%+v", when, by, append(fast, ft), append(slow, st))
+			}
+		}
+	}
+	check("indexed")
+	if _, err := ix.Forget(ctx, "parent"); err != nil {
+		t.Fatal(err)
+	}
+	check("after a forget")
+}
+
+func sameRows(a, b []UsageRow) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if math.Abs(x.Cost-y.Cost) > 1e-9 {
+			return false
+		}
+		x.Cost, y.Cost = 0, 0
+		if (x.SourceCost == nil) != (y.SourceCost == nil) || x.SourceCost != nil && math.Abs(*x.SourceCost-*y.SourceCost) > 1e-9 {
+			return false
+		}
+		x.SourceCost, y.SourceCost = nil, nil
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			return false
+		}
+	}
+	return true
 }

@@ -29,7 +29,7 @@ const FileName = "index.db"
 
 // schemaVersion changes when the tables change in a way an older index
 // cannot be read with; such an index is rebuilt from its sources.
-const schemaVersion = "1"
+const schemaVersion = "2"
 
 // Index is an open index database.
 type Index struct {
@@ -142,6 +142,26 @@ CREATE TABLE IF NOT EXISTS usage(
 );
 CREATE INDEX IF NOT EXISTS usage_at ON usage(at);
 CREATE INDEX IF NOT EXISTS usage_session ON usage(session);
+-- usage summed by quarter of an hour (UTC), session, model and context
+-- size: what perch usage reads when it asks for no time range. Each
+-- file's read sums its sessions again (sumUsage).
+CREATE TABLE IF NOT EXISTS usage_sums(
+	quarter INTEGER NOT NULL,   -- at / 900000
+	session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	model TEXT NOT NULL,
+	long INTEGER NOT NULL,
+	requests INTEGER NOT NULL,
+	input INTEGER NOT NULL,
+	output INTEGER NOT NULL,
+	cache_read INTEGER NOT NULL,
+	cache_5m INTEGER NOT NULL,
+	cache_1h INTEGER NOT NULL,
+	output_final INTEGER NOT NULL, -- the least of the requests'
+	source_cost REAL,
+	source_costs INTEGER NOT NULL, -- how many requests had one
+	PRIMARY KEY(quarter, session, model, long)
+);
+CREATE INDEX IF NOT EXISTS usage_sums_session ON usage_sums(session);
 -- The source's bytes, gzip, one member per read: a session whose file
 -- is gone replays from here.
 CREATE TABLE IF NOT EXISTS copies(
@@ -169,10 +189,32 @@ func (ix *Index) schema(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}
+	// An index of an earlier version has its requests but not their sums.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_sums`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO usage_sums `+sumSelect+` GROUP BY 1, 2, 3, 4`); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(k, v) VALUES('schema', ?)`, schemaVersion); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// sumSelect sums requests into usage_sums rows (the caller adds WHERE and
+// GROUP BY 1, 2, 3, 4).
+const sumSelect = `SELECT at / 900000, session, model, input + cache_read + cache_5m + cache_1h > ` + longContextSQL + `,
+	count(*), sum(input), sum(output), sum(cache_read), sum(cache_5m), sum(cache_1h), min(output_final),
+	sum(source_cost), count(source_cost) FROM usage`
+
+// sumUsage sums the requests of session again.
+func sumUsage(ctx context.Context, tx *sql.Tx, session int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM usage_sums WHERE session = ?`, session); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO usage_sums `+sumSelect+` WHERE session = ? GROUP BY 1, 2, 3, 4`, session)
+	return err
 }
 
 func isNoTable(err error) bool {

@@ -399,6 +399,7 @@ func (ix *Index) clearSession(ctx context.Context, tx *sql.Tx, id int64) error {
 		`DELETE FROM texts WHERE rowid IN (SELECT id FROM messages WHERE session=?)`,
 		`DELETE FROM messages WHERE session=?`,
 		`DELETE FROM usage WHERE session=?`,
+		`DELETE FROM usage_sums WHERE session=?`,
 		`DELETE FROM copies WHERE session=?`,
 		`UPDATE sessions SET size=0, title='', first_at=0, last_at=0, source_cost=NULL WHERE id=?`,
 	} {
@@ -862,10 +863,14 @@ func (w *fileWork) finish(ctx context.Context) error {
 			cache_read=max(cache_read, excluded.cache_read), cache_5m=max(cache_5m, excluded.cache_5m),
 			cache_1h=max(cache_1h, excluded.cache_1h), output_final=max(output_final, excluded.output_final),
 			at=min(at, excluded.at), model=CASE WHEN model='' THEN excluded.model ELSE model END,
-			source_cost=coalesce(source_cost, excluded.source_cost)`)
+			source_cost=coalesce(source_cost, excluded.source_cost)
+		RETURNING session`)
 	if err != nil {
 		return err
 	}
+	// The sessions whose requests changed: this one, and those that had a
+	// copy of a request first.
+	touched := map[int64]bool{w.session: true}
 	for _, k := range w.reqOrder {
 		r := w.reqs[k]
 		at := r.at
@@ -876,8 +881,15 @@ func (w *fileWork) finish(ctx context.Context) error {
 		if r.cost != nil {
 			cost = *r.cost
 		}
-		if _, err := s.ExecContext(ctx, r.key, w.session, at.UnixMilli(), r.model, r.input, r.output, r.cacheRead,
-			r.cache5m, r.cache1h, b2i(r.final), cost); err != nil {
+		var owner int64
+		if err := s.QueryRowContext(ctx, r.key, w.session, at.UnixMilli(), r.model, r.input, r.output, r.cacheRead,
+			r.cache5m, r.cache1h, b2i(r.final), cost).Scan(&owner); err != nil {
+			return err
+		}
+		touched[owner] = true
+	}
+	for id := range touched {
+		if err := sumUsage(ctx, w.tx, id); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,9 @@ type Price struct {
 // which a model with long-context prices bills the whole request at them.
 const LongContext = 200_000
 
+// longContextSQL is LongContext in SQL text.
+const longContextSQL = "200000"
+
 // Prices is a price table.
 type Prices struct {
 	Source string           `toml:"source"`

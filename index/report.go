@@ -66,8 +66,14 @@ type UsageRow struct {
 func (r UsageRow) CostKnown() bool { return len(r.Unknown) == 0 }
 
 // Usage reports tokens and cost grouped by q.By, the groups in order
-// (time groups oldest first, the others by cost, highest first).
+// (time groups oldest first, the others by cost, highest first). Without
+// a time range it reads the sums by quarter of an hour (usage_sums), a
+// few rows per session, not every request.
 func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow, error) {
+	return ix.usage(ctx, q, q.Since.IsZero() && q.Until.IsZero())
+}
+
+func (ix *Index) usage(ctx context.Context, q UsageQuery, fromSums bool) ([]UsageRow, UsageRow, error) {
 	loc := q.Location
 	if loc == nil {
 		loc = time.Local
@@ -93,6 +99,9 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 	}
 	if timeKey != nil {
 		group = fmt.Sprintf("(u.at/1000 + %d) / 86400", off)
+		if fromSums {
+			group = fmt.Sprintf("(u.quarter*900 + %d) / 86400", off)
+		}
 	} else {
 		join = "JOIN sessions s ON s.id = u.session"
 	}
@@ -119,12 +128,20 @@ func (ix *Index) Usage(ctx context.Context, q UsageQuery) ([]UsageRow, UsageRow,
 	if len(where) > 0 {
 		cond = "WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT `+group+`, u.model,
-			u.input + u.cache_read + u.cache_5m + u.cache_1h > `+fmt.Sprint(LongContext)+` AS long,
+	query := `SELECT ` + group + `, u.model,
+			u.input + u.cache_read + u.cache_5m + u.cache_1h > ` + longContextSQL + ` AS long,
 			count(*), sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_5m), sum(u.cache_1h),
 			min(u.output_final), sum(u.source_cost), count(u.source_cost)
-		FROM usage u `+join+` `+cond+`
-		GROUP BY 1, 2, 3`, args...)
+		FROM usage u ` + join + ` ` + cond + `
+		GROUP BY 1, 2, 3`
+	if fromSums {
+		query = `SELECT ` + group + `, u.model, u.long,
+			sum(u.requests), sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_5m), sum(u.cache_1h),
+			min(u.output_final), sum(u.source_cost), sum(u.source_costs)
+		FROM usage_sums u ` + join + `
+		GROUP BY 1, 2, 3`
+	}
+	rows, err := ix.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, UsageRow{}, fmt.Errorf("usage: %w", err)
 	}

@@ -99,7 +99,7 @@ func (ix *Index) Clear(ctx context.Context) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM texts`, `DELETE FROM copies`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
+	for _, q := range []string{`DELETE FROM texts`, `DELETE FROM copies`, `DELETE FROM usage_sums`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("index: clear: %w", err)
 		}
