@@ -191,3 +191,32 @@ func TestIndexLive(t *testing.T) {
 		t.Errorf("after a second read:\n%s\nwant\n%s", r2.stdout, r.stdout)
 	}
 }
+
+// TestIndexProgress: a bar on a terminal, nothing on a pipe.
+func TestIndexProgress(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		home := t.TempDir()
+		file := filepath.Join(home, "s.jsonl")
+		b, err := os.ReadFile("../client/claudecode/testdata/real/tools.session.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := must(t, runEnv(context.Background(), t, func(e *Env) {
+			e.Home = home
+			e.StderrIsTerminal = terminal
+			e.Getenv = func(k string) string {
+				if k == "XDG_STATE_HOME" {
+					return filepath.Join(home, "state")
+				}
+				return ""
+			}
+		}, "", "index", file))
+		bar := strings.Contains(r.stderr, "indexing [")
+		if bar != terminal || !terminal && r.stderr != "" {
+			t.Errorf("terminal %v: stderr %q", terminal, r.stderr)
+		}
+	}
+}
