@@ -29,7 +29,7 @@ const FileName = "index.db"
 
 // schemaVersion changes when the tables change in a way an older index
 // cannot be read with; such an index is rebuilt from its sources.
-const schemaVersion = "2"
+const schemaVersion = "3"
 
 // Index is an open index database.
 type Index struct {
@@ -121,10 +121,14 @@ CREATE TABLE IF NOT EXISTS messages(
 	role TEXT NOT NULL,
 	tool TEXT NOT NULL DEFAULT '',
 	at INTEGER NOT NULL,
+	z BLOB NOT NULL,            -- the text, compressed (text.go)
 	UNIQUE(session, key)
 );
--- The messages' text, rowid = messages.id (no column sizes: nothing ranks by them).
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(text, tokenize='unicode61 remove_diacritics 2', columnsize=0);
+CREATE VIEW IF NOT EXISTS message_texts AS SELECT id, perch_text(z) AS text FROM messages;
+-- The messages' words, rowid = messages.id; the text itself is the
+-- view's (no column sizes: nothing ranks by them).
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(text, content='message_texts', content_rowid='id',
+	tokenize='unicode61 remove_diacritics 2', columnsize=0);
 -- One row per model request, keyed so that every copy of it (streamed
 -- lines, a resumed or forked session's copy) is one row.
 CREATE TABLE IF NOT EXISTS usage(
@@ -186,6 +190,16 @@ func (ix *Index) schema(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
+	if v != "" {
+		// An index of another version is made again: perch index reads
+		// its sources anew (the copies of deleted ones are lost).
+		for _, q := range []string{`DROP TABLE IF EXISTS texts`, `DROP VIEW IF EXISTS message_texts`, `DROP TABLE IF EXISTS copies`,
+			`DROP TABLE IF EXISTS usage_sums`, `DROP TABLE IF EXISTS usage`, `DROP TABLE IF EXISTS messages`, `DROP TABLE IF EXISTS sessions`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}

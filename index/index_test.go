@@ -364,3 +364,30 @@ func TestIndexFilesTwice(t *testing.T) {
 		t.Errorf("puffin: %d hits, want 2", n)
 	}
 }
+
+// TestTurnGivenAgain: a turn the decoder gives again after many others
+// (here: a reply whose lines come after 600 other messages) is one
+// message with its last text, and the search table stays whole.
+func TestTurnGivenAgain(t *testing.T) {
+	ix := openTemp(t)
+	c := newCC("again", t0)
+	c.reply("msg_long", "req_long", sonnet, "first block walrus", usage{in: 1, out: 1}, "", nil)
+	for i := range 600 {
+		c.user(fmt.Sprintf("filler %d", i))
+	}
+	c.reply("msg_long", "req_long", sonnet, "second block narwhal", usage{in: 1, out: 9}, "end_turn", nil)
+	path := filepath.Join(t.TempDir(), "again.jsonl")
+	writeFile(t, path, c.text())
+	var errs []error
+	ix.IndexFiles(context.Background(), []Source{{Path: path}}, func(_ Source, _ FileResult, err error) { errs = append(errs, err) }, nil)
+	if len(errs) != 1 || errs[0] != nil {
+		t.Fatal(errs)
+	}
+	checkIntegrity(t, ix)
+	if n := len(search(t, ix, Query{Text: "filler", Limit: 1000})); n != 600 {
+		t.Errorf("filler: %d hits, want 600", n)
+	}
+	if n := len(search(t, ix, Query{Text: "narwhal"})); n != 1 {
+		t.Errorf("narwhal: %d hits, want 1", n)
+	}
+}

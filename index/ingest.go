@@ -300,6 +300,7 @@ type fileWork struct {
 	// read wrote, by key.
 	fresh     bool
 	written   map[string]int64
+	zip       zipper
 	copies    []copyChunkData
 	collected []*message
 }
@@ -312,6 +313,7 @@ type copyChunkData struct {
 type message struct {
 	key, role, tool, text string
 	at                    time.Time
+	z                     []byte // text compressed, as messages.z keeps it
 }
 
 // read reads and decodes the new bytes into memory (collect), with no
@@ -396,7 +398,7 @@ func (w *fileWork) openSession(ctx context.Context) error {
 // clearSession removes what a session's file gave, keeping its row.
 func (ix *Index) clearSession(ctx context.Context, tx *sql.Tx, id int64) error {
 	for _, q := range []string{
-		`DELETE FROM texts WHERE rowid IN (SELECT id FROM messages WHERE session=?)`,
+		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, perch_text(z) FROM messages WHERE session=?`,
 		`DELETE FROM messages WHERE session=?`,
 		`DELETE FROM usage WHERE session=?`,
 		`DELETE FROM usage_sums WHERE session=?`,
@@ -742,6 +744,7 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 	batch := make([]*message, n)
 	for i, key := range w.order[:n] {
 		batch[i] = w.pending[key]
+		batch[i].z = w.zip.zip(batch[i].text) // here: in IndexFiles, the reading goroutine
 		delete(w.pending, key)
 	}
 	w.order = append(w.order[:0], w.order[n:]...)
@@ -754,11 +757,18 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 
 // write writes messages: their rows first, then their texts.
 func (w *fileWork) write(ctx context.Context, batch []*message) error {
+	batch = latest(batch)
 	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
 	if err != nil {
 		return err
 	}
-	del, err := w.stmt(ctx, `DELETE FROM texts WHERE rowid=?`)
+	// An external-content FTS5 table forgets a row's words when told
+	// the text it had.
+	del, err := w.stmt(ctx, `INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, perch_text(z) FROM messages WHERE id=?`)
+	if err != nil {
+		return err
+	}
+	rewrite, err := w.stmt(ctx, `UPDATE messages SET z=? WHERE id=?`)
 	if err != nil {
 		return err
 	}
@@ -770,18 +780,18 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		w.written = map[string]int64{}
 	}
 	ids := make([]int64, len(batch))
-	var again []int64
+	var again []int // batch indexes
 	for i, m := range batch {
 		if id, ok := w.written[m.key]; ok {
 			ids[i] = id
-			again = append(again, id) // written earlier in this read: its text is replaced
+			again = append(again, i) // written earlier in this read: its text is replaced
 			continue
 		}
 		if !w.fresh {
 			// A message of an earlier read, when the decoder gave it again.
 			err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
 			if err == nil {
-				again = append(again, ids[i])
+				again = append(again, i)
 				continue
 			}
 			if !errors.Is(err, sql.ErrNoRows) {
@@ -793,8 +803,11 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		}
 		w.written[m.key] = ids[i]
 	}
-	for _, id := range again {
-		if _, err := del.ExecContext(ctx, id); err != nil {
+	for _, i := range again {
+		if _, err := del.ExecContext(ctx, ids[i]); err != nil {
+			return err
+		}
+		if _, err := rewrite.ExecContext(ctx, batch[i].z, ids[i]); err != nil {
 			return err
 		}
 	}
@@ -807,6 +820,23 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 	return nil
 }
 
+// latest keeps one message of each key, its last form, where its first
+// was: the messages collected from a whole file may hold a turn the
+// decoder gave again after it was flushed.
+func latest(batch []*message) []*message {
+	at := make(map[string]int, len(batch))
+	out := batch[:0:0]
+	for _, m := range batch {
+		if i, ok := at[m.key]; ok {
+			out[i] = m
+			continue
+		}
+		at[m.key] = len(out)
+		out = append(out, m)
+	}
+	return out
+}
+
 // A message's id is its time: its second, shifted left by idShift, plus
 // its place among the messages of that second. The search table's rows
 // are then in time order, and FTS5 reads a word's newest hits first
@@ -817,7 +847,7 @@ const idShift = 20
 
 // insert writes m's row under a free id of its second.
 func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
-	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, role, tool, at) VALUES(?,?,?,?,?,?)`)
+	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, role, tool, at, z) VALUES(?,?,?,?,?,?,?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -829,11 +859,12 @@ func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
 	if !ok {
 		id = sec<<idShift | (w.session&1023)<<10
 	}
+	z := m.z
 	for try := 0; ; try++ {
 		if id >= (sec+1)<<idShift || try == 2 {
 			return 0, fmt.Errorf("no free message id in the second %d", sec)
 		}
-		res, err := ins.ExecContext(ctx, id, w.session, m.key, m.role, m.tool, m.at.UnixMilli())
+		res, err := ins.ExecContext(ctx, id, w.session, m.key, m.role, m.tool, m.at.UnixMilli(), z)
 		if err != nil {
 			return 0, err
 		}

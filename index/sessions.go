@@ -82,7 +82,7 @@ func (ix *Index) Forget(ctx context.Context, id string) (Session, error) {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
-		`DELETE FROM texts WHERE rowid IN (SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session WHERE s.path = ?1 OR (s.parent = ?2 AND ?2 != ''))`,
+		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', m.id, perch_text(m.z) FROM messages m JOIN sessions s ON s.id = m.session WHERE s.path = ?1 OR (s.parent = ?2 AND ?2 != '')`,
 		`DELETE FROM sessions WHERE path = ?1 OR (parent = ?2 AND ?2 != '')`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, s.Path, s.SID); err != nil {
@@ -99,7 +99,7 @@ func (ix *Index) Clear(ctx context.Context) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM texts`, `DELETE FROM copies`, `DELETE FROM usage_sums`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
+	for _, q := range []string{`INSERT INTO texts(texts) VALUES('delete-all')`, `DELETE FROM copies`, `DELETE FROM usage_sums`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("index: clear: %w", err)
 		}
