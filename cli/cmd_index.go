@@ -306,6 +306,9 @@ func indexedSource(ctx context.Context, env Env, arg, from string) (path, kind s
 	if err != nil {
 		return arg, from, done, nil // not a session either: the file's own error says it
 	}
+	if url, id, live := s.Live(); live {
+		return "", "", done, fmt.Errorf("session %s is a live session of %s: open it with perch attach %s --url %s", shortID(id), url, shortID(id), url)
+	}
 	if from == "" {
 		from = s.System
 	}

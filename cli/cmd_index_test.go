@@ -185,6 +185,14 @@ func TestIndexLive(t *testing.T) {
 	if !strings.Contains(r.stdout, "maria  user") {
 		t.Errorf("search of the live session:\n%s", r.stdout)
 	}
+	// replay points a live session to attach.
+	hit := strings.Fields(r.stdout)
+	if len(hit) < 3 {
+		t.Fatalf("no hit: %q", r.stdout)
+	}
+	if r := perch("replay", hit[2], "--format", "md"); r.code == 0 || !strings.Contains(r.stderr, "perch attach") {
+		t.Errorf("replay of a live session: %+v", r)
+	}
 	// Read again: replaced, not doubled.
 	must(t, perch("index", "--url", url))
 	if r2 := must(t, perch("search", "project", "--system", "maria", "--role", "user")); r2.stdout != r.stdout {

@@ -64,3 +64,16 @@ func (ix *Index) IndexEvents(ctx context.Context, s LiveSession, evs []events.Ev
 	res.Read = 0
 	return res, err
 }
+
+// Live says whether s is a live source's session, and which.
+func (s Session) Live() (url, id string, ok bool) {
+	rest, ok := strings.CutPrefix(s.Path, livePrefix)
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '#')
+	if i < 0 {
+		return rest, s.SID, true
+	}
+	return rest[:i], rest[i+1:], true
+}
