@@ -391,3 +391,32 @@ func TestTurnGivenAgain(t *testing.T) {
 		t.Errorf("narwhal: %d hits, want 1", n)
 	}
 }
+
+func TestFindAndForget(t *testing.T) {
+	ctx := context.Background()
+	ix := openTemp(t)
+	dir := t.TempDir()
+	for _, p := range []string{"abc1.jsonl", "abc2.jsonl", "abc1/subagents/agent-x.jsonl"} {
+		sid := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		if strings.Contains(p, "subagents") {
+			sid = "abc1"
+		}
+		writeFile(t, filepath.Join(dir, p), session(sid, "gannet"))
+		mustIndex(t, ix, filepath.Join(dir, p))
+	}
+	if _, err := ix.Find(ctx, "abc"); err == nil || !strings.Contains(err.Error(), "several") {
+		t.Errorf("an ambiguous prefix: %v", err)
+	}
+	if s, err := ix.Find(ctx, "abc2"); err != nil || s.SID != "abc2" {
+		t.Errorf("Find(abc2) = %+v, %v", s, err)
+	}
+	if _, err := ix.Forget(ctx, "abc1"); err != nil {
+		t.Fatal(err)
+	}
+	// The session and its subagent are gone; the other stays.
+	hits := search(t, ix, Query{Text: "gannet"})
+	if len(hits) != 2 || hits[0].Session != "abc2" {
+		t.Errorf("after forgetting abc1: %+v", hits)
+	}
+	checkIntegrity(t, ix)
+}
