@@ -108,6 +108,15 @@ func TestIncrementalRead(t *testing.T) {
 	if n := len(search(t, ix, Query{Text: "quokka"})); n != 1 {
 		t.Errorf("quokka: %d hits, want 1", n)
 	}
+	// The copy is the file, however many reads it took.
+	var copy bytes.Buffer
+	abs, _ := filepath.Abs(path)
+	if err := ix.WriteCopy(context.Background(), abs, &copy); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := os.ReadFile(path); copy.String() != string(want) {
+		t.Errorf("the copy after three reads: %d bytes, the file %d", copy.Len(), len(want))
+	}
 	_, total, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: DefaultPrices()})
 	if err != nil || total.Requests != 3 {
 		t.Errorf("usage after the appends: %d requests (%v), want 3", total.Requests, err)
