@@ -41,7 +41,12 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	}
 	formatSet := false
 	fs.Visit(func(f *flag.Flag) { formatSet = formatSet || f.Name == "format" })
-	path := pos[0]
+	path, kind, done, err := indexedSource(ctx, env, pos[0], *from)
+	if err != nil {
+		return err
+	}
+	defer done()
+	*from = kind
 	opts := ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}
 	toUI := env.IsTerminal && !formatSet
 	if toUI {

@@ -30,8 +30,12 @@ type compFlag struct {
 // values lists what a flag's value may be, where perch knows it.
 func (f compFlag) values() []string {
 	switch f.name {
-	case "from":
+	case "from", "system":
 		return registry.Names()
+	case "by":
+		return []string{"day", "week", "month", "session", "project", "model"}
+	case "role":
+		return []string{"user", "assistant", "tool"}
 	case "backend", "kind":
 		return registry.LiveNames()
 	case "theme":
@@ -81,7 +85,7 @@ func completionTable(ctx context.Context, env Env) []cmdFlags {
 	}
 	table := []cmdFlags{{name: "", flags: collect(runRoot)}}
 	for _, c := range commands() {
-		table = append(table, cmdFlags{name: c.name, summary: c.summary, file: c.args == "FILE", flags: collect(c.run)})
+		table = append(table, cmdFlags{name: c.name, summary: c.summary, file: c.args == "FILE" || c.args == "[FILE…]", flags: collect(c.run)})
 	}
 	return table
 }

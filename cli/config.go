@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/index"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
@@ -50,17 +51,25 @@ import (
 //	enabled = false                    # on unless set to false
 //	dir = "~/work/.claude"             # its directory; the CLI's own variable
 //	                                   # (CLAUDE_CONFIG_DIR, CODEX_HOME) wins
+//
+//	[prices."claude-sonnet-4-5"]       # perch usage: a model's price, US$ per million tokens
+//	input = 3.0                        # (replaces or adds to the embedded table)
+//	output = 15.0
+//	cache_read = 0.30
+//	cache_write_5m = 3.75
+//	cache_write_1h = 6.0
 
 // fileConfig is the file's contents.
 type fileConfig struct {
-	URL          text                   `toml:"url"`
-	Backend      text                   `toml:"backend"`
-	TokenCommand text                   `toml:"token_command"`
-	Theme        text                   `toml:"theme"`
-	Keys         map[string]keyList     `toml:"keys"`
-	Sources      []sourceConfig         `toml:"source"`
-	Notify       notifyConfig           `toml:"notify"`
-	Local        map[string]localConfig `toml:"local"`
+	URL          text                          `toml:"url"`
+	Backend      text                          `toml:"backend"`
+	TokenCommand text                          `toml:"token_command"`
+	Theme        text                          `toml:"theme"`
+	Keys         map[string]keyList            `toml:"keys"`
+	Sources      []sourceConfig                `toml:"source"`
+	Notify       notifyConfig                  `toml:"notify"`
+	Local        map[string]localConfig        `toml:"local"`
+	Prices       map[string]map[string]float64 `toml:"prices"`
 }
 
 // localConfig is a [local.<system>] table: one local CLI's sessions.
@@ -124,7 +133,7 @@ func (t *text) UnmarshalTOML(v any) error {
 }
 
 // configKeys are the file's keys, for messages.
-const configKeys = "url, backend, token_command, theme, the [keys], [notify] and [local.<system>] tables and [[source]] tables"
+const configKeys = "url, backend, token_command, theme, the [keys], [notify], [prices] and [local.<system>] tables and [[source]] tables"
 
 // sourceKeys are a [[source]] table's keys.
 var sourceKeys = []string{"name", "url", "backend", "token", "token_command"}
@@ -229,7 +238,7 @@ func loadConfig(path string) (*config, error) {
 		if len(k) == 2 && k[0] == "notify" {
 			return nil, bad(lineOf(text, k), "[notify]: unknown key %q%s; its keys are %s", k[1], didYouMean(k[1], notifyKeys), strings.Join(notifyKeys, ", "))
 		}
-		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify", "local"}
+		known := []string{"url", "backend", "token_command", "theme", "keys", "source", "notify", "local", "prices"}
 		return nil, bad(lineOf(text, k), "unknown key %q%s; the keys are %s", k.String(), didYouMean(k[len(k)-1], known), configKeys)
 	}
 	f := &c.file
@@ -244,6 +253,9 @@ func loadConfig(path string) (*config, error) {
 			return nil, bad(lineOf(text, toml.Key{"theme"}), "theme must be auto, dark or light, not %q%s",
 				f.Theme, didYouMean(string(f.Theme), []string{"auto", "dark", "light"}))
 		}
+	}
+	if _, err := f.prices(); err != nil {
+		return nil, bad(0, "%v", err)
 	}
 	if err := checkSources(f.Sources); err != nil {
 		return nil, bad(0, "%v", err)
@@ -451,7 +463,39 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	for _, name := range names {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
+	p := index.DefaultPrices()
+	line("prices", fmt.Sprintf("%d model(s): %s, %s", len(p.Models), p.Source, p.Date), "embedded")
+	models := make([]string, 0, len(s.conf.file.Prices))
+	for m := range s.conf.file.Prices {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		var kv []string
+		for _, k := range index.PriceKeys() {
+			if v, ok := s.conf.file.Prices[m][k]; ok {
+				kv = append(kv, fmt.Sprintf("%s %g", k, v))
+			}
+		}
+		line("prices."+m, strings.Join(kv, ", ")+" ($ per million tokens; the others unknown)", "config file")
+	}
 	return nil
+}
+
+// prices is the config file's [prices] tables read as prices.
+func (f *fileConfig) prices() (map[string]index.Price, error) {
+	out := map[string]index.Price{}
+	for m, t := range f.Prices {
+		if len(t) == 0 {
+			return nil, fmt.Errorf(`[prices]: %q holds no prices; write a model's as [prices."MODEL"] with input = …, output = …`, m)
+		}
+		p, err := index.PriceFrom(t)
+		if err != nil {
+			return nil, fmt.Errorf("[prices.%q]: %w", m, err)
+		}
+		out[m] = p
+	}
+	return out, nil
 }
 
 func or(v, otherwise string) string {

@@ -46,7 +46,7 @@ import (
 	fakesuna "github.com/perch-tui/perch/fakedaemon/suna"
 )
 
-var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch", "import"}
+var allMeasures = []string{"stream", "export", "tui", "idle", "keys", "resize", "search", "startup", "init", "big", "line", "suna", "watch", "import", "index"}
 
 type harness struct {
 	importKinds       string // -import-kinds: "" is every kind
@@ -81,6 +81,10 @@ type harness struct {
 
 	lastCPU time.Duration // processor time of the last runTimed command
 	lastHWM int64         // VmHWM of the last runTimed command, sampled while it ran
+	// childEnv is added to the environment of runTimed's commands (the
+	// index measure's config and state directories).
+	childEnv []string
+	indexMB  int
 }
 
 // row is one line of the table.
@@ -116,6 +120,7 @@ func run() int {
 	keep := flag.Bool("keep", false, "keep the temporary directory (daemon logs)")
 	importMB := flag.String("import-mb", "50", "sizes (MiB, comma-separated) of the import measure's file of each kind; -day adds 500")
 	flag.StringVar(&h.importKinds, "import-kinds", "", "the import measure's kinds, comma-separated (default: every kind)")
+	flag.IntVar(&h.indexMB, "index-mb", 256, "size (MiB) of the index measure's corpus of Claude Code session files (the goals are set at 1024 and 3072)")
 	day := flag.Bool("day", false, "also measure a day-long session of "+strconv.Itoa(daySize)+" events (about 480 MB of stream) after -n's sizes; not for CI")
 	flag.Parse()
 	if *day {
@@ -233,6 +238,9 @@ func run() int {
 	}
 	if h.measure["import"] {
 		sections = append(sections, section{"import", func() error { return h.benchImport(importMiB) }})
+	}
+	if h.measure["index"] {
+		sections = append(sections, section{"index", func() error { return h.benchIndex(h.indexMB) }})
 	}
 	// Each section runs for the new perch, then for the baseline, so that
 	// both sample the same stretch of a noisy machine.

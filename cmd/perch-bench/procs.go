@@ -135,6 +135,9 @@ func (h *harness) runTimed(timeout time.Duration, stdout io.Writer, name string,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout = stdout
+	if h.childEnv != nil {
+		cmd.Env = append(os.Environ(), h.childEnv...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()

@@ -1,0 +1,50 @@
+package index
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzLines: the billing readers take any line without panicking, and a
+// request they read is keyed in one of the known ways.
+func FuzzLines(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"assistant","message":{"id":"m","model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2,"cache_creation":{"ephemeral_5m_input_tokens":3}}},"requestId":"r"}`,
+		`{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":9},"last_token_usage":{"input_tokens":5,"cached_input_tokens":9}}}}`,
+		`{"type":"turn_context","payload":{"model":"gpt-5"}}`,
+		`{"type":"user","message":{"content":[{"tool_use_id":"t"}]}}`,
+		`not json`, `{}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, read := range lineReaders {
+			var li lineInfo
+			read(line, &li)
+			if r := li.req; r != nil && r.key != "" && !strings.HasPrefix(r.key, "anthropic:") &&
+				!strings.HasPrefix(r.key, "claude-code:") && !strings.HasPrefix(r.key, "total:") {
+				t.Fatalf("request key %q of %q", r.key, line)
+			}
+		}
+	})
+}
+
+// FuzzQuery: whatever is typed becomes a query FTS5 reads as words only,
+// and snippets of any text are one clean line.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{`flaky test`, `"go test" time*`, `NEAR(a b)`, `a:b -c`, `"unclosed`, "\x00\uE000x\uE001"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ftsQuery(s)
+		if err == nil && (!strings.HasPrefix(q, `"`) || strings.Count(q, `"`)%2 != 0) {
+			t.Fatalf("ftsQuery(%q) = %q", s, q)
+		}
+		for _, p := range snippetParts(s) {
+			if strings.ContainsAny(p.Text, "\x1b\r\n\x00") || !utf8.ValidString(p.Text) {
+				t.Fatalf("snippet part %q of %q", p.Text, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,431 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The test binary is also the child process of the tests that need
+// another process: PERCH_INDEX_CHILD names what it does.
+func TestMain(m *testing.M) {
+	switch os.Getenv("PERCH_INDEX_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "index":
+		os.Exit(child(os.Getenv("PERCH_INDEX_DB"), strings.Split(os.Getenv("PERCH_INDEX_FILES"), ",")))
+	}
+}
+
+// child indexes files into db, saying "reading" once it is past its
+// first chunk of a file, then searches.
+func child(db string, files []string) int {
+	ctx := context.Background()
+	ix, err := Open(ctx, db)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer ix.Close()
+	said := false
+	for _, f := range files {
+		_, err := ix.IndexFile(ctx, Source{Path: f}, func(n int64) {
+			if !said && n >= progressStep {
+				fmt.Println("reading")
+				said = true
+			}
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if _, err := ix.Search(ctx, Query{Text: "hello"}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func session(id string, words ...string) string {
+	c := newCC(id, t0)
+	for i, w := range words {
+		c.user("question " + w)
+		c.reply(fmt.Sprintf("msg_%s_%d", id, i), fmt.Sprintf("req_%s_%d", id, i), sonnet, "answer about "+w, usage{in: 10, out: 5}, "end_turn", nil)
+	}
+	return c.text()
+}
+
+func TestIncrementalRead(t *testing.T) {
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	first := session("s1", "apple", "banana")
+	writeFile(t, path, first)
+	if r := mustIndex(t, ix, path); r.Read != int64(len(first)) || r.Messages != 4 {
+		t.Fatalf("first read: %+v, want %d bytes and 4 messages", r, len(first))
+	}
+	if r := mustIndex(t, ix, path); !r.Unchanged {
+		t.Fatalf("an unchanged file was read again: %+v", r)
+	}
+
+	// Lines added: only they are read.
+	c := newCC("s1", t0.Add(time.Hour))
+	c.user("question zebra")
+	c.reply("msg_new", "req_new", sonnet, "answer about zebra", usage{in: 10, out: 5}, "end_turn", nil)
+	more := c.text()
+	appendFile(t, path, more)
+	if r := mustIndex(t, ix, path); r.Read != int64(len(more)) || r.Messages != 2 || r.Reset {
+		t.Fatalf("after an append: %+v, want %d new bytes and 2 messages", r, len(more))
+	}
+	if n := len(search(t, ix, Query{Text: "zebra"})); n != 2 {
+		t.Errorf("zebra: %d hits, want 2", n)
+	}
+	if n := len(search(t, ix, Query{Text: "apple"})); n != 2 {
+		t.Errorf("apple: %d hits after the append, want 2 (not read twice)", n)
+	}
+
+	// A line still being written waits for its end.
+	c = newCC("s1", t0.Add(2*time.Hour))
+	c.user("question quokka")
+	line := c.text()
+	appendFile(t, path, line[:len(line)/2])
+	if r := mustIndex(t, ix, path); !r.Unchanged || r.Read != 0 {
+		t.Fatalf("half a line was read: %+v", r)
+	}
+	appendFile(t, path, line[len(line)/2:])
+	if r := mustIndex(t, ix, path); r.Read != int64(len(line)) {
+		t.Fatalf("the finished line: %+v, want %d bytes", r, len(line))
+	}
+	if n := len(search(t, ix, Query{Text: "quokka"})); n != 1 {
+		t.Errorf("quokka: %d hits, want 1", n)
+	}
+	// The copy is the file, however many reads it took.
+	var copy bytes.Buffer
+	abs, _ := filepath.Abs(path)
+	if err := ix.WriteCopy(context.Background(), abs, &copy); err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := os.ReadFile(path); copy.String() != string(want) {
+		t.Errorf("the copy after three reads: %d bytes, the file %d", copy.Len(), len(want))
+	}
+	_, total, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: DefaultPrices()})
+	if err != nil || total.Requests != 3 {
+		t.Errorf("usage after the appends: %d requests (%v), want 3", total.Requests, err)
+	}
+
+	// Another file at the same path: read again from its start.
+	writeFile(t, path, session("s1", "cherry"))
+	if r := mustIndex(t, ix, path); !r.Reset {
+		t.Fatalf("a replaced file was not read again: %+v", r)
+	}
+	if n := len(search(t, ix, Query{Text: "apple"})); n != 0 {
+		t.Errorf("apple: %d hits after the file was replaced, want 0", n)
+	}
+	if n := len(search(t, ix, Query{Text: "cherry"})); n != 2 {
+		t.Errorf("cherry: %d hits, want 2", n)
+	}
+}
+
+func TestDeletedSource(t *testing.T) {
+	ctx := context.Background()
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "gone.jsonl")
+	text := session("gone", "walrus")
+	writeFile(t, path, text)
+	mustIndex(t, ix, path)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ix.CheckSources(ctx); err != nil || n != 1 {
+		t.Fatalf("CheckSources = %d, %v; want 1 gone", n, err)
+	}
+	hits := search(t, ix, Query{Text: "walrus"})
+	if len(hits) != 2 || !hits[0].Deleted {
+		t.Fatalf("hits = %+v, want 2 marked source deleted", hits)
+	}
+	s, err := ix.Find(ctx, "gon")
+	if err != nil || !s.Deleted {
+		t.Fatalf("Find = %+v, %v", s, err)
+	}
+	var copy bytes.Buffer
+	if err := ix.WriteCopy(ctx, s.Path, &copy); err != nil {
+		t.Fatal(err)
+	}
+	if copy.String() != text {
+		t.Errorf("the kept copy differs from the file: %d bytes, want %d", copy.Len(), len(text))
+	}
+	// The file comes back: the mark goes.
+	writeFile(t, path, text)
+	mustIndex(t, ix, path)
+	if hits := search(t, ix, Query{Text: "walrus"}); len(hits) != 2 || hits[0].Deleted {
+		t.Errorf("after the file came back: %+v", hits)
+	}
+	if _, err := ix.Forget(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if hits := search(t, ix, Query{Text: "walrus"}); len(hits) != 0 {
+		t.Errorf("a forgotten session is found: %+v", hits)
+	}
+}
+
+func TestHostileSnippets(t *testing.T) {
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	c := newCC("h", t0)
+	c.user("zebra \x1b]0;owned\x07 \x1b[31mred\x1b[0m \u202eevil\u202c \x00 \r\n second line zebra " + string([]byte{0xff, 0xfe}) + " \uE000fake\uE001")
+	writeFile(t, path, c.text())
+	mustIndex(t, ix, path)
+	for _, q := range []string{"zebra", `zebra" OR "x`, "NEAR(zebra", "zeb*", `"second line"`, "red:zebra", "-zebra"} {
+		hits, err := ix.Search(context.Background(), Query{Text: q})
+		if err != nil {
+			t.Errorf("%q: %v", q, err)
+			continue
+		}
+		for _, h := range hits {
+			s := h.SnippetText()
+			if strings.ContainsAny(s, "\x1b\x07\x00\r\n\u202e\u202c") || !utf8.ValidString(s) {
+				t.Errorf("%q: the snippet keeps control text: %q", q, s)
+			}
+		}
+		if q == "zebra" && (len(hits) != 1 || !hasMatch(hits[0].Snippet, "zebra")) {
+			t.Errorf("zebra: %+v, want one hit with zebra marked", hits)
+		}
+	}
+	if _, err := ix.Search(context.Background(), Query{Text: `" * "`}); err == nil {
+		t.Error("a query without words is accepted")
+	}
+}
+
+func hasMatch(parts []Part, word string) bool {
+	for _, p := range parts {
+		if p.Match && strings.EqualFold(p.Text, word) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFilters(t *testing.T) {
+	ix := openTemp(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.jsonl"), session("a", "otter"))
+	c := newCC("b", t0.Add(48*time.Hour))
+	c.cwd = "/srv/other"
+	c.user("question otter")
+	writeFile(t, filepath.Join(dir, "b.jsonl"), c.text())
+	mustIndex(t, ix, filepath.Join(dir, "a.jsonl"))
+	mustIndex(t, ix, filepath.Join(dir, "b.jsonl"))
+	for _, tc := range []struct {
+		q    Query
+		want int
+	}{
+		{Query{Text: "otter"}, 3},
+		{Query{Text: "otter", Role: "assistant"}, 1},
+		{Query{Text: "otter", Project: "/srv/other"}, 1},
+		{Query{Text: "otter", Project: "/home/ana"}, 2},
+		{Query{Text: "otter", Since: t0.Add(24 * time.Hour)}, 1},
+		{Query{Text: "otter", Until: t0.Add(24 * time.Hour)}, 2},
+		{Query{Text: "otter", System: "codex"}, 0},
+		{Query{Text: "otter", Limit: 1}, 1},
+	} {
+		hits := search(t, ix, tc.q)
+		if len(hits) != tc.want {
+			t.Errorf("%+v: %d hits, want %d", tc.q, len(hits), tc.want)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].At.After(hits[i-1].At) {
+				t.Errorf("%+v: not newest first", tc.q)
+			}
+		}
+	}
+}
+
+func runChild(t *testing.T, db string, files ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PERCH_INDEX_CHILD=index", "PERCH_INDEX_DB="+db, "PERCH_INDEX_FILES="+strings.Join(files, ","))
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func TestTwoProcesses(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "state", FileName)
+	var a, b []string
+	for i := range 6 {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		writeFile(t, p, session(fmt.Sprintf("s%d", i), "hello", fmt.Sprintf("word%d", i)))
+		if i%2 == 0 {
+			a = append(a, p)
+		} else {
+			b = append(b, p)
+		}
+	}
+	ca, cb := runChild(t, db, a...), runChild(t, db, b...)
+	if err := ca.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ca.Wait(); err != nil {
+		t.Errorf("first process: %v", err)
+	}
+	if err := cb.Wait(); err != nil {
+		t.Errorf("second process: %v", err)
+	}
+	ix, err := Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	checkIntegrity(t, ix)
+	if n := len(search(t, ix, Query{Text: "hello", Limit: 100})); n != 12 {
+		t.Errorf("hello: %d hits, want 12 (every file's two)", n)
+	}
+	fi, err := os.Stat(db)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the index's mode is %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+}
+
+func checkIntegrity(t *testing.T, ix *Index) {
+	t.Helper()
+	var ok string
+	if err := ix.db.QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity_check = %q, %v", ok, err)
+	}
+	if _, err := ix.db.Exec(`INSERT INTO texts(texts, rank) VALUES('integrity-check', 1)`); err != nil {
+		t.Fatalf("the search table: %v", err)
+	}
+}
+
+func TestKilledMidIndex(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "state", FileName)
+	small := filepath.Join(dir, "small.jsonl")
+	writeFile(t, small, session("small", "hello", "heron"))
+	big := filepath.Join(dir, "big.jsonl")
+	c := newCC("big", t0)
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 400)
+	for i := 0; len(c.lines)*len(filler) < 3*progressStep; i++ {
+		c.user(fmt.Sprintf("hello %d %s", i, filler))
+	}
+	writeFile(t, big, c.text())
+
+	cmd := runChild(t, db, small, big)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "reading\n" {
+		t.Fatalf("the child said %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	ix, err := Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	checkIntegrity(t, ix)
+	if hits := search(t, ix, Query{Text: "heron"}); len(hits) != 2 {
+		t.Errorf("heron (the file indexed before the kill): %d hits, want 2", len(hits))
+	}
+	if hits := search(t, ix, Query{Text: "lorem"}); len(hits) != 0 {
+		t.Errorf("lorem: %d hits of the file being read when killed, want 0 (nothing half-written)", len(hits))
+	}
+	if r := mustIndex(t, ix, big); r.Read != int64(len(c.text())) {
+		t.Errorf("the file read again after the kill: %+v", r)
+	}
+	if hits := search(t, ix, Query{Text: "lorem", Limit: 5}); len(hits) != 5 {
+		t.Errorf("lorem after indexing again: %d hits", len(hits))
+	}
+}
+
+func TestIndexFilesTwice(t *testing.T) {
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeFile(t, path, session("s", "puffin"))
+	var errs []error
+	ix.IndexFiles(context.Background(), []Source{{Path: path}, {Path: path}}, func(_ Source, _ FileResult, err error) {
+		errs = append(errs, err)
+	}, nil)
+	if len(errs) != 1 || errs[0] != nil {
+		t.Fatalf("results: %v, want one without error", errs)
+	}
+	if n := len(search(t, ix, Query{Text: "puffin"})); n != 2 {
+		t.Errorf("puffin: %d hits, want 2", n)
+	}
+}
+
+// TestTurnGivenAgain: a turn the decoder gives again after many others
+// (here: a reply whose lines come after 600 other messages) is one
+// message with its last text, and the search table stays whole.
+func TestTurnGivenAgain(t *testing.T) {
+	ix := openTemp(t)
+	c := newCC("again", t0)
+	c.reply("msg_long", "req_long", sonnet, "first block walrus", usage{in: 1, out: 1}, "", nil)
+	for i := range 600 {
+		c.user(fmt.Sprintf("filler %d", i))
+	}
+	c.reply("msg_long", "req_long", sonnet, "second block narwhal", usage{in: 1, out: 9}, "end_turn", nil)
+	path := filepath.Join(t.TempDir(), "again.jsonl")
+	writeFile(t, path, c.text())
+	var errs []error
+	ix.IndexFiles(context.Background(), []Source{{Path: path}}, func(_ Source, _ FileResult, err error) { errs = append(errs, err) }, nil)
+	if len(errs) != 1 || errs[0] != nil {
+		t.Fatal(errs)
+	}
+	checkIntegrity(t, ix)
+	if n := len(search(t, ix, Query{Text: "filler", Limit: 1000})); n != 600 {
+		t.Errorf("filler: %d hits, want 600", n)
+	}
+	if n := len(search(t, ix, Query{Text: "narwhal"})); n != 1 {
+		t.Errorf("narwhal: %d hits, want 1", n)
+	}
+}
+
+func TestFindAndForget(t *testing.T) {
+	ctx := context.Background()
+	ix := openTemp(t)
+	dir := t.TempDir()
+	for _, p := range []string{"abc1.jsonl", "abc2.jsonl", "abc1/subagents/agent-x.jsonl"} {
+		sid := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		if strings.Contains(p, "subagents") {
+			sid = "abc1"
+		}
+		writeFile(t, filepath.Join(dir, p), session(sid, "gannet"))
+		mustIndex(t, ix, filepath.Join(dir, p))
+	}
+	if _, err := ix.Find(ctx, "abc"); err == nil || !strings.Contains(err.Error(), "several") {
+		t.Errorf("an ambiguous prefix: %v", err)
+	}
+	if s, err := ix.Find(ctx, "abc2"); err != nil || s.SID != "abc2" {
+		t.Errorf("Find(abc2) = %+v, %v", s, err)
+	}
+	if _, err := ix.Forget(ctx, "abc1"); err != nil {
+		t.Fatal(err)
+	}
+	// The session and its subagent are gone; the other stays.
+	hits := search(t, ix, Query{Text: "gannet"})
+	if len(hits) != 2 || hits[0].Session != "abc2" {
+		t.Errorf("after forgetting abc1: %+v", hits)
+	}
+	checkIntegrity(t, ix)
+}

@@ -1,0 +1,148 @@
+package index
+
+import (
+	_ "embed"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Price is a model's price in US dollars per million tokens. The long_*
+// prices, when set, bill a request whose input is over LongContext tokens.
+type Price struct {
+	Input        float64 `toml:"input" json:"input"`
+	Output       float64 `toml:"output" json:"output"`
+	CacheRead    float64 `toml:"cache_read" json:"cache_read"`
+	CacheWrite5m float64 `toml:"cache_write_5m" json:"cache_write_5m"`
+	CacheWrite1h float64 `toml:"cache_write_1h" json:"cache_write_1h"`
+
+	LongInput        float64 `toml:"long_input" json:"long_input,omitempty"`
+	LongOutput       float64 `toml:"long_output" json:"long_output,omitempty"`
+	LongCacheRead    float64 `toml:"long_cache_read" json:"long_cache_read,omitempty"`
+	LongCacheWrite5m float64 `toml:"long_cache_write_5m" json:"long_cache_write_5m,omitempty"`
+	LongCacheWrite1h float64 `toml:"long_cache_write_1h" json:"long_cache_write_1h,omitempty"`
+}
+
+// LongContext is the input size (cache reads and writes included) above
+// which a model with long-context prices bills the whole request at them.
+const LongContext = 200_000
+
+// longContextSQL is LongContext in SQL text.
+const longContextSQL = "200000"
+
+// Prices is a price table.
+type Prices struct {
+	Source string           `toml:"source"`
+	Date   string           `toml:"date"`
+	Models map[string]Price `toml:"models"`
+}
+
+//go:embed prices.toml
+var embeddedPrices string
+
+// DefaultPrices is the table perch is built with.
+func DefaultPrices() Prices {
+	var p Prices
+	if _, err := toml.Decode(embeddedPrices, &p); err != nil {
+		panic(fmt.Sprintf("index: the embedded price table: %v", err)) // a build mistake, caught by the tests
+	}
+	return p
+}
+
+// With is the table with the models of over replacing or adding to its own.
+func (p Prices) With(over map[string]Price, source string) Prices {
+	if len(over) == 0 {
+		return p
+	}
+	out := Prices{Source: p.Source + "; " + source, Date: p.Date, Models: map[string]Price{}}
+	for k, v := range p.Models {
+		out.Models[k] = v
+	}
+	for k, v := range over {
+		out.Models[strings.ToLower(k)] = v
+	}
+	return out
+}
+
+var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+
+// Lookup finds a model's price: the longest table name that is the model's
+// name, or its start followed by "-" and a word (not a version number:
+// claude-opus-4-6 is not claude-opus-4).
+func (p Prices) Lookup(model string) (Price, string, bool) {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if i := strings.IndexByte(m, '['); i > 0 { // claude-sonnet-4-5[1m]
+		m = m[:i]
+	}
+	m = dateSuffix.ReplaceAllString(m, "")
+	if strings.HasPrefix(m, "claude-") {
+		m = strings.ReplaceAll(m, ".", "-") // claude-sonnet-4.5, as routers write it
+	}
+	best := ""
+	for name := range p.Models {
+		if len(name) <= len(best) {
+			continue
+		}
+		if m == name || strings.HasPrefix(m, name+"-") && len(m) > len(name)+1 && !isDigit(m[len(name)+1]) {
+			best = name
+		}
+	}
+	if best == "" {
+		return Price{}, "", false
+	}
+	return p.Models[best], best, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// Cost is what one request (or requests of one model and context size)
+// costs at price: NaN when tokens of a kind the price does not give (a
+// config file's price without cache_read, say) were used, since their
+// cost is unknown, not $0.
+func (pr Price) Cost(t Tokens) float64 {
+	in, out, read, w5, w1 := pr.Input, pr.Output, pr.CacheRead, pr.CacheWrite5m, pr.CacheWrite1h
+	if t.Long && pr.LongInput > 0 {
+		in, out, read, w5, w1 = pr.LongInput, pr.LongOutput, pr.LongCacheRead, pr.LongCacheWrite5m, pr.LongCacheWrite1h
+	}
+	term := func(n int64, price float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(n) * price
+	}
+	return (term(t.Input, in) + term(t.Output, out) + term(t.CacheRead, read) + term(t.Cache5m, w5) + term(t.Cache1h, w1)) / 1e6
+}
+
+// PriceFrom reads a price as the config file writes it: a key a table
+// leaves out is unknown (NaN), not free.
+func PriceFrom(m map[string]float64) (Price, error) {
+	nan := math.NaN()
+	p := Price{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
+	fields := map[string]*float64{"input": &p.Input, "output": &p.Output, "cache_read": &p.CacheRead,
+		"cache_write_5m": &p.CacheWrite5m, "cache_write_1h": &p.CacheWrite1h, "long_input": &p.LongInput,
+		"long_output": &p.LongOutput, "long_cache_read": &p.LongCacheRead, "long_cache_write_5m": &p.LongCacheWrite5m,
+		"long_cache_write_1h": &p.LongCacheWrite1h}
+	for k, v := range m {
+		f, ok := fields[k]
+		if !ok {
+			return p, fmt.Errorf("unknown key %q; its keys are %s", k, strings.Join(PriceKeys(), ", "))
+		}
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return p, fmt.Errorf("%s = %v is not a price", k, v)
+		}
+		*f = v
+	}
+	return p, nil
+}
+
+// PriceKeys are a price's keys in the config file.
+func PriceKeys() []string {
+	return []string{"input", "output", "cache_read", "cache_write_5m", "cache_write_1h",
+		"long_input", "long_output", "long_cache_read", "long_cache_write_5m", "long_cache_write_1h"}
+}
