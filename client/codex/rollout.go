@@ -6,6 +6,7 @@ import (
 
 	"github.com/perch-tui/perch/client/normalize"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/tools"
 )
 
 // A rollout is the file Codex keeps of each thread,
@@ -192,10 +193,10 @@ func (d *Decoder) responseItem(pos string, p normalize.Object) []events.Event {
 		return out
 	case "local_shell_call":
 		action := normalize.AsObjectShared(p["action"])
-		_, out := d.toolCall(d.key(normalize.FirstStr(p, "call_id", "id")), "shell", object("command", action["command"], "cwd", action["working_directory"]))
+		_, out := d.toolCall(d.key(normalize.FirstStr(p, "call_id", "id")), tools.CodexShell, object("command", action["command"], "cwd", action["working_directory"]))
 		return out
 	case "web_search_call":
-		t, out := d.toolCall(d.key(normalize.StrField(p, "id")), "web_search", object("action", p["action"]))
+		t, out := d.toolCall(d.key(normalize.StrField(p, "id")), tools.CodexWebSearch, object("action", p["action"]))
 		return append(out, t.result("", normalize.StrField(p, "status") == "failed", "", nil))
 	case "function_call_output", "custom_tool_call_output":
 		return d.toolOutput(pos, p)
