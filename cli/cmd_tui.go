@@ -166,6 +166,7 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	long := fs.Int("long-session", 0, "serve a finished, idle session of N events instead of the demo (benchmark load)")
 	bigMB := fs.Float64("big-output-mb", 0, "with --long-session: end it with a read_file of this many MiB of output")
 	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
+	prompt := fs.String("prompt", "", "the demo task's first message (a restart with another one gives the demo task's id to a new task)")
 	sf := addSunaFlags(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -196,10 +197,12 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	if strings.TrimSpace(*addr) == "" {
 		return usagef("--addr must not be empty")
 	}
-	sc := fakedaemon.Scenario{Replay: *replay}
+	sc := fakedaemon.Scenario{Replay: *replay, Prompt: *prompt}
 	switch {
 	case *long == 0 && (*bigMB != 0 || *lineMB != 0):
 		return usagef("--big-output-mb and --long-line-mb need --long-session")
+	case *prompt != "" && (*long != 0 || *replay != ""):
+		return usagef("--prompt seeds the demo task: it excludes --replay and --long-session")
 	case *long != 0 && *replay != "":
 		return usagef("--long-session and --replay exclude each other")
 	case *long != 0 && *long < fakedaemon.MinLongSessionEvents:

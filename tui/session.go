@@ -142,12 +142,16 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		m.warm.streamAt = m.now
 	}
 	m.setCatchingUp(msg.Behind && !msg.Ended)
+	var cmd tea.Cmd
 	for c, chunk := range msg.Events {
 		for i := range chunk {
 			ev := &chunk[i]
 			if isResetEvent(ev) {
 				m.restartTimeline()
 				continue
+			}
+			if isReplacedNotice(ev) {
+				cmd = m.sessionReplaced()
 			}
 			m.tl.Apply(*ev)
 			m.held.event(*ev, m.tl.Status())
@@ -166,7 +170,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if m.todosOpen && len(m.tl.Todos()) == 0 {
 		m.todosOpen = false
 	}
-	return nil
+	return cmd
 }
 
 // setCatchingUp records whether the UI is behind the task stream: while
