@@ -332,7 +332,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	maria := b.Name() == client.Maria
 	out := bufio.NewWriter(env.Stdout)
 	p := newPrinter(out, *jsonl)
-	p.holdOpen = true
+	p.holdOpen, p.past = true, true
 	if !*jsonl {
 		if maria {
 			fmt.Fprintf(out, "Following task %s  %s  (%s)  — %s\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
@@ -344,13 +344,18 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		switch {
 		case s.old != nil && replacedStep(s.u):
 			p.next, p.running = 0, map[*events.Item]bool{} // another session: all of it is new
+			p.past = true
 		case s.old != nil:
 			p.restart(s.old, s.tl)
+		}
+		held := p.holding && s.u.Synced
+		if s.u.Synced {
+			p.past = false // the history is in: what runs now is live
 		}
 		// maria's updates that carry no event (states, Synced) print
 		// nothing: the first state line follows the first event, as it
 		// always did.
-		if !maria || len(s.u.Events) > 0 {
+		if !maria || len(s.u.Events) > 0 || held {
 			p.update(s.tl)
 		}
 		if err := out.Flush(); err != nil {

@@ -30,6 +30,11 @@ type printer struct {
 	// final form is in, and nothing after it before (backends that stream
 	// text in deltas).
 	holdOpen bool
+	// past: the history is being replayed (tail before the backend's
+	// first Synced). A tool still running there is printed once it
+	// finished, or once the history is in, and nothing after it before:
+	// a past tool is one line, not [running] then [ok].
+	past, holding bool
 }
 
 func newPrinter(w io.Writer, jsonl bool) *printer {
@@ -47,6 +52,9 @@ func (p *printer) update(tl *events.Timeline) {
 	for ; p.next < len(items); p.next++ {
 		it := items[p.next]
 		if p.holdOpen && it.Open {
+			break
+		}
+		if p.holding = p.past && it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning; p.holding {
 			break
 		}
 		if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
