@@ -14,6 +14,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -129,25 +130,13 @@ func writeItemText(w io.Writer, it *events.Item) {
 		}
 		fmt.Fprintln(w)
 	case events.ItemNotice:
-		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
+		fmt.Fprintf(w, "%s %s\n\n", styles.NoticeIcon(it.Level), sanitize.Line(it.Text))
 	}
 }
 
-// outcomeMark is the mark tail and replay print before a tool: ✗ for a
-// failure of any kind (the word after it says which), "…" while it runs.
-func outcomeMark(o events.Outcome) string {
-	switch {
-	case o == events.OutcomeRunning:
-		return "…"
-	case o == events.OutcomeOK:
-		return "✓"
-	case o.Failed():
-		return "✗"
-	case o == events.OutcomeCancelled:
-		return "⊘"
-	}
-	return "?"
-}
+// outcomeMark is the mark tail and replay print before a tool: the one
+// every view shows for the outcome (the word after it says it too).
+func outcomeMark(o events.Outcome) string { return styles.OutcomeIcon(o) }
 
 // callsText stands for the text of a reply that has none.
 func callsText(calls []events.ToolCall) string {

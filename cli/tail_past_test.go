@@ -24,8 +24,12 @@ func TestTailPrintsEachPastToolOnce(t *testing.T) {
 			if strings.Contains(out, "[running]") {
 				t.Errorf("a past tool is printed running:\n%s", out)
 			}
-			for _, tool := range []string{"list_files .", "read_file README.md", "execute_command go test ./..."} {
-				if n := strings.Count(out, tool+"  ["); n != 1 {
+			// Each once, with the mark the terminal UI shows for its
+			// outcome (styles.OutcomeIcon): ⊗ a tool that failed, ✗ a
+			// command that exited non-zero.
+			for _, tool := range []string{"✓ list_files .  [ok]", "✓ read_file README.md  [ok]", "✓ execute_command go test ./...  [ok",
+				"✗ execute_command make build  [failed, exit 1]", "⊗ read_file src/parser.go  [error]"} {
+				if n := strings.Count(out, tool); n != 1 {
 					t.Errorf("%q printed %d times:\n%s", tool, n, out)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -47,7 +48,7 @@ func (m *Model) heldLines(maxH int) []string {
 		case outbox.Failed:
 			state = m.ch.Err.Render("✗ refused ")
 		case outbox.Orphaned:
-			state = m.ch.Err.Render("⊘ orphan ")
+			state = m.ch.Err.Render(styles.IconOrphan + " orphan ")
 		default:
 			if msg.Intent == outbox.IntentSend {
 				// Sent by the user, kept: it goes as soon as it can.
@@ -58,7 +59,7 @@ func (m *Model) heldLines(maxH int) []string {
 			}
 		}
 		if msg.State != outbox.Orphaned && m.isOrphan(msg) {
-			state = m.ch.Err.Render("⊘ orphan ")
+			state = m.ch.Err.Render(styles.IconOrphan + " orphan ")
 		}
 		if msg.ID == h.editing {
 			state = m.ch.Accent.Render("(editing) ") + state
@@ -86,7 +87,7 @@ func (m *Model) heldLines(maxH int) []string {
 		if focused && i == h.sel {
 			text = m.ch.Selected.Render(text)
 		}
-		state := m.ch.Err.Render("⊘ orphan of session " + shortID(st.task) + " ")
+		state := m.ch.Err.Render(styles.IconOrphan + " orphan of session " + shortID(st.task) + " ")
 		blocks = append(blocks, block{lines: []string{truncate(gutter+itoa(i+1)+". "+m.ch.Dim.Render("["+st.msg.ID+"] ")+state+text, w)}})
 	}
 	for _, l := range h.local {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/styles"
 )
 
 // SortTasks orders tasks newest first (as maria's web UI does), ties by id.
@@ -209,7 +210,7 @@ func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s List
 		right = append(right, c.Accent.Render("✎"+strconv.Itoa(n)))
 	}
 	if held.Orphans > 0 {
-		right = append(right, c.Err.Render("⊘"+strconv.Itoa(held.Orphans)))
+		right = append(right, c.Err.Render(styles.IconOrphan+strconv.Itoa(held.Orphans)))
 	}
 	if a := Age(orTime(t.Updated, t.Created), s.Now); a != "" {
 		right = append(right, c.Dim.Render(a))
@@ -232,7 +233,7 @@ func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s List
 // goneRow is the row under the tasks for perch's messages of sessions
 // that are gone: orphans, kept until the user moves or deletes them.
 func (c Chrome) goneRow(g Held, w int) string {
-	return Truncate("  "+c.Err.Render("⊘ "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
+	return Truncate("  "+c.Err.Render(styles.IconOrphan+" "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
 		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" gone · open a session: its held panel (shift+tab) moves them there (m) or takes them back (c)"), w)
 }
 
