@@ -187,6 +187,10 @@ type Meta struct {
 	PrunedCount     int
 	Totals          Usage // summed over assistant replies
 	RunStarted      time.Time
+	// RunEnd is how the last run ended ("" while one runs, before any
+	// ended, or when the source does not say): the status bar says
+	// failed or cancelled as the board does.
+	RunEnd RunEnd
 	// ForeignFrames counts the frames ignored because maria does not send
 	// their event name on a task stream; LastForeign describes the latest
 	// (its name, never its data).

@@ -180,13 +180,18 @@ func (t *Timeline) apply(ev Event) bool {
 			t.status = RunGenerating
 		}
 		t.meta.RunStarted = ev.Created
+		t.meta.RunEnd = RunEndUnknown
 	case KindPostConversation:
 		t.endRunningTools(ToolUnknown)
 		t.runEnded()
+		if t.meta.RunEnd == RunEndUnknown {
+			t.meta.RunEnd = RunEndOK // a cancel or failure came first, and stays
+		}
 		t.markBoundary()
 	case KindCancelled:
 		t.endRunningTools(ToolCancelled)
 		t.runEnded()
+		t.meta.RunEnd = RunEndCancelled
 		t.notice(ev, LevelInfo, "Run cancelled.")
 		t.markBoundary()
 	case KindFailed:
@@ -196,9 +201,11 @@ func (t *Timeline) apply(ev Event) bool {
 		if text == "" {
 			text = "no details given"
 		}
+		t.meta.RunEnd = RunEndFailed
 		t.notice(ev, LevelError, "Run failed: "+text)
 		t.markBoundary()
 	case KindUserMessage:
+		t.meta.RunEnd = RunEndUnknown // a new turn
 		it := &Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text}
 		t.add(it)
 		t.spillItem(it)

@@ -47,6 +47,9 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		}
 	case KindRunState:
 		before := t.status
+		if ev.RunStatus == StatusGenerating && before != RunGenerating {
+			t.meta.RunEnd = RunEndUnknown
+		}
 		if ev.RunStatus != StatusGenerating {
 			// The run is over: calls still without a result never get one.
 			t.endRunningTools(ToolUnknown)
@@ -110,6 +113,12 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	}
 	if ev.StopReason != "" {
 		it.StopReason = ev.StopReason
+		switch ev.StopReason {
+		case StopError:
+			t.meta.RunEnd = RunEndFailed
+		case StopCancelled:
+			t.meta.RunEnd = RunEndCancelled
+		}
 	}
 	it.Open = false
 	if it.x != nil {

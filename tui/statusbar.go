@@ -11,6 +11,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
@@ -162,7 +163,15 @@ func (m *Model) statusLine() string {
 	case events.RunStopped:
 		run = m.ch.Dim.Render("■ stopped")
 	default:
-		run = m.ch.OK.Render("✓ idle")
+		// How the last run ended, in the board's words and marks.
+		switch meta.RunEnd {
+		case events.RunEndFailed:
+			run = m.ch.Err.Render(styles.IconFailed + " failed")
+		case events.RunEndCancelled:
+			run = m.ch.Dim.Render(styles.IconCancelled + " cancelled")
+		default:
+			run = m.ch.OK.Render("✓ idle")
+		}
 	}
 	model := oneLine(orString(meta.Model, m.task.Model))
 	var ctx, tok string
