@@ -149,9 +149,15 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The demo's daemon lives as long as this process: its messages are
-	// kept in memory (what is left is printed at exit).
-	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore())
+	// Held messages are kept where another terminal's perch send --hold
+	// finds them, and the screen says how (demo_outbox.go).
+	st, err := newDemoState(b.URL())
+	if err != nil {
+		return err
+	}
+	defer st.finish(env.Stderr)
+	cfg := withOutbox(uiConfig(env, *theme), st.store)
+	cfg.Banner = st.banner(id, b.URL())
 	cfg.TaskID = id
 	return env.runUI(ctx, b, cfg)
 }

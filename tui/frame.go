@@ -45,7 +45,7 @@ func (m *Model) source() *itemSource {
 // Bands are dropped as the terminal shrinks, least important first, so the
 // view degrades instead of breaking (never below zero rows).
 type taskLayout struct {
-	todos, transcript, queue, held, rule, composer, status, hints int
+	todos, transcript, queue, held, banner, rule, composer, status, hints int
 }
 
 func (m *Model) layout() taskLayout {
@@ -67,6 +67,9 @@ func (m *Model) layout() taskLayout {
 	}
 	l.rule = take(1, 4)
 	l.hints = take(1, 8)
+	if m.h >= 12 && m.cfg.Banner != "" {
+		l.banner = take(len(m.bannerLines()), 12)
+	}
 	if m.h >= 10 {
 		if n := m.heldRows(); n > 0 {
 			l.held = take(min(n, max(m.h/3, 2)), 10)
@@ -132,6 +135,9 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 	}
 	if l.held > 0 {
 		out = append(out, m.heldLines(l.held)...)
+	}
+	if l.banner > 0 {
+		out = append(out, m.bannerLines()...)
 	}
 	if l.rule > 0 {
 		var k keyb

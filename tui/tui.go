@@ -111,6 +111,11 @@ type Config struct {
 	// may then be nil: each session opens through its own source's.
 	Board *Board
 
+	// Banner is a note shown above the composer of every session (perch
+	// demo: how to reach its messages from another terminal); "" shows
+	// none. It is perch's own text.
+	Banner string
+
 	// Spill opens the file where an attached session's long texts are
 	// kept off the heap (spill.Open); nil keeps them in memory (tests,
 	// short sessions).
