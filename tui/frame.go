@@ -141,7 +141,8 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 	}
 	if l.rule > 0 {
 		var k keyb
-		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).i(m.w).s(m.held.editing)
+		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).i(m.w).s(m.held.editing).
+			t(m.streamDown()).t(m.streamDown() && taskGone(m.conn.Err))
 		out = append(out, m.memoRule.get(k.String(), m.composerRule))
 	}
 	var cur *tea.Cursor
@@ -291,7 +292,7 @@ func (m *Model) hintsLineMemo() (string, *tea.Cursor) {
 	k.i(m.w).i(int(m.overlay)).i(int(m.mode)).i(int(m.focus)).t(m.busy()).
 		t(m.search.query != "").s(m.flash.text).t(m.flash.err).s(m.held.editing).
 		t(len(m.held.pending()) > 0).t(m.held.paused()).
-		t(m.caps.Send).t(m.caps.Cancel).t(m.caps.Create).t(m.caps.WebSearch)
+		t(m.caps.Send).t(m.caps.Cancel).t(m.caps.Create).t(m.caps.WebSearch).t(m.streamDown())
 	line := m.memoHints.get(k.String(), func() string { l, _ := m.hintsLine(); return l })
 	return line, nil
 }

@@ -258,14 +258,19 @@ func (m *Model) keyHints() []chrome.Hint {
 				vital("f1", "keys")}
 		}
 		send := "send"
-		if m.busy() {
+		switch {
+		case m.streamDown():
+			// Written down, sent once the server answers (the rule says
+			// so); a run last seen may be long over: nothing to cancel.
+			send = "keep"
+		case m.busy():
 			send = "queue"
 		}
 		hs := []chrome.Hint{major("enter", send), major("ctrl+g", "hold"), minor("shift+enter", "newline")}
 		if len(m.held.pending()) > 0 {
 			hs = append(hs, major("shift+tab", "held"))
 		}
-		if m.busy() && m.caps.Cancel {
+		if m.busy() && m.caps.Cancel && !m.streamDown() {
 			hs = append(hs, major("ctrl+x", "cancel run"))
 		}
 		hs = append(hs, minor("↑", "history"), minor(k.Editor.Help().Key, "editor"))
