@@ -238,6 +238,9 @@ func loadConfig(path string) (*config, error) {
 			}
 		}
 	}
+	if err := tui.KeyConflicts(c.keys()); err != nil {
+		return nil, bad(0, "[keys]: %v", err)
+	}
 	return c, nil
 }
 

@@ -129,7 +129,7 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 			// Keep the header and the first entries; the last row says how
 			// many more there are.
 			more := len(q) - l.queue + 1
-			q = append(q[:l.queue-1:l.queue-1], m.ch.Dim.Render(fit("  … "+itoa(more)+" more (ctrl+q)", m.w)))
+			q = append(q[:l.queue-1:l.queue-1], m.ch.Dim.Render(fit("  … "+itoa(more)+" more ("+m.keyLabel("queue_toggle", "ctrl+q")+")", m.w)))
 		}
 		out = append(out, q...)
 	}

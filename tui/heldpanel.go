@@ -134,7 +134,7 @@ func (m *Model) heldLines(maxH int) []string {
 	if more := len(blocks) - shown; more > 0 && len(rows) < maxH {
 		hint := "  … " + itoa(more) + " more"
 		if !focused {
-			hint += " (shift+tab)"
+			hint += " (" + m.keyLabel("to_held", "shift+tab") + ")"
 		}
 		rows = append(rows, m.ch.Dim.Render(fit(hint, w)))
 	}
@@ -259,7 +259,7 @@ func (m *Model) focusHeldPanel() tea.Cmd {
 	}
 	n := len(m.held.pending()) + len(m.held.strays)
 	if n == 0 {
-		m.setFlash("no held messages — ctrl+g in the composer holds one", false)
+		m.setFlash("no held messages — "+m.keyLabel("hold", "ctrl+g")+" in the composer holds one", false)
 		return nil
 	}
 	m.focus = focusHeld

@@ -109,9 +109,9 @@ func (m *Model) placeholder() string {
 		return s
 	}
 	if m.busy() {
-		return placeholderBusy
+		return "Agent is working — " + m.keyLabel("send", "enter") + " queues your message, " + m.keyLabel("hold", "ctrl+g") + " holds it…"
 	}
-	return placeholderIdle
+	return "Message the agent — " + m.keyLabel("send", "enter") + " sends, " + m.keyLabel("hold", "ctrl+g") + " holds it for later…"
 }
 
 // taskGone is whether err says the server does not know the task (any
@@ -217,7 +217,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	switch m.overlay {
 	case ovConfirmCancel:
 		q := m.ch.BadgeAlert.Render("cancel the run?")
-		rest := " queued messages come back as held messages  " + m.ch.Key.Render("y") + " yes · " + m.ch.Key.Render("n") + " no"
+		rest := " queued messages come back as held messages  " + m.ch.Key.Render(m.keyLabel("yes", "y")) + " yes · " + m.ch.Key.Render(m.keyLabel("no", "n")) + " no"
 		return truncate(q+rest, m.w), nil
 	case ovSearch:
 		return m.searchLine()
@@ -229,9 +229,10 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	return m.hints(hs...), nil
 }
 
-// keyHints are the keys of the current mode and focus, in the order shown.
+// keyHints are the keys of the current mode and focus, in the order shown,
+// each named as the user bound it (keyLabel).
 func (m *Model) keyHints() []chrome.Hint {
-	k := &m.keys
+	kl := m.keyLabel
 	if m.overlay == ovHelp {
 		if len(m.helpAll()) <= m.helpHeight() {
 			return []chrome.Hint{vital("esc", "close help")}
@@ -239,23 +240,25 @@ func (m *Model) keyHints() []chrome.Hint {
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
 	if m.mode == modeList && m.board != nil {
-		return chrome.BoardHints()
+		return m.boardHints()
 	}
 	if m.mode == modeList {
-		return chrome.ListHints(m.caps.Create)
+		return m.listHints()
 	}
 	if m.focus == focusHeld {
 		pause := "pause"
 		if m.held.paused() {
 			pause = "resume"
 		}
-		return []chrome.Hint{major("e", "edit"), major("d", "delete"), minor("J/K", "move"), minor("c", "to composer"),
-			major("s", "send now"), minor("p", pause), vital("esc", "composer"), vital("f1", "keys")}
+		return []chrome.Hint{major(kl("held_edit", "e"), "edit"), major(kl("held_delete", "d"), "delete"),
+			minor(m.keyPair("held_move_down", "held_move_up", "J/K"), "move"), minor(kl("held_to_composer", "c"), "to composer"),
+			major(kl("held_release", "s"), "send now"), minor(kl("held_pause", "p"), pause), vital(kl("held_back", "esc"), "composer"),
+			vital(m.helpKeyLabel(), "keys")}
 	}
 	if m.focus == focusComposer {
 		if m.held.editing != "" {
-			return []chrome.Hint{major("enter", "save"), vital("esc", "cancel the edit"), minor("shift+enter", "newline"),
-				vital("f1", "keys")}
+			return []chrome.Hint{major(kl("send", "enter"), "save"), vital("esc", "cancel the edit"), minor(kl("newline", "shift+enter"), "newline"),
+				vital(m.helpKeyLabel(), "keys")}
 		}
 		send := "send"
 		switch {
@@ -266,31 +269,32 @@ func (m *Model) keyHints() []chrome.Hint {
 		case m.busy():
 			send = "queue"
 		}
-		hs := []chrome.Hint{major("enter", send), major("ctrl+g", "hold"), minor("shift+enter", "newline")}
+		hs := []chrome.Hint{major(kl("send", "enter"), send), major(kl("hold", "ctrl+g"), "hold"), minor(kl("newline", "shift+enter"), "newline")}
 		if len(m.held.pending()) > 0 {
-			hs = append(hs, major("shift+tab", "held"))
+			hs = append(hs, major(kl("to_held", "shift+tab"), "held"))
 		}
 		if m.busy() && m.caps.Cancel && !m.streamDown() {
-			hs = append(hs, major("ctrl+x", "cancel run"))
+			hs = append(hs, major(kl("cancel_run", "ctrl+x"), "cancel run"))
 		}
-		hs = append(hs, minor("↑", "history"), minor(k.Editor.Help().Key, "editor"))
+		hs = append(hs, minor(kl("history", "↑"), "history"), minor(kl("editor", "ctrl+o"), "editor"))
 		if m.caps.WebSearch {
-			hs = append(hs, minor("ctrl+s", "web"))
+			hs = append(hs, minor(kl("web_search_toggle", "ctrl+s"), "web"))
 		}
-		return append(hs, vital(k.Leave.Help().Key, "transcript"), vital("f1", "keys"))
+		return append(hs, vital(kl("leave", "tab/esc"), "transcript"), vital(m.helpKeyLabel(), "keys"))
 	}
 	var hs []chrome.Hint
 	if m.caps.Send {
-		hs = append(hs, major("tab", "write"))
+		hs = append(hs, major(kl("compose", "tab"), "write"))
 	}
-	hs = append(hs, minor("j/k", "scroll"), major("[/]", "select"), major("enter", "expand"), major("/", "search"))
+	hs = append(hs, minor(m.keyPair("down", "up", "j/k"), "scroll"), major(m.keyPair("prev_item", "next_item", "[/]"), "select"),
+		major(kl("expand", "enter"), "expand"), major(kl("search", "/"), "search"))
 	if m.caps.Send && len(m.held.pending()) > 0 {
-		hs = append(hs, major("H", "held"))
+		hs = append(hs, major(kl("held", "H"), "held"))
 	}
 	if m.search.query != "" {
-		hs = append(hs, major("n/N", "next/prev"))
+		hs = append(hs, major(m.keyPair("next_match", "prev_match", "n/N"), "next/prev"))
 	}
-	return append(hs, minor("y", "copy"), minor("t", "todos"), vital(k.Back.Help().Key, "tasks"), vital(k.Help.Help().Key, "keys"))
+	return append(hs, minor(kl("copy", "y"), "copy"), minor(kl("todos", "t"), "todos"), vital(kl("back", "esc"), "tasks"), vital(kl("help", "?"), "keys"))
 }
 
 // styled renders s, or nothing at all when s is empty (an empty styled

@@ -394,12 +394,6 @@ func (c Chrome) boardStatus(l BoardList, s ListScreen) string {
 	return LayoutSegments(segs, c.Separator(), s.Width)
 }
 
-// BoardHints are the board's keys.
-func BoardHints() []Hint {
-	return []Hint{{"enter", "open", HintMajor}, {"/", "filter", HintMajor}, {"s", "status", HintMinor},
-		{"S", "source", HintMinor}, {"j/k", "move", HintMinor}, {"q", "quit", HintVital}, {"?", "keys", HintVital}}
-}
-
 // NeedsYouTitle is the window title with the needs-you count.
 func NeedsYouTitle(base string, need int) string {
 	if need <= 0 {

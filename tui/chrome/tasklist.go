@@ -251,17 +251,6 @@ func orTime(a, b time.Time) time.Time {
 	return a
 }
 
-// ListHints are the task list's keys; create: the backend can start
-// tasks.
-func ListHints(create bool) []Hint {
-	hs := []Hint{{"enter", "open", HintMajor}}
-	if create {
-		hs = append(hs, Hint{"n", "new task", HintMajor})
-	}
-	return append(hs, Hint{"/", "filter", HintMajor}, Hint{"j/k", "move", HintMinor}, Hint{"r", "refresh", HintMinor},
-		Hint{"q", "quit", HintVital}, Hint{"?", "keys", HintVital})
-}
-
 // centred is rowsH rows with msgs in the middle, dimmed (an empty list's
 // word).
 func (c Chrome) centred(msgs []string, rowsH, w int) []string {
