@@ -325,6 +325,9 @@ type conn struct {
 	// opened is the backend open returned: a command that asks again (the
 	// UI commands) gets the same one, probed once.
 	opened client.Backend
+	// given is the URL opened, as the user (or discovery) gave it: the
+	// board's seen marks are keyed by it (seenMarker).
+	given string
 }
 
 // urlFlag is --url: the last one given, and all of them for the

@@ -20,6 +20,7 @@ import (
 func (c *conn) liveConfig(env Env, b client.Backend, theme string) tui.Config {
 	cfg := withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
 	cfg.Tasks = c.probedTasks
+	cfg.MarkSeen = seenMarker(env, c.given)
 	return cfg
 }
 

@@ -378,7 +378,10 @@ func (m *Model) openBoardRow(r board.Row) tea.Cmd {
 // leaveBoardSession is detach's part on the board: what was on screen is
 // seen, and nothing is on screen any more.
 func (m *Model) leaveBoardSession() tea.Cmd {
-	if m.board == nil || m.board.open == (rowKey{}) {
+	if m.board == nil {
+		return m.seenCmd() // perch attach: the board's marks too
+	}
+	if m.board.open == (rowKey{}) {
 		return nil
 	}
 	k := m.board.open

@@ -82,7 +82,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
 	m.watchTask(t.ID)
-	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd(), m.seenCmd())
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
