@@ -16,6 +16,7 @@ import (
 
 // changeJSON is one line of perch watch --json.
 type changeJSON struct {
+	Type       string `json:"type"` // "session" (a source's change is "source", watch_source.go)
 	At         string `json:"at"`
 	Source     string `json:"source"`
 	System     string `json:"system,omitempty"`
@@ -40,43 +41,70 @@ func (c *conn) startBoard(ctx context.Context, env Env, opts board.Options) (*bo
 }
 
 // runWatch is perch watch: one line per change of a session's state
-// across every source, until interrupted. Changes are of state, not of
-// events: a source that reconnects and lists its sessions again prints
-// only what changed meanwhile. Sources' connection states go to stderr.
+// across every source, until interrupted, and one per source going down
+// or coming back (watch_source.go). Changes are of state, not of events:
+// a source that reconnects and lists its sessions again prints only what
+// changed meanwhile. Every connection state of a source also goes to
+// stderr. With --json --snapshot the first line is every session as it
+// stands.
 func runWatch(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "watch")
 	var c conn
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	snapshot := fs.Bool("snapshot", false, `with --json: first print {"type":"snapshot","sources","sessions"} of every session, then the changes`)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if *snapshot && !*asJSON {
+		return usagef("--snapshot needs --json (perch tasks --all prints the sessions for people)")
 	}
 	var (
 		mu   sync.Mutex
 		werr error
+		// held: the changes seen before the snapshot is printed (with
+		// --snapshot); nil once it is.
+		held  []board.Change
+		snapT time.Time
 	)
+	holding := *snapshot
 	write := func(w io.Writer, line string) {
-		mu.Lock()
-		defer mu.Unlock()
 		if _, err := io.WriteString(w, line); err != nil && werr == nil {
 			werr = err
 		}
 	}
+	printChange := func(ch board.Change) { // mu held
+		if *asJSON {
+			data, _ := json.Marshal(changeJSON{Type: "session", At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
+				Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
+			write(env.Stdout, string(data)+"\n")
+			return
+		}
+		write(env.Stdout, changeLine(ch)+"\n")
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	said := map[string]string{} // each source's last line (OnSource is called one at a time)
+	updown := map[string]string{}
 	b, err := c.startBoard(ctx, env, board.Options{
 		OnChange: func(ch board.Change) {
-			if *asJSON {
-				data, _ := json.Marshal(changeJSON{At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
-					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
-				write(env.Stdout, string(data)+"\n")
+			mu.Lock()
+			defer mu.Unlock()
+			if holding {
+				held = append(held, ch)
 				return
 			}
-			write(env.Stdout, changeLine(ch)+"\n")
+			printChange(ch)
 		},
 		OnSource: func(s board.SourceState) {
-			line := s.Line(time.Now())
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			if line, st, ok := sourceChange(s, updown[s.Name], *asJSON, now); ok {
+				updown[s.Name] = st
+				write(env.Stdout, line+"\n")
+			}
+			line := s.Line(now)
 			if said[s.Name] == line {
 				return
 			}
@@ -86,6 +114,24 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *snapshot {
+		if err := waitSettled(ctx, b); err == nil {
+			snapT = time.Now()
+			sources, rows := b.Snapshot(board.Filter{})
+			data, _ := json.Marshal(snapshotJSON{Type: "snapshot", At: snapT.UTC().Format(time.RFC3339Nano), boardOut: boardJSON(sources, rows, snapT)})
+			mu.Lock()
+			write(env.Stdout, string(data)+"\n")
+			// What changed before the snapshot is in it; what changed
+			// since follows it.
+			for _, ch := range held {
+				if !ch.At.Before(snapT) {
+					printChange(ch)
+				}
+			}
+			held, holding = nil, false
+			mu.Unlock()
+		}
 	}
 	<-ctx.Done()
 	b.Wait()
@@ -133,25 +179,8 @@ func runTasksAll(ctx context.Context, env Env, c *conn, asJSON bool) error {
 		return err
 	}
 	defer func() { cancel(); b.Wait() }()
-	deadline := time.NewTimer(settleTimeout)
-	defer deadline.Stop()
-wait:
-	for {
-		sources, _ := b.Snapshot(board.Filter{})
-		settled := true
-		for _, s := range sources {
-			settled = settled && s.Settled()
-		}
-		if settled {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			break wait
-		case <-b.Updated():
-		}
+	if err := waitSettled(ctx, b); err != nil {
+		return err
 	}
 	sources, rows := b.Snapshot(board.Filter{})
 	now := time.Now()
