@@ -275,7 +275,7 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 		if last == "" && r.Note != "" {
 			last = "(" + clip(sanitize.Line(r.Note), 60) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(r.Source), 24), shortID(sanitize.Line(r.ID)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(board.SourceLabel(r.Source)), 24), shortID(sanitize.Line(r.ID)),
 			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(last, "-"))
 	}
 	return tw.Flush()

@@ -38,6 +38,10 @@ func (m *Model) helpAll() []string {
 			k.Attach, k.Filter, k.BoardStatus, k.BoardSource,
 			key.NewBinding(key.WithHelp("esc", "clear the filters")), k.Quit}}
 	}
+	if m.mode == modeList {
+		// On the list or the board, its keys come first.
+		groups = append(groups[len(groups)-1:], groups[:len(groups)-1]...)
+	}
 	var cols [][]string
 	for _, g := range groups {
 		col := []string{m.ch.Title.Render(g.title)}
