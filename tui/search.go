@@ -12,6 +12,7 @@ type searchState struct {
 	input   string
 	query   string
 	matches int // items matching query, counted on commit
+	found   int // matches in them (foundText)
 	// lines is set while the prompt reads a range of lines to copy
 	// (copy.go), not a query.
 	lines lineRange
@@ -63,7 +64,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 // and jumps to the first match after the selection.
 func (m *Model) commitSearch(q string) {
 	m.search.query = q
-	m.search.matches = 0
+	m.search.matches, m.search.found = 0, 0
 	if q == "" {
 		return
 	}
@@ -72,8 +73,9 @@ func (m *Model) commitSearch(q string) {
 	start := m.scanStart(+1)
 	next, first := -1, -1
 	for i := range m.tl.Len() {
-		if m.rend.Contains(m.tl.Peek(i), q) {
+		if c := m.rend.Count(m.tl.Peek(i), q, 0); c > 0 {
 			m.search.matches++
+			m.search.found += c
 			if first < 0 {
 				first = i
 			}
@@ -147,9 +149,13 @@ func (m *Model) findNextAt(dir, known int) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
-		msg := "match in item " + itoa(i+1) + "/" + itoa(n) + " · " + itoa(m.search.matches) + " item" + plural(m.search.matches) + " match"
+		msg := "item " + itoa(i+1) + "/" + itoa(n) + " · " + m.foundText()
 		if wrapped {
 			msg += " · wrapped"
+		}
+		if it := m.tl.At(i); !m.expanded[it] && m.hiddenMatch(it, q) {
+			// The match is in what the collapsed item hides: open it.
+			m.expanded[it] = true
 		}
 		if m.expanded[m.tl.At(i)] {
 			from := -1
@@ -181,7 +187,7 @@ func (m *Model) showMatchRow(i, row int) {
 	m.tr.follow = false
 	m.tr.top, m.tr.topLine = i, row
 	m.tr.clamp(src, h)
-	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(src.count()), false)
+	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(src.count())+" · "+m.foundText(), false)
 }
 
 // searchLine is the input row while typing a search.
