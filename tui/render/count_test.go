@@ -18,8 +18,8 @@ func TestCountMatches(t *testing.T) {
 		{&events.Item{Kind: events.ItemAssistant, Text: "needle needle needle"}, "needle", 0, 3},
 		{&events.Item{Kind: events.ItemAssistant, Text: "needle needle needle"}, "needle", 2, 2},
 		{&events.Item{Kind: events.ItemAssistant, Text: "Needle needle"}, "Needle", 0, 1}, // smart case
-		{&events.Item{Kind: events.ItemAssistant, Text: "aaaa"}, "aa", 0, 2},            // not overlapping
-		{tool, "needle", 0, 4},                                                           // the header's argument and the output
+		{&events.Item{Kind: events.ItemAssistant, Text: "aaaa"}, "aa", 0, 2},              // not overlapping
+		{tool, "needle", 0, 4}, // the header's argument and the output
 		{&events.Item{Kind: events.ItemAssistant, Text: "hay"}, "needle", 0, 0},
 	} {
 		if got, _ := countWith(tc.it, tc.q, nil, tc.limit); got != tc.want {
