@@ -236,6 +236,9 @@ type Model struct {
 	// baseline collects the marks of sessions seen for the first time,
 	// for the caller to persist (TakeBaseline).
 	baseline Marks
+	// SummarizeAll: every session found, not only one that ran since it
+	// was seen, has its last run read (Options.SummarizeAll).
+	SummarizeAll bool
 }
 
 type source struct {
@@ -363,6 +366,10 @@ func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change 
 					e.before = true
 					s.ended = append(s.ended, n.ID)
 				}
+			}
+			if m.SummarizeAll && s.summarized && !e.before && n.Status != Generating {
+				e.before = true
+				s.ended = append(s.ended, n.ID)
 			}
 			if !s.synced {
 				e.shown, e.reason = n.Status, m.reasonOf(s, e)

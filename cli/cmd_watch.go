@@ -87,6 +87,7 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 	said := map[string]string{} // each source's last line (OnSource is called one at a time)
 	updown := map[string]string{}
 	b, err := c.startBoard(ctx, env, board.Options{
+		SummarizeAll: *snapshot, // its rows' tokens, cost and last reply
 		OnChange: func(ch board.Change) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -174,7 +175,8 @@ const settleTimeout = 15 * time.Second
 func runTasksAll(ctx context.Context, env Env, c *conn, asJSON bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	b, err := c.startBoard(ctx, env, board.Options{})
+	// Every session's last run: its tokens, cost and last reply.
+	b, err := c.startBoard(ctx, env, board.Options{SummarizeAll: true})
 	if err != nil {
 		return err
 	}
@@ -258,7 +260,8 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tTOKENS\tCOST\tNAME\tLAST REPLY")
+	// TOKENS and COST are the last run's, as the board's RUN TOKENS/$.
+	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tRUN TOKENS\tRUN COST\tNAME\tLAST REPLY")
 	for _, r := range rows {
 		needs := "-"
 		if r.Reason != board.None {

@@ -67,15 +67,19 @@ type snapshotJSON struct {
 }
 
 // waitSettled waits until every source of b has answered once (listed its
-// sessions, or failed), or settleTimeout passed, or ctx ended.
+// sessions, or failed) and the last runs being read are in, or
+// settleTimeout passed, or ctx ended.
 func waitSettled(ctx context.Context, b *board.Board) error {
 	deadline := time.NewTimer(settleTimeout)
 	defer deadline.Stop()
 	for {
-		sources, _ := b.Snapshot(board.Filter{})
+		sources, rows := b.Snapshot(board.Filter{})
 		settled := true
 		for _, s := range sources {
 			settled = settled && s.Settled()
+		}
+		for _, r := range rows {
+			settled = settled && !r.Settling // a last run still being read
 		}
 		if settled {
 			return nil

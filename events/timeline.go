@@ -24,6 +24,7 @@ type Timeline struct {
 	sent     map[string]string // message id -> text the client sent
 	todos    []Todo
 	meta     Meta
+	runTurns map[*Item]bool // the assistant turns of the last run (Meta.Run)
 	status   RunStatus
 	stopped  bool // the daemon says no task process exists
 	version  uint64
@@ -181,6 +182,7 @@ func (t *Timeline) apply(ev Event) bool {
 		}
 		t.meta.RunStarted = ev.Created
 		t.meta.RunEnd = RunEndUnknown
+		t.newRun()
 	case KindPostConversation:
 		t.endRunningTools(ToolUnknown)
 		t.runEnded()
@@ -206,6 +208,7 @@ func (t *Timeline) apply(ev Event) bool {
 		t.markBoundary()
 	case KindUserMessage:
 		t.meta.RunEnd = RunEndUnknown // a new turn
+		t.newRun()
 		it := &Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text}
 		t.add(it)
 		t.spillItem(it)
@@ -299,7 +302,22 @@ func (t *Timeline) assistant(ev Event) {
 	if ev.Usage != nil {
 		t.addUsage(ev.Usage)
 	}
+	if t.runTurns == nil {
+		t.runTurns = map[*Item]bool{}
+	}
+	t.runTurns[it] = true
+	if ev.Usage != nil {
+		t.meta.Run.Add(ev.Usage)
+	}
 	t.callTools(ev)
+}
+
+// newRun starts the last run's usage over (a user message, a run's
+// start).
+func (t *Timeline) newRun() {
+	if len(t.runTurns) > 0 || t.meta.Run != (Usage{}) {
+		t.meta.Run, t.runTurns = Usage{}, nil
+	}
 }
 
 func (t *Timeline) addUsage(u *Usage) {

@@ -105,11 +105,18 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	}
 	if ev.Usage != nil {
 		// A later report's usage is the turn's truth; the totals follow.
+		inRun := t.runTurns[it]
 		if it.Usage != nil {
 			t.meta.Totals.Sub(it.Usage)
+			if inRun {
+				t.meta.Run.Sub(it.Usage)
+			}
 		}
 		it.Usage = ev.Usage
 		t.addUsage(ev.Usage)
+		if inRun {
+			t.meta.Run.Add(ev.Usage)
+		}
 	}
 	if ev.StopReason != "" {
 		it.StopReason = ev.StopReason

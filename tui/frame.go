@@ -278,6 +278,7 @@ func (m *Model) statusLineMemo() string {
 		i(int(m.tl.Status())).i(m.spin.frame).t(m.canceling).t(m.streamGone()).
 		i64(int64(m.now.Sub(meta.RunStarted) / time.Second)).s(meta.Model).s(m.task.Model).
 		i64(meta.ContextTokens).i64(meta.Totals.InputTokens).i64(meta.Totals.OutputTokens).
+		i64(meta.Run.InputTokens).i64(meta.Run.OutputTokens).i64(meta.Run.TotalTokens).s(events.CostText(meta.Run.CostUSD)).s(events.CostText(meta.Totals.CostUSD)).
 		s(m.task.Name).s(m.task.ID).s(m.task.Cwd)
 	return m.memoStatus.get(k.String(), m.statusLine)
 }

@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -174,17 +173,13 @@ func (m *Model) statusLine() string {
 		}
 	}
 	model := oneLine(orString(meta.Model, m.task.Model))
-	var ctx, tok string
+	var ctx string
 	if meta.ContextTokens > 0 {
 		ctx = "ctx " + tokens(meta.ContextTokens)
 	}
-	if t := meta.Totals; t.InputTokens+t.OutputTokens > 0 {
-		tok = "↑" + tokens(t.InputTokens) + " ↓" + tokens(t.OutputTokens)
-	}
-	if t := meta.Totals; t.HasCost && t.CostUSD > 0 {
-		// Only where the source reports cost.
-		tok = strings.TrimSpace(tok + " " + events.CostText(t.CostUSD))
-	}
+	// The last run's tokens and cost, as the board and perch tasks --all
+	// count them (events.RunSummary.Tokens), then the whole session's.
+	runTok, sessTok := usageText("run", meta.Run, true), usageText("session", meta.Totals, false)
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{
 		{Text: m.connText(m.conn, m.connSeen), Prio: 9},
@@ -195,10 +190,28 @@ func (m *Model) statusLine() string {
 		{Text: styled(m.ch.Bold, truncate(oneLine(name), max(m.w/5, 8))), Prio: 3},
 		{Text: styled(m.ch.Dim, model), Prio: 4},
 		{Text: styled(m.ch.Dim, ctx), Prio: 7},
-		{Text: styled(m.ch.Dim, tok), Prio: 6},
+		{Text: styled(m.ch.Dim, runTok), Prio: 6},
+		{Text: styled(m.ch.Dim, sessTok), Prio: 2},
 		{Text: styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/4, 10))), Prio: 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
+}
+
+// usageText is usage labelled with its scope: "run 9.3k tok $0.04" (one
+// total, the board's) or "session ↑9.2k ↓90 $0.31"; "" for none. Cost
+// only where the source reports it.
+func usageText(scope string, u events.Usage, total bool) string {
+	if u.InputTokens+u.OutputTokens+u.TotalTokens <= 0 {
+		return ""
+	}
+	s := scope + " ↑" + tokens(u.InputTokens) + " ↓" + tokens(u.OutputTokens)
+	if total {
+		s = scope + " " + tokens(events.RunSummary{Usage: u}.Tokens()) + " tok"
+	}
+	if u.HasCost && u.CostUSD > 0 {
+		s += " " + events.CostText(u.CostUSD)
+	}
+	return s
 }
 
 // hints renders a hints row (chrome.Hints).
