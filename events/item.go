@@ -188,8 +188,8 @@ type Meta struct {
 	Totals          Usage // summed over assistant replies
 	// Run is summed over the replies of the last run (since its user
 	// message or its start): the tokens and cost the board shows.
-	Run Usage
-	RunStarted      time.Time
+	Run        Usage
+	RunStarted time.Time
 	// RunEnd is how the last run ended ("" while one runs, before any
 	// ended, or when the source does not say): the status bar says
 	// failed or cancelled as the board does.
