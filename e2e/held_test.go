@@ -110,7 +110,7 @@ func TestHeldMessagesInTheTUI(t *testing.T) {
 	tm.waitText("✎ 1 held", 5*time.Second)
 	tm.keys("Tab", "q")
 	s := tm.waitText("EXITED", 10*time.Second)
-	if !strings.Contains(s, "perch keeps 1 message(s) for task "+id[:8]) {
+	if !strings.Contains(s, "perch keeps 1 message for task "+id[:8]) {
 		t.Fatalf("exit report:\n%s", s)
 	}
 	if got := heldID(t, url, id, "for tomorrow"); got == "" {

@@ -32,3 +32,15 @@ func (m *Model) hiddenMatch(it *events.Item, query string) bool {
 	header := &events.Item{Kind: events.ItemTool, Tool: &events.ToolItem{Name: it.Tool.Name, Call: it.Tool.Call}}
 	return !render.Contains(header, query)
 }
+
+// nouns is n and the noun, singular or plural as n says ("1 text",
+// "2 texts"; never "text(s)").
+func nouns(n int, noun string) string { return itoa(n) + " " + noun + plural(n) }
+
+// pick is a when cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
