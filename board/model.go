@@ -717,7 +717,7 @@ func firstLine(s string) string {
 		s = s[:4*MaxReply+1024] // enough for the first line; sanitize sees no more
 	}
 	for _, l := range strings.Split(sanitize.Text(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = PlainLine(l); l != "" {
 			return clip(l, MaxReply)
 		}
 	}

@@ -176,7 +176,7 @@ func notification(r board.Row) notify.Notification {
 	case r.LastReply != "" && r.Reason != board.Undeliverable:
 		body += ": " + r.LastReply
 	}
-	return notify.Notification{Title: "perch: " + name + " (" + r.Source + ")", Body: body}
+	return notify.Notification{Title: "perch: " + name + " (" + board.SourceLabel(r.Source) + ")", Body: body}
 }
 
 // watching: the session is on screen and the terminal has focus.
