@@ -307,7 +307,13 @@ func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Retry):
 		return m.retryHeld()
 	case typed(msg):
-		return m.typeIntoComposer(msg)
+		// A letter no action of the panel has: never typed into the
+		// draft behind it (the panel has the keys), but said.
+		m.setFlash(sanitizeKey(msg.String())+" does nothing in the held list — "+m.keyLabel("held_edit", "e")+" edits, "+
+			m.keyLabel("held_back", "esc")+" goes back to the composer to write", false)
 	}
 	return nil
 }
+
+// sanitizeKey is a key's name as a flash shows it.
+func sanitizeKey(s string) string { return oneLine(s) }
