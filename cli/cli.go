@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -381,9 +382,12 @@ func newFlagSet(env Env, cmd string) *flagSet {
 				continue
 			}
 			fmt.Fprintf(env.Stdout, "Usage: perch %s [flags]\n\n%s\n\nFlags:\n", strings.TrimSpace(cmd+" "+c.args), c.summary)
-			fs.SetOutput(env.Stdout)
+			// As README writes flags: --name.
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
+			io.WriteString(env.Stdout, flagLine.ReplaceAllString(b.String(), "$1--$2"))
 			fmt.Fprintf(env.Stdout, "\nExamples:\n")
 			for _, ex := range strings.Split(c.example, "\n") {
 				fmt.Fprintf(env.Stdout, "  %s\n", ex)
@@ -416,7 +420,7 @@ func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usagef("%s: %v%s", fs.Name(), err, flagHint(fs, err))
+			return nil, usagef("%s: %s%s", fs.Name(), dashDash(err.Error()), flagHint(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -446,6 +450,16 @@ func synopsis(cmd string) string {
 	}
 	return "?"
 }
+
+// flagLine is a flag's line in the flag package's defaults ("  -name").
+var flagLine = regexp.MustCompile(`(?m)^(  )-([A-Za-z])`)
+
+// flagRef is a flag named in the flag package's errors ("-name").
+var flagRef = regexp.MustCompile(`(: |flag |for )-([A-Za-z][A-Za-z0-9-]*)`)
+
+// dashDash spells the flags of a flag package error as README does:
+// --name, not -name.
+func dashDash(s string) string { return flagRef.ReplaceAllString(s, "$1--$2") }
 
 // oneOf validates an enumerated flag value.
 func oneOf(flagName, v string, allowed ...string) error {
