@@ -29,3 +29,22 @@ func TestFlagsSpeltAsReadmeDoes(t *testing.T) {
 		t.Errorf("export --help:\n%s", help)
 	}
 }
+
+// A flag whose help lists its values completes them.
+func TestFlagValuesFromUsage(t *testing.T) {
+	for usage, want := range map[string]string{
+		"output format: md, json or jsonl (json and jsonl hold every text whole)":    "md json jsonl",
+		"output when printing: text (as tail prints it), md, json or jsonl":           "text md json jsonl",
+		"output: jsonl, json or md":                                                   "jsonl json md",
+		"address to listen on (host:port; port 0 picks a free one)":                   "",
+		"the demo task's first message (a restart with another one gives the id to…)": "",
+	} {
+		if got := strings.Join(usageValues(usage), " "); got != want {
+			t.Errorf("%q: %q, want %q", usage, got, want)
+		}
+	}
+	out := run(t, "", "completion", "bash").stdout
+	if !strings.Contains(out, `-format|--format) COMPREPLY=($(compgen -W "md json jsonl"`) {
+		t.Errorf("bash completion lacks --format's values:\n%s", out)
+	}
+}
