@@ -33,8 +33,8 @@ func TestFlagsSpeltAsReadmeDoes(t *testing.T) {
 // A flag whose help lists its values completes them.
 func TestFlagValuesFromUsage(t *testing.T) {
 	for usage, want := range map[string]string{
-		"output format: md, json or jsonl (json and jsonl hold every text whole)":    "md json jsonl",
-		"output when printing: text (as tail prints it), md, json or jsonl":           "text md json jsonl",
+		"output format: md, json or jsonl (json and jsonl hold every text whole)": "md json jsonl",
+		"output when printing: text (as tail prints it), md, json or jsonl":       "text md json jsonl",
 		"output: jsonl, json or md":                                                   "jsonl json md",
 		"address to listen on (host:port; port 0 picks a free one)":                   "",
 		"the demo task's first message (a restart with another one gives the id to…)": "",
