@@ -12,6 +12,7 @@ import (
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // changeJSON is one line of perch watch --json.
@@ -269,7 +270,7 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 		}
 		tokens, cost := "-", "-"
 		if r.Tokens > 0 {
-			tokens = fmt.Sprint(r.Tokens)
+			tokens = chrome.Tokens(r.Tokens)
 		}
 		if r.HasCost {
 			cost = events.CostText(r.Cost)

@@ -34,7 +34,7 @@ func TestStatusBarTokensAreTheBoardsRun(t *testing.T) {
 	if want != "run 5.5k tok $0.5" || !strings.Contains(line, want) {
 		t.Errorf("status bar %q, want %q", line, want)
 	}
-	if !strings.Contains(line, "session ↑6.0k ↓600 $0.6") {
+	if !strings.Contains(line, "session ↑6k ↓600 $0.6") {
 		t.Errorf("status bar %q lacks the session's totals", line)
 	}
 }

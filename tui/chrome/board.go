@@ -355,15 +355,24 @@ func usage(r board.Row) string {
 	return strings.Join(parts, " ")
 }
 
-// Tokens is a token count in a few cells: 950, 12.3k, 1.2M.
+// Tokens is a token count in a few cells, the one way every view writes
+// it: 950, 9.2k, 12k, 123k, 1.2M, 3.3G (a tenth below a hundred units,
+// ".0" left out).
 func Tokens(n int64) string {
-	switch {
-	case n < 1000:
+	if n < 1000 {
 		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
 	}
-	return strconv.FormatFloat(float64(n)/1_000_000, 'f', 1, 64) + "M"
+	v, unit := float64(n)/1e3, "k"
+	switch {
+	case n >= 1e9:
+		v, unit = float64(n)/1e9, "G"
+	case n >= 1e6:
+		v, unit = float64(n)/1e6, "M"
+	}
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64) + unit
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + unit
 }
 
 func (c Chrome) statusIcon(st board.Status) (icon, word string) {
