@@ -86,7 +86,7 @@ func startDemoPynchy(speed float64) (*demoServer, error) {
 
 // runDemoBackend is perch demo --backend suna|pynchy: the matching fake
 // server in this process, a scripted agent, and the UI on its demo
-// session. Messages are kept in memory (what is left is printed at exit).
+// session, its held messages where another terminal finds them.
 func runDemoBackend(ctx context.Context, env Env, name, theme string, speed float64) error {
 	var (
 		srv  *demoServer
@@ -111,7 +111,13 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.url, err)
 	}
-	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
+	st, err := newDemoState(b.URL()) // demo_outbox.go
+	if err != nil {
+		return err
+	}
+	defer st.finish(env.Stderr)
+	cfg := withOutbox(uiConfig(env, theme), st.store)
+	cfg.Banner = st.banner(srv.session, b.URL())
 	cfg.TaskID = srv.session
 	return env.runUI(ctx, b, cfg)
 }

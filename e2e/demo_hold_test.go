@@ -15,7 +15,16 @@ import (
 // and the demo delivers it once the agent is idle.
 func TestDemoTakesHeldMessagesFromAnotherTerminal(t *testing.T) {
 	t.Parallel()
-	tm := newTerm(t, perch+" demo --speed 20")
+	for _, backend := range []string{"maria", "suna", "pynchy"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			demoHold(t, backend)
+		})
+	}
+}
+
+func demoHold(t *testing.T, backend string) {
+	tm := newTerm(t, perch+" demo --speed 20 --backend "+backend)
 	s := tm.waitFor("the demo's instructions", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "never after the demo ends") && strings.Contains(s, "perch send")
 	})
