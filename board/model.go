@@ -202,6 +202,10 @@ type Row struct {
 	// ended is being read; the row's status and reason may still change,
 	// and that is no news (a notifier waits for it).
 	Settling bool
+	// Pending: a run just ended and how it ended is being read; the news
+	// is due once it is in (one notification, failed or a reply, not
+	// both).
+	Pending bool
 }
 
 // Change is one session's change of state, for `perch watch`.
@@ -696,7 +700,7 @@ func (m *Model) row(s *source, e *entry) Row {
 			r.LastReply = sum.lastReply
 		}
 	}
-	r.Note, r.Settling = e.note, e.before
+	r.Note, r.Settling, r.Pending = e.note, e.before, e.pending
 	return r
 }
 

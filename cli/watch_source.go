@@ -79,7 +79,7 @@ func waitSettled(ctx context.Context, b *board.Board) error {
 			settled = settled && s.Settled()
 		}
 		for _, r := range rows {
-			settled = settled && !r.Settling // a last run still being read
+			settled = settled && !r.Settling && !r.Pending // a last run still being read
 		}
 		if settled {
 			return nil

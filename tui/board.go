@@ -139,10 +139,10 @@ func (m *Model) boardNews(srcs []board.SourceState, all []board.Row) tea.Cmd {
 			}
 			continue
 		}
-		if !bs.listed[r.Source] || !ringsFor(r.Reason) || r.Settling {
-			continue
+		if !bs.listed[r.Source] || !ringsFor(r.Reason) || r.Settling || r.Pending {
+			continue // a run's end is news once how it ended is in
 		}
-		if p, had := bs.last[k]; had && (p.Settling || p.Reason == r.Reason && r.Unread <= p.Unread) {
+		if p, had := bs.last[k]; had && (p.Settling || !p.Pending && p.Reason == r.Reason && r.Unread <= p.Unread) {
 			continue // a state the board found (a past run's end read at start) is no news
 		}
 		ring = append(ring, notify.Bytes(notification(r), bs.cfg.Notify)...)
