@@ -109,6 +109,11 @@ func TestRemappedKeysInEveryHint(t *testing.T) {
 			}
 		})
 	}
+	// The empty list's word names the new-task key in force.
+	empty := newHarness(t, 160, 40, Config{Keys: over})
+	empty.taskList()
+	empty.contains("press " + over["new_task"][0] + " to start one")
+
 	hs := newAttached(t)
 	hs.events(user("u1", "go"), runStart("r1", fixedNow))
 	hs.m.overlay = ovConfirmCancel
