@@ -29,8 +29,7 @@ func (m *Model) hiddenMatch(it *events.Item, query string) bool {
 	if it == nil || it.Kind != events.ItemTool || it.Tool == nil {
 		return false
 	}
-	header := &events.Item{Kind: events.ItemTool, Tool: &events.ToolItem{Name: it.Tool.Name, Call: it.Tool.Call}}
-	return !render.Contains(header, query)
+	return !render.HeaderContains(it.Tool, query)
 }
 
 // nouns is n and the noun, singular or plural as n says ("1 text",

@@ -66,3 +66,9 @@ func countWith(it *events.Item, query string, buf []byte, limit int) (int, []byt
 	}
 	return n, buf
 }
+
+// HeaderContains reports whether a tool's header line (its name and key
+// argument, shown whole when the tool is collapsed) holds query.
+func HeaderContains(t *events.ToolItem, query string) bool {
+	return t != nil && query != "" && smartIndex(toolHeaderText(t), query, 0) >= 0
+}
