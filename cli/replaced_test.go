@@ -55,7 +55,9 @@ func TestTailOfAReplacedSession(t *testing.T) {
 		}
 		return out.String()
 	}
-	waitText("the old task's run", func(s string) bool { return strings.Contains(s, "── run ended") || strings.Contains(s, "show me the diff") })
+	waitText("the old task's run", func(s string) bool {
+		return strings.Contains(s, "── run ended") || strings.Contains(s, "show me the diff")
+	})
 	time.Sleep(50 * time.Millisecond) // the creation times are milliseconds
 	srv.Close()
 	srv2, id2 := start("Only say hello.")
