@@ -400,6 +400,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	for _, name := range names {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
+	showTables(s.conf.file, line) // config_show.go
 	return nil
 }
 
