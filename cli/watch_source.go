@@ -15,7 +15,7 @@ import (
 // object {"type":"source",…}. Connecting is neither: a source is up once
 // it is live, down once it is anything else (retrying, refused, …).
 
-// sourceJSON's --json counterpart of a source's change.
+// sourceChangeJSON is --json's object of a source that went up or down.
 type sourceChangeJSON struct {
 	Type   string `json:"type"` // "source"
 	At     string `json:"at"`
