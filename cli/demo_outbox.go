@@ -37,8 +37,8 @@ func newDemoState(url string) (*demoState, error) {
 // for the demo's session from another terminal, and that held messages do
 // not outlive the demo.
 func (s *demoState) banner(id, url string) string {
-	return "Held messages show here and go when the agent is idle, never after the demo ends. From another terminal (perch queue lists them):\n" +
-		"XDG_STATE_HOME=" + s.dir + " perch send " + shortID(id) + " --hold --url " + url + " 'Now write the tests.'"
+	return "From another terminal: XDG_STATE_HOME=" + s.dir + " perch send " + shortID(id) + " --hold --url " + url + " 'Now write the tests.'\n" +
+		"Held messages show here, go when the agent is idle, never after the demo ends."
 }
 
 // finish removes the state directory when no message is left in it, else

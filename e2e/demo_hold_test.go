@@ -26,7 +26,7 @@ func TestDemoTakesHeldMessagesFromAnotherTerminal(t *testing.T) {
 func demoHold(t *testing.T, backend string) {
 	tm := newTerm(t, perch+" demo --speed 20 --backend "+backend)
 	s := tm.waitFor("the demo's instructions", 30*time.Second, func(s string) bool {
-		return strings.Contains(s, "never after the demo ends") && strings.Contains(s, "perch send")
+		return strings.Contains(s, "never after the demo") && strings.Contains(s, "perch send")
 	})
 	flat := strings.Join(strings.Fields(s), " ")
 	m := regexp.MustCompile(`XDG_STATE_HOME=(\S+) perch send (\S+) --hold --url (\S+) `).FindStringSubmatch(flat)

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/perch-tui/perch/tui/chrome"
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // maxBannerRows bounds the banner (Config.Banner) on screen.
 const maxBannerRows = 3
@@ -8,7 +12,9 @@ const maxBannerRows = 3
 // bannerLines is Config.Banner (lines separated by "\n") wrapped to the
 // width, dimmed, at most maxBannerRows rows (the last one cut).
 func (m *Model) bannerLines() []string {
-	rows := chrome.WrapLines(m.cfg.Banner, max(m.w-2, 1))
+	// Wrapped at spaces only: a command line's URL and paths stay whole
+	// words, for a terminal's copy.
+	rows := strings.Split(ansi.Wrap(m.cfg.Banner, max(m.w-2, 1), ""), "\n")
 	if len(rows) > maxBannerRows {
 		rows = rows[:maxBannerRows]
 	}
