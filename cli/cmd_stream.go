@@ -313,6 +313,11 @@ type recorder struct {
 }
 
 func (r *recorder) step(s liveStep) error {
+	if replacedStep(s.u) {
+		// Another task has the id now: its frames would make one file of
+		// two tasks.
+		return fmt.Errorf("the task was replaced by a new one under the same id (the daemon restarted); the recording stops at the old task's %d frames", r.n)
+	}
 	if st := s.u.State; st != nil {
 		switch st.Phase {
 		case sse.PhaseLive:
