@@ -59,6 +59,11 @@ type Options struct {
 	// MaxBackoff bounds the wait before a source is opened again; 0
 	// means 30 s.
 	MaxBackoff time.Duration
+	// SummarizeAll reads the last run of every session the board finds
+	// (its tokens, cost and last reply), not only of those that ran
+	// since they were seen: for a one-shot listing (perch tasks --all,
+	// perch watch --snapshot), whose rows would otherwise be empty there.
+	SummarizeAll bool
 }
 
 // Board keeps a Model live from every source at once; one source that is
@@ -88,6 +93,7 @@ func Start(ctx context.Context, sources []Source, opts Options) *Board {
 		states[i] = SourceState{Name: s.Name, System: s.System, URL: s.URL, Conn: Connecting, Since: time.Now()}
 	}
 	b := &Board{opts: opts, m: NewModel(states), updated: make(chan struct{}, 1)}
+	b.m.SummarizeAll = opts.SummarizeAll
 	if opts.StateDir != "" {
 		b.seen = OpenSeen(SeenFile(opts.StateDir))
 		if marks, err := b.seen.Load(); err == nil {

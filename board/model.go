@@ -222,6 +222,10 @@ type Row struct {
 	// ended is being read; the row's status and reason may still change,
 	// and that is no news (a notifier waits for it).
 	Settling bool
+	// Pending: a run just ended and how it ended is being read; the news
+	// is due once it is in (one notification, failed or a reply, not
+	// both).
+	Pending bool
 }
 
 // Change is one session's change of state, for `perch watch`.
@@ -256,6 +260,9 @@ type Model struct {
 	// baseline collects the marks of sessions seen for the first time,
 	// for the caller to persist (TakeBaseline).
 	baseline Marks
+	// SummarizeAll: every session found, not only one that ran since it
+	// was seen, has its last run read (Options.SummarizeAll).
+	SummarizeAll bool
 }
 
 type source struct {
@@ -383,6 +390,10 @@ func (m *Model) SetSessions(src string, list []Session, now time.Time) []Change 
 					e.before = true
 					s.ended = append(s.ended, n.ID)
 				}
+			}
+			if m.SummarizeAll && s.summarized && !e.before && n.Status != Generating {
+				e.before = true
+				s.ended = append(s.ended, n.ID)
 			}
 			if !s.synced {
 				e.shown, e.reason = n.Status, m.reasonOf(s, e)
@@ -715,7 +726,7 @@ func (m *Model) row(s *source, e *entry) Row {
 			r.LastReply = sum.lastReply
 		}
 	}
-	r.Note, r.Settling = e.note, e.before
+	r.Note, r.Settling, r.Pending = e.note, e.before, e.pending
 	return r
 }
 
@@ -736,7 +747,7 @@ func firstLine(s string) string {
 		s = s[:4*MaxReply+1024] // enough for the first line; sanitize sees no more
 	}
 	for _, l := range strings.Split(sanitize.Text(s), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = PlainLine(l); l != "" {
 			return clip(l, MaxReply)
 		}
 	}

@@ -186,6 +186,7 @@ func (c *conn) openAs(ctx context.Context, env Env, stream bool) (client.Backend
 	if err != nil {
 		return nil, err
 	}
+	c.given = cfg.URL
 	reg := registry.Default()
 	if env.registry != nil {
 		reg = env.registry()

@@ -136,7 +136,7 @@ func TestCommandsThroughABackend(t *testing.T) {
 	s.busy = false
 	s.mu.Unlock()
 	r = must(t, stubRun(t, tw, "send", "chat-a", "after", "--url", s.url))
-	if !strings.Contains(r.stderr, "first delivered 1 earlier message(s)") {
+	if !strings.Contains(r.stderr, "first delivered 1 earlier message") {
 		t.Fatalf("held message not delivered first: %+v", r)
 	}
 	s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -101,8 +102,8 @@ func commands() []command {
 			"perch demo\nperch demo --speed 3 --dialect legacy\nperch demo --all --serve   # then: perch watch --url … --url … --url …", runDemo},
 		{"tasks", "", "list the daemon's tasks with status, name, cwd, model and queue (--all: every source's sessions, as the board shows them)",
 			"perch tasks\nperch tasks --json\nperch tasks --all --url http://localhost:8090/v1 --url http://localhost:8484", runTasks},
-		{"watch", "", "print one line per change of a session's state across every source (--json: one object a line)",
-			"perch watch\nperch watch --json | jq -r 'select(.reason != \"\") | .name'", runWatch},
+		{"watch", "", "print one line per change of a session's state, and per source going down or up, across every source (--json: one object a line; --snapshot: every session first)",
+			"perch watch\nperch watch --json | jq -r 'select(.type == \"session\" and .reason != \"\") | .name'\nperch watch --json --snapshot", runWatch},
 		{"tail", "TASK", "follow a task's timeline as readable text (or --jsonl) until interrupted (--until-idle: until the run ends)",
 			"perch tail 3f2b\nperch tail 3f2b --jsonl | jq .\nperch tail 3f2b --until-idle && notify-send 'run over'", runTail},
 		{"export", "TASK", "print the transcript once the replay is in (--until-idle: after the run ends)",
@@ -331,6 +332,9 @@ type conn struct {
 	// opened is the backend open returned: a command that asks again (the
 	// UI commands) gets the same one, probed once.
 	opened client.Backend
+	// given is the URL opened, as the user (or discovery) gave it: the
+	// board's seen marks are keyed by it (seenMarker).
+	given string
 }
 
 // urlFlag is --url: the last one given, and all of them for the
@@ -384,9 +388,12 @@ func newFlagSet(env Env, cmd string) *flagSet {
 				continue
 			}
 			fmt.Fprintf(env.Stdout, "Usage: perch %s [flags]\n\n%s\n\nFlags:\n", strings.TrimSpace(cmd+" "+c.args), c.summary)
-			fs.SetOutput(env.Stdout)
+			// As README writes flags: --name.
+			var b strings.Builder
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
+			io.WriteString(env.Stdout, flagLine.ReplaceAllString(b.String(), "$1--$2"))
 			fmt.Fprintf(env.Stdout, "\nExamples:\n")
 			for _, ex := range strings.Split(c.example, "\n") {
 				fmt.Fprintf(env.Stdout, "  %s\n", ex)
@@ -419,7 +426,7 @@ func parse(fs *flagSet, args []string, min, max int) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usagef("%s: %v%s", fs.Name(), err, flagHint(fs, err))
+			return nil, usagef("%s: %s%s", fs.Name(), dashDash(err.Error()), flagHint(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -449,6 +456,16 @@ func synopsis(cmd string) string {
 	}
 	return "?"
 }
+
+// flagLine is a flag's line in the flag package's defaults ("  -name").
+var flagLine = regexp.MustCompile(`(?m)^(  )-([A-Za-z])`)
+
+// flagRef is a flag named in the flag package's errors ("-name").
+var flagRef = regexp.MustCompile(`(: |flag |for )-([A-Za-z][A-Za-z0-9-]*)`)
+
+// dashDash spells the flags of a flag package error as README does:
+// --name, not -name.
+func dashDash(s string) string { return flagRef.ReplaceAllString(s, "$1--$2") }
 
 // oneOf validates an enumerated flag value.
 func oneOf(flagName, v string, allowed ...string) error {

@@ -247,7 +247,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	if earlier > 0 {
-		fmt.Fprintf(env.Stderr, "perch: first delivered %d earlier message(s) kept while the daemon was unreachable\n", earlier)
+		fmt.Fprintf(env.Stderr, "perch: first delivered %s kept while the daemon was unreachable\n", nounCount(earlier, "earlier message"))
 	}
 	if mine != nil && mine.Delivered {
 		return printSent(env, box, mine.Message, *asJSON)
@@ -397,7 +397,7 @@ func runCancel(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "Cancelled task %s. No queued messages were pending.\n", shortID(task.ID))
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Cancelled task %s. Recovered %d queued message(s) that were not sent to the agent", shortID(task.ID), len(pending))
+	fmt.Fprintf(env.Stdout, "Cancelled task %s. Recovered %s not sent to the agent", shortID(task.ID), nounCount(len(pending), "queued message"))
 	if keepErr == nil {
 		fmt.Fprintf(env.Stdout, "; perch holds them (auto-delivery paused):\n")
 	} else {
@@ -621,7 +621,7 @@ func listQueues(ctx context.Context, env Env, box *taskBox, asJSON bool) error {
 	case len(daemon) == 0:
 		fmt.Fprintf(env.Stdout, "No queued messages for task %s (%s).\n", shortID(box.task.ID), status)
 	default:
-		fmt.Fprintf(env.Stdout, "%d queued message(s) for task %s:\n", len(daemon), shortID(box.task.ID))
+		fmt.Fprintf(env.Stdout, "%s for task %s:\n", nounCount(len(daemon), "queued message"), shortID(box.task.ID))
 		for i, m := range daemon {
 			fmt.Fprintf(env.Stdout, "\n%d. [%s]\n%s\n", i+1, m.ID, sanitize.Text(m.Text))
 		}

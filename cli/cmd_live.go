@@ -156,18 +156,22 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 	}
 	of, withOptions := b.(client.OptionFollower)
 	sf, settled := b.(client.SettledFollower)
-	var ferr error
-	switch {
-	case settled && o.settledOnly():
-		ferr = sf.FollowSettled(sctx, task.ID, func(u client.Update) { on(u, nil) })
-	case withOptions:
-		fo := client.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
-		ferr = of.FollowWith(sctx, task.ID, fo, func(s client.Step) { on(s.Update, s.Frame) })
-	case o.frames:
+	if o.frames && !withOptions && !(settled && o.settledOnly()) {
 		return tl, fmt.Errorf("%s at %s cannot hand over its wire frames: %w", b.Name(), b.URL(), client.ErrUnsupported)
-	default:
-		ferr = b.Follow(sctx, task.ID, func(u client.Update) { on(u, nil) })
 	}
+	// A session replaced under its id (a restarted daemon) starts over
+	// as the new session, with a notice: never stitched to the old one.
+	ferr := client.FollowSame(sctx, b, task, func(fctx context.Context, step func(client.Step)) error {
+		switch {
+		case settled && o.settledOnly():
+			return sf.FollowSettled(fctx, task.ID, func(u client.Update) { step(client.Step{Update: u}) })
+		case withOptions:
+			fo := client.FollowOptions{UntilIdle: o.untilIdle, Frames: o.frames}
+			return of.FollowWith(fctx, task.ID, fo, step)
+		default:
+			return b.Follow(fctx, task.ID, func(u client.Update) { step(client.Step{Update: u}) })
+		}
+	}, func(s client.Step) { on(s.Update, s.Frame) })
 	switch {
 	case fin:
 		return tl, herr
@@ -324,7 +328,7 @@ func runTail(ctx context.Context, env Env, args []string) error {
 	home := b.Capabilities().Home
 	out := bufio.NewWriter(env.Stdout)
 	p := newPrinter(out, *jsonl)
-	p.holdOpen = true
+	p.holdOpen, p.past = true, true
 	if !*jsonl {
 		if home {
 			fmt.Fprintf(out, "Following task %s  %s  (%s)  — %s\n\n", shortID(task.ID), sanitize.Line(task.Name), task.Status, stopHint(*untilIdle))
@@ -333,13 +337,21 @@ func runTail(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	_, err = followLive(ctx, env, b, task, liveOpts{follow: true, untilIdle: *untilIdle, onUpdate: func(s liveStep) error {
-		if s.old != nil {
+		switch {
+		case s.old != nil && replacedStep(s.u):
+			p.next, p.running = 0, map[*events.Item]bool{} // another session: all of it is new
+			p.past = true
+		case s.old != nil:
 			p.restart(s.old, s.tl)
+		}
+		held := p.holding && s.u.Synced
+		if s.u.Synced {
+			p.past = false // the history is in: what runs now is live
 		}
 		// The home system's updates that carry no event (states,
 		// Synced) print nothing: the first state line follows the first
 		// event, as it always did for maria's tasks.
-		if !home || len(s.u.Events) > 0 {
+		if !home || len(s.u.Events) > 0 || held {
 			p.update(s.tl)
 		}
 		if err := out.Flush(); err != nil {
@@ -378,6 +390,12 @@ func (p *printer) restart(old, tl *events.Timeline) {
 	}
 	p.running = running
 	p.next = min(p.next, len(items))
+}
+
+// replacedStep says whether u starts another session under the same id
+// (client.FollowSame's Reset and notice), not the same one read again.
+func replacedStep(u client.Update) bool {
+	return u.Reset && len(u.Events) > 0 && u.Events[0].NoticeKind == client.NoticeReplaced
 }
 
 // recordRefusal is why perch record does not follow b: it saves maria's

@@ -14,6 +14,7 @@ import (
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/transcript"
 )
 
@@ -30,6 +31,11 @@ type printer struct {
 	// final form is in, and nothing after it before (backends that stream
 	// text in deltas).
 	holdOpen bool
+	// past: the history is being replayed (tail before the backend's
+	// first Synced). A tool still running there is printed once it
+	// finished, or once the history is in, and nothing after it before:
+	// a past tool is one line, not [running] then [ok].
+	past, holding bool
 }
 
 func newPrinter(w io.Writer, jsonl bool) *printer {
@@ -47,6 +53,9 @@ func (p *printer) update(tl *events.Timeline) {
 	for ; p.next < len(items); p.next++ {
 		it := items[p.next]
 		if p.holdOpen && it.Open {
+			break
+		}
+		if p.holding = p.past && it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning; p.holding {
 			break
 		}
 		if it.Kind == events.ItemTool && it.Tool.Status == events.ToolRunning {
@@ -121,25 +130,13 @@ func writeItemText(w io.Writer, it *events.Item) {
 		}
 		fmt.Fprintln(w)
 	case events.ItemNotice:
-		fmt.Fprintf(w, "! %s\n\n", sanitize.Line(it.Text))
+		fmt.Fprintf(w, "%s %s\n\n", styles.NoticeIcon(it.Level), sanitize.Line(it.Text))
 	}
 }
 
-// outcomeMark is the mark tail and replay print before a tool: ✗ for a
-// failure of any kind (the word after it says which), "…" while it runs.
-func outcomeMark(o events.Outcome) string {
-	switch {
-	case o == events.OutcomeRunning:
-		return "…"
-	case o == events.OutcomeOK:
-		return "✓"
-	case o.Failed():
-		return "✗"
-	case o == events.OutcomeCancelled:
-		return "⊘"
-	}
-	return "?"
-}
+// outcomeMark is the mark tail and replay print before a tool: the one
+// every view shows for the outcome (the word after it says it too).
+func outcomeMark(o events.Outcome) string { return styles.OutcomeIcon(o) }
 
 // callsText stands for the text of a reply that has none.
 func callsText(calls []events.ToolCall) string {
@@ -316,6 +313,11 @@ type recorder struct {
 }
 
 func (r *recorder) step(s liveStep) error {
+	if replacedStep(s.u) {
+		// Another task has the id now: its frames would make one file of
+		// two tasks.
+		return fmt.Errorf("the task was replaced by a new one under the same id (the daemon restarted); the recording stops at the old task's %d frames", r.n)
+	}
 	if st := s.u.State; st != nil {
 		switch st.Phase {
 		case sse.PhaseLive:

@@ -21,6 +21,7 @@ import (
 func (c *conn) liveConfig(env Env, b client.Backend, theme string) tui.Config {
 	cfg := withOutbox(uiConfig(env, theme), outbox.OpenFileStore(outboxRoot(env), b.URL()))
 	cfg.Tasks = c.probedTasks
+	cfg.MarkSeen = seenMarker(env, c.given)
 	return cfg
 }
 
@@ -146,9 +147,15 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The demo's daemon lives as long as this process: its messages are
-	// kept in memory (what is left is printed at exit).
-	cfg := withOutbox(uiConfig(env, *theme), outbox.NewMemStore())
+	// Held messages are kept where another terminal's perch send --hold
+	// finds them, and the screen says how (demo_outbox.go).
+	st, err := newDemoState(b.URL())
+	if err != nil {
+		return err
+	}
+	defer st.finish(env.Stderr)
+	cfg := withOutbox(uiConfig(env, *theme), st.store)
+	cfg.Banner = st.banner(id, b.URL())
 	cfg.TaskID = id
 	return env.runUI(ctx, b, cfg)
 }
@@ -163,6 +170,7 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	long := fs.Int("long-session", 0, "serve a finished, idle session of N events instead of the demo (benchmark load)")
 	bigMB := fs.Float64("big-output-mb", 0, "with --long-session: end it with a read_file of this many MiB of output")
 	lineMB := fs.Float64("long-line-mb", 0, "with --long-session: add a command whose output is one line of this many MiB")
+	prompt := fs.String("prompt", "", "the demo task's first message (a restart with another one gives the demo task's id to a new task)")
 	sf := addSunaFlags(fs)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -193,10 +201,12 @@ func runFakeDaemon(ctx context.Context, env Env, args []string) error {
 	if strings.TrimSpace(*addr) == "" {
 		return usagef("--addr must not be empty")
 	}
-	sc := fakedaemon.Scenario{Replay: *replay}
+	sc := fakedaemon.Scenario{Replay: *replay, Prompt: *prompt}
 	switch {
 	case *long == 0 && (*bigMB != 0 || *lineMB != 0):
 		return usagef("--big-output-mb and --long-line-mb need --long-session")
+	case *prompt != "" && (*long != 0 || *replay != ""):
+		return usagef("--prompt seeds the demo task: it excludes --replay and --long-session")
 	case *long != 0 && *replay != "":
 		return usagef("--long-session and --replay exclude each other")
 	case *long != 0 && *long < fakedaemon.MinLongSessionEvents:

@@ -12,10 +12,12 @@ import (
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sanitize"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // changeJSON is one line of perch watch --json.
 type changeJSON struct {
+	Type       string `json:"type"` // "session" (a source's change is "source", watch_source.go)
 	At         string `json:"at"`
 	Source     string `json:"source"`
 	System     string `json:"system,omitempty"`
@@ -40,43 +42,71 @@ func (c *conn) startBoard(ctx context.Context, env Env, opts board.Options) (*bo
 }
 
 // runWatch is perch watch: one line per change of a session's state
-// across every source, until interrupted. Changes are of state, not of
-// events: a source that reconnects and lists its sessions again prints
-// only what changed meanwhile. Sources' connection states go to stderr.
+// across every source, until interrupted, and one per source going down
+// or coming back (watch_source.go). Changes are of state, not of events:
+// a source that reconnects and lists its sessions again prints only what
+// changed meanwhile. Every connection state of a source also goes to
+// stderr. With --json --snapshot the first line is every session as it
+// stands.
 func runWatch(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "watch")
 	var c conn
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	snapshot := fs.Bool("snapshot", false, `with --json: first print {"type":"snapshot","sources","sessions"} of every session, then the changes`)
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
+	}
+	if *snapshot && !*asJSON {
+		return usagef("--snapshot needs --json (perch tasks --all prints the sessions for people)")
 	}
 	var (
 		mu   sync.Mutex
 		werr error
+		// held: the changes seen before the snapshot is printed (with
+		// --snapshot); nil once it is.
+		held  []board.Change
+		snapT time.Time
 	)
+	holding := *snapshot
 	write := func(w io.Writer, line string) {
-		mu.Lock()
-		defer mu.Unlock()
 		if _, err := io.WriteString(w, line); err != nil && werr == nil {
 			werr = err
 		}
 	}
+	printChange := func(ch board.Change) { // mu held
+		if *asJSON {
+			data, _ := json.Marshal(changeJSON{Type: "session", At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
+				Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
+			write(env.Stdout, string(data)+"\n")
+			return
+		}
+		write(env.Stdout, changeLine(ch)+"\n")
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	said := map[string]string{} // each source's last line (OnSource is called one at a time)
+	updown := map[string]string{}
 	b, err := c.startBoard(ctx, env, board.Options{
+		SummarizeAll: *snapshot, // its rows' tokens, cost and last reply
 		OnChange: func(ch board.Change) {
-			if *asJSON {
-				data, _ := json.Marshal(changeJSON{At: ch.At.UTC().Format(time.RFC3339Nano), Source: ch.Source, System: ch.System,
-					Session: ch.Session, Name: ch.Name, Old: string(ch.Old), New: string(ch.New), Reason: string(ch.Reason), ReasonText: ch.Reason.Text(), Detail: ch.Detail})
-				write(env.Stdout, string(data)+"\n")
+			mu.Lock()
+			defer mu.Unlock()
+			if holding {
+				held = append(held, ch)
 				return
 			}
-			write(env.Stdout, changeLine(ch)+"\n")
+			printChange(ch)
 		},
 		OnSource: func(s board.SourceState) {
-			line := s.Line(time.Now())
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			if line, st, ok := sourceChange(s, updown[s.Name], *asJSON, now); ok {
+				updown[s.Name] = st
+				write(env.Stdout, line+"\n")
+			}
+			line := s.Line(now)
 			if said[s.Name] == line {
 				return
 			}
@@ -86,6 +116,24 @@ func runWatch(ctx context.Context, env Env, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *snapshot {
+		if err := waitSettled(ctx, b); err == nil {
+			snapT = time.Now()
+			sources, rows := b.Snapshot(board.Filter{})
+			data, _ := json.Marshal(snapshotJSON{Type: "snapshot", At: snapT.UTC().Format(time.RFC3339Nano), boardOut: boardJSON(sources, rows, snapT)})
+			mu.Lock()
+			write(env.Stdout, string(data)+"\n")
+			// What changed before the snapshot is in it; what changed
+			// since follows it.
+			for _, ch := range held {
+				if !ch.At.Before(snapT) {
+					printChange(ch)
+				}
+			}
+			held, holding = nil, false
+			mu.Unlock()
+		}
 	}
 	<-ctx.Done()
 	b.Wait()
@@ -128,30 +176,14 @@ const settleTimeout = 15 * time.Second
 func runTasksAll(ctx context.Context, env Env, c *conn, asJSON bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	b, err := c.startBoard(ctx, env, board.Options{})
+	// Every session's last run: its tokens, cost and last reply.
+	b, err := c.startBoard(ctx, env, board.Options{SummarizeAll: true})
 	if err != nil {
 		return err
 	}
 	defer func() { cancel(); b.Wait() }()
-	deadline := time.NewTimer(settleTimeout)
-	defer deadline.Stop()
-wait:
-	for {
-		sources, _ := b.Snapshot(board.Filter{})
-		settled := true
-		for _, s := range sources {
-			settled = settled && s.Settled()
-		}
-		if settled {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-deadline.C:
-			break wait
-		case <-b.Updated():
-		}
+	if err := waitSettled(ctx, b); err != nil {
+		return err
 	}
 	sources, rows := b.Snapshot(board.Filter{})
 	now := time.Now()
@@ -229,7 +261,8 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tTOKENS\tCOST\tNAME\tLAST REPLY")
+	// TOKENS and COST are the last run's, as the board's RUN TOKENS/$.
+	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tRUN TOKENS\tRUN COST\tNAME\tLAST REPLY")
 	for _, r := range rows {
 		needs := "-"
 		if r.Reason != board.None {
@@ -237,7 +270,7 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 		}
 		tokens, cost := "-", "-"
 		if r.Tokens > 0 {
-			tokens = fmt.Sprint(r.Tokens)
+			tokens = chrome.Tokens(r.Tokens)
 		}
 		if r.HasCost {
 			cost = events.CostText(r.Cost)
@@ -246,7 +279,7 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 		if last == "" && r.Note != "" {
 			last = "(" + clip(sanitize.Line(r.Note), 60) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(r.Source), 24), shortID(sanitize.Line(r.ID)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(board.SourceLabel(r.Source)), 24), shortID(sanitize.Line(r.ID)),
 			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(last, "-"))
 	}
 	return tw.Flush()

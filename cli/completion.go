@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/perch-tui/perch/client/registry"
@@ -43,7 +44,29 @@ func (f compFlag) values() []string {
 	case "dialect":
 		return []string{"head", "docs", "legacy"}
 	}
-	return nil
+	return usageValues(f.usage)
+}
+
+// valueList finds the list of values a flag's usage gives after its
+// colon ("output format: md, json or jsonl (…)"; a word's own note in
+// parentheses is left out).
+var valueList = regexp.MustCompile(`^[^:(]*: ((?:[a-z0-9-]+(?: \([^)]*\))?, )*[a-z0-9-]+(?: \([^)]*\))? or [a-z0-9-]+)\b`)
+
+// usageValues are the values a usage lists, nil when it lists none: the
+// flags whose values perch names in its help (--format) complete too.
+func usageValues(usage string) []string {
+	m := valueList.FindStringSubmatch(usage)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range regexp.MustCompile(`, | or `).Split(m[1], -1) {
+		if i := strings.Index(v, " ("); i >= 0 {
+			v = v[:i]
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // fileValue: the flag names a file.

@@ -287,6 +287,9 @@ func loadConfig(path string) (*config, error) {
 			}
 		}
 	}
+	if err := tui.KeyConflicts(c.keys()); err != nil {
+		return nil, bad(0, "[keys]: %v", err)
+	}
 	return c, nil
 }
 
@@ -479,6 +482,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 		}
 		line("prices."+m, strings.Join(kv, ", ")+" ($ per million tokens; the others unknown)", "config file")
 	}
+	showTables(s.conf.file, line) // config_show.go
 	return nil
 }
 

@@ -48,7 +48,12 @@ func TestDemoAllServe(t *testing.T) {
 	// within 8 s at speed 20: the watch sees a change on every source.
 	w.waitFor(t, "a change on every source", func(o, _ string) bool {
 		for u := range urls {
-			if !strings.Contains(o, `"source":"`+u+`"`) {
+			changed := false
+			for _, l := range strings.Split(o, "\n") {
+				var c changeJSON
+				changed = changed || json.Unmarshal([]byte(l), &c) == nil && c.Type == "session" && c.Source == u
+			}
+			if !changed {
 				return false
 			}
 		}

@@ -13,8 +13,8 @@ import (
 
 // runDemoBackend is perch demo --backend NAME for a system other than
 // maria: its fake server in this process (the registry knows how to start
-// it), a scripted agent, and the UI on its demo session. Messages are kept
-// in memory (what is left is printed at exit).
+// it), a scripted agent, and the UI on its demo session, its held
+// messages where another terminal finds them.
 func runDemoBackend(ctx context.Context, env Env, name, theme string, speed float64) error {
 	sys, err := registry.Default().Lookup(name)
 	if err != nil || sys.Demo == nil {
@@ -29,7 +29,13 @@ func runDemoBackend(ctx context.Context, env Env, name, theme string, speed floa
 	if err != nil {
 		return fmt.Errorf("demo: open %s at %s: %w", name, srv.URL, err)
 	}
-	cfg := withOutbox(uiConfig(env, theme), outbox.NewMemStore())
+	st, err := newDemoState(b.URL()) // demo_outbox.go
+	if err != nil {
+		return err
+	}
+	defer st.finish(env.Stderr)
+	cfg := withOutbox(uiConfig(env, theme), st.store)
+	cfg.Banner = st.banner(srv.Session, b.URL())
 	cfg.TaskID = srv.Session
 	return env.runUI(ctx, b, cfg)
 }

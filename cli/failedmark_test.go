@@ -16,7 +16,7 @@ func TestFailedCommandMarkedFailed(t *testing.T) {
 	id, _ := conversation(t, d, base, "failing")
 
 	const failedLine = "✗ execute_command make build  [failed, exit 1]"
-	const errorLine = "✗ read_file src/parser.go  [error]"
+	const errorLine = "⊗ read_file src/parser.go  [error]"
 	const failedMD = "**Tool `execute_command`** (failed, exit 1): `make build`"
 	const errorMD = "**Tool `read_file`** (error): `src/parser.go`"
 	check := func(name, out string, want ...string) {

@@ -209,8 +209,13 @@ func writeHeld(w io.Writer, b *taskBox, q *outbox.Queue) {
 	if q.Paused() {
 		state = "auto-delivery paused; perch queue " + shortID(b.task.ID) + " --resume"
 	}
-	fmt.Fprintf(w, "%d held message(s) for task %s (%s):\n", len(pending), shortID(b.task.ID), state)
-	if n := len(q.Orphans()); n > 0 {
+	fmt.Fprintf(w, "%s for task %s (%s):\n", nounCount(len(pending), "held message"), shortID(b.task.ID), state)
+	switch n := len(q.Orphans()); {
+	case n == 1 && len(pending) == 1:
+		fmt.Fprintf(w, "It is an orphan: the session it was written for is gone; perch queue %s --move-to OTHER moves it, --take ID prints it and deletes it\n", shortID(b.task.ID))
+	case n == 1:
+		fmt.Fprintf(w, "1 of them is an orphan: the session it was written for is gone; perch queue %s --move-to OTHER moves it, --take ID prints it and deletes it\n", shortID(b.task.ID))
+	case n > 1:
 		fmt.Fprintf(w, "%d of them are orphans: the session they were written for is gone; perch queue %s --move-to OTHER moves them, --take ID prints one and deletes it\n",
 			n, shortID(b.task.ID))
 	}
@@ -229,8 +234,12 @@ func writeHeld(w io.Writer, b *taskBox, q *outbox.Queue) {
 // damagedNote warns about journal lines that could not be read.
 func damagedNote(env Env, b *taskBox, q *outbox.Queue) {
 	if q.Damaged > 0 {
-		fmt.Fprintf(env.Stderr, "perch: %d damaged line(s) of %s were skipped; the next change rewrites it and keeps a copy beside it\n",
-			q.Damaged, b.store.Path(b.task.ID))
+		verb := "were"
+		if q.Damaged == 1 {
+			verb = "was"
+		}
+		fmt.Fprintf(env.Stderr, "perch: %s of %s %s skipped; the next change rewrites it and keeps a copy beside it\n",
+			nounCount(q.Damaged, "damaged line"), b.store.Path(b.task.ID), verb)
 	}
 }
 

@@ -111,7 +111,7 @@ func TestHeldMessagesCLI(t *testing.T) {
 	}
 	must(t, stateRun(t, state, "", "queue", id[:8], "--resume", "--url", base))
 	r = must(t, stateRun(t, state, "", "queue", id[:8], "--url", base))
-	if !strings.Contains(r.stdout, "2 held message(s)") || strings.Index(r.stdout, "third") > strings.Index(r.stdout, "second, edited") {
+	if !strings.Contains(r.stdout, "2 held messages") || strings.Index(r.stdout, "third") > strings.Index(r.stdout, "second, edited") {
 		t.Fatalf("queue text: %s", r.stdout)
 	}
 	// Bad ids and positions are usage errors.
@@ -193,7 +193,7 @@ func TestSendWhileDaemonDown(t *testing.T) {
 		t.Fatalf("release: %s", r.stdout)
 	}
 	r = must(t, stateRun(t, state, "", "send", id[:8], "four", "--url", pbase))
-	if !strings.Contains(r.stderr, "first delivered 2 earlier message(s)") {
+	if !strings.Contains(r.stderr, "first delivered 2 earlier messages") {
 		t.Fatalf("send after the outage: %+v", r)
 	}
 	waitIdle(t, base, id)
@@ -223,7 +223,7 @@ func TestCancelHoldsRecovered(t *testing.T) {
 		}
 	}
 	r := must(t, stateRun(t, state, "", "cancel", id, "--url", base))
-	if !strings.Contains(r.stdout, "Recovered 2 queued message(s)") || strings.Count(r.stdout, "(held as ") != 2 {
+	if !strings.Contains(r.stdout, "Recovered 2 queued messages") || strings.Count(r.stdout, "(held as ") != 2 {
 		t.Fatalf("cancel: %s", r.stdout)
 	}
 	q := queueOf(t, must(t, stateRun(t, state, "", "queue", id, "--json", "--url", base)))
@@ -360,7 +360,7 @@ func TestHeldMessageOfAReusedIDIsAnOrphan(t *testing.T) {
 		t.Fatalf("queue: %+v", q)
 	}
 	r = must(t, stateRun(t, state, "", "queue", id[:8], "--url", base))
-	if !strings.Contains(r.stdout, "1 of them are orphans") {
+	if !strings.Contains(r.stdout, "It is an orphan") {
 		t.Fatalf("queue listing:\n%s", r.stdout)
 	}
 	r = must(t, stateRun(t, state, "", "tasks", "--url", base))

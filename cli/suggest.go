@@ -6,6 +6,14 @@ import "strings"
 // "" when none is near: within two edits (a swap of neighbours counts as
 // one), fewer than word's length, or the one option word begins.
 func didYouMean(word string, options []string) string {
+	// Another name for an option (markdown for md) is the surest guess.
+	if o, ok := synonyms[strings.ToLower(word)]; ok {
+		for _, opt := range options {
+			if opt == o {
+				return " (did you mean " + o + "?)"
+			}
+		}
+	}
 	best, bestD := "", 3
 	for _, o := range options {
 		if d := editDistance(strings.ToLower(word), strings.ToLower(o)); d < bestD && d < len(word) {
@@ -26,6 +34,12 @@ func didYouMean(word string, options []string) string {
 		return ""
 	}
 	return " (did you mean " + best + "?)"
+}
+
+// synonyms are other names people give perch's option values.
+var synonyms = map[string]string{
+	"markdown": "md", "mdown": "md", "ndjson": "jsonl", "jsonlines": "jsonl", "json-lines": "jsonl",
+	"txt": "text", "plain": "text", "on": "true", "off": "false",
 }
 
 // editDistance is the optimal string alignment distance of a and b:

@@ -117,11 +117,39 @@ func (w *watchRun) changes(t *testing.T, names map[string]string) []string {
 		if err := json.Unmarshal([]byte(line), &c); err != nil {
 			t.Fatalf("not JSON: %q", line)
 		}
+		if c.Type == "source" {
+			continue // a source's up or down (sourceLines)
+		}
 		src := names[c.Source]
 		if src == "" {
 			src = c.Source
 		}
 		out = append(out, src+"/"+c.Name+" "+c.Old+"→"+c.New+" "+c.Reason)
+	}
+	return out
+}
+
+// sessionGoes says whether the watch's JSON output has a session of
+// source src going to state to.
+func sessionGoes(out, src, to string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		var c changeJSON
+		if json.Unmarshal([]byte(line), &c) == nil && c.Type == "session" && c.Source == src && c.New == to {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceLines are the watch's JSON lines of sources as "source up|down".
+func (w *watchRun) sourceLines(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(w.out.String()), "\n") {
+		var s sourceChangeJSON
+		if json.Unmarshal([]byte(line), &s) == nil && s.Type == "source" {
+			out = append(out, s.Source+" "+s.State)
+		}
 	}
 	return out
 }
@@ -190,11 +218,14 @@ func TestWatchPrintsEachChangeOnce(t *testing.T) {
 	p.Release()
 	w.waitFor(t, "pynchy idle", has("pynchy/Main generating→idle reply"))
 
-	// pynchy goes away and comes back: its list again is no change.
+	// pynchy goes away and comes back: its list again is no change, its
+	// going down and coming back a line each.
 	psrv.stop()
 	w.waitFor(t, "pynchy retrying", func(_, errs string) bool { return strings.Contains(errs, "source "+pURL+": retrying") })
+	w.waitFor(t, "pynchy's down line", func(string, string) bool { return count(w.sourceLines(t), pURL+" down") == 1 })
 	psrv.start()
 	w.waitFor(t, "pynchy live again", func(_, errs string) bool { return strings.Count(errs, ": live\n") >= 4 })
+	w.waitFor(t, "pynchy's up line", func(string, string) bool { return count(w.sourceLines(t), pURL+" up") == 2 })
 
 	// Suna: a run held, then finished.
 	s.Hold()
@@ -203,12 +234,18 @@ func TestWatchPrintsEachChangeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = tid
-	w.waitFor(t, "suna generating", func(out, _ string) bool {
-		return strings.Contains(out, `"new":"generating"`) && strings.Contains(out, sURL)
-	})
+	w.waitFor(t, "suna generating", func(out, _ string) bool { return sessionGoes(out, sURL, "generating") })
 	s.Release()
 	sunaWaitStatus(t, s, rid, "completed")
-	w.waitFor(t, "suna idle", func(out, _ string) bool { return strings.Count(out, sURL) >= 2 })
+	w.waitFor(t, "suna idle", func(string, string) bool {
+		n := 0
+		for _, l := range lines() {
+			if strings.HasPrefix(l, "suna/") {
+				n++
+			}
+		}
+		return n >= 2
+	})
 
 	// And pynchy once more, after its restart: exactly one more run.
 	if err := p.Say("tui:main", "And the tests?"); err != nil {
@@ -396,7 +433,7 @@ func TestWatchPrintsFailedRuns(t *testing.T) {
 		var cs []changeJSON
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 			var c changeJSON
-			if json.Unmarshal([]byte(line), &c) == nil {
+			if json.Unmarshal([]byte(line), &c) == nil && c.Type == "session" {
 				cs = append(cs, c)
 			}
 		}
@@ -426,9 +463,7 @@ func TestWatchPrintsFailedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.waitFor(t, "suna generating", func(out, _ string) bool {
-		return strings.Contains(out, `"new":"generating"`) && strings.Contains(out, sURL)
-	})
+	w.waitFor(t, "suna generating", func(out, _ string) bool { return sessionGoes(out, sURL, "generating") })
 	s.Release()
 	sunaWaitStatus(t, s, rid, "failed")
 	w.waitFor(t, "suna's failed run", failed(sURL))

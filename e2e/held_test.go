@@ -110,7 +110,7 @@ func TestHeldMessagesInTheTUI(t *testing.T) {
 	tm.waitText("✎ 1 held", 5*time.Second)
 	tm.keys("Tab", "q")
 	s := tm.waitText("EXITED", 10*time.Second)
-	if !strings.Contains(s, "perch keeps 1 message(s) for task "+id[:8]) {
+	if !strings.Contains(s, "perch keeps 1 message for task "+id[:8]) {
 		t.Fatalf("exit report:\n%s", s)
 	}
 	if got := heldID(t, url, id, "for tomorrow"); got == "" {
@@ -209,12 +209,12 @@ func TestOrphanAfterARestartMovedToAnotherSession(t *testing.T) {
 	}
 
 	tm := newTerm(t, fmt.Sprintf("%s --url %s", perch, url))
-	tm.waitFor("the orphan counted in the list", 30*time.Second, func(s string) bool { return strings.Contains(s, "⊘1") })
+	tm.waitFor("the orphan counted in the list", 30*time.Second, func(s string) bool { return strings.Contains(s, "∅1") })
 	// The list is newest first: the task with the old id is second.
 	tm.keys("j")
 	tm.keys("Enter")
 	tm.waitFor("the orphan in the held panel of the task that has its id now", 30*time.Second, func(s string) bool {
-		return strings.Contains(s, "✓ idle") && strings.Contains(s, "⊘ orphan") && strings.Contains(s, "1 orphaned (their session is gone")
+		return strings.Contains(s, "✓ idle") && strings.Contains(s, "∅ orphan") && strings.Contains(s, "1 orphaned (their session is gone")
 	})
 	time.Sleep(2 * time.Second) // well past the settle time of the idle task
 	if slices.Contains(d2.Received(id), text) {
@@ -227,13 +227,13 @@ func TestOrphanAfterARestartMovedToAnotherSession(t *testing.T) {
 	tm.waitFor("the list", 10*time.Second, func(s string) bool { return strings.Contains(s, "perch · tasks") })
 	tm.keys("g", "Enter") // the other task, the newest
 	tm.waitFor("the other task, told of the orphan", 30*time.Second, func(s string) bool {
-		return strings.Contains(s, "✓ idle") && strings.Contains(s, "⊘ orphan of session")
+		return strings.Contains(s, "✓ idle") && strings.Contains(s, "∅ orphan of session")
 	})
 	tm.keys("BTab")
 	tm.waitFor("the orphan listed", 10*time.Second, func(s string) bool { return strings.Contains(s, text) })
 	tm.keys("m")
 	tm.waitFor("the orphan held for this session", 10*time.Second, func(s string) bool {
-		return strings.Contains(s, "✎ 1 held") && !strings.Contains(s, "⊘")
+		return strings.Contains(s, "✎ 1 held") && !strings.Contains(s, "∅")
 	})
 	tm.keys("s")
 	waitCond(t, "the moved message delivered to the other task", 10*time.Second, func() bool {

@@ -186,7 +186,14 @@ type Meta struct {
 	ContextTokens   int64 // latest TokenCounted, else latest prompt size
 	PrunedCount     int
 	Totals          Usage // summed over assistant replies
-	RunStarted      time.Time
+	// Run is summed over the replies of the last run (since its user
+	// message or its start): the tokens and cost the board shows.
+	Run        Usage
+	RunStarted time.Time
+	// RunEnd is how the last run ended ("" while one runs, before any
+	// ended, or when the source does not say): the status bar says
+	// failed or cancelled as the board does.
+	RunEnd RunEnd
 	// ForeignFrames counts the frames ignored because maria does not send
 	// their event name on a task stream; LastForeign describes the latest
 	// (its name, never its data).

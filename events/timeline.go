@@ -24,6 +24,7 @@ type Timeline struct {
 	sent     map[string]string // message id -> text the client sent
 	todos    []Todo
 	meta     Meta
+	runTurns map[*Item]bool // the assistant turns of the last run (Meta.Run)
 	status   RunStatus
 	stopped  bool // the daemon says no task process exists
 	version  uint64
@@ -180,13 +181,19 @@ func (t *Timeline) apply(ev Event) bool {
 			t.status = RunGenerating
 		}
 		t.meta.RunStarted = ev.Created
+		t.meta.RunEnd = RunEndUnknown
+		t.newRun()
 	case KindPostConversation:
 		t.endRunningTools(ToolUnknown)
 		t.runEnded()
+		if t.meta.RunEnd == RunEndUnknown {
+			t.meta.RunEnd = RunEndOK // a cancel or failure came first, and stays
+		}
 		t.markBoundary()
 	case KindCancelled:
 		t.endRunningTools(ToolCancelled)
 		t.runEnded()
+		t.meta.RunEnd = RunEndCancelled
 		t.notice(ev, LevelInfo, "Run cancelled.")
 		t.markBoundary()
 	case KindFailed:
@@ -196,9 +203,12 @@ func (t *Timeline) apply(ev Event) bool {
 		if text == "" {
 			text = "no details given"
 		}
+		t.meta.RunEnd = RunEndFailed
 		t.notice(ev, LevelError, "Run failed: "+text)
 		t.markBoundary()
 	case KindUserMessage:
+		t.meta.RunEnd = RunEndUnknown // a new turn
+		t.newRun()
 		it := &Item{Kind: ItemUser, ID: ev.ID, Created: ev.Created, Text: ev.Text}
 		t.add(it)
 		t.spillItem(it)
@@ -292,7 +302,22 @@ func (t *Timeline) assistant(ev Event) {
 	if ev.Usage != nil {
 		t.addUsage(ev.Usage)
 	}
+	if t.runTurns == nil {
+		t.runTurns = map[*Item]bool{}
+	}
+	t.runTurns[it] = true
+	if ev.Usage != nil {
+		t.meta.Run.Add(ev.Usage)
+	}
 	t.callTools(ev)
+}
+
+// newRun starts the last run's usage over (a user message, a run's
+// start).
+func (t *Timeline) newRun() {
+	if len(t.runTurns) > 0 || t.meta.Run != (Usage{}) {
+		t.meta.Run, t.runTurns = Usage{}, nil
+	}
 }
 
 func (t *Timeline) addUsage(u *Usage) {

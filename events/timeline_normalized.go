@@ -47,6 +47,9 @@ func (t *Timeline) applyNormalized(ev Event) bool {
 		}
 	case KindRunState:
 		before := t.status
+		if ev.RunStatus == StatusGenerating && before != RunGenerating {
+			t.meta.RunEnd = RunEndUnknown
+		}
 		if ev.RunStatus != StatusGenerating {
 			// The run is over: calls still without a result never get one.
 			t.endRunningTools(ToolUnknown)
@@ -102,14 +105,27 @@ func (t *Timeline) finishTurn(it *Item, ev Event) {
 	}
 	if ev.Usage != nil {
 		// A later report's usage is the turn's truth; the totals follow.
+		inRun := t.runTurns[it]
 		if it.Usage != nil {
 			t.meta.Totals.Sub(it.Usage)
+			if inRun {
+				t.meta.Run.Sub(it.Usage)
+			}
 		}
 		it.Usage = ev.Usage
 		t.addUsage(ev.Usage)
+		if inRun {
+			t.meta.Run.Add(ev.Usage)
+		}
 	}
 	if ev.StopReason != "" {
 		it.StopReason = ev.StopReason
+		switch ev.StopReason {
+		case StopError:
+			t.meta.RunEnd = RunEndFailed
+		case StopCancelled:
+			t.meta.RunEnd = RunEndCancelled
+		}
 	}
 	it.Open = false
 	if it.x != nil {

@@ -237,6 +237,8 @@ func Run(ctx context.Context, addr string, opts Options, replayFile string, out 
 type Scenario struct {
 	Replay string       // a recorded stream file served as a task
 	Long   *LongSession // a long, finished session (see AddLongSession)
+	// Prompt is the demo task's first message ("" for the demo's own).
+	Prompt string
 }
 
 // RunScenario is Run with the choice of seeded task. For a long session the
@@ -246,39 +248,44 @@ func RunScenario(ctx context.Context, addr string, opts Options, sc Scenario, ou
 	if sc.Replay != "" && sc.Long != nil {
 		return errors.New("fakedaemon: a replay and a long session exclude each other")
 	}
+	// The task is there before the port is open: a client that was
+	// following the id on a daemon that ran there before reconnects to it,
+	// never to a daemon without it.
 	d := New(opts)
-	s, err := d.Start(addr)
-	if err != nil {
-		return err
-	}
 	var id, label string
 	switch {
 	case sc.Replay != "":
 		f, err := os.Open(sc.Replay)
 		if err != nil {
-			_ = s.Close()
+			_ = d.Close()
 			return fmt.Errorf("fakedaemon: open recording: %w", err)
 		}
 		id, err = d.LoadRecording(f, "Replay of "+filepath.Base(sc.Replay))
 		_ = f.Close()
 		if err != nil {
-			_ = s.Close()
+			_ = d.Close()
 			return err
 		}
 		label = "replayed task " + id
 	case sc.Long != nil:
 		info, err := d.AddLongSession(*sc.Long)
 		if err != nil {
-			_ = s.Close()
+			_ = d.Close()
 			return err
 		}
 		label = fmt.Sprintf("long-session task %s; %d events, %d bytes, last event %s", info.TaskID, info.Events, info.Bytes, info.LastEventID)
 	default:
-		if id, err = d.SeedDemo(); err != nil {
-			_ = s.Close()
+		var err error
+		if id, err = d.SeedDemoPrompt(sc.Prompt); err != nil {
+			_ = d.Close()
 			return err
 		}
 		label = "demo task " + id
+	}
+	s, err := d.Start(addr)
+	if err != nil {
+		_ = d.Close()
+		return err
 	}
 	if _, err := fmt.Fprintf(out, "fake maria daemon (%s) listening on %s (%s)\n", d.dialect, s.URL, label); err != nil {
 		_ = s.Close()

@@ -15,7 +15,19 @@ import (
 // list_files, read_file, a passing and a failing command, a failing read, a
 // todo list and its update, a diff, and a markdown answer with a list, a code
 // block and a table.
-func (d *Daemon) SeedDemo() (string, error) {
+func (d *Daemon) SeedDemo() (string, error) { return d.SeedDemoPrompt("") }
+
+// demoPrompt is the demo task's first message.
+const demoPrompt = "What does this project do? Run the tests, build it, plan the fix and show me the diff."
+
+// SeedDemoPrompt is SeedDemo with another first message ("" for the
+// demo's). The task ids come from the daemon's seed, so a daemon started
+// again with the same seed and another prompt gives the demo task's id to
+// another task, as a restarted daemon does.
+func (d *Daemon) SeedDemoPrompt(prompt string) (string, error) {
+	if prompt == "" {
+		prompt = demoPrompt
+	}
 	dir, err := d.tempDir("perch-demo-")
 	if err != nil {
 		return "", err
@@ -24,9 +36,9 @@ func (d *Daemon) SeedDemo() (string, error) {
 		return "", fmt.Errorf("fakedaemon: seed demo: %w", err)
 	}
 	return d.CreateTask(CreateRequest{
-		Name:    "What does this project do? Run the tests, build it, plan the fix and show me the diff.",
+		Name:    prompt,
 		Cwd:     dir,
-		Message: "What does this project do? Run the tests, build it, plan the fix and show me the diff.",
+		Message: prompt,
 	})
 }
 

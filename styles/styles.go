@@ -68,9 +68,12 @@ const (
 	IconFailed    = "✗" // a command ran and exited non-zero
 	IconTimedOut  = "⧖" // a command was stopped at its time limit
 	IconError     = "⊗" // the tool itself failed (error result)
-	IconCancelled = "⊘"
+	IconCancelled = "⊘" // a tool call, or a run, cancelled
 	IconUnknown   = "?"
-	IconPruned    = "✂"
+	// IconOrphan marks a held message whose session is gone (⊘ is
+	// cancelled, everywhere).
+	IconOrphan = "∅"
+	IconPruned = "✂"
 
 	IconInfo    = "•"
 	IconWarning = "▲"

@@ -590,6 +590,9 @@ func writeToolMarkdown(b *bufio.Writer, t *events.ToolItem, full bool) {
 		fmt.Fprintf(b, ": `%s`", strings.ReplaceAll(sanitize.Line(k), "`", "'"))
 	}
 	b.WriteString("\n\n")
+	if writeEditMarkdown(b, t, full) {
+		return
+	}
 	res := t.Output()
 	if res == nil {
 		return

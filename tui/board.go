@@ -139,10 +139,10 @@ func (m *Model) boardNews(srcs []board.SourceState, all []board.Row) tea.Cmd {
 			}
 			continue
 		}
-		if !bs.listed[r.Source] || !ringsFor(r.Reason) || r.Settling {
-			continue
+		if !bs.listed[r.Source] || !ringsFor(r.Reason) || r.Settling || r.Pending {
+			continue // a run's end is news once how it ended is in
 		}
-		if p, had := bs.last[k]; had && (p.Settling || p.Reason == r.Reason && r.Unread <= p.Unread) {
+		if p, had := bs.last[k]; had && (p.Settling || !p.Pending && p.Reason == r.Reason && r.Unread <= p.Unread) {
 			continue // a state the board found (a past run's end read at start) is no news
 		}
 		ring = append(ring, notify.Bytes(notification(r), bs.cfg.Notify)...)
@@ -176,7 +176,7 @@ func notification(r board.Row) notify.Notification {
 	case r.LastReply != "" && r.Reason != board.Undeliverable:
 		body += ": " + r.LastReply
 	}
-	return notify.Notification{Title: "perch: " + name + " (" + r.Source + ")", Body: body}
+	return notify.Notification{Title: "perch: " + name + " (" + board.SourceLabel(r.Source) + ")", Body: body}
 }
 
 // watching: the session is on screen and the terminal has focus.
@@ -378,7 +378,10 @@ func (m *Model) openBoardRow(r board.Row) tea.Cmd {
 // leaveBoardSession is detach's part on the board: what was on screen is
 // seen, and nothing is on screen any more.
 func (m *Model) leaveBoardSession() tea.Cmd {
-	if m.board == nil || m.board.open == (rowKey{}) {
+	if m.board == nil {
+		return m.seenCmd() // perch attach: the board's marks too
+	}
+	if m.board.open == (rowKey{}) {
 		return nil
 	}
 	k := m.board.open

@@ -284,11 +284,13 @@ func (m *Model) composerRule() string {
 		left := st.Render("── ") + m.ch.Dim.Render(truncate(note, max(m.w-8, 1))) + " "
 		return truncate(left+st.Render(strings.Repeat("─", max(m.w-lineWidth(left), 0))), m.w)
 	}
-	label := " message · enter sends · ctrl+g holds "
+	send, hold, write := m.keyLabel("send", "enter"), m.keyLabel("hold", "ctrl+g"), m.keyLabel("leave", "tab")
+	label := " message · " + send + " sends · " + hold + " holds "
 	if m.focus == focusComposer {
 		st = m.ch.RuleFocused
 	} else {
-		label = " message (tab to write) "
+		write = m.keyLabel("compose", "tab")
+		label = " message (" + write + " to write) "
 	}
 	switch {
 	case m.streamDown() && taskGone(m.conn.Err):
@@ -296,18 +298,18 @@ func (m *Model) composerRule() string {
 	case m.streamDown():
 		// Enter still writes the message down; it goes once the server
 		// answers, which is all that can be promised.
-		label = " disconnected · enter keeps it until the server answers · ctrl+g: hold "
+		label = " disconnected · " + send + " keeps it until the server answers · " + hold + ": hold "
 		if m.focus != focusComposer {
-			label = " disconnected (tab to write) "
+			label = " disconnected (" + write + " to write) "
 		}
 	case m.busy():
-		label = " queue a message · enter: after this turn · ctrl+g: hold "
+		label = " queue a message · " + send + ": after this turn · " + hold + ": hold "
 		if m.focus != focusComposer {
-			label = " queue a message (tab to write) "
+			label = " queue a message (" + write + " to write) "
 		}
 	}
 	if m.held.editing != "" {
-		label = " editing held message " + m.held.editing + " · enter saves · esc cancels "
+		label = " editing held message " + m.held.editing + " · " + send + " saves · esc cancels "
 	}
 	right := st.Render("─")
 	if m.caps.WebSearch {
@@ -315,7 +317,7 @@ func (m *Model) composerRule() string {
 		if m.comp.web {
 			web = m.ch.BadgeOn.Render("web on")
 		}
-		right = web + st.Render(" ctrl+s ─")
+		right = web + st.Render(" "+m.keyLabel("web_search_toggle", "ctrl+s")+" ─")
 	}
 	left := st.Render("──") + st.Render(label)
 	lw, rw := lineWidth(left), lineWidth(right)
@@ -329,5 +331,4 @@ func (m *Model) composerRule() string {
 // picks one, or says the stream is down).
 const (
 	placeholderIdle = "Message the agent — enter sends, ctrl+g holds it for later…"
-	placeholderBusy = "Agent is working — enter queues your message, ctrl+g holds it…"
 )

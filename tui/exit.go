@@ -80,11 +80,12 @@ func (m *Model) reportOutbox(w io.Writer, ob *outboxes) {
 			continue
 		}
 		if path := ob.path(id); path != "" {
-			fmt.Fprintf(w, "perch keeps %d message(s) for task %s in %s (perch queue %s to see them)\n",
-				n, shortID(id), path, shortID(id))
+			fmt.Fprintf(w, "perch keeps %s for task %s in %s (perch queue %s to see %s)\n",
+				nouns(n, "message"), shortID(id), path, shortID(id), pick(n == 1, "it", "them"))
 			continue
 		}
-		fmt.Fprintf(w, "perch: %d held message(s) for task %s were kept in memory only; here they are, to resend:\n", n, shortID(id))
+		fmt.Fprintf(w, "perch: %s for task %s %s kept in memory only; %s, to resend:\n", nouns(n, "held message"), shortID(id),
+			pick(n == 1, "was", "were"), pick(n == 1, "here it is", "here they are"))
 		for _, msg := range q.Pending() {
 			why := string(msg.State)
 			if msg.Err != "" {
@@ -100,7 +101,8 @@ func writeUnsent(w io.Writer, list []Unsent) {
 	if w == nil || len(list) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "perch: %d text(s) you typed were not sent or held; here they are:\n", len(list))
+	n := len(list)
+	fmt.Fprintf(w, "perch: %s you typed %s not sent or held; %s:\n", nouns(n, "text"), pick(n == 1, "was", "were"), pick(n == 1, "here it is", "here they are"))
 	for _, u := range list {
 		fmt.Fprintf(w, "\n--- task %s (%s)\n%s\n", shortID(u.TaskID), sanitize.Line(u.Why), sanitize.Text(u.Text))
 	}

@@ -192,7 +192,7 @@ func TestSearchNextPrev(t *testing.T) {
 		t.Fatalf("first match selected %d, want 5", hs.m.tr.sel)
 	}
 	hs.contains("Needle")
-	hs.contains("2 items match")
+	hs.contains("2 matches in 2 items")
 	hs.key("n")
 	if hs.m.tr.sel != 20 {
 		t.Fatalf("n selected %d, want 20", hs.m.tr.sel)

@@ -45,7 +45,7 @@ func (m *Model) source() *itemSource {
 // Bands are dropped as the terminal shrinks, least important first, so the
 // view degrades instead of breaking (never below zero rows).
 type taskLayout struct {
-	todos, transcript, queue, held, rule, composer, status, hints int
+	todos, transcript, queue, held, banner, rule, composer, status, hints int
 }
 
 func (m *Model) layout() taskLayout {
@@ -67,6 +67,9 @@ func (m *Model) layout() taskLayout {
 	}
 	l.rule = take(1, 4)
 	l.hints = take(1, 8)
+	if m.h >= 12 && m.cfg.Banner != "" {
+		l.banner = take(len(m.bannerLines()), 12)
+	}
 	if m.h >= 10 {
 		if n := m.heldRows(); n > 0 {
 			l.held = take(min(n, max(m.h/3, 2)), 10)
@@ -126,16 +129,20 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 			// Keep the header and the first entries; the last row says how
 			// many more there are.
 			more := len(q) - l.queue + 1
-			q = append(q[:l.queue-1:l.queue-1], m.ch.Dim.Render(fit("  … "+itoa(more)+" more (ctrl+q)", m.w)))
+			q = append(q[:l.queue-1:l.queue-1], m.ch.Dim.Render(fit("  … "+itoa(more)+" more ("+m.keyLabel("queue_toggle", "ctrl+q")+")", m.w)))
 		}
 		out = append(out, q...)
 	}
 	if l.held > 0 {
 		out = append(out, m.heldLines(l.held)...)
 	}
+	if l.banner > 0 {
+		out = append(out, m.bannerLines()...)
+	}
 	if l.rule > 0 {
 		var k keyb
-		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).i(m.w).s(m.held.editing)
+		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).i(m.w).s(m.held.editing).
+			t(m.streamDown()).t(m.streamDown() && taskGone(m.conn.Err))
 		out = append(out, m.memoRule.get(k.String(), m.composerRule))
 	}
 	var cur *tea.Cursor
@@ -271,6 +278,7 @@ func (m *Model) statusLineMemo() string {
 		i(int(m.tl.Status())).i(m.spin.frame).t(m.canceling).t(m.streamGone()).
 		i64(int64(m.now.Sub(meta.RunStarted) / time.Second)).s(meta.Model).s(m.task.Model).
 		i64(meta.ContextTokens).i64(meta.Totals.InputTokens).i64(meta.Totals.OutputTokens).
+		i64(meta.Run.InputTokens).i64(meta.Run.OutputTokens).i64(meta.Run.TotalTokens).s(events.CostText(meta.Run.CostUSD)).s(events.CostText(meta.Totals.CostUSD)).
 		s(m.task.Name).s(m.task.ID).s(m.task.Cwd)
 	return m.memoStatus.get(k.String(), m.statusLine)
 }
@@ -285,7 +293,7 @@ func (m *Model) hintsLineMemo() (string, *tea.Cursor) {
 	k.i(m.w).i(int(m.overlay)).i(int(m.mode)).i(int(m.focus)).t(m.busy()).
 		t(m.search.query != "").s(m.flash.text).t(m.flash.err).s(m.held.editing).
 		t(len(m.held.pending()) > 0).t(m.held.paused()).
-		t(m.caps.Send).t(m.caps.Cancel).t(m.caps.Create).t(m.caps.WebSearch)
+		t(m.caps.Send).t(m.caps.Cancel).t(m.caps.Create).t(m.caps.WebSearch).t(m.streamDown())
 	line := m.memoHints.get(k.String(), func() string { l, _ := m.hintsLine(); return l })
 	return line, nil
 }

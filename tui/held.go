@@ -388,7 +388,7 @@ func (m *Model) dropHeld(op outboxOp) tea.Cmd {
 
 func (m *Model) releaseHeld() tea.Cmd {
 	if s, ok := m.selectedStray(); ok {
-		m.setFlash(orphanRefusal(s.msg.ID), true)
+		m.setFlash(m.orphanRefusal(s.msg.ID), true)
 		return nil
 	}
 	msg, ok := m.selectedHeld()
@@ -396,7 +396,7 @@ func (m *Model) releaseHeld() tea.Cmd {
 		return nil
 	}
 	if m.isOrphan(msg) {
-		m.setFlash(orphanRefusal(msg.ID), true)
+		m.setFlash(m.orphanRefusal(msg.ID), true)
 		return nil
 	}
 	return m.deliverCmd(opRelease, m.held.taskID, msg.ID)
@@ -559,7 +559,7 @@ func (m *Model) handleOutbox(msg outboxMsg) tea.Cmd {
 			m.setFlash("could not delete "+msg.msg.ID+": "+msg.err.Error(), true)
 		} else {
 			m.comp.pushHistory(msg.text)
-			m.setFlash("deleted "+msg.msg.ID+" — ↑ in an empty composer brings its text back", false)
+			m.setFlash("deleted "+msg.msg.ID+" — "+m.keyLabel("history", "↑")+" in an empty composer brings its text back", false)
 		}
 	case opToComposer:
 		if msg.err != nil {

@@ -401,14 +401,14 @@ func TestExitReport(t *testing.T) {
 	var out bytes.Buffer
 	hs.m.writeExitReport(&out)
 	got := out.String()
-	want := "perch keeps 2 message(s) for task task in " + store.Path("task-1") + " (perch queue task to see them)"
+	want := "perch keeps 2 messages for task task in " + store.Path("task-1") + " (perch queue task to see them)"
 	if !strings.Contains(got, want) {
 		t.Errorf("missing %q in:\n%s", want, got)
 	}
 	if !strings.HasPrefix(store.Path("task-1"), state) {
 		t.Errorf("outbox outside XDG_STATE_HOME: %s", store.Path("task-1"))
 	}
-	for _, s := range []string{"2 text(s)", "still typing", "a draft elsewhere"} {
+	for _, s := range []string{"2 texts", "still typing", "a draft elsewhere"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("missing %q in:\n%s", s, got)
 		}
@@ -424,7 +424,7 @@ func TestExitReport(t *testing.T) {
 	mem.key("ctrl+g")
 	out.Reset()
 	mem.m.writeExitReport(&out)
-	if s := out.String(); !strings.Contains(s, "only in memory") || !strings.Contains(s, "1 held message(s) for task task were kept in memory only") {
+	if s := out.String(); !strings.Contains(s, "only in memory") || !strings.Contains(s, "1 held message for task task was kept in memory only") {
 		t.Errorf("memory report:\n%s", s)
 	}
 	// Nothing typed: nothing printed.

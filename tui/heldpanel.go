@@ -8,6 +8,7 @@ import (
 
 	"github.com/perch-tui/perch/outbox"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 )
 
 // heldLines is the held panel, right above the composer and apart from
@@ -47,7 +48,7 @@ func (m *Model) heldLines(maxH int) []string {
 		case outbox.Failed:
 			state = m.ch.Err.Render("✗ refused ")
 		case outbox.Orphaned:
-			state = m.ch.Err.Render("⊘ orphan ")
+			state = m.ch.Err.Render(styles.IconOrphan + " orphan ")
 		default:
 			if msg.Intent == outbox.IntentSend {
 				// Sent by the user, kept: it goes as soon as it can.
@@ -58,7 +59,7 @@ func (m *Model) heldLines(maxH int) []string {
 			}
 		}
 		if msg.State != outbox.Orphaned && m.isOrphan(msg) {
-			state = m.ch.Err.Render("⊘ orphan ")
+			state = m.ch.Err.Render(styles.IconOrphan + " orphan ")
 		}
 		if msg.ID == h.editing {
 			state = m.ch.Accent.Render("(editing) ") + state
@@ -86,7 +87,7 @@ func (m *Model) heldLines(maxH int) []string {
 		if focused && i == h.sel {
 			text = m.ch.Selected.Render(text)
 		}
-		state := m.ch.Err.Render("⊘ orphan of session " + shortID(st.task) + " ")
+		state := m.ch.Err.Render(styles.IconOrphan + " orphan of session " + shortID(st.task) + " ")
 		blocks = append(blocks, block{lines: []string{truncate(gutter+itoa(i+1)+". "+m.ch.Dim.Render("["+st.msg.ID+"] ")+state+text, w)}})
 	}
 	for _, l := range h.local {
@@ -133,7 +134,7 @@ func (m *Model) heldLines(maxH int) []string {
 	if more := len(blocks) - shown; more > 0 && len(rows) < maxH {
 		hint := "  … " + itoa(more) + " more"
 		if !focused {
-			hint += " (shift+tab)"
+			hint += " (" + m.keyLabel("to_held", "shift+tab") + ")"
 		}
 		rows = append(rows, m.ch.Dim.Render(fit(hint, w)))
 	}
@@ -258,7 +259,7 @@ func (m *Model) focusHeldPanel() tea.Cmd {
 	}
 	n := len(m.held.pending()) + len(m.held.strays)
 	if n == 0 {
-		m.setFlash("no held messages — ctrl+g in the composer holds one", false)
+		m.setFlash("no held messages — "+m.keyLabel("hold", "ctrl+g")+" in the composer holds one", false)
 		return nil
 	}
 	m.focus = focusHeld
@@ -306,7 +307,13 @@ func (m *Model) heldKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Retry):
 		return m.retryHeld()
 	case typed(msg):
-		return m.typeIntoComposer(msg)
+		// A letter no action of the panel has: never typed into the
+		// draft behind it (the panel has the keys), but said.
+		m.setFlash(sanitizeKey(msg.String())+" does nothing in the held list — "+m.keyLabel("held_edit", "e")+" edits, "+
+			m.keyLabel("held_back", "esc")+" goes back to the composer to write", false)
 	}
 	return nil
 }
+
+// sanitizeKey is a key's name as a flash shows it.
+func sanitizeKey(s string) string { return oneLine(s) }

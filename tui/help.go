@@ -26,7 +26,7 @@ func (m *Model) helpAll() []string {
 		{"composer", []key.Binding{k.Send, k.Hold, k.Editor, k.Newline, k.History, k.WebSearch, k.Leave, k.ToHeld, k.CancelRun,
 			k.Retry, k.QueueToggle, k.TodosToggle, k.ScrollPage,
 			key.NewBinding(key.WithHelp("ctrl+c", "clear · cancel · quit")),
-			key.NewBinding(key.WithHelp("f1", "this help"))}},
+			key.NewBinding(key.WithHelp(m.helpKeyLabel(), "this help"))}},
 		{"held messages", []key.Binding{k.HeldUp, k.HeldMoveUp, k.HeldMoveDown, k.HeldEdit, k.HeldDelete,
 			k.HeldToComposer, k.HeldAdopt, k.HeldRelease, k.HeldPause, k.HeldBack}},
 		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown, k.Attach, k.NewTask,
@@ -37,6 +37,10 @@ func (m *Model) helpAll() []string {
 		groups[len(groups)-1] = group{"board", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown,
 			k.Attach, k.Filter, k.BoardStatus, k.BoardSource,
 			key.NewBinding(key.WithHelp("esc", "clear the filters")), k.Quit}}
+	}
+	if m.mode == modeList {
+		// On the list or the board, its keys come first.
+		groups = append(groups[len(groups)-1:], groups[:len(groups)-1]...)
 	}
 	var cols [][]string
 	for _, g := range groups {

@@ -30,6 +30,9 @@ type itemRenderer interface {
 	// Contains reports whether the item holds query (smart case), its
 	// whole tool output included.
 	Contains(it *events.Item, query string) bool
+	// Count is how many times the item holds query, up to limit (0: no
+	// limit).
+	Count(it *events.Item, query string, limit int) int
 	// Prepare returns slow work expanding the item at o.Width will need,
 	// to run off the UI goroutine, or nil.
 	Prepare(it *events.Item, o itemOpts) func()

@@ -93,7 +93,7 @@ func (m *Model) adoptHeld() tea.Cmd {
 		return nil
 	}
 	if !m.isOrphan(msg) {
-		m.setFlash("m moves an orphan (a message whose session is gone) here; "+msg.ID+" is already this session's", false)
+		m.setFlash(m.keyLabel("held_adopt", "m")+" moves an orphan (a message whose session is gone) here; "+msg.ID+" is already this session's", false)
 		return nil
 	}
 	ob, gen, taskID, now, stamp := m.ob, m.gen, m.held.taskID, m.now, m.stamp(m.held.taskID)
@@ -153,12 +153,13 @@ func (m *Model) handleStrayDone(msg strayDoneMsg) tea.Cmd {
 		cmds = append(cmds, m.focusComposer())
 	case opDrop:
 		m.comp.pushHistory(msg.s.msg.Text)
-		m.setFlash("deleted "+id+" — ↑ in an empty composer brings its text back", false)
+		m.setFlash("deleted "+id+" — "+m.keyLabel("history", "↑")+" in an empty composer brings its text back", false)
 	}
 	return tea.Batch(cmds...)
 }
 
 // orphanRefusal is what s (send now) says of an orphan.
-func orphanRefusal(id string) string {
-	return id + " is an orphan: its session is gone — m moves it to this session, c takes it into the composer"
+func (m *Model) orphanRefusal(id string) string {
+	return id + " is an orphan: its session is gone — " + m.keyLabel("held_adopt", "m") + " moves it to this session, " +
+		m.keyLabel("held_to_composer", "c") + " takes it into the composer"
 }

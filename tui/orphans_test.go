@@ -88,7 +88,7 @@ func TestOrphanOfAnEarlierSessionWithTheSameID(t *testing.T) {
 	b.mu.Unlock()
 	hs.m.task.Created = created
 	hs.live()
-	hs.contains("⊘ orphan")
+	hs.contains("∅ orphan")
 	hs.contains("1 orphaned")
 	hs.settle()
 	if s := hs.sent(); len(s) != 0 {
@@ -106,7 +106,7 @@ func TestOrphanOfAnEarlierSessionWithTheSameID(t *testing.T) {
 	if len(p) != 1 || p[0].Text != "for the old task-1" || p[0].Session != outbox.SessionStamp(events.Task{Created: created}) {
 		t.Fatalf("after m the queue is %+v", p)
 	}
-	hs.lacks("⊘ orphan")
+	hs.lacks("∅ orphan")
 }
 
 // The task list shows, per session, the messages perch keeps for it
@@ -121,7 +121,7 @@ func TestTaskListCountsHeldAndOrphans(t *testing.T) {
 	hs.taskList(events.Task{ID: "task-1", Name: "fix the parser", Status: events.StatusIdle},
 		events.Task{ID: "task-2", Name: "write docs", Status: events.StatusIdle})
 	hs.contains("✎2")
-	hs.contains("⊘ 1 orphaned message of 1 session gone")
+	hs.contains("∅ 1 orphaned message of 1 session gone")
 	if v := hs.view(); strings.Count(v, "✎") != 1 {
 		t.Fatalf("only task-1 has held messages:\n%s", v)
 	}
@@ -177,7 +177,7 @@ func listWithCounts(t *testing.T, w, h int) *harness {
 }
 
 // The task list shows per session the daemon's queue (⧗), perch's held
-// messages (✎) and orphans (⊘), and a row for the messages of sessions
+// messages (✎) and orphans (∅), and a row for the messages of sessions
 // that are gone — counted by a command, after the list came.
 func TestTaskListCountsQueuedHeldAndOrphans(t *testing.T) {
 	hs := listWithCounts(t, 120, 30)
@@ -192,8 +192,8 @@ func TestTaskListCountsQueuedHeldAndOrphans(t *testing.T) {
 		return ""
 	}
 	for _, tc := range []struct{ name, has, lacks string }{
-		{"Fix the parser at EOF", "⧗2 ✎2 ", "⊘"},
-		{"Write the release notes", "✎1 ⊘1 ", "⧗"},
+		{"Fix the parser at EOF", "⧗2 ✎2 ", "∅"},
+		{"Write the release notes", "✎1 ∅1 ", "⧗"},
 		{"nothing kept here", "", "✎"},
 	} {
 		r := row(tc.name)
@@ -201,7 +201,7 @@ func TestTaskListCountsQueuedHeldAndOrphans(t *testing.T) {
 			t.Errorf("row %q: want %q, not %q", r, tc.has, tc.lacks)
 		}
 	}
-	hs.contains("⊘ 2 orphaned messages of 1 session gone")
+	hs.contains("∅ 2 orphaned messages of 1 session gone")
 	checkFrame(t, hs.m)
 }
 

@@ -34,6 +34,8 @@ func (a richRenderer) Prepare(it *events.Item, o itemOpts) func() { return a.r.P
 
 func (a richRenderer) Contains(it *events.Item, q string) bool { return a.r.Contains(it, q) }
 
+func (a richRenderer) Count(it *events.Item, q string, limit int) int { return a.r.Count(it, q, limit) }
+
 func (a richRenderer) Find(it *events.Item, o itemOpts, q string, from, dir int) (int, bool) {
 	return a.r.Find(it, renderOpts(o), q, from, dir)
 }

@@ -17,6 +17,7 @@ type searchState struct {
 	input   string
 	query   string
 	matches int // items matching query, counted on commit
+	found   int // matches in them (foundText)
 	// pending: the committed query's pass over the session runs (a
 	// command); hits and scanned are set when its searchDoneMsg comes.
 	pending bool
@@ -77,6 +78,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 type searchDoneMsg struct {
 	gen     uint64
 	hits    []int
+	found   int // matches in the hits
 	scanned int
 }
 
@@ -89,7 +91,7 @@ type searchDoneMsg struct {
 func (m *Model) commitSearch(q string) tea.Cmd {
 	m.searchGen++
 	m.search.query = q
-	m.search.matches = 0
+	m.search.matches, m.search.found = 0, 0
 	m.search.pending, m.search.hits, m.search.scanned = false, nil, 0
 	if q == "" {
 		return nil
@@ -97,9 +99,14 @@ func (m *Model) commitSearch(q string) tea.Cmd {
 	n := m.tl.Len()
 	cold := m.tl.ColdItems()
 	var hot []int
+	hotFound := 0
 	for i := range n {
-		if !cold.Has(i) && m.rend.Contains(m.tl.Peek(i), q) {
+		if cold.Has(i) {
+			continue
+		}
+		if c := m.rend.Count(m.tl.Peek(i), q, 0); c > 0 {
 			hot = append(hot, i)
+			hotFound += c
 		}
 	}
 	gen := m.searchGen
@@ -107,14 +114,19 @@ func (m *Model) commitSearch(q string) tea.Cmd {
 	return func() tea.Msg {
 		var hits []int
 		var buf render.FindBuffer
+		found := hotFound
 		for i := range n {
-			if cold.Has(i) && buf.Contains(cold.Read(i), q) {
+			if !cold.Has(i) {
+				continue
+			}
+			if c := buf.Count(cold.Read(i), q, 0); c > 0 {
 				hits = append(hits, i)
+				found += c
 			}
 		}
 		hits = append(hits, hot...)
 		sort.Ints(hits)
-		return searchDoneMsg{gen: gen, hits: hits, scanned: n}
+		return searchDoneMsg{gen: gen, hits: hits, found: found, scanned: n}
 	}
 }
 
@@ -126,7 +138,7 @@ func (m *Model) handleSearchDone(msg searchDoneMsg) {
 	}
 	m.search.pending = false
 	m.search.hits, m.search.scanned = msg.hits, msg.scanned
-	m.search.matches = len(msg.hits)
+	m.search.matches, m.search.found = len(msg.hits), msg.found
 	if m.search.matches == 0 {
 		m.setFlash("no match for “"+m.search.query+"”", false)
 		return
@@ -208,9 +220,13 @@ func (m *Model) findNextAt(dir, known int) {
 			continue
 		}
 		wrapped := (dir > 0 && i <= start) || (dir < 0 && i >= start)
-		msg := "match in item " + itoa(i+1) + "/" + itoa(n) + " · " + itoa(m.search.matches) + " item" + plural(m.search.matches) + " match"
+		msg := "item " + itoa(i+1) + "/" + itoa(n) + " · " + m.foundText()
 		if wrapped {
 			msg += " · wrapped"
+		}
+		if it := m.tl.At(i); !m.expanded[it] && m.hiddenMatch(it, q) {
+			// The match is in what the collapsed item hides: open it.
+			m.expanded[it] = true
 		}
 		if m.expanded[m.tl.At(i)] {
 			from := -1
@@ -242,7 +258,7 @@ func (m *Model) showMatchRow(i, row int) {
 	m.tr.follow = false
 	m.tr.top, m.tr.topLine = i, row
 	m.tr.clamp(src, h)
-	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(src.count()), false)
+	m.setFlash("match on line "+itoa(row+1)+"/"+itoa(src.height(i))+" of item "+itoa(i+1)+"/"+itoa(src.count())+" · "+m.foundText(), false)
 }
 
 // searchLine is the input row while typing a search.

@@ -62,7 +62,7 @@ func TestSearchCountsInACommand(t *testing.T) {
 		t.Fatalf("after the count: pending %v, %d matches", hs.m.search.pending, hs.m.search.matches)
 	}
 	hs.contains("question 8:")
-	if !strings.Contains(hs.m.flash.text, "1 item match") {
+	if !strings.Contains(hs.m.flash.text, "1 match in 1 item") {
 		t.Fatalf("flash %q", hs.m.flash.text)
 	}
 }

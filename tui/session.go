@@ -92,7 +92,7 @@ func (m *Model) attach(t events.Task) tea.Cmd {
 	delete(m.drafts, t.ID)
 	m.resetHeld(t.ID)
 	m.watchTask(t.ID)
-	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd())
+	return tea.Batch(saved, m.focusComposer(), m.loadTaskCmd(m.gen, t.ID), m.loadHeldCmd(t.ID), m.loadStraysCmd(), m.seenCmd())
 }
 
 // detach goes back to the task list; the task stream ends, the draft stays.
@@ -152,12 +152,16 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 		m.warm.streamAt = m.now
 	}
 	m.setCatchingUp(msg.Behind && !msg.Ended)
+	var cmd tea.Cmd
 	for c, chunk := range msg.Events {
 		for i := range chunk {
 			ev := &chunk[i]
 			if isResetEvent(ev) {
 				m.restartTimeline()
 				continue
+			}
+			if isReplacedNotice(ev) {
+				cmd = m.sessionReplaced()
 			}
 			m.tl.Apply(*ev)
 			m.held.event(*ev, m.tl.Status())
@@ -176,7 +180,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if m.todosOpen && len(m.tl.Todos()) == 0 {
 		m.todosOpen = false
 	}
-	return nil
+	return cmd
 }
 
 // setCatchingUp records whether the UI is behind the task stream: while

@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,6 +10,7 @@ import (
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/sse"
+	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/tui/chrome"
 )
 
@@ -108,9 +108,9 @@ func (m *Model) placeholder() string {
 		return s
 	}
 	if m.busy() {
-		return placeholderBusy
+		return "Agent is working — " + m.keyLabel("send", "enter") + " queues your message, " + m.keyLabel("hold", "ctrl+g") + " holds it…"
 	}
-	return placeholderIdle
+	return "Message the agent — " + m.keyLabel("send", "enter") + " sends, " + m.keyLabel("hold", "ctrl+g") + " holds it for later…"
 }
 
 // taskGone is whether err says the server does not know the task (any
@@ -162,20 +162,24 @@ func (m *Model) statusLine() string {
 	case events.RunStopped:
 		run = m.ch.Dim.Render("■ stopped")
 	default:
-		run = m.ch.OK.Render("✓ idle")
+		// How the last run ended, in the board's words and marks.
+		switch meta.RunEnd {
+		case events.RunEndFailed:
+			run = m.ch.Err.Render(styles.IconFailed + " failed")
+		case events.RunEndCancelled:
+			run = m.ch.Dim.Render(styles.IconCancelled + " cancelled")
+		default:
+			run = m.ch.OK.Render("✓ idle")
+		}
 	}
 	model := oneLine(orString(meta.Model, m.task.Model))
-	var ctx, tok string
+	var ctx string
 	if meta.ContextTokens > 0 {
 		ctx = "ctx " + tokens(meta.ContextTokens)
 	}
-	if t := meta.Totals; t.InputTokens+t.OutputTokens > 0 {
-		tok = "↑" + tokens(t.InputTokens) + " ↓" + tokens(t.OutputTokens)
-	}
-	if t := meta.Totals; t.HasCost && t.CostUSD > 0 {
-		// Only where the source reports cost.
-		tok = strings.TrimSpace(tok + " " + events.CostText(t.CostUSD))
-	}
+	// The last run's tokens and cost, as the board and perch tasks --all
+	// count them (events.RunSummary.Tokens), then the whole session's.
+	runTok, sessTok := usageText("run", meta.Run, true), usageText("session", meta.Totals, false)
 	name := orString(m.task.Name, shortID(m.task.ID))
 	segs := []segment{
 		{Text: m.connText(m.conn, m.connSeen), Prio: 9},
@@ -186,10 +190,28 @@ func (m *Model) statusLine() string {
 		{Text: styled(m.ch.Bold, truncate(oneLine(name), max(m.w/5, 8))), Prio: 3},
 		{Text: styled(m.ch.Dim, model), Prio: 4},
 		{Text: styled(m.ch.Dim, ctx), Prio: 7},
-		{Text: styled(m.ch.Dim, tok), Prio: 6},
+		{Text: styled(m.ch.Dim, runTok), Prio: 6},
+		{Text: styled(m.ch.Dim, sessTok), Prio: 2},
 		{Text: styled(m.ch.Dim, truncLeft(shortPath(oneLine(m.task.Cwd), m.cfg.Home), max(m.w/4, 10))), Prio: 5},
 	}
 	return layoutSegments(segs, m.ch.Faint.Render(" · "), m.w)
+}
+
+// usageText is usage labelled with its scope: "run 9.3k tok $0.04" (one
+// total, the board's) or "session ↑9.2k ↓90 $0.31"; "" for none. Cost
+// only where the source reports it.
+func usageText(scope string, u events.Usage, total bool) string {
+	if u.InputTokens+u.OutputTokens+u.TotalTokens <= 0 {
+		return ""
+	}
+	s := scope + " ↑" + tokens(u.InputTokens) + " ↓" + tokens(u.OutputTokens)
+	if total {
+		s = scope + " " + tokens(events.RunSummary{Usage: u}.Tokens()) + " tok"
+	}
+	if u.HasCost && u.CostUSD > 0 {
+		s += " " + events.CostText(u.CostUSD)
+	}
+	return s
 }
 
 // hints renders a hints row (chrome.Hints).
@@ -208,7 +230,7 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	switch m.overlay {
 	case ovConfirmCancel:
 		q := m.ch.BadgeAlert.Render("cancel the run?")
-		rest := " queued messages come back as held messages  " + m.ch.Key.Render("y") + " yes · " + m.ch.Key.Render("n") + " no"
+		rest := " queued messages come back as held messages  " + m.ch.Key.Render(m.keyLabel("yes", "y")) + " yes · " + m.ch.Key.Render(m.keyLabel("no", "n")) + " no"
 		return truncate(q+rest, m.w), nil
 	case ovSearch:
 		return m.searchLine()
@@ -220,9 +242,10 @@ func (m *Model) hintsLine() (string, *tea.Cursor) {
 	return m.hints(hs...), nil
 }
 
-// keyHints are the keys of the current mode and focus, in the order shown.
+// keyHints are the keys of the current mode and focus, in the order shown,
+// each named as the user bound it (keyLabel).
 func (m *Model) keyHints() []chrome.Hint {
-	k := &m.keys
+	kl := m.keyLabel
 	if m.overlay == ovHelp {
 		if len(m.helpAll()) <= m.helpHeight() {
 			return []chrome.Hint{vital("esc", "close help")}
@@ -230,53 +253,61 @@ func (m *Model) keyHints() []chrome.Hint {
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
 	if m.mode == modeList && m.board != nil {
-		return chrome.BoardHints()
+		return m.boardHints()
 	}
 	if m.mode == modeList {
-		return chrome.ListHints(m.caps.Create)
+		return m.listHints()
 	}
 	if m.focus == focusHeld {
 		pause := "pause"
 		if m.held.paused() {
 			pause = "resume"
 		}
-		return []chrome.Hint{major("e", "edit"), major("d", "delete"), minor("J/K", "move"), minor("c", "to composer"),
-			major("s", "send now"), minor("p", pause), vital("esc", "composer"), vital("f1", "keys")}
+		return []chrome.Hint{major(kl("held_edit", "e"), "edit"), major(kl("held_delete", "d"), "delete"),
+			minor(m.keyPair("held_move_down", "held_move_up", "J/K"), "move"), minor(kl("held_to_composer", "c"), "to composer"),
+			major(kl("held_release", "s"), "send now"), minor(kl("held_pause", "p"), pause), vital(kl("held_back", "esc"), "composer"),
+			vital(m.helpKeyLabel(), "keys")}
 	}
 	if m.focus == focusComposer {
 		if m.held.editing != "" {
-			return []chrome.Hint{major("enter", "save"), vital("esc", "cancel the edit"), minor("shift+enter", "newline"),
-				vital("f1", "keys")}
+			return []chrome.Hint{major(kl("send", "enter"), "save"), vital("esc", "cancel the edit"), minor(kl("newline", "shift+enter"), "newline"),
+				vital(m.helpKeyLabel(), "keys")}
 		}
 		send := "send"
-		if m.busy() {
+		switch {
+		case m.streamDown():
+			// Written down, sent once the server answers (the rule says
+			// so); a run last seen may be long over: nothing to cancel.
+			send = "keep"
+		case m.busy():
 			send = "queue"
 		}
-		hs := []chrome.Hint{major("enter", send), major("ctrl+g", "hold"), minor("shift+enter", "newline")}
+		hs := []chrome.Hint{major(kl("send", "enter"), send), major(kl("hold", "ctrl+g"), "hold"), minor(kl("newline", "shift+enter"), "newline")}
 		if len(m.held.pending()) > 0 {
-			hs = append(hs, major("shift+tab", "held"))
+			hs = append(hs, major(kl("to_held", "shift+tab"), "held"))
 		}
-		if m.busy() && m.caps.Cancel {
-			hs = append(hs, major("ctrl+x", "cancel run"))
+		if m.busy() && m.caps.Cancel && !m.streamDown() {
+			hs = append(hs, major(kl("cancel_run", "ctrl+x"), "cancel run"))
 		}
-		hs = append(hs, minor("↑", "history"), minor(k.Editor.Help().Key, "editor"))
+		hs = append(hs, minor(kl("history", "↑"), "history"), minor(kl("editor", "ctrl+o"), "editor"))
 		if m.caps.WebSearch {
-			hs = append(hs, minor("ctrl+s", "web"))
+			hs = append(hs, minor(kl("web_search_toggle", "ctrl+s"), "web"))
 		}
-		return append(hs, vital(k.Leave.Help().Key, "transcript"), vital("f1", "keys"))
+		return append(hs, vital(kl("leave", "tab/esc"), "transcript"), vital(m.helpKeyLabel(), "keys"))
 	}
 	var hs []chrome.Hint
 	if m.caps.Send {
-		hs = append(hs, major("tab", "write"))
+		hs = append(hs, major(kl("compose", "tab"), "write"))
 	}
-	hs = append(hs, minor("j/k", "scroll"), major("[/]", "select"), major("enter", "expand"), major("/", "search"))
+	hs = append(hs, minor(m.keyPair("down", "up", "j/k"), "scroll"), major(m.keyPair("prev_item", "next_item", "[/]"), "select"),
+		major(kl("expand", "enter"), "expand"), major(kl("search", "/"), "search"))
 	if m.caps.Send && len(m.held.pending()) > 0 {
-		hs = append(hs, major("H", "held"))
+		hs = append(hs, major(kl("held", "H"), "held"))
 	}
 	if m.search.query != "" {
-		hs = append(hs, major("n/N", "next/prev"))
+		hs = append(hs, major(m.keyPair("next_match", "prev_match", "n/N"), "next/prev"))
 	}
-	return append(hs, minor("y", "copy"), minor("t", "todos"), vital(k.Back.Help().Key, "tasks"), vital(k.Help.Help().Key, "keys"))
+	return append(hs, minor(kl("copy", "y"), "copy"), minor(kl("todos", "t"), "todos"), vital(kl("back", "esc"), "tasks"), vital(kl("help", "?"), "keys"))
 }
 
 // styled renders s, or nothing at all when s is empty (an empty styled

@@ -83,7 +83,11 @@ type connState = client.ConnState
 // through to onState, and Synced says live.
 func follow(ctx context.Context, b client.Backend, id string, onStep func([]events.Event, client.Backlog), onState func(connState)) error {
 	live := false
-	return b.Follow(ctx, id, func(u client.Update) {
+	follow := func(ctx context.Context, on func(client.Step)) error {
+		return b.Follow(ctx, id, func(u client.Update) { on(client.Step{Update: u}) })
+	}
+	return client.FollowSame(ctx, b, events.Task{ID: id}, follow, func(s client.Step) {
+		u := s.Update
 		evs := u.Events
 		if u.Reset {
 			evs = append([]events.Event{resetEvent()}, evs...)

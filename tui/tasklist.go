@@ -267,7 +267,9 @@ func (m *Model) listView() ([]string, *tea.Cursor) {
 func (m *Model) listScreen() chrome.ListScreen {
 	return chrome.ListScreen{Width: m.w, Height: m.h, Conn: m.connText(m.daemonConn, m.daemonSeen),
 		Backend: m.caps.Backend, Flash: m.flash.text, FlashErr: m.flash.err,
-		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone()), Unreachable: m.unreachable()}
+		Now: m.now, Home: m.cfg.Home, Spinner: m.liveSpinner(m.daemonGone()), Unreachable: m.unreachable(),
+		Keys: map[string]string{"new_task": m.keyLabel("new_task", "n"), "to_held": m.keyLabel("to_held", "shift+tab"),
+			"held_adopt": m.keyLabel("held_adopt", "m"), "held_to_composer": m.keyLabel("held_to_composer", "c")}}
 }
 
 // unreachable says, when the server cannot be reached, where perch looked,

@@ -126,19 +126,8 @@ func pad2(n int) string {
 	return itoa(n)
 }
 
-// tokens is a compact token count: 950, 12.3k, 1.2M.
-func tokens(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 100_000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
-	case n < 1_000_000:
-		return strconv.FormatInt(n/1000, 10) + "k"
-	default:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
-	}
-}
+// tokens is a token count as every view writes it (chrome.Tokens).
+func tokens(n int64) string { return chrome.Tokens(n) }
 
 // spinnerFrame is frame i of the spinner that animates generating runs and
 // running tools (every frame is one 3-byte braille rune).

@@ -112,6 +112,17 @@ type Config struct {
 	// may then be nil: each session opens through its own source's.
 	Board *Board
 
+	// MarkSeen records that the user saw session up to at, in the seen
+	// marks every perch of the state directory shares (the board's): a
+	// reply read here is read on the board. Nil records nothing (the
+	// board keeps its own marks).
+	MarkSeen func(session string, at time.Time) error
+
+	// Banner is a note shown above the composer of every session (perch
+	// demo: how to reach its messages from another terminal); "" shows
+	// none. It is perch's own text.
+	Banner string
+
 	// Spill opens the file where an attached session's long texts are
 	// kept off the heap (spill.Open); nil keeps them in memory (tests,
 	// short sessions).
@@ -152,6 +163,7 @@ func (c *Config) defaults() {
 func Run(ctx context.Context, b client.Backend, cfg Config, opts ...tea.ProgramOption) error {
 	m, err := run(ctx, b, cfg, append([]tea.ProgramOption{tea.WithColorProfile(lipgloss.Writer.Profile)}, opts...)...)
 	if m != nil {
+		m.markSeenAtExit()
 		w := cfg.Unsent
 		if w == nil {
 			w = os.Stderr

@@ -47,26 +47,6 @@ func TestBoundTranscriptKeysKeepTheirAction(t *testing.T) {
 	}
 }
 
-// The held list gives the keys it does not bind to the composer too.
-func TestTypingInTheHeldListGoesToTheComposer(t *testing.T) {
-	hs := attached(t, 100, 30)
-	hs.live()
-	hs.events(user("u0", "go"), runStart("r1", fixedNow))
-	hs.typ("later")
-	hs.key("ctrl+g")
-	hs.key("shift+tab")
-	if hs.m.focus != focusHeld {
-		t.Fatal("shift+tab must focus the held panel")
-	}
-	hs.typ("Why")
-	if hs.m.focus != focusComposer || hs.m.comp.value() != "Why" {
-		t.Fatalf("focus %v composer %q", hs.m.focus, hs.m.comp.value())
-	}
-	if got := strings.Join(heldTexts(hs), "|"); got != "later" {
-		t.Fatalf("held messages changed: %q", got)
-	}
-}
-
 // A paste lands in the composer whatever has focus.
 func TestPasteGoesToTheComposerFromAnyFocus(t *testing.T) {
 	hs := attached(t, 100, 30)

@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -151,6 +153,11 @@ func (r *Registry) Choose(path, from string, opts ingest.Options) (*ingest.Sampl
 		return s, k, nil
 	}
 	k, ok := r.Detect(s)
+	if !ok && truncatedJSON(s) {
+		s.Close()
+		return nil, k, &ingest.UsageError{Msg: fmt.Sprintf(
+			"%s: truncated JSON: the document ends before it closes (cut short while it was written or copied?)", s.Name)}
+	}
 	if !ok {
 		s.Close()
 		return nil, k, &ingest.UsageError{Msg: fmt.Sprintf(
@@ -177,6 +184,19 @@ func Stream(ctx context.Context, s *ingest.Sample, k ingest.Importer, opts inges
 	}
 	emit(events.Event{Kind: events.KindEndOfInput})
 	return nil
+}
+
+// truncatedJSON: the file is one JSON document, read whole (it is
+// smaller than the sniffed head), that does not close: it was cut short,
+// it is not of an unknown kind.
+func truncatedJSON(s *ingest.Sample) bool {
+	if s.Shape != ingest.ShapeJSON || len(s.Head) >= ingest.HeadSize || json.Valid(s.Head) {
+		return false
+	}
+	// Not valid, and not only for a NaN or a Python literal inside: its
+	// last value is open.
+	b := bytes.TrimSpace(s.Head)
+	return len(b) > 0 && b[len(b)-1] != '}' && b[len(b)-1] != ']'
 }
 
 func describe(s *ingest.Sample) string {

@@ -69,8 +69,8 @@ func (h *harness) benchSearch(scope string, s *session, n int) error {
 		if scr, _, err = s.settle(30*time.Millisecond, 2*time.Second); err != nil {
 			return err
 		}
-		if !strings.Contains(scr, "· 1 item match") {
-			h.note("%s: the first-message search did not say “1 item match”; its screen:\n%s", scope, indent(scr))
+		if !strings.Contains(scr, "1 match in 1 item") {
+			h.note("%s: the first-message search did not say “1 match in 1 item”; its screen:\n%s", scope, indent(scr))
 		}
 		first = append(first, t)
 		if t, _, err = h.searchFor(s, noMatchQuery, noMatch); err == nil {

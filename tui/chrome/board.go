@@ -54,7 +54,7 @@ func (c Chrome) Board(l BoardList, s ListScreen) ([]string, BoardLayout) {
 		filters = append(filters, string(l.Status))
 	}
 	if l.Source != "" {
-		filters = append(filters, "source "+OneLine(l.Source))
+		filters = append(filters, "source "+OneLine(board.SourceLabel(l.Source)))
 	}
 	if len(filters) > 0 {
 		title += "  " + c.Dim.Render("only: ") + strings.Join(filters, ", ")
@@ -87,7 +87,7 @@ func (c Chrome) Board(l BoardList, s ListScreen) ([]string, BoardLayout) {
 		if src.System != "" {
 			sys = c.Dim.Render(" (" + OneLine(src.System) + ")")
 		}
-		down = append(down, Truncate("  "+st.Render("⚠ ")+OneLine(src.Name)+sys+c.Dim.Render(" · ")+st.Render(OneLine(src.Line(s.Now))), w))
+		down = append(down, Truncate("  "+st.Render("⚠ ")+OneLine(board.SourceLabel(src.Name))+sys+c.Dim.Render(" · ")+st.Render(OneLine(src.Line(s.Now))), w))
 	}
 	footer := 1 // status
 	if h >= 8 {
@@ -120,9 +120,15 @@ func (c Chrome) Board(l BoardList, s ListScreen) ([]string, BoardLayout) {
 		}
 		out = append(out, c.centred([]string{msg}, rowsH, w)...)
 	} else {
+		cols := boardColumns(w, l.Sources, l.Rows)
+		if rowsH >= 6 {
+			// Column heads: what the marks and numbers are.
+			out = append(out, c.boardHeader(cols, w))
+			rowsH--
+			lay.Rows = max(rowsH, 1)
+		}
 		off := scrollOffset(l.Offset, l.Sel, lay.Rows, len(l.Rows))
 		lay.Offset = off
-		cols := boardColumns(w, l.Sources)
 		for r := off; r < min(off+rowsH, len(l.Rows)); r++ {
 			out = append(out, c.boardRow(l.Rows[r], r == l.Sel, cols, s))
 		}
@@ -166,10 +172,14 @@ type boardCols struct {
 // needs-you reason, the source and the age stay; the status word, the
 // counts, tokens and cost, and the last reply go first on narrow
 // terminals, in that order of priority.
-func boardColumns(w int, sources []board.SourceState) boardCols {
+func boardColumns(w int, sources []board.SourceState, rows []board.Row) boardCols {
 	src := 6
 	for _, s := range sources {
-		src = max(src, min(Width(OneLine(s.Name)), 16))
+		src = max(src, min(Width(OneLine(board.SourceLabel(s.Name))), 21))
+	}
+	longest := 0 // the longest name: what the name column could use
+	for _, r := range rows {
+		longest = max(longest, Width(OneLine(r.Name)))
 	}
 	c := boardCols{source: src, reason: 13, age: 4}
 	const fixed = 2 + 3 + 2 // gutter, unread mark, status icon
@@ -201,15 +211,43 @@ func boardColumns(w int, sources []board.SourceState) boardCols {
 	try(func() { c.usage = 14 }, func() { c.usage = 0 })
 	try(func() { c.reply = 24 }, func() { c.reply = 0 })
 	if c.reply > 0 {
-		// The name takes up to 40 cells, the last reply the rest.
-		extra := w - used()
-		grow := min(extra, 40-c.name)
-		c.name += max(grow, 0)
-		c.reply += max(extra-max(grow, 0), 0)
+		// The name takes what its longest needs first (it is what a
+		// row is found by), the last reply the rest.
+		extra := max(w-used(), 0)
+		grow := min(max(longest-c.name, 0), extra)
+		c.name += grow
+		c.reply += extra - grow
 	} else {
 		c.name += max(w-used(), 0)
 	}
 	return c
+}
+
+// boardHeader heads the columns of boardRow: NEW is the unread mark,
+// QUE·HLD the daemon's queued messages (⧗) and perch's held ones (✎),
+// RUN TOKENS/$ the tokens and cost of the last run.
+func (c Chrome) boardHeader(cols boardCols, w int) string {
+	var b strings.Builder
+	b.WriteString("  NEW  " + pad("NAME", cols.name) + " ")
+	if cols.system {
+		b.WriteString(pad("SYSTEM", 6) + " ")
+	}
+	b.WriteString(pad("SOURCE", cols.source) + " ")
+	if cols.status > 0 {
+		b.WriteString(pad("STATUS", cols.status) + " ")
+	}
+	b.WriteString(pad("NEEDS YOU", cols.reason) + " ")
+	if cols.counts > 0 {
+		b.WriteString(pad("QUE·HLD", cols.counts) + " ")
+	}
+	if cols.usage > 0 {
+		b.WriteString(padLeft("RUN TOKENS/$", cols.usage) + " ")
+	}
+	b.WriteString(padLeft("AGE", cols.age))
+	if cols.reply > 0 {
+		b.WriteString(" LAST REPLY")
+	}
+	return c.Dim.Render(Truncate(b.String(), w))
 }
 
 // pad fits s (styled) in exactly n cells.
@@ -272,7 +310,7 @@ func (c Chrome) boardRow(r board.Row, selected bool, cols boardCols, s ListScree
 	if cols.system {
 		b.WriteString(pad(c.Dim.Render(OneLine(r.System)), 6) + " ")
 	}
-	b.WriteString(pad(c.Dim.Render(OneLine(r.Source)), cols.source) + " ")
+	b.WriteString(pad(c.Dim.Render(OneLine(board.SourceLabel(r.Source))), cols.source) + " ")
 	if cols.status > 0 {
 		b.WriteString(pad(word, cols.status) + " ")
 	}
@@ -317,15 +355,24 @@ func usage(r board.Row) string {
 	return strings.Join(parts, " ")
 }
 
-// Tokens is a token count in a few cells: 950, 12.3k, 1.2M.
+// Tokens is a token count in a few cells, the one way every view writes
+// it: 950, 9.2k, 12k, 123k, 1.2M, 3.3G (a tenth below a hundred units,
+// ".0" left out).
 func Tokens(n int64) string {
-	switch {
-	case n < 1000:
+	if n < 1000 {
 		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
 	}
-	return strconv.FormatFloat(float64(n)/1_000_000, 'f', 1, 64) + "M"
+	v, unit := float64(n)/1e3, "k"
+	switch {
+	case n >= 1e9:
+		v, unit = float64(n)/1e9, "G"
+	case n >= 1e6:
+		v, unit = float64(n)/1e6, "M"
+	}
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64) + unit
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + unit
 }
 
 func (c Chrome) statusIcon(st board.Status) (icon, word string) {
@@ -396,12 +443,6 @@ func (c Chrome) boardStatus(l BoardList, s ListScreen) string {
 	}
 	segs = c.withFlash(segs, s.Flash, s.FlashErr)
 	return LayoutSegments(segs, c.Separator(), s.Width)
-}
-
-// BoardHints are the board's keys.
-func BoardHints() []Hint {
-	return []Hint{{"enter", "open", HintMajor}, {"/", "filter", HintMajor}, {"s", "status", HintMinor},
-		{"S", "source", HintMinor}, {"j/k", "move", HintMinor}, {"q", "quit", HintVital}, {"?", "keys", HintVital}}
 }
 
 // NeedsYouTitle is the window title with the needs-you count.

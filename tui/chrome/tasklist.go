@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/styles"
 )
 
 // SortTasks orders tasks newest first (as maria's web UI does), ties by id.
@@ -60,6 +61,18 @@ type ListScreen struct {
 	// Unreachable, when not "", is why there is no list: the server
 	// cannot be reached (shown wrapped instead of "no tasks yet").
 	Unreachable string
+	// Keys names the keys the list's words mention, as the user bound
+	// them: "new_task", "to_held", "held_adopt", "held_to_composer"
+	// (KeyActions' names); a missing one is its default.
+	Keys map[string]string
+}
+
+// key is the key of action as s.Keys names it, else def.
+func (s ListScreen) key(action, def string) string {
+	if k := s.Keys[action]; k != "" {
+		return k
+	}
+	return def
 }
 
 // ListLayout is where a task list frame put things.
@@ -108,7 +121,7 @@ func (c Chrome) TaskList(l List, s ListScreen) ([]string, ListLayout) {
 	lay.Rows = max(rowsH/per, 1)
 	lay.Offset = l.Offset
 	if len(l.Shown) == 0 {
-		msg := "no tasks yet — press n to start one"
+		msg := "no tasks yet — press " + s.key("new_task", "n") + " to start one"
 		if !l.Answered {
 			msg = "loading tasks…"
 		}
@@ -131,7 +144,7 @@ func (c Chrome) TaskList(l List, s ListScreen) ([]string, ListLayout) {
 			out = append(out, c.taskRow(l.Tasks[l.Shown[r]], l.Held[l.Tasks[l.Shown[r]].ID], r == l.Sel, per, s)...)
 		}
 		if g := l.Gone; g.Held > 0 && len(out) < 1+rowsH {
-			out = append(out, c.goneRow(g, w))
+			out = append(out, c.goneRow(g, w, s))
 		}
 		for len(out) < 1+rowsH {
 			out = append(out, "")
@@ -209,7 +222,7 @@ func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s List
 		right = append(right, c.Accent.Render("✎"+strconv.Itoa(n)))
 	}
 	if held.Orphans > 0 {
-		right = append(right, c.Err.Render("⊘"+strconv.Itoa(held.Orphans)))
+		right = append(right, c.Err.Render(styles.IconOrphan+strconv.Itoa(held.Orphans)))
 	}
 	if a := Age(orTime(t.Updated, t.Created), s.Now); a != "" {
 		right = append(right, c.Dim.Render(a))
@@ -231,9 +244,10 @@ func (c Chrome) taskRow(t events.Task, held Held, selected bool, per int, s List
 
 // goneRow is the row under the tasks for perch's messages of sessions
 // that are gone: orphans, kept until the user moves or deletes them.
-func (c Chrome) goneRow(g Held, w int) string {
-	return Truncate("  "+c.Err.Render("⊘ "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
-		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" gone · open a session: its held panel (shift+tab) moves them there (m) or takes them back (c)"), w)
+func (c Chrome) goneRow(g Held, w int, s ListScreen) string {
+	return Truncate("  "+c.Err.Render(styles.IconOrphan+" "+strconv.Itoa(g.Held)+" orphaned message"+plural(g.Held))+
+		c.Dim.Render(" of "+strconv.Itoa(g.Sessions)+" session"+plural(g.Sessions)+" gone · open a session: its held panel ("+
+			s.key("to_held", "shift+tab")+") moves them there ("+s.key("held_adopt", "m")+") or takes them back ("+s.key("held_to_composer", "c")+")"), w)
 }
 
 func plural(n int) string {
@@ -248,17 +262,6 @@ func orTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// ListHints are the task list's keys; create: the backend can start
-// tasks.
-func ListHints(create bool) []Hint {
-	hs := []Hint{{"enter", "open", HintMajor}}
-	if create {
-		hs = append(hs, Hint{"n", "new task", HintMajor})
-	}
-	return append(hs, Hint{"/", "filter", HintMajor}, Hint{"j/k", "move", HintMinor}, Hint{"r", "refresh", HintMinor},
-		Hint{"q", "quit", HintVital}, Hint{"?", "keys", HintVital})
 }
 
 // centred is rowsH rows with msgs in the middle, dimmed (an empty list's

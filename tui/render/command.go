@@ -52,23 +52,25 @@ func commandBody(r *Renderer, t *events.ToolItem, cr *events.CommandResult, w in
 	return segs, tags
 }
 
-// outcomeIcon is a tool header's status mark: ✓ done (a command exited
-// 0), ✗ a command exited non-zero, ⧖ timed out, ⊗ the tool itself failed.
+// outcomeIcon is a tool header's status mark (styles.OutcomeIcon, the
+// mark of every view): ✓ done (a command exited 0), ✗ a command exited
+// non-zero, ⧖ timed out, ⊗ the tool itself failed, ⊘ cancelled.
 func (r *Renderer) outcomeIcon(o events.Outcome) string {
 	ts := r.st.Tool.Status
+	icon := styles.OutcomeIcon(o)
 	switch o {
 	case events.OutcomeRunning:
-		return ts.Running.Render(styles.IconRunning)
+		return ts.Running.Render(icon)
 	case events.OutcomeOK:
-		return ts.OK.Render(styles.IconOK)
+		return ts.OK.Render(icon)
 	case events.OutcomeFailed:
-		return ts.Failed.Render(styles.IconFailed)
+		return ts.Failed.Render(icon)
 	case events.OutcomeTimedOut:
-		return ts.TimedOut.Render(styles.IconTimedOut)
+		return ts.TimedOut.Render(icon)
 	case events.OutcomeError:
-		return ts.Error.Render(styles.IconError)
+		return ts.Error.Render(icon)
 	case events.OutcomeCancelled:
-		return ts.Cancelled.Render(styles.IconCancelled)
+		return ts.Cancelled.Render(icon)
 	}
-	return ts.Unknown.Render(styles.IconUnknown)
+	return ts.Unknown.Render(icon)
 }

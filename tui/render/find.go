@@ -48,6 +48,13 @@ func (f *FindBuffer) Contains(it *events.Item, query string) bool {
 	return found
 }
 
+// Count is the renderer's Count through f's buffer.
+func (f *FindBuffer) Count(it *events.Item, query string, limit int) int {
+	n, buf := countWith(it, query, f.buf, limit)
+	f.buf = buf
+	return n
+}
+
 // containsWith is Contains reading an output kept in the store through
 // buf, which it returns (grown) for the next call: a search over a whole
 // session reads every output without a copy of each.

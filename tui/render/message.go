@@ -11,6 +11,7 @@ import (
 	"github.com/perch-tui/perch/sanitize"
 	"github.com/perch-tui/perch/styles"
 	"github.com/perch-tui/perch/styles/mdstyle"
+	"github.com/perch-tui/perch/tui/chrome"
 )
 
 // Text bounds. A user turn or notice is rarely long, but a pasted log can
@@ -268,18 +269,8 @@ func usageText(u *events.Usage) string {
 	return s
 }
 
-// compact formats a token count: 74, 9.2k, 1.3M.
-func compact(n int64) string {
-	switch {
-	case n >= 1_000_000:
-		return trimZero(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64)) + "M"
-	case n >= 1000:
-		return trimZero(strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64)) + "k"
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+// compact formats a token count as every view does (chrome.Tokens).
+func compact(n int64) string { return chrome.Tokens(n) }
 
 // notice draws an info/warning/error line with its icon; continuation
 // lines are indented under the text.
