@@ -25,7 +25,9 @@ type composer struct {
 	draft   string   // what was typed before browsing started
 }
 
-func newComposer(t themeKind) composer {
+// newComposer is the composer with newline on the keys the user's
+// [keys] give it (shift+enter, ctrl+j and alt+enter by default).
+func newComposer(t themeKind, newline key.Binding) composer {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = ""
@@ -38,9 +40,10 @@ func newComposer(t themeKind) composer {
 	ta.MaxContentHeight = 5000
 	ta.MaxWidth = 0
 	ta.SetVirtualCursor(false)
-	// Enter sends; newline is shift+enter (kitty/modifyOtherKeys terminals),
-	// with ctrl+j and alt+enter for terminals that cannot report it.
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "ctrl+j", "alt+enter"))
+	// Enter sends; newline is shift+enter by default (kitty and
+	// modifyOtherKeys terminals), with ctrl+j and alt+enter for terminals
+	// that cannot report it.
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(newline.Keys()...))
 	// Keys the composer uses for itself, and pgup/pgdn which scroll the
 	// transcript instead of a 1-to-8-row input.
 	ta.KeyMap.TransposeCharacterBackward = key.NewBinding(key.WithDisabled())

@@ -35,3 +35,16 @@ func TestKeyOverridesApply(t *testing.T) {
 	hs.key("F")
 	hs.contains("next user turn")
 }
+
+// A remapped newline is the composer's newline: the new key breaks the
+// line, and the old one no longer does.
+func TestNewlineRemapReachesTheComposer(t *testing.T) {
+	hs := newHarness(t, 100, 40, Config{TaskID: "task-1", Keys: map[string][]string{"newline": {"ctrl+n"}}})
+	hs.typ("one")
+	hs.key("ctrl+n")
+	hs.typ("two")
+	hs.key("ctrl+j")
+	if got := hs.m.comp.value(); got != "one\ntwo" {
+		t.Fatalf("composer %q, want one\\ntwo", got)
+	}
+}

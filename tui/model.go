@@ -147,8 +147,8 @@ func New(ctx context.Context, b client.Backend, cfg Config, ctl streamControl) *
 	m.ob = newOutboxes(cfg.Outbox, b)
 	m.keys.limitTo(m.caps)
 	m.theme, m.themeFixed = themeFromConfig(cfg.Theme, cfg.Getenv, true)
-	m.comp = newComposer(m.theme)
-	m.newTask = newNewTaskForm(m.theme)
+	m.comp = newComposer(m.theme, m.keys.Newline)
+	m.newTask = newNewTaskForm(m.theme, m.keys.Newline)
 	m.src = &itemSource{m: m}
 	m.applyTheme()
 	if cfg.TaskID != "" {

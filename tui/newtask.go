@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -29,11 +30,11 @@ type createDoneMsg struct {
 	err  error
 }
 
-func newNewTaskForm(t themeKind) newTaskForm {
+func newNewTaskForm(t themeKind, newline key.Binding) newTaskForm {
 	ti := textinput.New()
 	ti.Prompt = ""
 	ti.SetVirtualCursor(false)
-	f := newTaskForm{cwd: ti, msg: newComposer(t)}
+	f := newTaskForm{cwd: ti, msg: newComposer(t, newline)}
 	f.msg.ta.Placeholder = "What should the agent do?"
 	f.msg.blur()
 	return f
