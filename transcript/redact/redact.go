@@ -41,6 +41,11 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 type Redactor struct {
 	rules  []rule
 	global allowlist
+	// The rules' keywords, and for each pair of bytes the keywords that
+	// start with it: one pass over a text finds all that it holds.
+	keywords []string
+	byPair   *[1 << 16][]int32
+	present  []bool // scratch: the keywords of the text at hand
 	home   string
 	user   string
 	counts map[string]int
@@ -60,7 +65,22 @@ func New(o Options) (*Redactor, error) {
 	if o.Emails {
 		rules = append(rules, rule{id: KindEmail, re: regexp.MustCompile(emailPattern), keywords: []string{"@"}})
 	}
-	r := &Redactor{rules: rules, global: global, counts: map[string]int{}}
+	r := &Redactor{rules: rules, global: global, counts: map[string]int{}, byPair: new([1 << 16][]int32)}
+	index := map[string]int32{}
+	for i := range r.rules {
+		for _, k := range r.rules[i].keywords {
+			n, ok := index[k]
+			if !ok {
+				n = int32(len(r.keywords))
+				index[k] = n
+				r.keywords = append(r.keywords, k)
+				p := pair(k)
+				r.byPair[p] = append(r.byPair[p], n)
+			}
+			r.rules[i].kw = append(r.rules[i].kw, n)
+		}
+	}
+	r.present = make([]bool, len(r.keywords))
 	if h := strings.TrimRight(o.Home, "/"); len(h) > 1 {
 		r.home = h
 	}
@@ -120,34 +140,41 @@ func (r *Redactor) JSON(raw json.RawMessage) (out json.RawMessage, ok bool) {
 
 // find lists the secrets of s, in order, overlapping ones merged.
 func (r *Redactor) find(s string) []span {
-	var lower string
 	var spans []span
+	add := func(ru *rule, m []int) {
+		start, end := secretOf(ru, m)
+		if start < 0 || start == end {
+			return
+		}
+		secret := s[start:end]
+		if ru.entropy > 0 && entropy(secret) <= ru.entropy {
+			return
+		}
+		if ru.digit && !strings.ContainsAny(secret, "0123456789") {
+			return
+		}
+		if r.allowed(ru, s, secret, m[0], m[1]) {
+			return
+		}
+		spans = append(spans, span{start, end, ru.id})
+	}
+	lower := asciiLower(s)
+	r.findKeywords(lower)
 	for i := range r.rules {
 		ru := &r.rules[i]
-		if len(ru.keywords) > 0 {
-			if lower == "" {
-				lower = strings.ToLower(s)
-			}
-			if !containsAny(lower, ru.keywords) {
+		if len(ru.kw) > 0 && !r.anyPresent(ru.kw) {
+			continue
+		}
+		if ru.windowed {
+			if ms, ok := windowMatches(ru, s, lower); ok {
+				for _, m := range ms {
+					add(ru, m)
+				}
 				continue
 			}
 		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
-			start, end := secretOf(ru, m)
-			if start < 0 || start == end {
-				continue
-			}
-			secret := s[start:end]
-			if ru.entropy > 0 && entropy(secret) <= ru.entropy {
-				continue
-			}
-			if ru.digit && !strings.ContainsAny(secret, "0123456789") {
-				continue
-			}
-			if r.allowed(ru, s, secret, m[0], m[1]) {
-				continue
-			}
-			spans = append(spans, span{start, end, ru.id})
+			add(ru, m)
 		}
 	}
 	if len(spans) < 2 {
@@ -206,9 +233,105 @@ func (r *Redactor) allowed(ru *rule, s, secret string, mStart, mEnd int) bool {
 	return false
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
+// Around a keyword, a windowed rule's match starts at most windowBefore
+// bytes before it, has its assignment within assignAfter bytes after it,
+// and (nearly always) ends within windowAfter bytes after it.
+const (
+	windowBefore = 64
+	assignAfter  = 44
+	windowAfter  = 256
+)
+
+// windowMatches runs a windowed rule on the text around each of its
+// keywords (lower is s in ASCII lower case) and returns its matches in
+// s. ok is false when a match reaches the end of its window, where it
+// may have been cut: the caller then runs the rule on the whole text.
+func windowMatches(ru *rule, s, lower string) (ms [][]int, ok bool) {
+	var wins [][2]int
+	for _, k := range ru.keywords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], k)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(k)
+			// No assignment after the name: no match here (prose that
+			// says "key" or "token" is most texts).
+			if !strings.ContainsAny(lower[from:min(len(s), from+assignAfter)], "=:>,|") {
+				continue
+			}
+			wins = append(wins, [2]int{max(0, i-windowBefore), min(len(s), from+windowAfter)})
+		}
+	}
+	sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
+	for i := 0; i < len(wins); {
+		a, b := wins[i][0], wins[i][1]
+		j := i + 1
+		for ; j < len(wins) && wins[j][0] <= b; j++ {
+			b = max(b, wins[j][1])
+		}
+		i = j
+		for _, m := range ru.re.FindAllStringSubmatchIndex(s[a:b], -1) {
+			if b < len(s) && a+m[1] >= b {
+				return nil, false
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += a
+				}
+			}
+			ms = append(ms, m)
+		}
+	}
+	return ms, true
+}
+
+// asciiLower is s with ASCII letters in lower case, byte for byte (so
+// that offsets in it are offsets in s): the rules' keywords are ASCII.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// pair is the index of a keyword's first two bytes (keywords have two
+// at least; a one-byte one pairs with a zero byte).
+func pair(k string) uint16 {
+	if len(k) < 2 {
+		return uint16(k[0]) << 8
+	}
+	return uint16(k[0])<<8 | uint16(k[1])
+}
+
+// findKeywords sets present to the keywords that lower holds.
+func (r *Redactor) findKeywords(lower string) {
+	clear(r.present)
+	for i := 0; i < len(lower); i++ {
+		one := uint16(lower[i]) << 8
+		r.mark(lower[i:], r.byPair[one])
+		if i+1 < len(lower) {
+			r.mark(lower[i:], r.byPair[one|uint16(lower[i+1])])
+		}
+	}
+}
+
+// mark sets present to the keywords of ks that start text.
+func (r *Redactor) mark(text string, ks []int32) {
+	for _, k := range ks {
+		if !r.present[k] && strings.HasPrefix(text, r.keywords[k]) {
+			r.present[k] = true
+		}
+	}
+}
+
+func (r *Redactor) anyPresent(kw []int32) bool {
+	for _, k := range kw {
+		if r.present[k] {
 			return true
 		}
 	}

@@ -51,8 +51,20 @@ type rule struct {
 	entropy  float64 // the secret's Shannon entropy must exceed it (0: no check)
 	digit    bool    // the secret must hold a digit (gitleaks' generic rules)
 	keywords []string
+	kw       []int32 // the keywords' indices in Redactor.keywords
 	allow    []allowlist
+	// windowed: the match holds a keyword, shortly after the match's
+	// start (see keyed): the rule is run on the text around each keyword
+	// only, not on the whole text.
+	windowed bool
 }
+
+// keyedPrefix starts gitleaks' rules of a name, an assignment and a value
+// ("generic-api-key" and the vendor rules shaped like it): at most 50
+// name bytes before the keyword. Go's regexp runs such a pattern slowly
+// (every byte may start a match), and they are the rules whose keywords
+// ("key", "token", "api") are in nearly every text.
+const keyedPrefix = `(?i)[\w.-]{0,50}?(?:`
 
 // allowlist says which findings of a rule are not secrets.
 type allowlist struct {
@@ -85,7 +97,8 @@ func loadGitleaks() ([]rule, allowlist, error) {
 		if err != nil {
 			return nil, allowlist{}, fmt.Errorf("gitleaks rule %s: %w", g.ID, err)
 		}
-		r := rule{id: g.ID, re: re, group: g.SecretGroup, entropy: g.Entropy, digit: g.Entropy > 0 && strings.HasPrefix(g.ID, "generic")}
+		r := rule{id: g.ID, re: re, group: g.SecretGroup, entropy: g.Entropy, digit: g.Entropy > 0 && strings.HasPrefix(g.ID, "generic"),
+			windowed: strings.HasPrefix(g.Regex, keyedPrefix) && len(g.Keywords) > 0}
 		for _, k := range g.Keywords {
 			r.keywords = append(r.keywords, strings.ToLower(k))
 		}
@@ -158,7 +171,7 @@ func perchRules() []rule {
 	return []rule{
 		{id: "url-password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/?#@"'<>\x60]+:([^\s/?#@"'<>\x60]+)@`), keywords: []string{"://"}},
 		{id: "connection-string-password", re: regexp.MustCompile(`(?i)(?:^|[;&?\s"'{,])(?:password|passwd|pwd)\s*=\s*([^;&\s"'}]+)`), keywords: []string{"pass", "pwd"}},
-		{id: "secret-assignment", re: regexp.MustCompile(`(?i)[a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|credential|auth)[a-z0-9_.-]*\\?["']?\s{0,3}(?::=|=|:)\s{0,3}\\?["']?([A-Za-z0-9+/_.~=-]{12,})`),
+		{id: "secret-assignment", windowed: true, re: regexp.MustCompile(`(?i)[a-z0-9_.-]{0,50}?(?:key|token|secret|passw(?:or)?d|pwd|credential|auth)[a-z0-9_.-]{0,20}\\?["']?\s{0,3}(?::=|=|:)\s{0,3}\\?["']?([A-Za-z0-9+/_.~=-]{12,})`),
 			entropy: 3, digit: true, keywords: []string{"key", "token", "secret", "pass", "pwd", "credential", "auth"}},
 		{id: "private-key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[^"\x60]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[^"\x60]*)`), keywords: []string{"private key"}},
 		{id: "anthropic-api-key", re: regexp.MustCompile(`\bsk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_-]{20,}`), keywords: []string{"sk-ant-"}},
