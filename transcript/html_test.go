@@ -180,7 +180,7 @@ func TestHTMLShowsSession(t *testing.T) {
 		finalReply,
 		"<dd>claude-code</dd>", "<dd>claude-test-1</dd>", "<dd>~/app</dd>",
 		"2026-03-01 09:00:07 – 2026-03-01 09:04:", // time span
-		"over 19 replies", "$0.23",                // tokens and cost
+		"over 19 replies", "$0.23", // tokens and cost
 		`<details class="th"><summary>Thinking`,
 		`<span class="de">-cache := old</span><span class="ad">+cache := fresh</span>`,
 		`<li class="completed">☑ Fix the cache`,
@@ -205,4 +205,3 @@ func TestHTMLEmpty(t *testing.T) {
 		t.Errorf("page: %s", s)
 	}
 }
-

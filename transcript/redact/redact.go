@@ -46,9 +46,9 @@ type Redactor struct {
 	keywords []string
 	byPair   *[1 << 16][]int32
 	present  []bool // scratch: the keywords of the text at hand
-	home   string
-	user   string
-	counts map[string]int
+	home     string
+	user     string
+	counts   map[string]int
 }
 
 // genericAccounts are login names that say nothing about a person.
