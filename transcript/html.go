@@ -293,8 +293,18 @@ func (h *HTMLWriter) tool(it *events.Item) {
 		}
 		shown = true
 	} else if tools.KindOf(name) == tools.Patch {
-		if p := tools.PatchText(args); p != "" {
-			h.diff("", "patch", p, tools.DiffLineOf)
+		// The result's diff, else the call's patch (as the TUI draws it).
+		p := ""
+		if t.Result != nil {
+			if pr := events.WithDetails(t.Result, tools.FormatPatch, t.Call).Patch; pr != nil {
+				p = pr.Diff
+			}
+		}
+		if p == "" {
+			p = tools.PatchText(args)
+		}
+		if p != "" {
+			h.diff("", "patch", tools.DropPatchNoise(p), tools.DiffLineOf)
 			shown = true
 		}
 	}
@@ -331,6 +341,10 @@ func (h *HTMLWriter) tool(it *events.Item) {
 	}
 	text = strings.TrimRight(sanitize.Text(text), "\n")
 	if text == "" {
+		return
+	}
+	if !res.IsError && tools.LooksLikeDiff(text) {
+		h.diff("", "output", text, tools.DiffLineOf)
 		return
 	}
 	long := len(text) > collapseBytes || strings.Count(text, "\n") >= collapseLines
