@@ -25,7 +25,7 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := oneOf("format", *format, exportFormats...); err != nil {
+	if err := oneOf("format", *format, exportFormats()...); err != nil {
 		return err
 	}
 	if err := fromFlag(*from); err != nil {

@@ -264,7 +264,7 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := oneOf("format", *format, exportFormats...); err != nil {
+	if err := oneOf("format", *format, exportFormats()...); err != nil {
 		return err
 	}
 	if err := of.check(); err != nil {

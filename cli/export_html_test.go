@@ -201,19 +201,20 @@ func TestExportHTMLLongSize(t *testing.T) {
 }
 
 // waitHighlightClock waits for the clock goroutine that chroma's regexp2
-// lexers start to stop (a second after the last match), which goleak's
-// check at the end of the package would otherwise see when this test runs
-// last.
+// lexers start to stop (a second after the last match anywhere), which
+// goleak's check at the end of the package would otherwise see when this
+// test ends last. Tests running beside it may keep the clock going: it
+// then gives up quietly, and whichever highlights last is waited for.
 func waitHighlightClock(t *testing.T) {
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	buf := make([]byte, 1<<20)
 	for time.Now().Before(deadline) {
 		if !bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("regexp2.runClock")) {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
-	t.Error("regexp2's clock goroutine did not stop")
+	t.Log("regexp2's clock goroutine still runs (other tests highlight code)")
 }
 
 func fileSize(t *testing.T, path string) int64 {

@@ -9,8 +9,9 @@ import (
 	"github.com/perch-tui/perch/transcript/redact"
 )
 
-// exportFormats are what export and import write.
-var exportFormats = []string{"md", "json", "jsonl", "html"}
+// exportFormats are what export and import write (a new slice each
+// time: oneOf sorts it).
+func exportFormats() []string { return []string{"md", "json", "jsonl", "html"} }
 
 // outFlags are the flags export and import share for where the transcript
 // goes and what is taken out of it.
