@@ -114,6 +114,9 @@ func TestImportHTMLRedacted(t *testing.T) {
 	if !bytes.Contains(page, []byte(seededFinal)) || !bytes.Contains(page, []byte("<dd>claude-code</dd>")) {
 		t.Error("the page lacks the final reply or the system")
 	}
+	if !bytes.Contains(page, []byte("perch took secrets out of this page: ")) || !bytes.Contains(page, []byte(" github-pat")) {
+		t.Error("the page does not say what was taken out")
+	}
 
 	// md, json and jsonl redact when asked.
 	for _, format := range []string{"md", "json", "jsonl"} {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"io"
 	"os"
 
@@ -63,7 +64,12 @@ func (f *outFlags) openExport(env Env, format, title string, head transcript.HTM
 		o.r = r
 		title = r.String(title)
 		head.Title, head.System, head.Cwd = r.String(head.Title), r.String(head.System), r.String(head.Cwd)
-		head.Note = "Secrets were taken out of this transcript (perch export's redaction)."
+		head.Note = func() string {
+			if len(r.Counts()) == 0 {
+				return "perch looked for secrets to take out of this page and found none."
+			}
+			return "perch took secrets out of this page: " + strings.TrimPrefix(r.Summary(), "redacted ") + "."
+		}
 	}
 	var w io.Writer = env.Stdout
 	if *f.out != "" && *f.out != "-" {

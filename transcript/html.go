@@ -33,8 +33,9 @@ type HTMLOptions struct {
 	Title  string // the session's name
 	System string // the agent system it came from ("claude-code", "maria", …)
 	Cwd    string // the session's working directory, when known
-	// Note is a line under the heading (what was redacted, …); "" none.
-	Note string
+	// Note, when set, is a line under the heading, asked for when the
+	// heading is written, at the end (what redaction took out).
+	Note func() string
 }
 
 // htmlHead is what every HTML transcript starts with up to its first
@@ -439,9 +440,9 @@ func (h *HTMLWriter) End(tl *events.Timeline) error {
 	}
 	h.text(title)
 	b.WriteString("</h1>")
-	if h.o.Note != "" {
+	if h.o.Note != nil {
 		b.WriteString(`<p class="usage">`)
-		h.text(sanitize.Line(h.o.Note))
+		h.text(sanitize.Line(h.o.Note()))
 		b.WriteString("</p>")
 	}
 	b.WriteString("<dl>")

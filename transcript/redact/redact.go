@@ -401,7 +401,7 @@ func (r *Redactor) Counts() []Count {
 func (r *Redactor) Summary() string {
 	c := r.Counts()
 	if len(c) == 0 {
-		return "redaction: nothing found to take out"
+		return "redaction found nothing to take out"
 	}
 	parts := make([]string, len(c))
 	for i, k := range c {
