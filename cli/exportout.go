@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/perch-tui/perch/transcript"
 	"github.com/perch-tui/perch/transcript/redact"
