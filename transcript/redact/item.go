@@ -58,11 +58,10 @@ func (r *Redactor) tool(t *events.ToolItem) *events.ToolItem {
 		return cp
 	}
 	out := &events.ToolResult{IsError: res.IsError, Text: r.String(res.Text), ErrorText: r.String(res.ErrorText), ExitCode: res.Exit()}
-	if cr := t.Command(); cr != nil {
-		// The exit as every view reads it (events.ToolOutcome), without
-		// the output it was parsed with.
-		out.ExitCode = cr.ExitCode
-		out.Command = &events.CommandResult{ExitCode: cr.ExitCode, TimedOut: cr.TimedOut}
+	if cr := t.Command(); cr != nil && cr.TimedOut {
+		// What the text may not say again (views read the rest of a
+		// command's result from its text, as they do the original's).
+		out.Command = &events.CommandResult{ExitCode: cr.ExitCode, TimedOut: true}
 	}
 	if res.Todos != nil {
 		out.Todos = r.todos(res.Todos)
