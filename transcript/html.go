@@ -373,6 +373,13 @@ func (h *HTMLWriter) block(label, text string, collapsed bool) {
 func (h *HTMLWriter) diff(path, op, diff string, kind func(string) tools.DiffLine) {
 	b := h.b
 	diff = sanitize.Text(diff)
+	if strings.TrimSpace(diff) == "" {
+		// The call names the file but not the change (older codex).
+		b.WriteString(`<div class="usage">`)
+		h.text(strings.TrimSpace(op + " " + sanitize.Line(path)))
+		b.WriteString("</div>")
+		return
+	}
 	added, removed := tools.FileEdit{Diff: diff}.Stat()
 	b.WriteString("<details")
 	if len(diff) <= 4*collapseBytes {

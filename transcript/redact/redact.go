@@ -166,12 +166,17 @@ func (r *Redactor) find(s string) []span {
 			continue
 		}
 		if ru.windowed {
-			if ms, ok := windowMatches(ru, s, lower); ok {
+			if ms, ok := keyedMatches(ru, s, lower); ok {
 				for _, m := range ms {
 					add(ru, m)
 				}
 				continue
 			}
+		} else if ru.anchored != nil {
+			for _, m := range anchoredMatches(ru, s, lower) {
+				add(ru, m)
+			}
+			continue
 		}
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
 			add(ru, m)
@@ -234,57 +239,117 @@ func (r *Redactor) allowed(ru *rule, s, secret string, mStart, mEnd int) bool {
 }
 
 // Around a keyword, a windowed rule's match starts at most windowBefore
-// bytes before it, has its assignment within assignAfter bytes after it,
-// and (nearly always) ends within windowAfter bytes after it.
+// bytes before it (its name part takes 50 at most) and (nearly always)
+// ends within windowAfter bytes after it.
 const (
 	windowBefore = 64
-	assignAfter  = 44
 	windowAfter  = 256
 )
 
-// windowMatches runs a windowed rule on the text around each of its
-// keywords (lower is s in ASCII lower case) and returns its matches in
-// s. ok is false when a match reaches the end of its window, where it
-// may have been cut: the caller then runs the rule on the whole text.
-func windowMatches(ru *rule, s, lower string) (ms [][]int, ok bool) {
-	var wins [][2]int
+// assigns reports whether text (after a keyword) can go on as a windowed
+// rule's name does: at most assignAfter bytes of name characters,
+// blanks, quotes and backslashes (gitleaks' [ \t\w.-]{0,20}[\s'"]{0,3},
+// perch's [a-z0-9_.-]{0,20}\\?["']?\s{0,3}), then an assignment
+// operator. Every other byte, an operator among them, ends that run, so
+// the operator must be the byte that ends it.
+func assigns(text string) bool {
+	for i := 0; i < len(text) && i <= assignAfter; i++ {
+		c := text[i]
+		switch {
+		case nameByte(c) || c == '.' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\'' || c == '"' || c == '\\':
+			continue
+		case strings.IndexByte("=:>|?,", c) >= 0:
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// assignAfter bounds the name characters between a keyword and its
+// assignment: gitleaks' 20 and 3, and slack for a keyword shorter than
+// the name its rule's pattern spells.
+const assignAfter = 36
+
+// keywordsAt lists where the rule's keywords occur in lower, in order,
+// each with the keyword's length.
+func keywordsAt(ru *rule, lower string) [][2]int {
+	var at [][2]int
 	for _, k := range ru.keywords {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], k)
 			if i < 0 {
 				break
 			}
-			i += from
-			from = i + len(k)
-			// No assignment after the name: no match here (prose that
-			// says "key" or "token" is most texts).
-			if !strings.ContainsAny(lower[from:min(len(s), from+assignAfter)], "=:>,|") {
-				continue
-			}
-			wins = append(wins, [2]int{max(0, i-windowBefore), min(len(s), from+windowAfter)})
+			at = append(at, [2]int{from + i, len(k)})
+			from += i + 1
 		}
 	}
-	sort.Slice(wins, func(i, j int) bool { return wins[i][0] < wins[j][0] })
-	for i := 0; i < len(wins); {
-		a, b := wins[i][0], wins[i][1]
-		j := i + 1
-		for ; j < len(wins) && wins[j][0] <= b; j++ {
-			b = max(b, wins[j][1])
+	sort.Slice(at, func(i, j int) bool { return at[i][0] < at[j][0] })
+	return at
+}
+
+// keyedMatches runs a windowed rule where its matches can be: at each
+// keyword that an assignment follows, from the start of the name around
+// it (the leftmost start a match can have: the pattern's name part takes
+// any name bytes, lazily), anchored there and within windowAfter bytes
+// after the keyword. ok is false when a match reaches the end of its
+// window, where it may have been cut: the caller then runs the rule on
+// the whole text.
+func keyedMatches(ru *rule, s, lower string) (ms [][]int, ok bool) {
+	end := 0 // where the last match ended: matches do not overlap
+	for _, at := range keywordsAt(ru, lower) {
+		i, after := at[0], at[0]+at[1]
+		if !assigns(lower[after:]) {
+			continue
 		}
-		i = j
-		for _, m := range ru.re.FindAllStringSubmatchIndex(s[a:b], -1) {
-			if b < len(s) && a+m[1] >= b {
-				return nil, false
-			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += a
-				}
-			}
-			ms = append(ms, m)
+		p := i
+		for p > 0 && i-p < windowBefore && (nameByte(s[p-1]) || s[p-1] == '.') {
+			p--
 		}
+		if p < end {
+			continue
+		}
+		stop := min(len(s), after+windowAfter)
+		m := ru.anchored.FindStringSubmatchIndex(s[p:stop])
+		if m == nil {
+			continue
+		}
+		if stop < len(s) && p+m[1] >= stop {
+			return nil, false
+		}
+		ms = append(ms, shift(m, p))
+		end = m[1] + p
 	}
 	return ms, true
+}
+
+// anchoredMatches runs an anchored rule at each place one of its
+// keywords starts, as its every match does.
+func anchoredMatches(ru *rule, s, lower string) [][]int {
+	var ms [][]int
+	end := 0 // where the last match ended: matches do not overlap
+	for _, at := range keywordsAt(ru, lower) {
+		i := at[0]
+		if i < end || ru.wordStart && i > 0 && wordByte(s[i-1]) {
+			continue
+		}
+		if m := ru.anchored.FindStringSubmatchIndex(s[i:]); m != nil {
+			ms = append(ms, shift(m, i))
+			end = m[1] + i
+		}
+	}
+	return ms
+}
+
+// shift moves a match found in s[by:] to its place in s.
+func shift(m []int, by int) []int {
+	for j := range m {
+		if m[j] >= 0 {
+			m[j] += by
+		}
+	}
+	return m
 }
 
 // asciiLower is s with ASCII letters in lower case, byte for byte (so
@@ -343,6 +408,11 @@ func (r *Redactor) anyPresent(kw []int32) bool {
 // directory).
 func nameByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// wordByte is \w: what \b tells apart.
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // replaceWord replaces each occurrence of word in s that does not go on

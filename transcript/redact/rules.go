@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -57,6 +59,70 @@ type rule struct {
 	// start (see keyed): the rule is run on the text around each keyword
 	// only, not on the whole text.
 	windowed bool
+	// anchored, when set, is the rule's pattern anchored at its start:
+	// every match starts with one of the keywords (literalStarts), so it
+	// is tried only where they are. wordStart: the pattern starts with \b.
+	anchored  *regexp.Regexp
+	wordStart bool
+}
+
+// anchor sets the rule's anchored form when every match of its pattern
+// starts with one of its keywords.
+func (r *rule) anchor(src string) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil || len(r.keywords) == 0 {
+		return
+	}
+	lits, word := literalStarts(re.Simplify())
+	if lits == nil {
+		return
+	}
+	for _, l := range lits {
+		if !slices.ContainsFunc(r.keywords, func(k string) bool { return strings.HasPrefix(strings.ToLower(l), k) }) {
+			return
+		}
+	}
+	r.anchored, r.wordStart = anchoredForm(src), word
+}
+
+// anchoredForm is src matching only at the start of the text.
+func anchoredForm(src string) *regexp.Regexp {
+	return regexp.MustCompile(`^(?:` + src + `)`) // src compiled already
+}
+
+// literalStarts lists the literal text each of re's alternatives starts
+// with (nil when one starts with anything else), and whether re starts
+// with \b.
+func literalStarts(re *syntax.Regexp) (lits []string, word bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return []string{strings.ToLower(string(re.Rune))}, false
+		}
+		return []string{string(re.Rune)}, false
+	case syntax.OpCapture:
+		return literalStarts(re.Sub[0])
+	case syntax.OpConcat:
+		subs := re.Sub
+		if len(subs) > 0 && subs[0].Op == syntax.OpWordBoundary {
+			subs, word = subs[1:], true
+		}
+		if len(subs) == 0 {
+			return nil, false
+		}
+		lits, _ := literalStarts(subs[0])
+		return lits, word
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			l, _ := literalStarts(sub)
+			if l == nil {
+				return nil, false
+			}
+			lits = append(lits, l...)
+		}
+		return lits, false
+	}
+	return nil, false
 }
 
 // keyedPrefix starts gitleaks' rules of a name, an assignment and a value
@@ -101,6 +167,11 @@ func loadGitleaks() ([]rule, allowlist, error) {
 			windowed: strings.HasPrefix(g.Regex, keyedPrefix) && len(g.Keywords) > 0}
 		for _, k := range g.Keywords {
 			r.keywords = append(r.keywords, strings.ToLower(k))
+		}
+		if r.windowed {
+			r.anchored = anchoredForm(g.Regex)
+		} else {
+			r.anchor(g.Regex)
 		}
 		for _, a := range g.Allowlists {
 			al, ok, err := compileAllow(a)
@@ -170,14 +241,19 @@ func (a *allowlist) allows(secret, match, line string) bool {
 func perchRules() []rule {
 	return []rule{
 		{id: "url-password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/?#@"'<>\x60]+:([^\s/?#@"'<>\x60]+)@`), keywords: []string{"://"}},
-		{id: "connection-string-password", re: regexp.MustCompile(`(?i)(?:^|[;&?\s"'{,])(?:password|passwd|pwd)\s*=\s*([^;&\s"'}]+)`), keywords: []string{"pass", "pwd"}},
-		{id: "secret-assignment", windowed: true, re: regexp.MustCompile(`(?i)[a-z0-9_.-]{0,50}?(?:key|token|secret|passw(?:or)?d|pwd|credential|auth)[a-z0-9_.-]{0,20}\\?["']?\s{0,3}(?::=|=|:)\s{0,3}\\?["']?([A-Za-z0-9+/_.~=-]{12,})`),
+		{id: "connection-string-password", re: regexp.MustCompile(`(?i)(?:^|[;&?\s"'{,])(?:password|passwd|pwd)\s*=\s*([^;&\s"'}]+)`), keywords: []string{"password", "passwd", "pwd"}},
+		{id: "secret-assignment", windowed: true, re: regexp.MustCompile(secretAssignment), anchored: anchoredForm(secretAssignment),
 			entropy: 3, digit: true, keywords: []string{"key", "token", "secret", "pass", "pwd", "credential", "auth"}},
 		{id: "private-key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:[^"\x60]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[^"\x60]*)`), keywords: []string{"private key"}},
 		{id: "anthropic-api-key", re: regexp.MustCompile(`\bsk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_-]{20,}`), keywords: []string{"sk-ant-"}},
 		{id: "openai-api-key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}`), keywords: []string{"t3blbkfj"}},
 	}
 }
+
+// secretAssignment is perch's NAME=VALUE rule, shaped like gitleaks'
+// keyed rules (a name part, the keyword, an assignment) so that it runs
+// as they do (rule.windowed).
+const secretAssignment = `(?i)[a-z0-9_.-]{0,50}?(?:key|token|secret|passw(?:or)?d|pwd|credential|auth)[a-z0-9_.-]{0,20}\\?["']?\s{0,3}(?::=|=|:)\s{0,3}\\?["']?([A-Za-z0-9+/_.~=-]{12,})`
 
 // emailPattern finds e-mail addresses; taking them out is opt-in (an
 // address is often the point of a message).
