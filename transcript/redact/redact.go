@@ -319,7 +319,7 @@ func keyedMatches(ru *rule, s, lower string) (ms [][]int, ok bool) {
 			return nil, false
 		}
 		ms = append(ms, shift(m, p))
-		end = m[1] + p
+		end = m[1] // shifted already
 	}
 	return ms, true
 }
@@ -336,7 +336,7 @@ func anchoredMatches(ru *rule, s, lower string) [][]int {
 		}
 		if m := ru.anchored.FindStringSubmatchIndex(s[i:]); m != nil {
 			ms = append(ms, shift(m, i))
-			end = m[1] + i
+			end = m[1] // shifted already
 		}
 	}
 	return ms

@@ -21,7 +21,9 @@ func newTest(t testing.TB, emails bool) *Redactor {
 func TestSeededSecrets(t *testing.T) {
 	r := newTest(t, false)
 	for _, s := range redacttest.Secrets() {
-		for _, text := range []string{s.Text, "before " + s.Text + " after\nnext line"} {
+		// Alone, among other words, and twice in a row (every match of
+		// a text is found, not the first only).
+		for _, text := range []string{s.Text, "before " + s.Text + " after\nnext line", "a long way before " + s.Text + "\n" + s.Text, "a long way before " + s.Text + "', '" + s.Text} {
 			got := r.String(text)
 			if strings.Contains(got, s.Secret) {
 				t.Errorf("%s: left in %q", s.Name, got)
@@ -42,7 +44,7 @@ func TestJSONStaysJSON(t *testing.T) {
 	r := newTest(t, false)
 	for _, s := range redacttest.Secrets() {
 		raw, _ := jsonString(s.Text)
-		got, ok := r.JSON([]byte(`{"command":` + raw + `}`))
+		got, ok := r.JSON([]byte(`{"command":` + raw + `,"description":` + raw + `}`))
 		if !ok {
 			t.Errorf("%s: no longer JSON: %s", s.Name, got)
 		}
