@@ -242,7 +242,7 @@ func (r *Redactor) allowed(ru *rule, s, secret string, mStart, mEnd int) bool {
 // bytes before it (its name part takes 50 at most) and (nearly always)
 // ends within windowAfter bytes after it.
 const (
-	windowBefore = 64
+	windowBefore = 50
 	windowAfter  = 256
 )
 
