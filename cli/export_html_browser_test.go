@@ -91,8 +91,9 @@ func words(text string) []string {
 // session (10,000 events) must paint its first screen within 2 s, and a
 // screenshot at 1280×800 must be a picture.
 func TestHTMLPagesInBrowser(t *testing.T) {
+	// Not parallel: a browser and a 10,000-event export would slow the
+	// timing-sensitive tests that run in parallel.
 	browser := chromium(t)
-	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	var pages []pageCase

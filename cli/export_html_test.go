@@ -190,7 +190,8 @@ func TestExportHTMLDemo(t *testing.T) {
 // TestExportHTMLLongSize: a 10,000-event session's page is at most 1.5
 // times its jsonl export.
 func TestExportHTMLLongSize(t *testing.T) {
-	t.Parallel()
+	// Not parallel: a 10,000-event export would slow the timing-sensitive
+	// tests that run in parallel.
 	info, base := longSessionDaemon(t, 7, fakedaemon.LongSession{Events: 10000, Seed: 3})
 	dir := t.TempDir()
 	page, jsonl := filepath.Join(dir, "long.html"), filepath.Join(dir, "long.jsonl")
