@@ -239,8 +239,7 @@ func (h *HTMLWriter) assistant(it *events.Item) {
 	}
 }
 
-// collapseOver: an output longer than this many lines or bytes starts
-// collapsed (every view shows a long output's head only).
+// An output of more lines or bytes than these starts collapsed (every view shows a long output's head only).
 const (
 	collapseLines = 12
 	collapseBytes = 2000
@@ -258,8 +257,11 @@ func (h *HTMLWriter) tool(it *events.Item) {
 	case out != events.OutcomeOK:
 		class = "other"
 	}
-	mark := map[bool]string{true: "✗", false: "✓"}[out.Failed()]
-	if class == "other" {
+	mark := "✓"
+	switch class {
+	case "fail":
+		mark = "✗"
+	case "other":
 		mark = "•"
 	}
 	fmt.Fprintf(b, `<article class="i t %s" id="e%d"><div class="h"><span class="st">%s</span><b>`, class, h.n, mark)
@@ -279,7 +281,12 @@ func (h *HTMLWriter) tool(it *events.Item) {
 		status += ", exit " + strconv.Itoa(*cr.ExitCode)
 	}
 	if out != events.OutcomeOK {
-		fmt.Fprintf(b, `<span class="x%s">%s</span>`, map[bool]string{true: " bad", false: ""}[out.Failed()], status)
+		if out.Failed() {
+			b.WriteString(`<span class="bad">`)
+		} else {
+			b.WriteString("<span>")
+		}
+		b.WriteString(status + "</span>")
 	}
 	if t.Pruned {
 		b.WriteString(`<span>pruned from context</span>`)
