@@ -86,6 +86,7 @@ func writeSeededSession(t *testing.T, path string) {
 // --no-redact keeps them (so the check can fail).
 func TestImportHTMLRedacted(t *testing.T) {
 	t.Parallel()
+	t.Cleanup(func() { waitHighlightClock(t) })
 	dir := t.TempDir()
 	src := filepath.Join(dir, "seeded.jsonl")
 	writeSeededSession(t, src)
@@ -150,6 +151,7 @@ func TestImportHTMLRedacted(t *testing.T) {
 // TestImportHTMLEmails: e-mail addresses go only with --redact-emails.
 func TestImportHTMLEmails(t *testing.T) {
 	t.Parallel()
+	t.Cleanup(func() { waitHighlightClock(t) })
 	src := filepath.Join(t.TempDir(), "mail.jsonl")
 	if err := os.WriteFile(src, []byte(`{"type":"user","message":{"role":"user","content":"write to jane.doe@example.org"},"uuid":"u1","timestamp":"2026-03-01T09:00:00Z","sessionId":"s"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -192,6 +194,7 @@ func TestExportHTMLDemo(t *testing.T) {
 func TestExportHTMLLongSize(t *testing.T) {
 	// Not parallel: a 10,000-event export would slow the timing-sensitive
 	// tests that run in parallel.
+	t.Cleanup(func() { waitHighlightClock(t) })
 	info, base := longSessionDaemon(t, 7, fakedaemon.LongSession{Events: 10000, Seed: 3})
 	dir := t.TempDir()
 	page, jsonl := filepath.Join(dir, "long.html"), filepath.Join(dir, "long.jsonl")
