@@ -17,21 +17,37 @@ func runImport(ctx context.Context, env Env, args []string) error {
 	from := fs.String("from", "", "the file's kind (detected when absent): "+kindNames())
 	chat := fs.String("chat", "", "pynchy: the chat (jid) to import when the file holds several")
 	session := fs.String("session", "", "attocode: the session id to import (default: the newest)")
-	format := fs.String("format", "jsonl", "output: jsonl, json or md")
+	format := fs.String("format", "jsonl", "output: jsonl, json, md or html (one page to share, secrets taken out)")
 	full := fs.Bool("full", false, "md: print tool outputs whole instead of shortened")
 	noThinking := noThinkingFlag(fs)
+	of := registerOutFlags(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
+	if err := oneOf("format", *format, exportFormats()...); err != nil {
 		return err
 	}
 	if err := fromFlag(*from); err != nil {
 		return err
 	}
-	w := transcript.NewWriter(env.Stdout, *format, fileTitle(pos[0]), transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking})
-	return importTo(ctx, env, pos[0], *from, ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}, w)
+	if err := of.check(); err != nil {
+		return err
+	}
+	opts := ingest.Options{Chat: *chat, Session: *session, Stdin: env.Stdin}
+	head := transcript.HTMLOptions{System: *from}
+	if *format == "html" && head.System == "" && pos[0] != registry.Stdin {
+		// The page names the file's kind: sniffed here, as the import will.
+		if s, k, err := registry.Choose(pos[0], "", opts); err == nil {
+			s.Close()
+			head.System = k.Name
+		}
+	}
+	out, err := of.openExport(env, *format, fileTitle(pos[0]), head, transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking})
+	if err != nil {
+		return err
+	}
+	return out.close(importTo(ctx, env, pos[0], *from, opts, out.w))
 }
 
 // importTo reads the transcript file at path and writes it to w as it is

@@ -255,15 +255,19 @@ func runExport(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "export")
 	var c conn
 	c.register(fs)
-	format := fs.String("format", "md", "output format: md, json or jsonl (json and jsonl hold every text whole)")
+	format := fs.String("format", "md", "output format: md, json, jsonl (json and jsonl hold every text whole) or html (one page to share, secrets taken out)")
 	full := fs.Bool("full", false, "md: quote every tool output whole (by default long ones are cut, with a marker)")
 	noThinking := noThinkingFlag(fs)
 	untilIdle := fs.Bool("until-idle", false, "wait for the current run to end before exporting")
+	of := registerOutFlags(fs)
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	if err := oneOf("format", *format, "md", "json", "jsonl"); err != nil {
+	if err := oneOf("format", *format, exportFormats()...); err != nil {
+		return err
+	}
+	if err := of.check(); err != nil {
 		return err
 	}
 	b, task, err := c.streamTarget(ctx, env, pos[0])
@@ -271,13 +275,22 @@ func runExport(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	md := transcript.MarkdownOptions{Full: *full, NoThinking: *noThinking}
+	out, err := of.openExport(env, *format, task.Name, transcript.HTMLOptions{System: b.Name(), Cwd: task.Cwd}, md)
+	if err != nil {
+		return err
+	}
+	return out.close(export(ctx, env, b, task, out.w, *untilIdle))
+}
+
+// export follows the session and writes it to w as it settles.
+func export(ctx context.Context, env Env, b client.Backend, task events.Task, w transcript.Writer, untilIdle bool) error {
 	// A long session's texts wait in a spill file, not the heap, until
 	// they are written; the file goes when the export ends.
 	sp := spill.Open(task.ID)
 	defer sp.Close()
-	lo := exportLiveOpts(*untilIdle)
+	lo := exportLiveOpts(untilIdle)
 	lo.spill = sp
-	ex := &exportStream{w: transcript.NewWriter(env.Stdout, *format, task.Name, md)}
+	ex := &exportStream{w: w}
 	lo.onUpdate = func(s liveStep) error { return ex.settled(s.tl) }
 	tl, err := followLive(ctx, env, b, task, lo)
 	saySpillErr(env, tl)
