@@ -15,7 +15,7 @@ func TestFlagsSpeltAsReadmeDoes(t *testing.T) {
 		want string
 	}{
 		{[]string{"export", "x", "--formt", "md"}, "flag provided but not defined: --formt (did you mean --format?)"},
-		{[]string{"export", "x", "--format", "markdown", "--url", "http://127.0.0.1:1"}, `--format must be one of json, jsonl, md, not "markdown" (did you mean md?)`},
+		{[]string{"export", "x", "--format", "markdown", "--url", "http://127.0.0.1:1"}, `--format must be one of html, json, jsonl, md, not "markdown" (did you mean md?)`},
 		{[]string{"demo", "--speed", "fast"}, `invalid value "fast" for flag --speed`},
 		{[]string{"tail", "x", "--url"}, "flag needs an argument: --url"},
 	} {
@@ -44,7 +44,7 @@ func TestFlagValuesFromUsage(t *testing.T) {
 		}
 	}
 	out := run(t, "", "completion", "bash").stdout
-	if !strings.Contains(out, `-format|--format) COMPREPLY=($(compgen -W "md json jsonl"`) {
+	if !strings.Contains(out, `-format|--format) COMPREPLY=($(compgen -W "md json jsonl html"`) {
 		t.Errorf("bash completion lacks --format's values:\n%s", out)
 	}
 }
