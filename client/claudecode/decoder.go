@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perch-tui/perch/client/anthropic"
 	"github.com/perch-tui/perch/client/normalize"
@@ -74,11 +75,17 @@ type Decoder struct {
 	// runUsage is the usage this run's replies carried (each counted in
 	// the totals once), so that the result line adds only the rest.
 	runUsage events.Usage
+	// model is the model the last reply named (a ModelLoaded event says
+	// so when it changes).
+	model string
+	// lineAt is the time of the line being read (zero without one).
+	lineAt time.Time
 }
 
 // turn is one assistant message.
 type turn struct {
 	id        string
+	at        time.Time // its first line's time
 	blocks    []json.RawMessage
 	parts     []normalize.Content // the blocks read, one each
 	usage     anthropic.UsageMax
@@ -115,6 +122,31 @@ func (d *Decoder) DecodeAt(pos string, raw []byte) []events.Event {
 	if o == nil {
 		return []events.Event{anthropic.BadRecord(pos, raw, why)}
 	}
+	// A session file's lines carry when they were written: what a line
+	// gives is dated by it (a view's time span, an item's time), a reply
+	// by its first line.
+	d.lineAt, _ = time.Parse(time.RFC3339Nano, normalize.StrField(o, "timestamp"))
+	out := d.line(pos, raw, o)
+	if len(out) == 0 {
+		return out
+	}
+	for i := range out {
+		if out[i].Created.IsZero() {
+			out[i].Created = d.lineAt
+		}
+	}
+	// The model that answered, once and again when it changes.
+	if normalize.StrField(o, "type") == "assistant" && !isSynthetic(o) {
+		if m := normalize.StrField(normalize.AsObjectShared(o["message"]), "model"); m != "" && m != d.model {
+			d.model = m
+			out = append([]events.Event{{Kind: events.KindModelLoaded, Model: m, Created: out[0].Created}}, out...)
+		}
+	}
+	return out
+}
+
+// line decodes one parsed line.
+func (d *Decoder) line(pos string, raw []byte, o normalize.Object) []events.Event {
 	switch typ := normalize.StrField(o, "type"); typ {
 	case "system":
 		return d.system(pos, o)
@@ -239,6 +271,9 @@ func (d *Decoder) assistant(pos string, raw []byte, o normalize.Object) []events
 		return out // the stream already gave this message whole
 	}
 	d.open = t
+	if t.at.IsZero() {
+		t.at = d.lineAt
+	}
 	t.merge(contentList(m["content"]))
 	t.usage.Merge(m["usage"])
 	if s := normalize.StrField(m, "stop_reason"); s != "" {
@@ -321,6 +356,9 @@ func (d *Decoder) form(t *turn, final bool) []events.Event {
 	}
 	ev.StopReason = t.stop
 	ev.Incomplete = t.incomplete
+	if ev.Created.IsZero() {
+		ev.Created = t.at
+	}
 	d.tools.Note(ev.ToolCalls)
 	d.tasks.note(ev.ToolCalls)
 	d.todos.note(ev.ToolCalls)

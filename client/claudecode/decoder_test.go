@@ -435,3 +435,34 @@ func TestNotTheUsersWords(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestModelAndTimeFromLines: a session file's reply names its model (said
+// once, for the views' heading) and its lines their time (the items'
+// times, an export's time span).
+func TestModelAndTimeFromLines(t *testing.T) {
+	d := NewDecoder()
+	var evs []events.Event
+	for _, l := range []string{
+		`{"type":"user","timestamp":"2026-12-07T02:00:00.000Z","message":{"role":"user","content":"hi"}}`,
+		`{"type":"assistant","timestamp":"2026-12-07T02:00:05.500Z","message":{"id":"m1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"hello"}],"stop_reason":"end_turn"}}`,
+		`{"type":"assistant","timestamp":"2026-12-07T02:00:09.000Z","message":{"id":"m2","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"again"}],"stop_reason":"end_turn"}}`,
+	} {
+		evs = append(evs, d.Decode([]byte(l))...)
+	}
+	evs = append(evs, d.Flush()...)
+	models := 0
+	for _, e := range evs {
+		if e.Kind == events.KindModelLoaded {
+			models++
+			if e.Model != "claude-sonnet-4-5" {
+				t.Errorf("model %q", e.Model)
+			}
+		}
+		if e.Created.IsZero() {
+			t.Errorf("%v event without its line's time", e.Kind)
+		}
+	}
+	if models != 1 {
+		t.Errorf("%d model events, want one", models)
+	}
+}

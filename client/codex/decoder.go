@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perch-tui/perch/client/normalize"
 	"github.com/perch-tui/perch/events"
@@ -73,6 +74,8 @@ type Decoder struct {
 	ends         map[string]commandEnd
 	unknown      []string
 	unknownShown bool
+	// model is the model the last turn_context named.
+	model string
 }
 
 // NewDecoder returns a decoder at the start of a file.
@@ -102,7 +105,17 @@ func (d *Decoder) decode(pos string, raw []byte) []events.Event {
 		return []events.Event{bad(pos, raw, why)}
 	}
 	if rolloutLine(o) {
-		return d.rollout(pos, o, raw)
+		out := d.rollout(pos, o, raw)
+		// A rollout's lines say when they were written: what a line gives
+		// is dated by it (a view's time span, an item's time).
+		if at, err := time.Parse(time.RFC3339Nano, normalize.StrField(o, "timestamp")); err == nil {
+			for i := range out {
+				if out[i].Created.IsZero() {
+					out[i].Created = at
+				}
+			}
+		}
+		return out
 	}
 	if m := normalize.AsObjectShared(o["msg"]); m != nil {
 		return d.legacy(pos, m)

@@ -227,3 +227,31 @@ func TestRolloutClasses(t *testing.T) {
 		})
 	}
 }
+
+// TestRolloutModelAndTime: a rollout's turn_context names the model (said
+// once, and again when it changes) and its lines their time.
+func TestRolloutModelAndTime(t *testing.T) {
+	d := NewDecoder()
+	var evs []events.Event
+	for _, l := range []string{
+		`{"timestamp":"2026-12-07T02:00:00.000Z","type":"session_meta","payload":{"id":"th-1","cwd":"/w"}}`,
+		`{"timestamp":"2026-12-07T02:00:01.000Z","type":"turn_context","payload":{"model":"gpt-5-codex","cwd":"/w"}}`,
+		`{"timestamp":"2026-12-07T02:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello"}]}}`,
+		`{"timestamp":"2026-12-07T02:00:03.000Z","type":"turn_context","payload":{"model":"gpt-5-codex","cwd":"/w"}}`,
+		`{"timestamp":"2026-12-07T02:00:04.000Z","type":"turn_context","payload":{"model":"gpt-5.5","cwd":"/w"}}`,
+	} {
+		evs = append(evs, d.Decode("", []byte(l))...)
+	}
+	var models []string
+	for _, e := range evs {
+		if e.Kind == events.KindModelLoaded {
+			models = append(models, e.Model)
+		}
+		if e.Created.IsZero() {
+			t.Errorf("%v event without its line's time", e.Kind)
+		}
+	}
+	if strings.Join(models, ",") != "gpt-5-codex,gpt-5.5" {
+		t.Errorf("models %v", models)
+	}
+}

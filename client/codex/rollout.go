@@ -22,7 +22,7 @@ import (
 // settings, the context Codex tracks, usage records that token_count
 // repeats.
 var rolloutSilent = map[string]bool{
-	"turn_context": true, "world_state": true, "token_usage_record": true,
+	"world_state": true, "token_usage_record": true,
 }
 
 // eventSilent are event_msg kinds perch does not show: the app's copies of
@@ -60,6 +60,14 @@ func (d *Decoder) rollout(pos string, o normalize.Object, raw []byte) []events.E
 		return d.eventMsg(pos, p)
 	case "compacted":
 		return []events.Event{notice(events.LevelInfo, events.NoticeContext, "Codex compacted the conversation.")}
+	case "turn_context":
+		// The turn's settings: only the model is news (once, and when it
+		// changes).
+		if m := normalize.StrField(p, "model"); m != "" && m != d.model {
+			d.model = m
+			return []events.Event{{Kind: events.KindModelLoaded, Model: m}}
+		}
+		return nil
 	}
 	if rolloutSilent[typ] {
 		return nil
