@@ -37,3 +37,23 @@ func TestStatusBarSaysHowTheLastRunEnded(t *testing.T) {
 		})
 	}
 }
+
+// A local CLI's session that waits for the user says so in the status
+// bar, with its reason, as the board does; where the source cannot tell
+// working from waiting, the bar says the union the source gives.
+func TestStatusBarSaysWaiting(t *testing.T) {
+	hs := newHarness(t, 120, 30, Config{TaskID: "task-1"})
+	hs.events(user("u1", "go"), runStart("r1", fixedNow))
+	task := events.Task{ID: "task-1", Status: events.StatusGenerating}
+	hs.taskList(task)
+	task.Status, task.WaitingFor = events.StatusWaiting, "permission prompt"
+	hs.taskList(task)
+	if line := ansi.Strip(hs.m.statusLine()); !strings.Contains(line, "waiting: permission prompt") || strings.Contains(line, "generating") {
+		t.Errorf("waiting on a permission prompt: status bar %q", line)
+	}
+	task.Status, task.WaitingFor, task.Detail = events.StatusGenerating, "", "working or waiting for approval"
+	hs.taskList(task)
+	if line := ansi.Strip(hs.m.statusLine()); !strings.Contains(line, "working or waiting for approval") {
+		t.Errorf("the honest union: status bar %q", line)
+	}
+}

@@ -151,7 +151,15 @@ func (m *Model) statusLine() string {
 			run = m.ch.Dim.Render("? last seen generating")
 			break
 		}
-		run = spinnerFrame(m.spin.frame) + " generating"
+		if m.task.Status == events.StatusWaiting {
+			// A local CLI says it waits for the user (a permission
+			// prompt, a question): the run is not over, and it needs you.
+			run = m.ch.Warn.Render("◆ waiting: " + oneLine(orString(m.task.WaitingFor, "your answer")))
+			break
+		}
+		// Where the source cannot tell working from waiting (Codex's
+		// files), the task's detail says the union, never a guess.
+		run = spinnerFrame(m.spin.frame) + " " + oneLine(orString(m.task.Detail, "generating"))
 		if !meta.RunStarted.IsZero() {
 			run += " " + humanDuration(m.now.Sub(meta.RunStarted))
 		}
