@@ -78,3 +78,47 @@ func BenchmarkRawRead(b *testing.B) {
 		cancel()
 	}
 }
+
+// BenchmarkSubscribeLargeFrames: maria's several-MB frames (a tool's
+// output), written whole or in pieces with a flush after each, as a
+// server that streams its writes sends them: r3labs' scanner looks for
+// the event's end from its start after every read it gets, so the reads'
+// size decides whether a large event costs its size or its square.
+func BenchmarkSubscribeLargeFrames(b *testing.B) {
+	const frames, size = 4, 8 << 20
+	payload := strings.Repeat("x", size)
+	for _, piece := range []int{4 << 10, 64 << 10, size} {
+		b.Run(fmt.Sprintf("piece=%dK", piece>>10), func(b *testing.B) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				sseHeaders(w)
+				for range frames {
+					io.WriteString(w, "event: maria\ndata: ")
+					for rest := payload; len(rest) > 0; {
+						k := min(len(rest), piece)
+						io.WriteString(w, rest[:k])
+						w.(http.Flusher).Flush()
+						rest = rest[k:]
+					}
+					io.WriteString(w, "\n\n")
+					w.(http.Flusher).Flush()
+				}
+				<-r.Context().Done()
+			}))
+			defer srv.Close()
+			b.SetBytes(frames * size)
+			for i := 0; i < b.N; i++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				n := 0
+				_ = Subscribe(ctx, testConfig(srv.URL), func(f events.Frame) {
+					if len(f.Data) != size {
+						b.Fatalf("frame of %d bytes", len(f.Data))
+					}
+					if n++; n == frames {
+						cancel()
+					}
+				}, nil)
+				cancel()
+			}
+		})
+	}
+}
