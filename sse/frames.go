@@ -115,6 +115,7 @@ func (t *tail) Read(p []byte) (int, error) {
 		copy(t.last[len(t.last)-n:], p[:n])
 	}
 	if n > 0 && t.act != nil {
+		t.act.partial.Store(!t.atEnd())
 		t.act.last.Store(time.Now().UnixNano())
 	}
 	if err != nil && t.err == nil {
@@ -123,14 +124,16 @@ func (t *tail) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// unfinished reports whether the source is done and its last event unfinished.
-func (t *tail) unfinished() bool {
-	if t.err == nil {
-		return false
-	}
+// atEnd reports whether the bytes so far end at an event's end (a blank
+// line, as r3labs' reader tells one).
+func (t *tail) atEnd() bool {
 	l := t.last
-	return !(l[1] == '\n' && l[2] == '\n' || l[1] == '\r' && l[2] == '\r' || string(l[:]) == "\n\r\n")
+	return l[1] == '\n' && l[2] == '\n' || l[1] == '\r' && l[2] == '\r' || string(l[:]) == "\n\r\n"
 }
+
+// unfinished reports whether the source is done and its last event
+// unfinished.
+func (t *tail) unfinished() bool { return t.err != nil && !t.atEnd() }
 
 // readEvents frames r with r3labs' EventStreamReader and hands each
 // event to fn, in order (fn picks those worth dispatching), until r ends, fn fails or an event is
@@ -141,6 +144,9 @@ func (t *tail) unfinished() bool {
 // the source has (a live stream). act, if not nil, follows the reads.
 func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) error) error {
 	src := &tail{r: r, act: act, fill: fill}
+	if act != nil {
+		act.partial.Store(false) // a new stream
+	}
 	// r3labs' split looks for an event's end from the start of what its
 	// scanner holds after every read, so a large event read in small
 	// pieces would cost the square of its size. A file is read in full
@@ -192,18 +198,32 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 	}
 }
 
-// Activity follows when a stream last received bytes, for a caller that
-// waits for it to go quiet: a large event can take longer to arrive than
-// a quiet window, and no frame shows while it does. Its zero value is
-// ready to use.
+// Activity follows a stream's incoming bytes, for a caller that waits for
+// it to go quiet: a large event can take longer to arrive than a quiet
+// window, and no frame shows while it does. Its zero value is ready to
+// use.
 type Activity struct {
-	last atomic.Int64 // unix nanoseconds of the last bytes read
+	last    atomic.Int64 // unix nanoseconds of the last bytes read
+	partial atomic.Bool  // the bytes read end inside an event
 }
 
-// Busy reports whether bytes arrived within the last d.
-func (a *Activity) Busy(d time.Duration) bool {
+// Quiet is how long no byte has come in and no event has been partly
+// received: 0 while one is, a very long time before the first byte.
+func (a *Activity) Quiet() time.Duration {
+	if a.partial.Load() {
+		return 0
+	}
 	last := a.last.Load()
-	return last != 0 && time.Since(time.Unix(0, last)) < d
+	if last == 0 {
+		return 1<<63 - 1
+	}
+	return max(time.Since(time.Unix(0, last)), 0)
+}
+
+// Busy reports whether an event is partly received or bytes arrived
+// within the last d.
+func (a *Activity) Busy(d time.Duration) bool {
+	return a.partial.Load() || a.Quiet() < d
 }
 
 // ReadFrames parses a server-sent-events stream (a recorded file, or any

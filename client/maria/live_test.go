@@ -797,48 +797,47 @@ func TestFollowFrames(t *testing.T) {
 	}
 }
 
-// TestFollowSaysWhatIsOnItsWay: Backlog. While an event is partly read
-// (the server pauses inside it) Follow says more is on its way, and says
-// nothing of the kind is before that event is in; once everything the
-// server sent is delivered, an update says nothing more is (on the last
-// events or on its own), soon, and not before the last event.
-func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
+// TestFollowHandsOverALiveFrameAtOnce: once the replay is in, a frame the
+// daemon writes reaches the consumer at once, not after a batch's wait.
+func TestFollowHandsOverALiveFrameAtOnce(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var rest time.Time // when the rest was written
-	srv := pausedInsideAnEvent(t, 500*time.Millisecond, func() {
-		mu.Lock()
-		rest = time.Now()
-		mu.Unlock()
-	})
+	synced := make(chan struct{})
+	var wrote atomic.Int64 // unix nanoseconds
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: maria\ndata: {\"id\":\"u0\",\"created\":1774598434766,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"replayed\"}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-synced:
+		case <-r.Context().Done():
+			return
+		}
+		wrote.Store(time.Now().UnixNano())
+		io.WriteString(w, "event: maria\ndata: {\"id\":\"u1\",\"created\":1774598434767,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"live\"}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
 	b := open(t, srv.URL+"/v1")
-	var last client.Backlog // of the last update before the rest was written
-	var wrote time.Time
-	f := follow(t, b, "t1", func(u client.Update, _ *followed) bool {
-		if u.Backlog == client.BacklogUnknown {
-			if len(u.Events) > 0 {
-				t.Error("an update with events says nothing of what follows")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(50 * time.Millisecond) }
+	var took time.Duration
+	once := false
+	follow(t, b, "t1", func(u client.Update, f *followed) bool {
+		if u.Synced && !once {
+			once = true
+			close(synced)
+		}
+		for _, ev := range u.Events {
+			if ev.Text == "live" {
+				took = time.Since(time.Unix(0, wrote.Load()))
+				return true
 			}
-			return false
 		}
-		mu.Lock()
-		wrote = rest
-		mu.Unlock()
-		if wrote.IsZero() {
-			last = u.Backlog
-			return false
-		}
-		return u.Backlog == client.BacklogNone
+		return false
 	})
-	if took := time.Since(wrote); took > 5*time.Second {
-		t.Errorf("nothing more was said %v after the last bytes", took)
-	}
-	if last != client.BacklogMore {
-		t.Errorf("while an event was partly read, the last update said %d, want BacklogMore", last)
-	}
-	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
-	if got := jsonl(t, f.tl); got != string(want) {
-		t.Fatalf("nothing more on its way before the last event was in:\n%s\nwant\n%s", got, want)
+	if took > time.Second {
+		t.Errorf("a live frame took %v to reach the consumer", took)
 	}
 }
 
