@@ -53,7 +53,7 @@ func fields(raw []byte) event {
 	var e event
 	lines := 0
 	for len(raw) > 0 {
-		i := bytes.IndexAny(raw, "\r\n")
+		i := lineEnd(raw)
 		line := raw
 		if i >= 0 {
 			line, raw = raw[:i], raw[i+1:]
@@ -84,6 +84,20 @@ func fields(raw []byte) event {
 	return e
 }
 
+// lineEnd is the index of the first CR or LF in b, or -1; a multi-MB data
+// line costs one pass of IndexByte, where IndexAny goes byte by byte.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	head := b
+	if lf >= 0 {
+		head = b[:lf]
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
+
 // tail remembers how a stream's bytes end, so that the event r3labs'
 // reader hands out at the end of a stream (it dispatches whatever is left
 // there as if it were whole) can be told from a complete one: the stream
@@ -106,6 +120,9 @@ func (t *tail) Read(p []byte) (int, error) {
 			err = io.EOF
 		}
 	} else {
+		if t.act != nil {
+			t.act.waiting.Store(true)
+		}
 		n, err = t.r.Read(p)
 	}
 	if n >= len(t.last) {
@@ -114,9 +131,12 @@ func (t *tail) Read(p []byte) (int, error) {
 		copy(t.last[:], t.last[n:])
 		copy(t.last[len(t.last)-n:], p[:n])
 	}
-	if n > 0 && t.act != nil {
-		t.act.partial.Store(!t.atEnd())
-		t.act.last.Store(time.Now().UnixNano())
+	if t.act != nil {
+		if n > 0 {
+			t.act.partial.Store(!t.atEnd())
+			t.act.last.Store(time.Now().UnixNano())
+		}
+		t.act.waiting.Store(false)
 	}
 	if err != nil && t.err == nil {
 		t.err = err
@@ -146,6 +166,7 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 	src := &tail{r: r, act: act, fill: fill}
 	if act != nil {
 		act.partial.Store(false) // a new stream
+		act.waiting.Store(false)
 	}
 	// r3labs' split looks for an event's end from the start of what its
 	// scanner holds after every read, so a large event read in small
@@ -200,17 +221,24 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 
 // Activity follows a stream's incoming bytes, for a caller that waits for
 // it to go quiet: a large event can take longer to arrive than a quiet
-// window, and no frame shows while it does. Its zero value is ready to
-// use.
+// window, and no frame shows while it does; one read whole can take
+// longer to frame, split and decode than the window, too. Its zero value
+// is ready to use.
 type Activity struct {
 	last    atomic.Int64 // unix nanoseconds of the last bytes read
 	partial atomic.Bool  // the bytes read end inside an event
+	// waiting: the stream's goroutine waits for bytes from the server;
+	// otherwise it is busy with what it read (framing it, handing an
+	// event over), or between connections.
+	waiting atomic.Bool
 }
 
-// Quiet is how long no byte has come in and no event has been partly
-// received: 0 while one is, a very long time before the first byte.
+// Quiet is how long no byte has come in while the stream's goroutine
+// waited for more, with no event partly received: 0 while one is, or
+// while that goroutine is busy with what it read; a very long time
+// before the first byte.
 func (a *Activity) Quiet() time.Duration {
-	if a.partial.Load() {
+	if a.partial.Load() || !a.waiting.Load() {
 		return 0
 	}
 	last := a.last.Load()
@@ -220,10 +248,10 @@ func (a *Activity) Quiet() time.Duration {
 	return max(time.Since(time.Unix(0, last)), 0)
 }
 
-// Busy reports whether an event is partly received or bytes arrived
-// within the last d.
+// Busy reports whether an event is partly received, the stream's
+// goroutine is busy with what it read, or bytes arrived within the last d.
 func (a *Activity) Busy(d time.Duration) bool {
-	return a.partial.Load() || a.Quiet() < d
+	return a.partial.Load() || !a.waiting.Load() || a.Quiet() < d
 }
 
 // ReadFrames parses a server-sent-events stream (a recorded file, or any

@@ -291,9 +291,10 @@ type follower struct {
 	live       bool       // a connection is open
 	synced     bool       // its replay is in
 	confirming bool       // a strict window passed once; a second look is due
-	armed      bool       // watchQuiet's timer is set
-	done       bool       // the stream returned: nothing more reaches on
-	last       time.Time  // when the last frame or state was handled
+	armed      bool       // watchQuiet's timer is set, for due
+	due        time.Time
+	done       bool      // the stream returned: nothing more reaches on
+	last       time.Time // when the last frame or state was handled
 }
 
 // deliver hands s to on, unless the follow ended. Called with mu held.
@@ -309,12 +310,17 @@ func (f *follower) waiting() bool { return f.live && (!f.synced || f.o.UntilIdle
 // touched records a frame or state and has watchQuiet look at the quiet
 // once it can have lasted the rule's window. The window runs from the
 // frame, not from the end of on: a consumer that works while the stream
-// is quiet (the UI drawing) does not push the end back by its work. A set
-// timer is not touched: it looks again when it fires.
+// is quiet (the UI drawing) does not push the end back by its work. A
+// timer already set is left alone (it looks again when it fires) unless
+// the window shrank (a run's end came): one wake-up per window, not per
+// frame.
 func (f *follower) touched() {
 	f.last = time.Now()
 	f.confirming = false
-	if !f.armed && f.waiting() {
+	if !f.waiting() {
+		return
+	}
+	if w, _ := f.rule.Quiet(); w > 0 && (!f.armed || f.last.Add(w).Before(f.due)) {
 		f.armed = true
 		select {
 		case f.poke <- struct{}{}:
@@ -399,7 +405,7 @@ func (f *follower) watchQuiet(wake <-chan struct{}) {
 		}
 		f.mu.Lock()
 		d := f.look()
-		f.armed = d > 0
+		f.armed, f.due = d > 0, time.Now().Add(d)
 		f.mu.Unlock()
 		if d > 0 {
 			t.Reset(d)

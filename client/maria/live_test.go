@@ -706,6 +706,75 @@ func statusServer(t *testing.T, log []byte, status func() string) (string, *atom
 	return srv.URL + "/v1", &gets
 }
 
+// TestFollowShortWindowAfterALateRunEnd: when a frame shortens the rule's
+// window (the run's end, with the daemon's word in), Synced follows the
+// short window from that frame, not the long one the stream was already
+// waiting for when the replay began.
+func TestFollowShortWindowAfterALateRunEnd(t *testing.T) {
+	t.Parallel()
+	log, err := os.ReadFile(corpus + "stream_a.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := &runEndRule{waiting: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-rule.waiting: // the long window is set
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(log)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return rule }
+	var last time.Time
+	var took time.Duration
+	follow(t, b, "t1", func(u client.Update, _ *followed) bool {
+		if len(u.Events) > 0 {
+			last = time.Now()
+		}
+		if u.Synced {
+			took = time.Since(last)
+		}
+		return u.Synced
+	})
+	if took > 10*time.Second {
+		t.Fatalf("synced %v after the run's end: the long window", took)
+	}
+}
+
+// runEndRule waits a minute for the replay's end, and 20 ms once the last
+// frame ends a run. waiting is closed once Follow looked at the quiet of
+// the connected stream before any frame (the second call of Quiet: the
+// first is the connection's own).
+type runEndRule struct {
+	QuietEnd
+	end     bool
+	calls   int
+	waiting chan struct{}
+}
+
+func (r *runEndRule) Decoded(kind events.Kind, evs []events.Event) {
+	r.QuietEnd.Decoded(kind, evs)
+	r.end = kind == events.KindPostConversation
+}
+
+func (r *runEndRule) Quiet() (time.Duration, bool) {
+	if r.calls++; r.calls == 2 {
+		close(r.waiting)
+	}
+	if r.end {
+		return 20 * time.Millisecond, true
+	}
+	return time.Minute, false
+}
+
 // TestFollowEvidenceAndUntilIdle: on an idle task whose replay ends a run,
 // Synced comes after the short window (the long one is a minute here);
 // with UntilIdle, Synced waits for the daemon to stop saying generating,
