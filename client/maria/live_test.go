@@ -940,3 +940,42 @@ func TestFollowHandsOverABurstWhole(t *testing.T) {
 		t.Errorf("the burst took %v to come through", took)
 	}
 }
+
+// TestFollowMultiMBOutputArrivesWhole: a replay whose last frame is a
+// 12 MiB tool output, written in pieces, reaches the consumer whole, and
+// the replay is not said to be in before it, even with a quiet window far
+// shorter than the frame takes to arrive and decode.
+func TestFollowMultiMBOutputArrivesWhole(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("12 MiB: slow under -race")
+	}
+	f, text := bigPost("head", "execute_command", randomText(12<<20, 4))
+	wire := []byte("event: maria\ndata: {\"id\":\"u0\",\"created\":1774598434766,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"go\"}}\n\nevent: " + f.Name + "\ndata: " + string(f.Data) + "\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for rest := wire; len(rest) > 0; {
+			k := min(len(rest), 256<<10)
+			w.Write(rest[:k])
+			w.(http.Flusher).Flush()
+			rest = rest[k:]
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(time.Millisecond) }
+	got := ""
+	follow(t, b, "t1", func(u client.Update, _ *followed) bool {
+		for _, ev := range u.Events {
+			if ev.Tool != nil && ev.Tool.Result != nil {
+				got = ev.Tool.Result.Text
+			}
+		}
+		return u.Synced
+	})
+	if got != text {
+		t.Fatalf("the output arrived as %d bytes of %d before the replay was said to be in", len(got), len(text))
+	}
+}
