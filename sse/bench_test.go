@@ -122,3 +122,29 @@ func BenchmarkSubscribeLargeFrames(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadFramesAfterLargeEvent: a recording whose first event is a
+// 16 MiB output, then small events (a streamed answer's few words, or
+// maria's few-KB frames): the large event grows r3labs' buffer for good,
+// and what was read past its end is searched again for every event in it.
+func BenchmarkReadFramesAfterLargeEvent(b *testing.B) {
+	for _, small := range []int{100, 5000} {
+		b.Run(fmt.Sprintf("small=%dB", small), func(b *testing.B) {
+			var body strings.Builder
+			body.WriteString("data: " + strings.Repeat("x", 16<<20) + "\n\n")
+			n := 0
+			for body.Len() < 32<<20 {
+				body.WriteString("data: " + strings.Repeat("y", small) + "\n\n")
+				n++
+			}
+			in := body.String()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				got := 0
+				if err := ReadFrames(strings.NewReader(in), func(events.Frame) error { got++; return nil }); err != nil || got != n+1 {
+					b.Fatalf("%d frames, %v", got, err)
+				}
+			}
+		})
+	}
+}

@@ -110,57 +110,100 @@ type tail struct {
 	act  *Activity
 	fill bool // read until p is full (a file: waiting costs nothing)
 	// since counts the bytes read since r3labs' reader last returned an
-	// event: about the size of the event in progress (see liveRead).
+	// event: about the size of the event in progress (see readMin).
 	since int
+	// pend[off:] was read from r and not yet handed out (see readMin).
+	pend []byte
+	off  int
 }
 
-// liveRead bounds a live stream's reads to what r3labs' split handles
-// in linear time. The split looks for an event's end in everything its
-// scanner holds, for each event it returns, and with each read while an
-// event is incomplete. Reads as large as its buffer (which grows to the
-// largest event) made it scan a replay's small events' whole buffer each
-// time; fixed small reads would make it rescan a large event once per
-// read. A read gets at most liveRead bytes, or as many as were read since
-// the last event was returned, so a large event comes in reads that
-// double, and small events meet a small buffer. On a 10,000-event maria
-// replay (maria's BenchmarkReplayRawStream, processor time of 11 replays
-// with the fake daemon's setup) uncapped reads cost 3.9-4.1 s, 16 or 32 KiB
-// 3.5-3.6 s, the hand-written framing this replaced 3.4 s; 8 MiB events
-// keep their speed (BenchmarkSubscribeLargeFrames).
-const liveRead = 32 << 10
+// readMin bounds the reads r3labs' reader gets, so that its split works in
+// linear time. The split looks for an event's end in everything its
+// scanner holds, once for each event it returns and once after each read
+// while an event is incomplete. So a read never hands it more than up to
+// the first blank line in it (the rest is handed out by the next reads):
+// a replay read in megabytes, or what was read past a large event's end,
+// would otherwise be searched again for each of its events (a recording
+// of a 16 MiB output and then 16 MiB of 100-byte events took 497 s, of
+// 5 KB events 4.6 s). And a read gets at most readMin bytes, or as many
+// as were read since the last event was returned, so that a large event
+// comes in reads that double instead of being searched again after each
+// of many small ones (BenchmarkSubscribeLargeFrames). 32 KiB: on maria's
+// 10,000-event replay uncapped reads cost 3.9-4.1 s of processor time for
+// 11 replays with the fake daemon's setup, 16 or 32 KiB 3.5-3.6 s.
+const readMin = 32 << 10
 
 func (t *tail) Read(p []byte) (int, error) {
+	p = p[:min(len(p), max(readMin, t.since))]
 	var n int
-	var err error
-	if t.fill {
-		n, err = io.ReadFull(t.r, p)
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
+	if t.off < len(t.pend) {
+		n = firstBlank(p[:copy(p, t.pend[t.off:])])
+		t.off += n
+		if t.off == len(t.pend) && cap(t.pend) > readMin {
+			t.pend = nil // what a large read left behind
 		}
 	} else {
-		if t.act != nil {
-			t.act.waiting.Store(true)
+		var err error
+		if t.fill {
+			n, err = io.ReadFull(t.r, p)
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+		} else {
+			if t.act != nil {
+				t.act.waiting.Store(true)
+			}
+			n, err = t.r.Read(p)
 		}
-		n, err = t.r.Read(p[:min(len(p), max(liveRead, t.since))])
-		t.since += n
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		if t.act != nil {
+			if n > 0 {
+				t.act.last.Store(time.Now().UnixNano())
+			}
+			t.act.waiting.Store(false)
+		}
+		// Hand out up to the first blank line, the rest later: see readMin.
+		k := firstBlank(p[:n])
+		t.pend, t.off = append(t.pend[:0], p[k:n]...), 0
+		n = k
 	}
+	t.since += n
 	if n >= len(t.last) {
 		copy(t.last[:], p[n-len(t.last):n])
 	} else if n > 0 {
 		copy(t.last[:], t.last[n:])
 		copy(t.last[len(t.last)-n:], p[:n])
 	}
-	if t.act != nil {
-		if n > 0 {
-			t.act.partial.Store(!t.atEnd())
-			t.act.last.Store(time.Now().UnixNano())
-		}
-		t.act.waiting.Store(false)
+	if t.act != nil && n > 0 {
+		t.act.partial.Store(!t.atEnd())
 	}
-	if err != nil && t.err == nil {
-		t.err = err
+	if t.off < len(t.pend) {
+		return n, nil
 	}
-	return n, err
+	return n, t.err
+}
+
+// firstBlank is the length of b up to and including its first blank line
+// (as r3labs' reader tells one: LF LF, CR CR, LF CR LF), or len(b). Where
+// a read is cut is only a read's size: r3labs' reader still finds the
+// events, and a blank line split across two reads only makes a read
+// longer.
+func firstBlank(b []byte) int {
+	end := len(b)
+	if i := bytes.Index(b, []byte("\n\n")); i >= 0 {
+		end = i + 2
+	}
+	// A stream of CR or CRLF line ends: looked for only before the first
+	// LF LF, so that each byte is looked at a bounded number of times.
+	if i := bytes.Index(b[:end], []byte("\r\r")); i >= 0 {
+		end = i + 2
+	}
+	if i := bytes.Index(b[:end], []byte("\n\r\n")); i >= 0 {
+		end = min(end, i+3)
+	}
+	return end
 }
 
 // atEnd reports whether the bytes so far end at an event's end (a blank
@@ -170,9 +213,9 @@ func (t *tail) atEnd() bool {
 	return l[1] == '\n' && l[2] == '\n' || l[1] == '\r' && l[2] == '\r' || string(l[:]) == "\n\r\n"
 }
 
-// unfinished reports whether the source is done and its last event
-// unfinished.
-func (t *tail) unfinished() bool { return t.err != nil && !t.atEnd() }
+// unfinished reports whether the source is done, everything read was
+// handed out, and the last event is unfinished.
+func (t *tail) unfinished() bool { return t.err != nil && t.off == len(t.pend) && !t.atEnd() }
 
 // readEvents frames r with r3labs' EventStreamReader and hands each
 // event to fn, in order (fn picks those worth dispatching), until r ends, fn fails or an event is
