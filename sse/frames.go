@@ -47,8 +47,7 @@ func (e *event) content() bool {
 // way the spec (and r3labs' own client) does: lines end at CR or LF, a
 // field is its name up to the first colon with one following space
 // dropped, several data lines are joined by LF, comments and unknown
-// fields are ignored. It copies the data once; a single data line (every
-// server perch follows sends one) is copied as it lies.
+// fields are ignored. It copies the data once.
 func fields(raw []byte) event {
 	var e event
 	lines := 0
@@ -68,10 +67,12 @@ func fields(raw []byte) event {
 		case "data":
 			if lines > 0 {
 				e.data = append(e.data, '\n')
-			} else {
-				e.data = make([]byte, 0, len(value)) // most events have one data line
 			}
+			// Not make and copy: make clears what the copy overwrites.
 			e.data = append(e.data, value...)
+			if e.data == nil {
+				e.data = []byte{}
+			}
 			lines++
 		case "event":
 			e.name = string(value)
