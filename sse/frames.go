@@ -276,12 +276,23 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 			held, holding = append(held[:0], raw...), true
 			continue
 		}
+		big := len(raw) >= bigEvent
 		e := fields(raw)
 		if err := fn(&e); err != nil {
 			return err
 		}
+		if big && src.atEnd() {
+			// r3labs' reader keeps a buffer as large as the largest event
+			// for good. It holds nothing now (no read goes past a blank
+			// line), so a new one goes on where it stopped.
+			rd = r3.NewEventStreamReader(src, max)
+		}
 	}
 }
+
+// bigEvent is the size from which the reader of an event is replaced
+// after it (see readEvents): a 30 MiB tool output left 32 MiB behind.
+const bigEvent = 1 << 20
 
 // Activity follows a stream's incoming bytes, for a caller that waits for
 // it to go quiet: a large event can take longer to arrive than a quiet
