@@ -3,7 +3,8 @@
 // and measures, as whole processes and in a real terminal (tmux), how
 // perch compares with baselines taken in the same run: curl reading the
 // same stream, curl fetching the task list, a shell printing a line, cat
-// echoing keys. The suna scenario serves the fake Suna API's 20,000-frame
+// echoing keys, a bare Bubble Tea program idling beside the TUI (the
+// benchmark runs it itself: perch-bench bare-tea). The suna scenario serves the fake Suna API's 20,000-frame
 // run in this process and compares perch export --backend suna
 // --until-idle, and perch attach in tmux until the run's final reply is on
 // the screen, with curl reading the run's stream.
