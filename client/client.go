@@ -151,33 +151,7 @@ type Update struct {
 	// first full paint is due. It may be set on several updates (after
 	// each reconnect).
 	Synced bool
-	// Backlog says whether more of the stream is already on its way to
-	// the consumer as this update is handed over: bytes read and not yet
-	// decoded, an event partly received, events decoding. A consumer that
-	// shows the stream (the TUI) holds its batch while more is on its way
-	// and draws at once when nothing is, instead of guessing the end of a
-	// burst (a replay) from timing. The zero value, BacklogUnknown, says
-	// nothing: a backend that cannot tell cheaply leaves it. An update
-	// may carry only a Backlog (no events): the word that what an earlier
-	// one said was on its way is all in.
-	Backlog Backlog
 }
-
-// Backlog is what a backend knows of the stream behind an Update.
-type Backlog uint8
-
-const (
-	// BacklogUnknown: the backend does not say (consumers keep their
-	// timing rules).
-	BacklogUnknown Backlog = iota
-	// BacklogNone: nothing more has been read: the next update waits for
-	// the server. The end of a replay is the last update with it, but not
-	// every update with it is that end (the reader may just have caught
-	// up with the server).
-	BacklogNone
-	// BacklogMore: more is already read or decoding, and follows at once.
-	BacklogMore
-)
 
 // Message is a follow-up as the user wrote it.
 type Message struct {
@@ -220,7 +194,8 @@ type Backend interface {
 	// Follow delivers the session's history and then its live events to
 	// on, in order, reconnecting by itself, until ctx ends (it then
 	// returns ctx.Err()) or the server refuses for good. on is called
-	// from one goroutine and must not block for long.
+	// one call at a time, never concurrently, and never after Follow
+	// returns; while it runs the stream waits (backpressure).
 	Follow(ctx context.Context, sessionID string, on func(Update)) error
 	// Send posts a follow-up. Its error says what became of the message
 	// for perch's outbox: marked Retryable (certainly not delivered, a

@@ -36,7 +36,7 @@ type FollowOptions struct {
 // FollowOptions.Frames, the wire frame it was decoded from.
 type Step struct {
 	Update
-	// Frame is the wire frame of this step (nil for a state, Synced or
-	// Backlog step, and without FollowOptions.Frames).
+	// Frame is the wire frame of this step (nil for a state or Synced step,
+	// and without FollowOptions.Frames).
 	Frame *events.Frame
 }

@@ -1,10 +1,15 @@
 package sse
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
+
+	r3 "github.com/r3labs/sse/v2"
 
 	"github.com/perch-tui/perch/events"
 )
@@ -24,193 +29,326 @@ var ErrTruncated = errors.New("stream ends inside an event (truncated); the inco
 // can't be read past it.
 var ErrEventTooLarge = fmt.Errorf("an event is larger than %d MiB", MaxEventBytes>>20)
 
-// takeAbove is the size from which a data line is handed to its frame as
-// it lies in the read buffer, instead of being copied out of it.
-const takeAbove = 256 << 10
+// event is one event's fields, as the spec defines them.
+type event struct {
+	name  string
+	data  []byte // its own copy: the reader's buffer is reused
+	id    []byte // valid until the next read
+	hasID bool   // an id field, even an empty one (which resets the last id)
+	retry []byte // valid until the next read
+}
 
-// ReadFrames parses a server-sent-events stream (a recorded file, or any
-// reader) and calls fn for each complete event, following the WHATWG rules:
-// `event:`/`data:` fields, several data lines joined by "\n", comments and
-// `id:`/`retry:` ignored, LF, CRLF or CR line ends, a leading BOM. An event
-// is complete only at its blank line, so a truncated tail is dropped and
-// reported as ErrTruncated. An event larger than MaxEventBytes stops the read
-// with ErrEventTooLarge. fn's error stops the read and is returned.
-//
-// Each frame's data is its own: a large data line (a tool output) is handed
-// over in the buffer it was read into, not copied, and the reader moves on
-// in a new buffer. So an event costs about its size once while fn runs, and
-// nothing after fn drops the frame.
-func ReadFrames(r io.Reader, fn func(events.Frame) error) error {
-	lr := &lineReader{r: r, buf: make([]byte, readRoom), max: MaxEventBytes}
-	var (
-		name    string
-		data    bytes.Buffer // small data lines, joined
-		big     []byte       // a large data line taken from the reader (then the data so far)
-		hasData bool
-		pending bool // any field seen since the last dispatch
-		size    int  // bytes of the event so far, line ends included
-		first   = true
-	)
+// content: the event carries a field worth dispatching (r3labs' rule).
+func (e *event) content() bool {
+	return len(e.id) > 0 || len(e.data) > 0 || e.name != "" || len(e.retry) > 0
+}
+
+// fields splits one event, as r3labs' reader framed it, into its fields the
+// way the spec (and r3labs' own client) does: lines end at CR or LF, a
+// field is its name up to the first colon with one following space
+// dropped, several data lines are joined by LF, comments and unknown
+// fields are ignored. It copies the data once.
+func fields(raw []byte) event {
+	var e event
+	lines := 0
+	for len(raw) > 0 {
+		i := lineEnd(raw)
+		line := raw
+		if i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		name, value, found := bytes.Cut(line, []byte(":"))
+		if found && len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(name) {
+		case "data":
+			if lines > 0 {
+				e.data = append(e.data, '\n')
+			}
+			// Not make and copy: make clears what the copy overwrites.
+			e.data = append(e.data, value...)
+			if e.data == nil {
+				e.data = []byte{}
+			}
+			lines++
+		case "event":
+			e.name = string(value)
+		case "id":
+			e.id, e.hasID = value, true
+		case "retry":
+			e.retry = value
+		}
+	}
+	return e
+}
+
+// lineEnd is the index of the first CR or LF in b, or -1; a multi-MB data
+// line costs one pass of IndexByte, where IndexAny goes byte by byte.
+func lineEnd(b []byte) int {
+	lf := bytes.IndexByte(b, '\n')
+	head := b
+	if lf >= 0 {
+		head = b[:lf]
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
+
+// tail remembers how a stream's bytes end, so that the event r3labs'
+// reader hands out at the end of a stream (it dispatches whatever is left
+// there as if it were whole) can be told from a complete one: the stream
+// ends at an event's end only when its last bytes are a blank line. It
+// also stamps the time of every read for Activity.
+type tail struct {
+	r    io.Reader
+	last [3]byte // the stream's last bytes, most recent last
+	err  error   // the source's error, once it returned one
+	act  *Activity
+	fill bool // read until p is full (a file: waiting costs nothing)
+	// since counts the bytes read since r3labs' reader last returned an
+	// event: about the size of the event in progress (see readMin).
+	since int
+	// pend[off:] was read from r and not yet handed out (see readMin).
+	pend []byte
+	off  int
+}
+
+// readMin bounds the reads r3labs' reader gets, so that its split works in
+// linear time. The split looks for an event's end in everything its
+// scanner holds, once for each event it returns and once after each read
+// while an event is incomplete. So a read never hands it more than up to
+// the first blank line in it (the rest is handed out by the next reads):
+// a replay read in megabytes, or what was read past a large event's end,
+// would otherwise be searched again for each of its events (a recording
+// of a 16 MiB output and then 16 MiB of 100-byte events took 497 s, of
+// 5 KB events 4.6 s). And a read gets at most readMin bytes, or as many
+// as were read since the last event was returned, so that a large event
+// comes in reads that double instead of being searched again after each
+// of many small ones (BenchmarkSubscribeLargeFrames). 32 KiB: on maria's
+// 10,000-event replay uncapped reads cost 3.9-4.1 s of processor time for
+// 11 replays with the fake daemon's setup, 16 or 32 KiB 3.5-3.6 s.
+const readMin = 32 << 10
+
+func (t *tail) Read(p []byte) (int, error) {
+	p = p[:min(len(p), max(readMin, t.since))]
+	var n int
+	if t.off < len(t.pend) {
+		n = firstBlank(p[:copy(p, t.pend[t.off:])])
+		t.off += n
+		if t.off == len(t.pend) && cap(t.pend) > readMin {
+			t.pend = nil // what a large read left behind
+		}
+	} else {
+		var err error
+		if t.fill {
+			n, err = io.ReadFull(t.r, p)
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+		} else {
+			if t.act != nil {
+				t.act.waiting.Store(true)
+			}
+			n, err = t.r.Read(p)
+		}
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		if t.act != nil {
+			if n > 0 {
+				t.act.last.Store(time.Now().UnixNano())
+			}
+			t.act.waiting.Store(false)
+		}
+		// Hand out up to the first blank line, the rest later: see readMin.
+		k := firstBlank(p[:n])
+		t.pend, t.off = append(t.pend[:0], p[k:n]...), 0
+		n = k
+	}
+	t.since += n
+	if n >= len(t.last) {
+		copy(t.last[:], p[n-len(t.last):n])
+	} else if n > 0 {
+		copy(t.last[:], t.last[n:])
+		copy(t.last[len(t.last)-n:], p[:n])
+	}
+	if t.act != nil && n > 0 {
+		t.act.partial.Store(!t.atEnd())
+	}
+	if t.off < len(t.pend) {
+		return n, nil
+	}
+	return n, t.err
+}
+
+// firstBlank is the length of b up to and including its first blank line
+// (as r3labs' reader tells one: LF LF, CR CR, LF CR LF), or len(b). Where
+// a read is cut is only a read's size: r3labs' reader still finds the
+// events, and a blank line split across two reads only makes a read
+// longer.
+func firstBlank(b []byte) int {
+	end := len(b)
+	if i := bytes.Index(b, []byte("\n\n")); i >= 0 {
+		end = i + 2
+	}
+	// A stream of CR or CRLF line ends: looked for only before the first
+	// LF LF, so that each byte is looked at a bounded number of times.
+	if i := bytes.Index(b[:end], []byte("\r\r")); i >= 0 {
+		end = i + 2
+	}
+	if i := bytes.Index(b[:end], []byte("\n\r\n")); i >= 0 {
+		end = min(end, i+3)
+	}
+	return end
+}
+
+// atEnd reports whether the bytes so far end at an event's end (a blank
+// line, as r3labs' reader tells one).
+func (t *tail) atEnd() bool {
+	l := t.last
+	return l[1] == '\n' && l[2] == '\n' || l[1] == '\r' && l[2] == '\r' || string(l[:]) == "\n\r\n"
+}
+
+// unfinished reports whether the source is done, everything read was
+// handed out, and the last event is unfinished.
+func (t *tail) unfinished() bool { return t.err != nil && t.off == len(t.pend) && !t.atEnd() }
+
+// readEvents frames r with r3labs' EventStreamReader and hands each
+// event to fn, in order (fn picks those worth dispatching), until r ends, fn fails or an event is
+// larger than max. A clean end is nil; an end inside an event is
+// ErrTruncated (that event is dropped); an event too large is
+// ErrEventTooLarge; a read error is returned as it is. With fill, r is
+// read until each read is full (a file); otherwise each read returns what
+// the source has (a live stream). act, if not nil, follows the reads.
+func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) error) error {
+	src := &tail{r: r, act: act, fill: fill}
+	if act != nil {
+		act.partial.Store(false) // a new stream
+		act.waiting.Store(false)
+	}
+	// r3labs' split looks for an event's end from the start of what its
+	// scanner holds after every read, so a large event read in small
+	// pieces would cost the square of its size. A file is read in full
+	// reads (fill); a live body is read as it is: net/http's chunked
+	// reader fills each read while a chunk lasts, and a buffer in front
+	// of it measured slower (8 MiB events, 4 KiB to 8 MiB server writes:
+	// 450-495 MB/s as it is, 330-370 MB/s through a 64 or 256 KiB
+	// bufio.Reader; BenchmarkSubscribeLargeFrames).
+	rd := r3.NewEventStreamReader(src, max)
+	var held []byte // after the source ended: the event read last, maybe its unfinished tail
+	holding, first := false, true
 	for {
-		line, err := lr.line()
-		if err != nil && len(line) == 0 {
-			if errors.Is(err, io.EOF) {
-				if pending {
+		raw, err := rd.ReadEvent()
+		src.since = 0
+		if first && err == nil {
+			first = false
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf")) // a leading BOM is not part of the stream
+		}
+		if holding {
+			holding = false
+			e := fields(held)
+			if err != nil {
+				// The last event of a stream that did not end at an
+				// event's end: it is unfinished.
+				if e.content() || e.data != nil {
 					return ErrTruncated
 				}
-				return nil
-			}
-			if errors.Is(err, ErrEventTooLarge) {
+			} else if err := fn(&e); err != nil {
 				return err
 			}
-			return fmt.Errorf("read event stream: %w", err)
-		}
-		if first {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-			first = false
 		}
 		if err != nil {
-			// A last line without its line end: the event is incomplete.
-			if errors.Is(err, io.EOF) {
-				return ErrTruncated
-			}
-			return fmt.Errorf("read event stream: %w", err)
-		}
-		if len(line) == 0 {
-			if hasData {
-				f := events.Frame{Name: name, Data: big}
-				if big == nil {
-					f.Data = bytes.Clone(data.Bytes())
-				}
-				big = nil
-				if err := fn(f); err != nil {
-					return err
-				}
-			}
-			name, hasData, pending, size = "", false, false, 0
-			data.Reset()
-			if data.Cap() > takeAbove {
-				data = bytes.Buffer{}
-			}
-			continue
-		}
-		if size += len(line) + 1; size > MaxEventBytes {
-			return ErrEventTooLarge
-		}
-		if line[0] == ':' {
-			continue
-		}
-		pending = true
-		field, value, found := bytes.Cut(line, []byte(":"))
-		if found {
-			value = bytes.TrimPrefix(value, []byte(" "))
-		}
-		switch string(field) {
-		case "event":
-			name = string(value)
-		case "data":
 			switch {
-			case big != nil:
-				big = append(append(big, '\n'), value...)
-			case !hasData && len(value) >= takeAbove:
-				big = lr.take(value)
-			default:
-				if hasData {
-					data.WriteByte('\n')
-				}
-				data.Write(value)
+			case errors.Is(err, bufio.ErrTooLong):
+				return ErrEventTooLarge
+			case src.err == nil || src.err == io.EOF:
+				return nil // r3labs reports every end as EOF; the source knows
 			}
-			hasData = true
+			return src.err
+		}
+		if src.unfinished() {
+			// Everything left is in memory now: look one event ahead.
+			held, holding = append(held[:0], raw...), true
+			continue
+		}
+		big := len(raw) >= bigEvent
+		e := fields(raw)
+		if err := fn(&e); err != nil {
+			return err
+		}
+		if big && src.atEnd() {
+			// r3labs' reader keeps a buffer as large as the largest event
+			// for good. It holds nothing now (no read goes past a blank
+			// line), so a new one goes on where it stopped.
+			rd = r3.NewEventStreamReader(src, max)
 		}
 	}
 }
 
-// readRoom is the least room a read gets, readMax the most.
-const (
-	readRoom = 64 << 10
-	readMax  = 1 << 20
-)
+// bigEvent is the size from which the reader of an event is replaced
+// after it (see readEvents): a 30 MiB tool output left 32 MiB behind.
+const bigEvent = 1 << 20
 
-// lineReader splits a stream into lines ended by LF, CRLF or CR, with
-// linear cost however long a line is, up to max bytes a line.
-type lineReader struct {
-	r          io.Reader
-	buf        []byte
-	start, end int
-	scanned    int // bytes after start known to hold no line end
-	skipLF     bool
-	err        error
-	max        int
+// Activity follows a stream's incoming bytes, for a caller that waits for
+// it to go quiet: a large event can take longer to arrive than a quiet
+// window, and no frame shows while it does; one read whole can take
+// longer to frame, split and decode than the window, too. Its zero value
+// is ready to use.
+type Activity struct {
+	last    atomic.Int64 // unix nanoseconds of the last bytes read
+	partial atomic.Bool  // the bytes read end inside an event
+	// waiting: the stream's goroutine waits for bytes from the server;
+	// otherwise it is busy with what it read (framing it, handing an
+	// event over), or between connections.
+	waiting atomic.Bool
 }
 
-// line returns the next line without its end; it is valid until the next
-// call. A last line without a line end comes back with the read error.
-func (l *lineReader) line() ([]byte, error) {
-	for {
-		if l.skipLF && l.start < l.end {
-			if l.buf[l.start] == '\n' {
-				l.start++
-			}
-			l.skipLF = false
-		}
-		if i := bytes.IndexAny(l.buf[l.start+l.scanned:l.end], "\r\n"); i >= 0 {
-			i += l.start + l.scanned
-			line := l.buf[l.start:i]
-			l.skipLF = l.buf[i] == '\r'
-			l.start, l.scanned = i+1, 0
-			return line, nil
-		}
-		l.scanned = l.end - l.start
-		if l.err != nil {
-			line := l.buf[l.start:l.end]
-			l.start, l.scanned = l.end, 0
-			return line, l.err
-		}
-		if l.scanned > l.max {
-			l.err = ErrEventTooLarge
-			return nil, l.err
-		}
-		if l.start > 0 && l.start == l.end {
-			l.start, l.end = 0, 0
-		}
-		if l.end == len(l.buf) {
-			// Move the unread part to the front, of a new buffer when there
-			// would not be a read's worth of room.
-			n := l.end - l.start
-			if n+readRoom > len(l.buf) {
-				size := 2 * len(l.buf)
-				if size > 1<<20 {
-					// A line this long may be a huge tool output: reserve
-					// room for the largest event at once. Room never
-					// written costs no memory, where doubling on would
-					// leave a trail of copies behind, as large as the
-					// line, before the garbage collector returns them.
-					size = max(size, l.max+readRoom)
-				}
-				nb := make([]byte, size)
-				copy(nb, l.buf[l.start:l.end])
-				l.buf = nb
-			} else {
-				copy(l.buf, l.buf[l.start:l.end])
-			}
-			l.start, l.end = 0, n
-		}
-		// Reads are bounded so that little is read past a huge line: what
-		// follows it is moved to a new buffer when the line is taken.
-		n, err := l.r.Read(l.buf[l.end:min(len(l.buf), l.end+readMax)])
-		l.end += n
-		if err != nil {
-			l.err = err
-		}
+// Quiet is how long no byte has come in while the stream's goroutine
+// waited for more, with no event partly received: 0 while one is, or
+// while that goroutine is busy with what it read; a very long time
+// before the first byte.
+func (a *Activity) Quiet() time.Duration {
+	if a.partial.Load() || !a.waiting.Load() {
+		return 0
 	}
+	last := a.last.Load()
+	if last == 0 {
+		return 1<<63 - 1
+	}
+	return max(time.Since(time.Unix(0, last)), 0)
 }
 
-// take hands line, the line line() returned last, over to the caller for
-// good: it stays where it is, and the reader goes on in a new buffer.
-func (l *lineReader) take(line []byte) []byte {
-	nb := make([]byte, max(readRoom, l.end-l.start+readRoom))
-	l.end = copy(nb, l.buf[l.start:l.end])
-	l.start = 0
-	l.buf = nb
-	return line[:len(line):len(line)]
+// Busy reports whether an event is partly received, the stream's
+// goroutine is busy with what it read, or bytes arrived within the last d.
+func (a *Activity) Busy(d time.Duration) bool {
+	return a.partial.Load() || !a.waiting.Load() || a.Quiet() < d
+}
+
+// ReadFrames parses a server-sent-events stream (a recorded file, or any
+// reader) with the same reader as a live stream, and calls fn for each
+// complete event that carries data, following the WHATWG rules: `event:`/
+// `data:` fields, several data lines joined by "\n", comments and `id:`/
+// `retry:` ignored, LF, CRLF or CR line ends, a leading BOM. An event is
+// complete only at its blank line, so a truncated tail is dropped and
+// reported as ErrTruncated. An event larger than MaxEventBytes stops the
+// read with ErrEventTooLarge. fn's error stops the read and is returned.
+// Each frame's data is its own.
+func ReadFrames(r io.Reader, fn func(events.Frame) error) error {
+	var fnErr error
+	err := readEvents(r, MaxEventBytes, true, nil, func(e *event) error {
+		if e.data == nil {
+			return nil
+		}
+		fnErr = fn(events.Frame{Name: e.name, Data: e.data})
+		return fnErr
+	})
+	if err == nil || err == fnErr || errors.Is(err, ErrTruncated) || errors.Is(err, ErrEventTooLarge) {
+		return err
+	}
+	return fmt.Errorf("read event stream: %w", err)
 }

@@ -1,9 +1,8 @@
 package sse
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,12 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	r3 "github.com/r3labs/sse/v2"
 	backoff "gopkg.in/cenkalti/backoff.v1"
 
 	"github.com/perch-tui/perch/events"
@@ -57,8 +53,8 @@ type Config struct {
 	// MaxEventBytes bounds one event, framing included; 0:
 	// MaxEventBytes. A larger event ends the connection (retried).
 	MaxEventBytes int
-	// Progress, if not nil, follows the incoming bytes.
-	Progress *Progress
+	// Activity, if not nil, follows when bytes last came in.
+	Activity *Activity
 	// OnConnect is called after each connection that the server answered
 	// with a 200 event stream, before its first frame, on the same
 	// goroutine as onFrame (after the live state is reported).
@@ -100,15 +96,12 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// streamTransport adds the caller's headers to every stream (re)connect and
-// wraps 200 bodies in an eventReader. Non-200 bodies stay raw so the
-// response validator can quote the server's error.
+// streamTransport adds the caller's headers to every stream (re)connect,
+// to the URL's host only.
 type streamTransport struct {
 	base    http.RoundTripper
 	headers http.Header  // read-only
 	host    atomic.Value // string: headers go to this host only, not to redirect targets
-	max     int
-	side    *streamSide
 }
 
 func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -118,151 +111,7 @@ func (t *streamTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header[k] = append([]string(nil), vs...)
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode == http.StatusOK {
-		resp.Body = newEventReader(resp.Body, t.max, t.side)
-	}
-	return resp, nil
-}
-
-// sideEvent names the stub events that stand for side-lined ones.
-const sideEvent = "perch.sidelined"
-
-// streamSide is what a stream shares with its connections' event readers:
-// the events they pass around r3labs (see eventReader), in runs, each run
-// named by a stub event that carries a token no server can guess, and the
-// progress of the bytes coming in.
-type streamSide struct {
-	mu     sync.Mutex
-	token  string
-	seq    uint64
-	queue  []sidelined
-	report *Progress // may be nil
-}
-
-type sidelined struct {
-	key    string
-	frames []events.Frame
-}
-
-func newStreamSide(p *Progress) *streamSide {
-	var r [12]byte
-	_, _ = rand.Read(r[:])
-	return &streamSide{token: hex.EncodeToString(r[:]) + "-", report: p}
-}
-
-// put queues a run of frames and returns the stub event that stands for
-// it; id (copied) is the last event id among them.
-func (s *streamSide) put(frames []events.Frame, id []byte) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	key := s.token + strconv.FormatUint(s.seq, 10)
-	s.queue = append(s.queue, sidelined{key, frames})
-	stub := "event: " + sideEvent + "\ndata: " + key + "\n\n"
-	if len(id) > 0 {
-		stub = "id: " + string(id) + "\n" + stub // for r3labs' Last-Event-ID
-	}
-	return []byte(stub)
-}
-
-// take returns the frames a stub event stands for; runs queued before it
-// were lost with their connection and are dropped.
-func (s *streamSide) take(e *r3.Event) ([]events.Frame, bool) {
-	if string(e.Event) != sideEvent {
-		return nil, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, q := range s.queue {
-		if q.key == string(e.Data) {
-			lost := 0
-			for _, l := range s.queue[:i] {
-				lost += len(l.frames)
-			}
-			clear(s.queue[:i+1])
-			s.queue = s.queue[i+1:]
-			s.delivered(lost) // lost with their connection
-			return q.frames, true
-		}
-	}
-	return nil, false // a server's own event of that name
-}
-
-// receiving reports what a read brought: n bytes, and whether an event is
-// now partly received.
-func (s *streamSide) receiving(partial bool, n, whole int) {
-	if p := s.report; p != nil {
-		if whole > 0 {
-			p.inflight.Add(int64(whole)) // before last: see Settled
-		}
-		p.partial.Store(partial)
-		if n > 0 {
-			p.total.Add(int64(n))
-			p.last.Store(time.Now().UnixNano())
-		}
-	}
-}
-
-// delivered reports n events handed to onFrame (or dropped).
-func (s *streamSide) delivered(n int) {
-	if p := s.report; p != nil && n > 0 {
-		p.inflight.Add(-int64(n))
-	}
-}
-
-// Progress tells a caller that waits for a stream to go quiet whether it
-// really is: a large event can take longer to arrive than the quiet time,
-// and no frame shows while it does. Its zero value is ready to use.
-type Progress struct {
-	partial atomic.Bool
-	last    atomic.Int64 // unix nanoseconds of the last bytes read
-	// inflight counts the events read whole but not yet handed to onFrame
-	// (parsed, or on their way through r3labs as stubs).
-	inflight atomic.Int64
-	total    atomic.Int64 // bytes read, every connection
-}
-
-// Bytes is how many bytes of events have been read, over every
-// connection.
-func (p *Progress) Bytes() int64 { return p.total.Load() }
-
-// Settled is Busy's opposite made strict for a short quiet window: no
-// event partly received, none read and still on its way to onFrame, and
-// no bytes within the last d. An event delivered to onFrame is the
-// caller's to account for (its queue).
-func (p *Progress) Settled(d time.Duration) bool {
-	return p.inflight.Load() <= 0 && !p.Busy(d)
-}
-
-// Pending is how many events were read whole and not yet handed to
-// onFrame. Inside onFrame it counts the frame in hand too: 1 there means
-// nothing read is behind it, so a caller that gathers frames into batches
-// (one hand-over to another goroutine per batch, not per frame) sends its
-// batch then rather than wait for a frame that may not come soon.
-func (p *Progress) Pending() int64 { return p.inflight.Load() }
-
-// Quiet is how long no byte has been read and no event has been partly
-// received (0 while one is, or before any byte).
-func (p *Progress) Quiet() time.Duration {
-	last := p.last.Load()
-	if last == 0 || p.partial.Load() {
-		return 0
-	}
-	return max(time.Since(time.Unix(0, last)), 0)
-}
-
-// Busy reports whether an event is partly received, or bytes arrived
-// within the last d.
-func (p *Progress) Busy(d time.Duration) bool {
-	if p.partial.Load() {
-		return true
-	}
-	last := p.last.Load()
-	return last != 0 && time.Since(time.Unix(0, last)) < d
+	return t.base.RoundTrip(req)
 }
 
 // Subscribe subscribes to an SSE endpoint and keeps it open like a
@@ -272,13 +121,15 @@ func (p *Progress) Busy(d time.Duration) bool {
 // that is not an event stream, returning a *StatusError that names the URL,
 // status and the server's message.
 //
-// Every complete event, whatever its name, goes to onFrame; a server that
-// replays its log on each connection makes callers dedupe. A truncated
-// last event is never delivered. onFrame, onState and OnConnect run on the
-// calling goroutine, one at a time, and never after Subscribe returns.
+// Each connection is framed by r3labs' EventStreamReader, on the calling
+// goroutine: every complete event, whatever its name, goes to onFrame as
+// it is read; a server that replays its log on each connection makes
+// callers dedupe. A truncated last event is never delivered. Each attempt
+// sends the last event id seen as Last-Event-ID. onFrame, onState and
+// OnConnect run on the calling goroutine, one at a time, and never after
+// Subscribe returns; a slow onFrame slows the reading (backpressure).
 // Cancelling ctx ends the stream at once; Subscribe then returns ctx.Err()
-// and leaves no goroutine behind. Each frame's data is its own: a large one
-// is not copied on its way (see eventReader).
+// and leaves no goroutine behind. Each frame's data is its own.
 func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onState func(ConnState)) error {
 	if onFrame == nil {
 		onFrame = func(events.Frame) {}
@@ -327,8 +178,7 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 		return err
 	}
 
-	side := newStreamSide(cfg.Progress)
-	tr := &streamTransport{headers: cfg.Header.Clone(), max: cfg.MaxEventBytes, side: side}
+	tr := &streamTransport{headers: cfg.Header.Clone()}
 	setHost := func() {
 		host := ""
 		if u, err := url.Parse(raw); err == nil {
@@ -336,7 +186,6 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 		}
 		tr.host.Store(host)
 	}
-	setHost()
 	hc := &http.Client{Transport: tr}
 	if c := cfg.Client; c != nil {
 		tr.base = c.Transport
@@ -352,114 +201,119 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 		}
 	}
 
-	// One backoff and one r3labs client per stream: neither is goroutine-safe.
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = cfg.Initial
 	b.MaxInterval = cfg.Max
-	b.MaxElapsedTime = 0 // never give up (the 15 min default ends streams for good)
+	b.MaxElapsedTime = 0 // never give up
 	b.Reset()
-
-	sc := r3.NewClient(raw, r3.ClientMaxBufferSize(cfg.MaxEventBytes))
-	sc.Connection = hc                                 // headers are added by its transport, not sc.Headers
-	sc.ReconnectStrategy = backoff.WithContext(b, ctx) // ctx cancel interrupts backoff sleeps
 
 	attempt := 0
 	state := func(s ConnState) {
 		s.Since = time.Now()
 		onState(s)
 	}
-	// moveOn picks the next attempt's URL; a bad one is reported by the
-	// attempt itself (r3labs cannot build the request) and retried.
-	moveOn := func() {
-		_ = next()
-		sc.URL = raw
+	var lastID string // the last event id seen, sent as Last-Event-ID on each attempt
+	// connect makes one attempt: nil is a clean close by the server, a
+	// *permanent error ends the stream.
+	connect := func() error {
 		setHost()
-	}
-	sc.ReconnectNotify = func(err error, wait time.Duration) {
-		if ctx.Err() != nil {
-			return // shutting down; this "reconnect" won't happen
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+		if err != nil {
+			return err
 		}
-		attempt++
-		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: wait, Err: streamError(shown, server, err)})
-		moveOn() // r3labs reads sc.URL again for the retry
-	}
-	sc.ResponseValidator = func(_ *r3.Client, resp *http.Response) error {
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Cache-Control", "no-cache")
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusOK && !isEventStream(resp.Header.Get("Content-Type")) {
 			// A 200 that isn't an event stream (a proxy's login page, a
 			// --url pointing at some other server) would never yield an
 			// event and would be retried forever; say so instead.
-			resp.Body.Close()
-			return backoff.Permanent(&StatusError{URL: shown.url, Status: resp.StatusCode,
-				Message: fmt.Sprintf("not an event stream (Content-Type %q); is this %s? check --url or PERCH_URL", resp.Header.Get("Content-Type"), server)})
+			return permanent{&StatusError{URL: shown.url, Status: resp.StatusCode,
+				Message: fmt.Sprintf("not an event stream (Content-Type %q); is this %s? check --url or PERCH_URL", resp.Header.Get("Content-Type"), server)}}
 		}
-		if resp.StatusCode == http.StatusOK {
-			// A good connection: the next failure starts the backoff over.
-			b.Reset()
-			attempt = 0
-			state(ConnState{Phase: PhaseLive})
-			if cfg.OnConnect != nil {
-				cfg.OnConnect()
+		if resp.StatusCode != http.StatusOK {
+			data, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+			data = []byte(shown.scrubString(string(data)))
+			se := &StatusError{URL: shown.url, Status: resp.StatusCode, Message: serverMessage(data), Body: data}
+			if resp.StatusCode == http.StatusNoContent && se.Message == "" {
+				se.Message = server + " has no stream here"
+			}
+			if permanentStatus(resp.StatusCode) {
+				return permanent{se}
+			}
+			return se
+		}
+		// A good connection: the next failure starts the backoff over.
+		b.Reset()
+		attempt = 0
+		state(ConnState{Phase: PhaseLive})
+		if cfg.OnConnect != nil {
+			cfg.OnConnect()
+		}
+		err = readEvents(resp.Body, cfg.MaxEventBytes, false, cfg.Activity, func(e *event) error {
+			if e.hasID && !bytes.ContainsRune(e.id, 0) {
+				lastID = string(e.id)
+			}
+			if e.content() && ctx.Err() == nil {
+				onFrame(events.Frame{Name: e.name, Data: e.data})
 			}
 			return nil
+		})
+		switch {
+		case errors.Is(err, ErrTruncated):
+			// The half event proves the stream was broken, not closed.
+			return io.ErrUnexpectedEOF
+		case errors.Is(err, ErrEventTooLarge):
+			return fmt.Errorf("%w: more than %d MiB", errEventTooLarge, cfg.MaxEventBytes>>20)
 		}
-		// r3labs doesn't close the body when the validator fails.
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		resp.Body.Close()
-		data = []byte(shown.scrubString(string(data)))
-		se := &StatusError{URL: shown.url, Status: resp.StatusCode, Message: serverMessage(data), Body: data}
-		if resp.StatusCode == http.StatusNoContent && se.Message == "" {
-			se.Message = server + " has no stream here"
-		}
-		if permanentStatus(resp.StatusCode) {
-			return backoff.Permanent(se)
-		}
-		return se
-	}
-
-	handler := func(e *r3.Event) {
-		if fs, ok := side.take(e); ok {
-			for i, f := range fs {
-				if ctx.Err() != nil {
-					side.delivered(len(fs) - i) // stopped: not delivered
-					return
-				}
-				onFrame(f)
-				side.delivered(1)
-			}
-			return
-		}
-		onFrame(events.Frame{Name: string(e.Event), Data: e.Data})
+		return err
 	}
 
 	state(ConnState{Phase: PhaseConnecting})
 	for {
-		err := sc.SubscribeRawWithContext(ctx, handler)
-		// r3labs maps a cancelled body read to a clean EOF (nil), so the
-		// context, not err, says whether we were stopped.
+		err := connect()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil {
-			// With MaxElapsedTime = 0 the only way out of the retry loop
-			// besides ctx is a permanent error from the validator.
-			err = streamError(shown, server, err)
+		var p permanent
+		if errors.As(err, &p) {
+			err = streamError(shown, server, p.error)
 			state(ConnState{Phase: PhaseFailed, Attempt: attempt, Err: err})
 			return err
 		}
-		// Clean close (r3labs doesn't reconnect on its own): resubscribe
-		// after a short pause.
 		attempt++
-		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: cfg.CleanCloseDelay, Err: ErrStreamClosed})
-		t := time.NewTimer(cfg.CleanCloseDelay)
+		wait := cfg.CleanCloseDelay
+		if err == nil {
+			err = ErrStreamClosed
+		} else {
+			wait = b.NextBackOff()
+			err = streamError(shown, server, err)
+		}
+		state(ConnState{Phase: PhaseReconnecting, Attempt: attempt, RetryIn: wait, Err: err})
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
 		case <-t.C:
 		}
-		moveOn()
+		_ = next() // a bad URL is reported by the attempt itself, and retried
 	}
 }
+
+// permanent marks an attempt's error that ends the stream.
+type permanent struct{ error }
+
+// errEventTooLarge: an event outgrew the stream's limit; the stream can't
+// be read past it.
+var errEventTooLarge = errors.New("event too large")
 
 // defaultTransport is a streaming transport: proxy from the environment,
 // TLS verification on, a response-header limit, and no keep-alives (a

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -55,17 +54,17 @@ type recording struct{ *fakeBackend }
 
 func (recording) URL() string { return "testdata/session.jsonl" }
 
-// TestFollow: a session's updates reach the UI as steps in order, with
-// each update's Backlog; a Reset becomes the reset event ahead of the
-// update's events; an update without events or Backlog makes no step;
-// states pass through, and Synced without a state says live.
+// TestFollow: a session's updates reach the UI as steps in order; a Reset
+// becomes the reset event ahead of the update's events; an update without
+// events makes no step; states pass through, and Synced without a state
+// says live.
 func TestFollow(t *testing.T) {
 	reconnecting := connState{Phase: sse.PhaseReconnecting, Attempt: 1}
 	ev := func(id string) events.Event { return events.Event{Kind: events.KindUserMessage, ID: id, Text: id} }
 	updates := []client.Update{
-		{Events: []events.Event{ev("a"), ev("b")}, Synced: true, Backlog: client.BacklogMore},
+		{Events: []events.Event{ev("a"), ev("b")}, Synced: true},
 		{State: &reconnecting},
-		{Backlog: client.BacklogNone},
+		{},
 		{Reset: true, Events: []events.Event{ev("a"), ev("b"), ev("c")}, Synced: true},
 		{Events: []events.Event{ev("d")}},
 	}
@@ -83,10 +82,10 @@ func TestFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- follow(ctx, b, "t1", func(evs []events.Event, bl client.Backlog) {
+		done <- follow(ctx, b, "t1", func(evs []events.Event) {
 			mu.Lock()
 			defer mu.Unlock()
-			step := fmt.Sprintf("backlog %d:", bl)
+			step := "step:"
 			for i := range evs {
 				if isResetEvent(&evs[i]) {
 					step += " RESET"
@@ -102,13 +101,12 @@ func TestFollow(t *testing.T) {
 		})
 	}()
 	want := []string{
-		fmt.Sprintf("backlog %d: a b", client.BacklogMore),
+		"step: a b",
 		"state " + sse.PhaseLive.String(),
 		"state " + sse.PhaseReconnecting.String(),
-		fmt.Sprintf("backlog %d:", client.BacklogNone),
-		fmt.Sprintf("backlog %d: RESET a b c", client.BacklogUnknown),
+		"step: RESET a b c",
 		"state " + sse.PhaseLive.String(),
-		fmt.Sprintf("backlog %d: d", client.BacklogUnknown),
+		"step: d",
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		mu.Lock()

@@ -144,8 +144,7 @@ func (f *fakeBackend) WatchSessionsState(ctx context.Context, onTasks func([]eve
 	return ctx.Err()
 }
 
-// eventUpdate is one event as a backend's update (no Backlog: the
-// batcher keeps its timing rule).
+// eventUpdate is one event as a backend's update.
 func eventUpdate(ev events.Event) client.Update {
 	return client.Update{Events: []events.Event{ev}}
 }
@@ -153,9 +152,9 @@ func eventUpdate(ev events.Event) client.Update {
 // stateUpdate is a connection state as a backend's update.
 func stateUpdate(s connState) client.Update { return client.Update{State: &s} }
 
-// onEvent hands the batcher one event as a step without a Backlog.
+// onEvent hands the batcher one event as a step.
 func (b *batcher) onEvent(ev events.Event) {
-	b.onStep([]events.Event{ev}, client.BacklogUnknown)
+	b.onStep([]events.Event{ev})
 }
 
 // recordControl records stream wishes instead of starting streams.

@@ -15,13 +15,11 @@ import (
 )
 
 // stampUI is maria's backend, noting when the update that brings the
-// final reply of the long session was handed to the stream hub. Unhinted,
-// it hides the updates' Backlog: the UI keeps its timing rule.
+// final reply of the long session was handed to the stream hub.
 type stampUI struct {
 	*maria.Backend
-	hinted bool
-	mu     sync.Mutex
-	at     time.Time
+	mu sync.Mutex
+	at time.Time
 }
 
 func (b *stampUI) stamp(evs []events.Event) {
@@ -36,9 +34,6 @@ func (b *stampUI) stamp(evs []events.Event) {
 
 func (b *stampUI) Follow(ctx context.Context, id string, on func(client.Update)) error {
 	return b.Backend.Follow(ctx, id, func(u client.Update) {
-		if !b.hinted {
-			u.Backlog = client.BacklogUnknown
-		}
 		on(u)
 		b.stamp(u.Events)
 	})
@@ -47,30 +42,20 @@ func (b *stampUI) Follow(ctx context.Context, id string, on func(client.Update))
 // BenchmarkReplayFinalReplyLag: a 10,000-event replay from the fake
 // daemon over loopback, through maria's backend into the stream hub; it
 // reports how long after the step that brings the final reply the batch
-// carrying it goes to the UI (median, lag-ms) and the replay's batches,
-// with the backend's hints (hinted) and without (timing: the burst
-// window's guess).
+// carrying it goes to the UI (median, lag-ms) and the replay's batches.
 func BenchmarkReplayFinalReplyLag(b *testing.B) {
 	srv, info := longDaemon(b, 10_000)
-	for _, hinted := range []bool{true, false} {
-		name := "hinted"
-		if !hinted {
-			name = "timing"
-		}
-		b.Run(name, func(b *testing.B) {
-			var lags []time.Duration
-			batches := 0
-			for b.Loop() {
-				su := &stampUI{Backend: newMaria(b, srv.URL), hinted: hinted}
-				lag, n := replayLag(b, su, info.TaskID)
-				lags = append(lags, lag)
-				batches += n
-			}
-			slices.Sort(lags)
-			b.ReportMetric(float64(lags[len(lags)/2])/1e6, "lag-ms")
-			b.ReportMetric(float64(batches)/float64(len(lags)), "batches")
-		})
+	var lags []time.Duration
+	batches := 0
+	for b.Loop() {
+		su := &stampUI{Backend: newMaria(b, srv.URL)}
+		lag, n := replayLag(b, su, info.TaskID)
+		lags = append(lags, lag)
+		batches += n
 	}
+	slices.Sort(lags)
+	b.ReportMetric(float64(lags[len(lags)/2])/1e6, "lag-ms")
+	b.ReportMetric(float64(batches)/float64(len(lags)), "batches")
 }
 
 // replayLag attaches to taskID through su and returns the final reply's

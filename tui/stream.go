@@ -40,26 +40,15 @@ const frameInterval = 16 * time.Millisecond
 // follow), at least burstQuiet and at most burstQuietMax: the last event
 // of a replay waits that long, a live delta batchQuiet.
 //
-// That window is a guess, and the last event of a replay pays it. A
-// backend that knows whether more of its stream is already on its way
-// (client.Update's Backlog: bytes read and not yet decoded, events in its
-// decode pool) replaces the guess with evidence: while its latest step says more
-// is coming the batch is held (up to the hold), and once a step says
-// nothing more has been read the batch goes out batchQuiet after it
-// (burstSettle within a burst). A backend that cannot tell keeps the
-// timing rule.
-//
-// burstSettle: mid-replay the reader often catches up with the server at
-// an event's end (about 3% of a 10,000-event replay's steps say nothing
-// more has been read) and the server's next write is a few milliseconds
-// away on a busy machine; cutting a batch there after batchQuiet doubled
-// the batches of a 10k replay (4-15 against the timing rule's 3-6), 8 ms
-// keeps them (3-6) and still hands the last event over some 9 ms after
-// its step instead of 20-100.
+// The backend's reader hands each decoded step over as it reads it (no
+// stage before this one gathers them), so this window is the only guess
+// at a burst's end, and the last event of a replay pays it. burstQuiet
+// was 20 ms beside a backend's hint that more was on its way; without
+// one, 10 ms halved the final reply's wait on a 10,000-event replay
+// (BenchmarkReplayFinalReplyLag: 20.7 → 10.6 ms) with as many batches (13).
 const (
 	batchQuiet     = 3 * time.Millisecond
-	burstSettle    = 8 * time.Millisecond
-	burstQuiet     = 20 * time.Millisecond
+	burstQuiet     = 10 * time.Millisecond
 	burstQuietMax  = 100 * time.Millisecond
 	burstEvents    = 64
 	stallMin       = time.Millisecond
@@ -75,13 +64,11 @@ const pollEvery = 3 * time.Second
 // connState is a stream connection's state as the status bars show it.
 type connState = client.ConnState
 
-// follow follows a session of b for the UI: each update with events or a
-// Backlog is one step for onStep, with the update's Backlog (the batching
-// hint; BacklogUnknown from a backend that does not tell, which leaves the
-// batcher its timing rule). A Reset becomes resetEvent ahead of the
-// update's events, so that it travels in the event order. States pass
-// through to onState, and Synced says live.
-func follow(ctx context.Context, b client.Backend, id string, onStep func([]events.Event, client.Backlog), onState func(connState)) error {
+// follow follows a session of b for the UI: each update with events is
+// one step for onStep. A Reset becomes resetEvent ahead of the update's
+// events, so that it travels in the event order. States pass through to
+// onState, and Synced says live.
+func follow(ctx context.Context, b client.Backend, id string, onStep func([]events.Event), onState func(connState)) error {
 	live := false
 	follow := func(ctx context.Context, on func(client.Step)) error {
 		return b.Follow(ctx, id, func(u client.Update) { on(client.Step{Update: u}) })
@@ -92,8 +79,8 @@ func follow(ctx context.Context, b client.Backend, id string, onStep func([]even
 		if u.Reset {
 			evs = append([]events.Event{resetEvent()}, evs...)
 		}
-		if len(evs) > 0 || u.Backlog != client.BacklogUnknown {
-			onStep(evs, u.Backlog)
+		if len(evs) > 0 {
+			onStep(evs)
 		}
 		switch {
 		case u.State != nil:
@@ -237,15 +224,11 @@ type batcher struct {
 	// yet; the stream waits for it as for a full batch.
 	sending bool
 	last    time.Time // when the stream last added something
-	// backlog is what the stream's latest step said of what follows it
-	// (BacklogUnknown from a backend that does not tell).
-	backlog client.Backlog
 	// stall is the longest recent pause between events (see burstQuiet).
 	stall time.Duration
 
 	kick chan struct{} // cap 1: wakes the flusher
-	// settle (cap 1) wakes a flusher holding a batch: a step said that
-	// nothing more is on its way, or the batch is full.
+	// settle (cap 1) wakes a flusher holding a batch: the batch is full.
 	settle chan struct{}
 	// taken (cap 1) wakes a stream waiting for a full batch to go.
 	taken  chan struct{}
@@ -265,16 +248,9 @@ func poke(c chan struct{}) {
 }
 
 // onStep is the task stream's callback for each step: its events, in
-// order, and whether more of the stream is already on its way. A step
-// without events only says so.
-func (b *batcher) onStep(evs []events.Event, backlog client.Backlog) {
+// order. It waits while the batch is full (backpressure).
+func (b *batcher) onStep(evs []events.Event) {
 	if len(evs) == 0 {
-		b.mu.Lock()
-		b.backlog = backlog
-		b.mu.Unlock()
-		if backlog == client.BacklogNone {
-			poke(b.settle)
-		}
 		return
 	}
 	size := 0
@@ -293,10 +269,9 @@ func (b *batcher) onStep(evs []events.Event, backlog client.Backlog) {
 		b.stall = max(b.stall, gap)
 	}
 	b.last = now
-	b.backlog = backlog
 	b.mu.Unlock()
 	poke(b.kick)
-	if backlog == client.BacklogNone || full {
+	if full {
 		poke(b.settle)
 	}
 	if full {
@@ -396,8 +371,8 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 			return true
 		}
 	}
-	// hold sleeps as sleep does, or until a step says nothing more is on
-	// its way (a stale wake only makes the caller look again).
+	// hold sleeps as sleep does, or until the batch is full (a stale wake
+	// only makes the caller look again).
 	holdFor := func(d time.Duration) bool {
 		timer.Reset(d)
 		select {
@@ -439,22 +414,15 @@ func (b *batcher) flush(ctx context.Context, src streamSource, gen uint64, send 
 		held := time.Now()
 		for {
 			b.mu.Lock()
-			last, ended, n, backlog, full := b.last, b.ended, b.nevs, b.backlog, b.size >= batchBytesMax
+			last, ended, n, full := b.last, b.ended, b.nevs, b.size >= batchBytesMax
 			b.mu.Unlock()
 			if ended || full {
 				break
 			}
 			burst = burst || n >= burstEvents
 			now := time.Now()
-			var quiet time.Duration
-			switch {
-			case backlog == client.BacklogMore:
-				quiet = hold // held until the hold or a settling step
-			case backlog == client.BacklogNone && burst:
-				quiet = burstSettle - now.Sub(last)
-			case backlog == client.BacklogNone || !burst:
-				quiet = batchQuiet - now.Sub(last)
-			default:
+			quiet := batchQuiet - now.Sub(last)
+			if burst {
 				quiet = b.burstWindow() - now.Sub(last)
 			}
 			if quiet <= 0 {

@@ -152,7 +152,7 @@ func TestBatcherHoldsAtMostAFullBatch(t *testing.T) {
 	fed := make(chan int, n)
 	go func() {
 		for i := range n {
-			bt.onStep([]events.Event{{Kind: events.KindUserMessage, ID: strconv.Itoa(i), Text: big}}, client.BacklogMore)
+			bt.onStep([]events.Event{{Kind: events.KindUserMessage, ID: strconv.Itoa(i), Text: big}})
 			fed <- i
 		}
 	}()
@@ -484,76 +484,53 @@ func TestBatcherBurstWindowFollowsPauses(t *testing.T) {
 	waitFor(t, func() bool { return bt.burstWindow() == burstQuiet }) // idle: the burst is over
 }
 
-// A hinted stream's last step (nothing more on its way) goes out at once,
-// in a burst too. The timing rule would hold it for the burst's window:
-// here 1.5 times an 80 ms pause of the decoder, capped at burstQuietMax,
-// or until the hold (doubled to 100 ms by the burst's first batch) ends.
-// With the hint it waits burstSettle.
-func TestBatcherHandsTheLastHintedStepOverAtOnce(t *testing.T) {
+// A burst followed by quiet (a replay, then a session waiting for its
+// user) reaches the UI whole, and soon after its last event: the batch is
+// not held for a frame that is not coming.
+func TestBatcherBurstThenQuietArrivesWhole(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	evs := decodeAll(wireFrames(301))
-	for _, tc := range []struct {
-		name   string
-		hint   client.Backlog // of every step but the last
-		last   client.Backlog
-		within time.Duration // the last event's batch, after its step
-		after  time.Duration
-	}{
-		{"nothing more", client.BacklogMore, client.BacklogNone, 40 * time.Millisecond, 0},
-		// The control: the same stream without hints keeps the guess.
-		{"no hint", client.BacklogUnknown, client.BacklogUnknown, 5 * time.Second, burstQuiet},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			bt := newBatcher()
-			var s sink
-			stop := runFlusher(t, bt, &s)
-			defer stop()
-			for _, ev := range evs[:200] {
-				bt.onStep([]events.Event{ev}, tc.hint)
-			}
-			// The decoder descheduled: the burst's first batch goes out
-			// (at its hold), and the pause raises the burst's window.
-			time.Sleep(60 * time.Millisecond)
-			waitFor(t, func() bool { n, _ := delivered(&s); return n == 200 })
-			time.Sleep(frameInterval + 4*time.Millisecond)
-			for _, ev := range evs[200:300] {
-				bt.onStep([]events.Event{ev}, tc.hint)
-			}
-			sent := time.Now()
-			bt.onStep(evs[300:], tc.last)
-			waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
-			_, at := s.snapshot()
-			took := at[len(at)-1].Sub(sent)
-			t.Logf("the last event went out %v after its step", took)
-			if took > tc.within || took < tc.after {
-				t.Fatalf("the last event went out %v after its step: want within [%v, %v]", took, tc.after, tc.within)
-			}
-		})
-	}
-}
-
-// While a hinted stream says more is on its way, a pause does not cut the
-// batch (the timing rule would, after burstQuiet): it is held until the
-// hold ends.
-func TestBatcherHoldsWhileMoreIsOnItsWay(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	evs := decodeAll(wireFrames(400))
+	evs := decodeAll(wireFrames(2000))
 	bt := newBatcher()
 	var s sink
 	stop := runFlusher(t, bt, &s)
 	defer stop()
-	for _, ev := range evs[:100] {
-		bt.onStep([]events.Event{ev}, client.BacklogMore)
+	for _, ev := range evs {
+		bt.onStep([]events.Event{ev})
 	}
-	time.Sleep(burstQuiet + 10*time.Millisecond) // shorter than batchFirstHold
-	for _, ev := range evs[100:] {
-		bt.onStep([]events.Event{ev}, client.BacklogMore)
-	}
-	bt.onStep(nil, client.BacklogNone)
+	last := time.Now()
 	waitFor(t, func() bool { n, _ := delivered(&s); return n == len(evs) })
-	msgs, _ := s.snapshot()
-	if n := msgs[0].Events.Len(); n <= 100 {
-		t.Fatalf("the first batch has %d events: the pause cut it although more was on its way", n)
+	msgs, at := s.snapshot()
+	if took := at[len(at)-1].Sub(last); took > burstQuietMax+batchMaxHold {
+		t.Errorf("the burst's last event went out %v after its step", took)
+	}
+	i := 0
+	for _, m := range msgs {
+		for ev := range m.Events.All() {
+			if ev.ID != evs[i].ID {
+				t.Fatalf("event %d is %q, want %q", i, ev.ID, evs[i].ID)
+			}
+			i++
+		}
+	}
+}
+
+// One live event (a streamed delta, a tool's start) after a quiet time is
+// on its way to the screen promptly, within a few frames.
+func TestBatcherLiveEventGoesOutPromptly(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	evs := decodeAll(wireFrames(3))
+	bt := newBatcher()
+	var s sink
+	stop := runFlusher(t, bt, &s)
+	defer stop()
+	for i, ev := range evs {
+		sent := time.Now()
+		bt.onStep([]events.Event{ev})
+		waitFor(t, func() bool { n, _ := delivered(&s); return n == i+1 })
+		_, at := s.snapshot()
+		if took := at[len(at)-1].Sub(sent); took > 5*frameInterval {
+			t.Errorf("live event %d went out %v after its step", i, took)
+		}
 	}
 }
 

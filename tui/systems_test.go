@@ -290,7 +290,7 @@ func (w *watched) onTasks(ts []events.Task) {
 	w.lists = append(w.lists, ts)
 }
 
-func (w *watched) onStep(evs []events.Event, _ client.Backlog) {
+func (w *watched) onStep(evs []events.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range evs {
@@ -519,7 +519,7 @@ func TestAgainstFakeSuna(t *testing.T) {
 	sctx, scancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- follow(sctx, b, thread, func(evs []events.Event, _ client.Backlog) {
+		done <- follow(sctx, b, thread, func(evs []events.Event) {
 			mu.Lock()
 			defer mu.Unlock()
 			for i := range evs {

@@ -169,8 +169,8 @@ func (f *follower) watchDirs() {
 }
 
 // batchBytes is how much of the transcript one update carries while a
-// long history is read: the consumer gets it in parts, each marked
-// BacklogMore, rather than all of it at once.
+// long history is read: the consumer gets it in parts rather than all
+// of it at once.
 const batchBytes = 1 << 20
 
 // step reads what changed and hands it on: the transcript in updates of
@@ -212,7 +212,6 @@ func (f *follower) step(first bool) {
 			break
 		}
 		if len(u.Events) > 0 || u.Reset {
-			u.Backlog = client.BacklogMore
 			f.on(u)
 			u = client.Update{}
 		}
@@ -231,7 +230,6 @@ func (f *follower) step(first bool) {
 	if len(u.Events) == 0 && !u.Reset && !u.Synced {
 		return
 	}
-	u.Backlog = client.BacklogNone
 	f.on(u)
 }
 

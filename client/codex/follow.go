@@ -20,7 +20,7 @@ import (
 
 const (
 	// readChunk is the most of a rollout read and decoded at once: a
-	// long history comes in updates of this much, BacklogMore between.
+	// long history comes in updates of this much.
 	readChunk = 256 << 10
 	// lockPoll is how often a followed or watched session's writer lock
 	// is looked at: a lock's release makes no file event.
@@ -159,12 +159,7 @@ func (f *tailer) read(first bool) error {
 		f.off += int64(n)
 		evs := f.decode(buf[:n])
 		more := n == len(buf)
-		u := client.Update{Events: evs, Reset: reset, Backlog: client.BacklogNone}
-		if more {
-			u.Backlog = client.BacklogMore
-		} else if first {
-			u.Synced = true
-		}
+		u := client.Update{Events: evs, Reset: reset, Synced: !more && first}
 		if len(evs) > 0 || reset || u.Synced {
 			f.on(u)
 		}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
+	"sync"
 	"time"
 
 	"github.com/perch-tui/perch/client"
@@ -214,59 +214,21 @@ func (b *Backend) Create(ctx context.Context, r client.CreateRequest) (events.Ta
 	return res.Task, nil
 }
 
-// streamItem is one step of the task stream on its way from the stream's
-// goroutine, which decodes it, to Follow's.
-type streamItem struct {
-	frame *events.Frame // with FollowOptions.Frames only
-	ev    events.Event  // events.Decode of the frame
-	size  int           // the frame's data size
-	state *sse.ConnState
-}
-
-// The stream's goroutine hands decoded steps over in batches: a hand-over
-// wakes Follow's goroutine, and on a 2-core machine a wake-up per frame
-// (100,000 in a day-long replay) costs more than handling the frame. A
-// batch goes as soon as no frame read is waiting behind it
-// (sse.Progress.Pending), so a live stream's frame is never held back, and
-// at batchMax frames or batchBytes of frame data, so a long replay is
-// handled while it is decoded. streamDepth bounds the batches decoded and
-// not yet handled: a stream read faster than its consumer takes it waits
-// instead of growing the heap.
-const (
-	batchMax    = 64
-	batchBytes  = 256 << 10
-	streamDepth = 2
-)
-
-// bigFrame is the size from which Follow collects garbage once a frame is
-// delivered. The frame of a huge tool output is that much garbage then, and
-// the GC's pacing (next collection at twice the live heap) lets garbage pile
-// up to the size of everything kept so far: with a few such outputs, a
-// consumer that keeps the timeline would take twice the memory it needs.
-// Byte buffers hold no pointers, so the collection costs next to nothing.
-const bigFrame = 8 << 20
-
-// An update that said more was on its way is followed, once nothing is,
-// by one that says so (client.Update's Backlog): looked at after
-// backlogRecheck, then at doubling intervals up to backlogRecheckMax while
-// an event is still partly read.
-const (
-	backlogRecheck    = 2 * time.Millisecond
-	backlogRecheckMax = 64 * time.Millisecond
-)
-
 // Follow implements client.Backend: FollowWith without options.
 func (b *Backend) Follow(ctx context.Context, sessionID string, on func(client.Update)) error {
 	return b.FollowWith(ctx, sessionID, client.FollowOptions{}, func(s client.Step) { on(s.Update) })
 }
 
 // FollowWith follows a task stream. Every connection replays the task's
-// whole log; frames are decoded on the stream's goroutine, in order, and
-// accepted by maria's decoder on Follow's, which drops what was delivered
-// before, so each Step carries only new events. Synced is set
-// once the replay is in, as the ReplayEnd rule decides (by default
-// EvidenceEnd), at most once per connection (with UntilIdle: see
-// FollowOptions).
+// whole log. Each frame is decoded and accepted by maria's decoder (which
+// drops what was delivered before) on the stream's goroutine as it is
+// read, and its new events go to on at once: nothing is gathered here
+// (the consumer that shows them coalesces them), and a slow on slows the
+// reading. Synced is set once the replay is in, as the ReplayEnd rule
+// decides (by default EvidenceEnd), at most once per connection (with
+// UntilIdle: see FollowOptions); that word comes from a timer, since
+// maria sends no end-of-replay marker and the stream is silent then. on
+// is called one call at a time, never concurrently.
 //
 // maria's way with the options: UntilIdle asks the daemon (GET
 // /task/{id}) each time the replay is in and whenever the stream was quiet
@@ -275,46 +237,6 @@ func (b *Backend) Follow(ctx context.Context, sessionID string, on func(client.U
 func (b *Backend) FollowWith(ctx context.Context, sessionID string, o client.FollowOptions, on func(client.Step)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	prog := &sse.Progress{}
-	steps := make(chan []streamItem, streamDepth)
-	errc := make(chan error, 1)
-	go func() {
-		var batch []streamItem
-		size := 0
-		send := func() {
-			if len(batch) == 0 {
-				return
-			}
-			select {
-			case steps <- batch:
-			case <-ctx.Done():
-			}
-			batch, size = nil, 0
-		}
-		err := b.cl.StreamTaskProgress(ctx, sessionID,
-			func(f events.Frame) {
-				it := streamItem{ev: Decode(f), size: len(f.Data)}
-				if o.Frames {
-					it.frame = &f
-				}
-				batch = append(batch, it)
-				size += len(f.Data)
-				// Sent before this frame counts as delivered, so that
-				// backlog never misses a frame held here.
-				if prog.Pending() <= 1 || len(batch) >= batchMax || size >= batchBytes {
-					send()
-				}
-			},
-			func(s sse.ConnState) {
-				batch = append(batch, streamItem{state: &s})
-				send()
-			},
-			prog)
-		send()
-		close(steps)
-		errc <- err
-	}()
-
 	var rule ReplayEnd
 	if b.ReplayEnd != nil {
 		rule = b.ReplayEnd(ctx, b.cl, sessionID)
@@ -326,193 +248,206 @@ func (b *Backend) FollowWith(ctx context.Context, sessionID string, o client.Fol
 		defer s.Stop() // after cancel, which runs first
 	}
 	defer cancel()
+	f := &follower{b: b, id: sessionID, o: o, on: on, ctx: ctx, rule: rule,
+		dec: NewDecoder(), act: &sse.Activity{}, poke: make(chan struct{}, 1)}
 	var wake <-chan struct{}
 	if w, ok := rule.(Waker); ok {
 		wake = w.Wake()
 	}
-	dec := NewDecoder()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	live, synced := false, false
-	confirming := false // a strict window passed once; a second look is due
-	waiting := func() bool { return live && (!synced || o.UntilIdle) }
-	arm := func(d time.Duration) {
-		timer.Stop()
-		confirming = false
-		if waiting() && d > 0 {
-			timer.Reset(d)
+	timerDone := make(chan struct{})
+	go func() {
+		defer close(timerDone)
+		f.watchQuiet(wake)
+	}()
+	err := b.cl.StreamTaskActivity(ctx, sessionID, f.frame, f.state, f.act)
+	stopped := ctx.Err()
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
+	cancel()
+	<-timerDone
+	if stopped != nil {
+		return stopped
+	}
+	if err == nil {
+		err = fmt.Errorf("the event stream of task %s ended", sessionID)
+	}
+	return err
+}
+
+// follower is one FollowWith: the stream's goroutine hands it frames and
+// states, and its quiet watch (watchQuiet) says when the replay is in.
+type follower struct {
+	b    *Backend
+	id   string
+	o    client.FollowOptions
+	on   func(client.Step)
+	ctx  context.Context
+	rule ReplayEnd
+	dec  *Decoder
+	act  *sse.Activity
+	poke chan struct{} // cap 1: wakes watchQuiet
+
+	mu         sync.Mutex // what follows, and every call of on
+	live       bool       // a connection is open
+	synced     bool       // its replay is in
+	confirming bool       // a strict window passed once; a second look is due
+	armed      bool       // watchQuiet's timer is set, for due
+	due        time.Time
+	done       bool      // the stream returned: nothing more reaches on
+	last       time.Time // when the last frame or state was handled
+}
+
+// deliver hands s to on, unless the follow ended. Called with mu held.
+func (f *follower) deliver(s client.Step) {
+	if !f.done && f.ctx.Err() == nil {
+		f.on(s)
+	}
+}
+
+// waiting: the replay's end is still to be told.
+func (f *follower) waiting() bool { return f.live && (!f.synced || f.o.UntilIdle) }
+
+// touched records a frame or state and has watchQuiet look at the quiet
+// once it can have lasted the rule's window. The window runs from the
+// frame, not from the end of on: a consumer that works while the stream
+// is quiet (the UI drawing) does not push the end back by its work. A
+// timer already set is left alone (it looks again when it fires) unless
+// the window shrank (a run's end came): one wake-up per window, not per
+// frame.
+func (f *follower) touched() {
+	f.last = time.Now()
+	f.confirming = false
+	if !f.waiting() {
+		return
+	}
+	if w, _ := f.rule.Quiet(); w > 0 && (!f.armed || f.last.Add(w).Before(f.due)) {
+		f.armed = true
+		select {
+		case f.poke <- struct{}{}:
+		default:
 		}
 	}
-	// backlog: a step queued in steps, or a frame read by the stream and
-	// not yet handed over (being decoded), or partly read. The stream
-	// counts a frame as read until just after it was queued, so the last
-	// frame may still count itself: a More is looked at again (recheck)
-	// until it turns into a None of its own.
-	rest := 0 // steps of the batch in hand not yet handled
-	backlog := func() bool { return rest > 0 || len(steps) > 0 || !prog.Settled(0) }
-	// armQuiet, after a frame, looks at the quiet once it can have lasted
-	// d: with nothing else on its way (backlog), it counts from the last
-	// byte read, often a few milliseconds before the frame that byte ended
-	// was decoded and handled.
-	armQuiet := func(d time.Duration) {
-		if d > 0 && !backlog() {
-			d = max(d-prog.Quiet(), time.Millisecond)
+}
+
+func (f *follower) frame(fr events.Frame) {
+	ev := Decode(fr) // before the lock: the quiet watch need not wait for it
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	evs := f.dec.Accept(ev)
+	f.rule.Decoded(ev.Kind, evs)
+	f.touched()
+	if len(evs) > 0 || f.o.Frames {
+		s := client.Step{Update: client.Update{Events: evs}}
+		if f.o.Frames {
+			s.Frame = &fr
 		}
-		arm(d)
+		f.deliver(s)
 	}
-	window := func() time.Duration { w, _ := rule.Quiet(); return w }
-	// Nothing reaches on once ctx has ended, even what was already queued.
-	deliver := func(s client.Step) {
-		if ctx.Err() == nil {
-			on(s)
+}
+
+func (f *follower) state(st sse.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u := client.Update{State: &st}
+	switch st.Phase {
+	case sse.PhaseLive:
+		f.dec.Reconnected() // a new connection replays the log from its start
+		f.live, f.synced = true, false
+		f.rule.Connected()
+	case sse.PhaseReconnecting:
+		replayed := f.rule.Closed(errors.Is(st.Err, sse.ErrStreamClosed))
+		if replayed && f.waiting() {
+			f.inNow(&u)
 		}
+		f.live = false
+	case sse.PhaseFailed:
+		f.live = false
 	}
-	// inNow is the replay's end: Synced, or with UntilIdle the daemon's
-	// word first (a run's end in the stream is not enough while the
-	// daemon says generating).
-	inNow := func(u *client.Update) {
-		if !o.UntilIdle {
-			synced = true
-			u.Synced = true
-			return
-		}
-		t, err := b.cl.Task(ctx, sessionID)
-		st := t.Status
-		if err != nil {
-			st = ""
-		}
-		if s, ok := rule.(StatusTaker); ok {
-			s.Status(st)
-		}
-		if err == nil && st != events.StatusGenerating {
-			u.Synced = true
-		}
+	f.deliver(client.Step{Update: u})
+	f.touched()
+}
+
+// inNow is the replay's end: Synced, or with UntilIdle the daemon's word
+// first (a run's end in the stream is not enough while the daemon says
+// generating).
+func (f *follower) inNow(u *client.Update) {
+	if !f.o.UntilIdle {
+		f.synced = true
+		u.Synced = true
+		return
 	}
-	more, recheckIn := false, backlogRecheck
-	recheck := time.NewTimer(time.Hour)
-	recheck.Stop()
-	defer recheck.Stop()
-	handle := func(it streamItem) {
-		if it.state == nil {
-			evs := dec.Accept(it.ev)
-			rule.Decoded(it.ev.Kind, evs)
-			// The quiet window runs from the frame, not from the end of
-			// on: a consumer that works while the stream is quiet (the UI
-			// drawing) does not push the end back by its work. The
-			// window is looked at strictly when it ends, whenever that is.
-			armQuiet(window())
-			if len(evs) > 0 || o.Frames {
-				bl := client.BacklogNone
-				if more = backlog(); more {
-					bl = client.BacklogMore
-					recheckIn = backlogRecheck
-					recheck.Reset(recheckIn)
-				}
-				deliver(client.Step{Update: client.Update{Events: evs, Backlog: bl}, Frame: it.frame})
-			}
-			if it.size >= bigFrame {
-				runtime.GC() // see bigFrame
-			}
-			return
-		}
-		u := client.Update{State: it.state}
-		switch it.state.Phase {
-		case sse.PhaseLive:
-			dec.Reconnected() // a new connection replays the log from its start
-			live, synced = true, false
-			rule.Connected()
-		case sse.PhaseReconnecting:
-			replayed := rule.Closed(errors.Is(it.state.Err, sse.ErrStreamClosed))
-			if replayed && waiting() {
-				inNow(&u)
-			}
-			live = false
-		case sse.PhaseFailed:
-			live = false
-		}
-		deliver(client.Step{Update: u})
-		arm(window())
+	t, err := f.b.cl.Task(f.ctx, f.id)
+	st := t.Status
+	if err != nil {
+		st = ""
 	}
-	handleAll := func(batch []streamItem) {
-		for i, t := range batch {
-			rest = len(batch) - 1 - i
-			handle(t)
-		}
-		rest = 0
+	if s, ok := f.rule.(StatusTaker); ok {
+		s.Status(st)
 	}
-	ch := (<-chan []streamItem)(steps)
+	if err == nil && st != events.StatusGenerating {
+		u.Synced = true
+	}
+}
+
+// watchQuiet says when the replay is in, until the follow's context ends:
+// it sleeps until the rule's quiet window can have passed, and looks.
+func (f *follower) watchQuiet(wake <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
-			<-errc // the stream returns at once, leaving nothing behind
-			return ctx.Err()
-		case batch, ok := <-ch:
-			if !ok {
-				ch = nil // the stream ended: its error follows on errc
-				continue
-			}
-			handleAll(batch)
-		case <-timer.C:
-			if !waiting() {
-				continue
-			}
-			w, strict := rule.Quiet()
-			if w <= 0 {
-				continue
-			}
-			if strict {
-				// Strong evidence: quiet means no byte for w, no event
-				// half read or on its way, twice.
-				if !prog.Settled(w) || len(steps) > 0 {
-					arm(w)
-					continue
-				}
-				if !confirming {
-					timer.Reset(SettleConfirm)
-					confirming = true
-					continue
-				}
-			} else if prog.Busy(w) { // a large event is still arriving
-				arm(w)
-				continue
-			}
-			var u client.Update
-			inNow(&u)
-			if u.Synced {
-				deliver(client.Step{Update: u})
-			}
-			arm(window())
+		case <-f.ctx.Done():
+			return
+		case <-f.poke:
 		case <-wake:
-			arm(window())
-		case <-recheck.C:
-			if !more {
-				continue
-			}
-			if backlog() {
-				recheckIn = min(2*recheckIn, backlogRecheckMax)
-				recheck.Reset(recheckIn)
-				continue
-			}
-			more = false
-			deliver(client.Step{Update: client.Update{Backlog: client.BacklogNone}})
-		case err := <-errc:
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			// The stream sent everything before it returned: deliver
-			// what is still queued, then its verdict.
-			if ch != nil {
-				for batch := range ch {
-					handleAll(batch)
-				}
-			}
-			if err == nil {
-				err = fmt.Errorf("the event stream of task %s ended", sessionID)
-			}
-			return err
+		case <-t.C:
+		}
+		f.mu.Lock()
+		d := f.look()
+		f.armed, f.due = d > 0, time.Now().Add(d)
+		f.mu.Unlock()
+		if d > 0 {
+			t.Reset(d)
 		}
 	}
+}
+
+// look says the replay is in if the stream was quiet long enough: no
+// frame handled and no byte read within the rule's window (so no large
+// event arriving), and with strong evidence (strict) the same again
+// SettleConfirm later, so that bytes the kernel already holds (the
+// process may have been descheduled for the whole window) are read first.
+// It returns when to look next (0: not until a frame or state comes).
+// Called with mu held.
+func (f *follower) look() time.Duration {
+	if f.done || !f.waiting() {
+		return 0
+	}
+	w, strict := f.rule.Quiet()
+	if w <= 0 {
+		return 0
+	}
+	if quiet := min(time.Since(f.last), f.act.Quiet()); quiet < w {
+		f.confirming = false
+		return w - quiet
+	}
+	if strict && !f.confirming {
+		f.confirming = true
+		return SettleConfirm
+	}
+	f.confirming = false
+	var u client.Update
+	f.inNow(&u)
+	if u.Synced {
+		f.deliver(client.Step{Update: u})
+	}
+	if !f.waiting() {
+		return 0
+	}
+	w, _ = f.rule.Quiet() // with UntilIdle: ask again after a window
+	return max(w, 0)
 }
 
 // WatchSessions implements client.SessionWatcher from the daemon stream:

@@ -52,7 +52,7 @@ func BenchmarkReplayRawStream(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		dec := NewDecoder()
 		n := 0
-		_ = be.Client().StreamTaskProgress(ctx, id, func(f events.Frame) {
+		_ = be.Client().StreamTaskActivity(ctx, id, func(f events.Frame) {
 			n += len(dec.Decode(f))
 			if n >= total {
 				cancel()
@@ -61,13 +61,13 @@ func BenchmarkReplayRawStream(b *testing.B) {
 			if s.Phase == sse.PhaseLive {
 				dec.Reconnected()
 			}
-		}, &sse.Progress{})
+		}, &sse.Activity{})
 		cancel()
 	}
 }
 
-// BenchmarkReplayFollow: the same replay through Backend.Follow (a channel
-// hop to the caller's goroutine, the replay-end rule, an Update per frame).
+// BenchmarkReplayFollow: the same replay through Backend.Follow (the
+// replay-end rule, an Update per frame).
 func BenchmarkReplayFollow(b *testing.B) {
 	be, id, total := longSession(b, 10000)
 	b.ResetTimer()

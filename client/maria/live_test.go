@@ -706,6 +706,75 @@ func statusServer(t *testing.T, log []byte, status func() string) (string, *atom
 	return srv.URL + "/v1", &gets
 }
 
+// TestFollowShortWindowAfterALateRunEnd: when a frame shortens the rule's
+// window (the run's end, with the daemon's word in), Synced follows the
+// short window from that frame, not the long one the stream was already
+// waiting for when the replay began.
+func TestFollowShortWindowAfterALateRunEnd(t *testing.T) {
+	t.Parallel()
+	log, err := os.ReadFile(corpus + "stream_a.head.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := &runEndRule{waiting: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-rule.waiting: // the long window is set
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(log)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return rule }
+	var last time.Time
+	var took time.Duration
+	follow(t, b, "t1", func(u client.Update, _ *followed) bool {
+		if len(u.Events) > 0 {
+			last = time.Now()
+		}
+		if u.Synced {
+			took = time.Since(last)
+		}
+		return u.Synced
+	})
+	if took > 10*time.Second {
+		t.Fatalf("synced %v after the run's end: the long window", took)
+	}
+}
+
+// runEndRule waits a minute for the replay's end, and 20 ms once the last
+// frame ends a run. waiting is closed once Follow looked at the quiet of
+// the connected stream before any frame (the second call of Quiet: the
+// first is the connection's own).
+type runEndRule struct {
+	QuietEnd
+	end     bool
+	calls   int
+	waiting chan struct{}
+}
+
+func (r *runEndRule) Decoded(kind events.Kind, evs []events.Event) {
+	r.QuietEnd.Decoded(kind, evs)
+	r.end = kind == events.KindPostConversation
+}
+
+func (r *runEndRule) Quiet() (time.Duration, bool) {
+	if r.calls++; r.calls == 2 {
+		close(r.waiting)
+	}
+	if r.end {
+		return 20 * time.Millisecond, true
+	}
+	return time.Minute, false
+}
+
 // TestFollowEvidenceAndUntilIdle: on an idle task whose replay ends a run,
 // Synced comes after the short window (the long one is a minute here);
 // with UntilIdle, Synced waits for the daemon to stop saying generating,
@@ -797,48 +866,47 @@ func TestFollowFrames(t *testing.T) {
 	}
 }
 
-// TestFollowSaysWhatIsOnItsWay: Backlog. While an event is partly read
-// (the server pauses inside it) Follow says more is on its way, and says
-// nothing of the kind is before that event is in; once everything the
-// server sent is delivered, an update says nothing more is (on the last
-// events or on its own), soon, and not before the last event.
-func TestFollowSaysWhatIsOnItsWay(t *testing.T) {
+// TestFollowHandsOverALiveFrameAtOnce: once the replay is in, a frame the
+// daemon writes reaches the consumer at once, not after a batch's wait.
+func TestFollowHandsOverALiveFrameAtOnce(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var rest time.Time // when the rest was written
-	srv := pausedInsideAnEvent(t, 500*time.Millisecond, func() {
-		mu.Lock()
-		rest = time.Now()
-		mu.Unlock()
-	})
+	synced := make(chan struct{})
+	var wrote atomic.Int64 // unix nanoseconds
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: maria\ndata: {\"id\":\"u0\",\"created\":1774598434766,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"replayed\"}}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-synced:
+		case <-r.Context().Done():
+			return
+		}
+		wrote.Store(time.Now().UnixNano())
+		io.WriteString(w, "event: maria\ndata: {\"id\":\"u1\",\"created\":1774598434767,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"live\"}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
 	b := open(t, srv.URL+"/v1")
-	var last client.Backlog // of the last update before the rest was written
-	var wrote time.Time
-	f := follow(t, b, "t1", func(u client.Update, _ *followed) bool {
-		if u.Backlog == client.BacklogUnknown {
-			if len(u.Events) > 0 {
-				t.Error("an update with events says nothing of what follows")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(50 * time.Millisecond) }
+	var took time.Duration
+	once := false
+	follow(t, b, "t1", func(u client.Update, f *followed) bool {
+		if u.Synced && !once {
+			once = true
+			close(synced)
+		}
+		for _, ev := range u.Events {
+			if ev.Text == "live" {
+				took = time.Since(time.Unix(0, wrote.Load()))
+				return true
 			}
-			return false
 		}
-		mu.Lock()
-		wrote = rest
-		mu.Unlock()
-		if wrote.IsZero() {
-			last = u.Backlog
-			return false
-		}
-		return u.Backlog == client.BacklogNone
+		return false
 	})
-	if took := time.Since(wrote); took > 5*time.Second {
-		t.Errorf("nothing more was said %v after the last bytes", took)
-	}
-	if last != client.BacklogMore {
-		t.Errorf("while an event was partly read, the last update said %d, want BacklogMore", last)
-	}
-	want, _ := os.ReadFile("../../transcript/testdata/stream_c.head.jsonl")
-	if got := jsonl(t, f.tl); got != string(want) {
-		t.Fatalf("nothing more on its way before the last event was in:\n%s\nwant\n%s", got, want)
+	if took > time.Second {
+		t.Errorf("a live frame took %v to reach the consumer", took)
 	}
 }
 
@@ -870,5 +938,44 @@ func TestFollowHandsOverABurstWhole(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the burst took %v to come through", took)
+	}
+}
+
+// TestFollowMultiMBOutputArrivesWhole: a replay whose last frame is a
+// 12 MiB tool output, written in pieces, reaches the consumer whole, and
+// the replay is not said to be in before it, even with a quiet window far
+// shorter than the frame takes to arrive and decode.
+func TestFollowMultiMBOutputArrivesWhole(t *testing.T) {
+	t.Parallel()
+	if raceEnabled {
+		t.Skip("12 MiB: slow under -race")
+	}
+	f, text := bigPost("head", "execute_command", randomText(12<<20, 4))
+	wire := []byte("event: maria\ndata: {\"id\":\"u0\",\"created\":1774598434766,\"desc\":{\"msg\":\"UserMessage\",\"content\":\"go\"}}\n\nevent: " + f.Name + "\ndata: " + string(f.Data) + "\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for rest := wire; len(rest) > 0; {
+			k := min(len(rest), 256<<10)
+			w.Write(rest[:k])
+			w.(http.Flusher).Flush()
+			rest = rest[k:]
+		}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	b := open(t, srv.URL+"/v1")
+	b.ReplayEnd = func(context.Context, *Client, string) ReplayEnd { return NewQuietEnd(time.Millisecond) }
+	got := ""
+	follow(t, b, "t1", func(u client.Update, _ *followed) bool {
+		for _, ev := range u.Events {
+			if ev.Tool != nil && ev.Tool.Result != nil {
+				got = ev.Tool.Result.Text
+			}
+		}
+		return u.Synced
+	})
+	if got != text {
+		t.Fatalf("the output arrived as %d bytes of %d before the replay was said to be in", len(got), len(text))
 	}
 }

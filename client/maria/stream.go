@@ -18,10 +18,10 @@ func (c *Client) StreamTask(ctx context.Context, taskID string, onFrame func(eve
 	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, nil)
 }
 
-// StreamTaskProgress is StreamTask that also keeps p up to date with the
+// StreamTaskActivity is StreamTask that also keeps a up to date with the
 // bytes coming in, for a caller that waits for the stream to go quiet.
-func (c *Client) StreamTaskProgress(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(sse.ConnState), p *sse.Progress) error {
-	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, p)
+func (c *Client) StreamTaskActivity(ctx context.Context, taskID string, onFrame func(events.Frame), onState func(sse.ConnState), a *sse.Activity) error {
+	return c.stream(ctx, c.endpoint("task", taskID, "events"), onFrame, onState, a)
 }
 
 // StreamDaemon follows the daemon-wide events (GET /events): task list
@@ -35,7 +35,7 @@ func (c *Client) StreamDaemon(ctx context.Context, onFrame func(events.Frame), o
 // good), with the client's headers, transport and timing. A refusal is
 // reported, in states and as the result, as an *APIError decoded from the
 // daemon's error body, like every other call's.
-func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(sse.ConnState), p *sse.Progress) error {
+func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame), onState func(sse.ConnState), a *sse.Activity) error {
 	if onState == nil {
 		onState = func(sse.ConnState) {}
 	}
@@ -43,7 +43,7 @@ func (c *Client) stream(ctx context.Context, u string, onFrame func(events.Frame
 		URL:             func() string { return u },
 		Header:          c.headers,
 		Client:          c.streamHC,
-		Progress:        p,
+		Activity:        a,
 		Initial:         c.timing.initial,
 		Max:             c.timing.max,
 		CleanCloseDelay: c.timing.cleanDelay,

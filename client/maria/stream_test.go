@@ -151,8 +151,9 @@ func TestStreamRefusalIsAPIError(t *testing.T) {
 	}
 }
 
-// TestStreamTaskProgress: the progress given follows the incoming bytes.
-func TestStreamTaskProgress(t *testing.T) {
+// TestStreamTaskActivity: the activity given follows the incoming bytes,
+// half an event's included.
+func TestStreamTaskActivity(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sseHeaders(w)
@@ -163,13 +164,13 @@ func TestStreamTaskProgress(t *testing.T) {
 	}))
 	defer srv.Close()
 	c, _ := NewClient(srv.URL+"/v1", fastTiming())
-	p := &sse.Progress{}
+	a := &sse.Activity{}
 	rec := &recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.StreamTaskProgress(ctx, idC, rec.Frame, rec.State, p) }()
+	go func() { done <- c.StreamTaskActivity(ctx, idC, rec.Frame, rec.State, a) }()
 	waitFor(t, "the first frame", 5*time.Second, func() bool { fs, _ := rec.Snapshot(); return len(fs) == 1 })
-	waitFor(t, "half an event to show as busy", 5*time.Second, func() bool { return p.Busy(0) })
+	waitFor(t, "half an event to show as busy", 5*time.Second, func() bool { return a.Busy(0) })
 	cancel()
 	<-done
 }

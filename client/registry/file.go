@@ -101,8 +101,7 @@ const (
 )
 
 // Follow reads the file from its start and hands its events over in
-// chunks, each saying that more follows at once (BacklogMore); the last
-// says that everything is in (Synced) and nothing more is on its way.
+// chunks; the last says that everything is in (Synced).
 // Then it waits for ctx: a file does not change. Every Follow starts the
 // session over, as a first follow does: it needs no Reset.
 func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(client.Update)) error {
@@ -116,7 +115,7 @@ func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(clie
 			return // an importer that does not check ctx runs to its end unheard
 		}
 		if len(buf) == chunkEvents || size >= chunkBytes {
-			on(client.Update{Events: buf, Backlog: client.BacklogMore})
+			on(client.Update{Events: buf})
 			buf, size = nil, 0
 		}
 		if buf == nil {
@@ -131,11 +130,11 @@ func (f *FileBackend) Follow(ctx context.Context, sessionID string, on func(clie
 	if err != nil {
 		// The file changed since OpenFile read it; what was read is shown.
 		if len(buf) > 0 {
-			on(client.Update{Events: buf, Backlog: client.BacklogNone})
+			on(client.Update{Events: buf})
 		}
 		return fmt.Errorf("read %s again: %w", f.sample.Name, err)
 	}
-	on(client.Update{Events: buf, Synced: true, Backlog: client.BacklogNone})
+	on(client.Update{Events: buf, Synced: true})
 	<-ctx.Done()
 	return ctx.Err()
 }

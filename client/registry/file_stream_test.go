@@ -38,8 +38,8 @@ func followAll(t *testing.T, ctx context.Context, b *FileBackend) []client.Updat
 	}
 	for i, u := range ups {
 		last := i == len(ups)-1
-		if u.Synced != last || (u.Backlog == client.BacklogNone) != last || u.Reset {
-			t.Errorf("update %d of %d: synced %v, backlog %v, reset %v", i+1, len(ups), u.Synced, u.Backlog, u.Reset)
+		if u.Synced != last || u.Reset {
+			t.Errorf("update %d of %d: synced %v, reset %v", i+1, len(ups), u.Synced, u.Reset)
 		}
 	}
 	return ups
