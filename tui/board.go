@@ -309,6 +309,8 @@ func (m *Model) boardKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		m.overlay = ovFilter
 		return nil
+	case key.Matches(msg, k.FindAll):
+		return m.openFind()
 	default:
 		return nil
 	}
@@ -422,7 +424,7 @@ func taskStatus(s board.Status) string {
 // watchTask streams a task's events: on the board through the backend
 // and outbox of the session's source.
 func (m *Model) watchTask(id string) {
-	if sc, ok := m.ctl.(sourceControl); ok && m.board != nil {
+	if sc, ok := m.ctl.(sourceControl); ok && (m.board != nil || m.replay != nil) {
 		sc.WatchTaskOn(m.gen, m.b, m.ob.watch, id)
 		return
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -29,14 +30,14 @@ func (m *Model) helpAll() []string {
 			key.NewBinding(key.WithHelp(m.helpKeyLabel(), "this help"))}},
 		{"held messages", []key.Binding{k.HeldUp, k.HeldMoveUp, k.HeldMoveDown, k.HeldEdit, k.HeldDelete,
 			k.HeldToComposer, k.HeldAdopt, k.HeldRelease, k.HeldPause, k.HeldBack}},
-		{"task list", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown, k.Attach, k.NewTask,
-			k.Filter, k.Refresh, k.Quit}},
+		{"task list", slices.Concat([]key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown, k.Attach, k.NewTask,
+			k.Filter}, m.findKeys(), []key.Binding{k.Refresh, k.Quit})},
 	}
 	if m.board != nil {
 		// Several sources: the board stands where the task list does.
-		groups[len(groups)-1] = group{"board", []key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown,
-			k.Attach, k.Filter, k.BoardStatus, k.BoardSource,
-			key.NewBinding(key.WithHelp("esc", "clear the filters")), k.Quit}}
+		groups[len(groups)-1] = group{"board", slices.Concat([]key.Binding{k.ListUp, k.ListDown, k.ListTop, k.ListBottom, k.ListPgUp, k.ListPgDown,
+			k.Attach, k.Filter}, m.findKeys(), []key.Binding{k.BoardStatus, k.BoardSource,
+			key.NewBinding(key.WithHelp("esc", "clear the filters")), k.Quit})}
 	}
 	if m.mode == modeList {
 		// On the list or the board, its keys come first.
@@ -176,4 +177,13 @@ func (m *Model) listHelpView() []string {
 	out := m.helpLines(m.h - 1)
 	line, _ := m.hintsLine()
 	return append(out, line)
+}
+
+// findKeys is the search across sessions' key, where the UI has an index
+// to search (Config.Search).
+func (m *Model) findKeys() []key.Binding {
+	if m.cfg.Search == nil {
+		return nil
+	}
+	return []key.Binding{m.keys.FindAll}
 }

@@ -43,15 +43,27 @@ func (m *Model) listHints() []chrome.Hint {
 	if m.caps.Create {
 		hs = append(hs, major(m.keyLabel("new_task", "n"), "new task"))
 	}
-	return append(hs, major(m.keyLabel("filter", "/"), "filter"), minor(m.keyPair("list_down", "list_up", "j/k"), "move"),
+	hs = append(hs, major(m.keyLabel("filter", "/"), "filter"))
+	hs = append(hs, m.findHint()...)
+	return append(hs, minor(m.keyPair("list_down", "list_up", "j/k"), "move"),
 		minor(m.keyLabel("refresh", "r"), "refresh"), vital(m.keyLabel("quit", "q"), "quit"), vital(m.keyLabel("help", "?"), "keys"))
+}
+
+// findHint is the search across sessions' key, where the UI has an index
+// to search (Config.Search).
+func (m *Model) findHint() []chrome.Hint {
+	if m.cfg.Search == nil {
+		return nil
+	}
+	return []chrome.Hint{minor(m.keyLabel("find_all", "ctrl+f"), "search all")}
 }
 
 // boardHints are the board's keys.
 func (m *Model) boardHints() []chrome.Hint {
-	return []chrome.Hint{major(m.keyLabel("attach", "enter"), "open"), major(m.keyLabel("filter", "/"), "filter"),
-		minor(m.keyLabel("board_status", "s"), "status"), minor(m.keyLabel("board_source", "S"), "source"),
-		minor(m.keyPair("list_down", "list_up", "j/k"), "move"), vital(m.keyLabel("quit", "q"), "quit"), vital(m.keyLabel("help", "?"), "keys")}
+	hs := []chrome.Hint{major(m.keyLabel("attach", "enter"), "open"), major(m.keyLabel("filter", "/"), "filter")}
+	hs = append(hs, m.findHint()...)
+	return append(hs, minor(m.keyLabel("board_status", "s"), "status"), minor(m.keyLabel("board_source", "S"), "source"),
+		minor(m.keyPair("list_down", "list_up", "j/k"), "move"), vital(m.keyLabel("quit", "q"), "quit"), vital(m.keyLabel("help", "?"), "keys"))
 }
 
 // helpKeyLabel is the help's key where a printable key would type text (the

@@ -20,7 +20,7 @@ func (k *keyMap) bindings() map[string]*key.Binding {
 
 		"list_up": &k.ListUp, "list_down": &k.ListDown, "list_top": &k.ListTop, "list_bottom": &k.ListBottom,
 		"list_page_up": &k.ListPgUp, "list_page_down": &k.ListPgDown,
-		"attach": &k.Attach, "new_task": &k.NewTask, "filter": &k.Filter, "refresh": &k.Refresh,
+		"attach": &k.Attach, "new_task": &k.NewTask, "filter": &k.Filter, "refresh": &k.Refresh, "find_all": &k.FindAll,
 		"board_status": &k.BoardStatus, "board_source": &k.BoardSource,
 
 		"down": &k.Down, "up": &k.Up, "page_down": &k.PageDown, "page_up": &k.PageUp,

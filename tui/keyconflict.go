@@ -13,7 +13,7 @@ var keyScopes = []struct {
 	actions []string
 }{
 	{"task list and board", []string{"list_up", "list_down", "list_top", "list_bottom", "list_page_up", "list_page_down",
-		"attach", "new_task", "filter", "refresh", "board_status", "board_source", "help", "quit"}},
+		"attach", "new_task", "filter", "refresh", "find_all", "board_status", "board_source", "help", "quit"}},
 	{"transcript", []string{"down", "up", "page_down", "page_up", "half_down", "half_up", "top", "bottom",
 		"prev_item", "next_item", "prev_user", "next_user", "next_error", "prev_error", "expand", "search",
 		"next_match", "prev_match", "copy", "copy_code", "copy_lines", "thinking", "todos", "queue", "compose",

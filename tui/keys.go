@@ -13,7 +13,7 @@ type keyMap struct {
 
 	// task list
 	ListUp, ListDown, ListTop, ListBottom, ListPgUp, ListPgDown key.Binding
-	Attach, NewTask, Filter, Refresh                            key.Binding
+	Attach, NewTask, Filter, Refresh, FindAll                   key.Binding
 	// board (several sources)
 	BoardStatus, BoardSource key.Binding
 
@@ -75,6 +75,9 @@ func newKeyMap() keyMap {
 		NewTask:    b("n", "new task", "n"),
 		Filter:     b("/", "filter", "/"),
 		Refresh:    b("r", "refresh", "r"),
+		// ctrl+f, find: every letter of the list and board is taken or
+		// types a filter, and it is the key for search most people know.
+		FindAll: b("ctrl+f", "search all sessions", "ctrl+f"),
 
 		BoardStatus: b("s", "filter by status", "s"),
 		BoardSource: b("S", "filter by source", "S"),
@@ -169,6 +172,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.filterKey(msg)
 	case ovNewTask:
 		return m.newTaskKey(msg)
+	case ovFind:
+		return m.findKey(msg)
 	}
 	if m.mode == modeList {
 		return m.listKey(msg)
@@ -193,7 +198,7 @@ func (m *Model) ctrlC() tea.Cmd {
 	case m.overlay == ovConfirmCancel:
 		m.overlay = ovNone
 		return nil
-	case m.overlay == ovSearch || m.overlay == ovFilter:
+	case m.overlay == ovSearch || m.overlay == ovFilter || m.overlay == ovFind:
 		m.overlay = ovNone
 		return nil
 	case m.overlay == ovNewTask:
@@ -232,6 +237,10 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		return nil
 	case ovNewTask:
 		return m.newTask.update(msg)
+	case ovFind:
+		m.find.input += oneLine(msg.Content)
+		m.find.results = false
+		return nil
 	}
 	if m.mode != modeTask || !m.caps.Send {
 		return nil

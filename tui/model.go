@@ -39,6 +39,7 @@ const (
 	ovSearch  // typing a transcript search
 	ovFilter  // typing a task-list filter
 	ovNewTask // the new-task form
+	ovFind    // the search across every indexed session (findall.go)
 )
 
 // Model is perch's single Bubble Tea model. Components are plain structs
@@ -111,6 +112,12 @@ type Model struct {
 	searchGen uint64
 	canceling bool // a Cancel call is in flight
 	newTask   newTaskForm
+	// find is the search across sessions; replay the session it opened
+	// from the index (nil when none); landing the hit to select once that
+	// session's transcript is in (findall.go).
+	find    findState
+	replay  *replayed
+	landing landing
 
 	// Per-frame scratch and caches; see frame.go.
 	src                                       *itemSource
@@ -245,6 +252,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleTaskLoaded(msg)
 	case searchDoneMsg:
 		m.handleSearchDone(msg)
+	case findDoneMsg:
+		m.handleFindDone(msg)
+	case indexedOpenMsg:
+		cmd = m.handleIndexedOpen(msg)
 	case outboxMsg:
 		cmd = m.handleOutbox(msg)
 	case outboxChangedMsg:
@@ -305,6 +316,8 @@ func (m *Model) View() tea.View {
 	switch {
 	case m.mode == modeList && m.overlay == ovHelp:
 		lines = m.listHelpView()
+	case m.mode == modeList && m.overlay == ovFind:
+		lines, v.Cursor = m.findView()
 	case m.mode == modeList && m.board != nil:
 		lines, v.Cursor = m.boardView()
 	case m.mode == modeList:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"sort"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -26,6 +27,9 @@ type searchState struct {
 	// after are looked at as n/N reach them.
 	hits    []int
 	scanned int
+	// landAt: the search selects a hit opened from the search across
+	// sessions, the match at or after this time (zero: the next match).
+	landAt time.Time
 	// lines is set while the prompt reads a range of lines to copy
 	// (copy.go), not a query.
 	lines lineRange
@@ -93,6 +97,7 @@ func (m *Model) commitSearch(q string) tea.Cmd {
 	m.search.query = q
 	m.search.matches, m.search.found = 0, 0
 	m.search.pending, m.search.hits, m.search.scanned = false, nil, 0
+	m.search.landAt = time.Time{}
 	if q == "" {
 		return nil
 	}
@@ -141,6 +146,11 @@ func (m *Model) handleSearchDone(msg searchDoneMsg) {
 	m.search.matches, m.search.found = len(msg.hits), msg.found
 	if m.search.matches == 0 {
 		m.setFlash("no match for “"+m.search.query+"”", false)
+		return
+	}
+	if at := m.search.landAt; !at.IsZero() {
+		m.search.landAt = time.Time{}
+		m.findNextAt(+1, m.landIndex(msg.hits, at))
 		return
 	}
 	start := m.scanStart(+1)

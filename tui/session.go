@@ -111,7 +111,12 @@ func (m *Model) detach() tea.Cmd {
 	m.expanded = make(map[*events.Item]bool)
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
-	return tea.Batch(saved, m.heldCountsCmd(), m.leaveBoardSession())
+	m.landing = landing{}
+	var closeReplay tea.Cmd
+	if c := m.leaveReplay(); c != nil {
+		closeReplay = closeCmd(c)
+	}
+	return tea.Batch(saved, m.heldCountsCmd(), m.leaveBoardSession(), closeReplay)
 }
 
 func (m *Model) saveDraft() {
@@ -180,7 +185,7 @@ func (m *Model) handleStream(msg streamBatchMsg) tea.Cmd {
 	if m.todosOpen && len(m.tl.Todos()) == 0 {
 		m.todosOpen = false
 	}
-	return cmd
+	return tea.Batch(cmd, m.landOnHit(msg))
 }
 
 // setCatchingUp records whether the UI is behind the task stream: while

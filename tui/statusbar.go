@@ -260,6 +260,9 @@ func (m *Model) keyHints() []chrome.Hint {
 		}
 		return []chrome.Hint{major("↑/↓ pgup/pgdn", "scroll"), vital("esc", "close help")}
 	}
+	if m.overlay == ovFind {
+		return m.findHints()
+	}
 	if m.mode == modeList && m.board != nil {
 		return m.boardHints()
 	}

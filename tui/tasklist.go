@@ -189,6 +189,8 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openNewTask()
 	case key.Matches(msg, k.Filter):
 		m.overlay = ovFilter
+	case key.Matches(msg, k.FindAll):
+		return m.openFind()
 	case key.Matches(msg, k.Refresh):
 		m.setFlash("refreshing…", false)
 		return m.loadTasksCmd()

@@ -128,6 +128,15 @@ type Config struct {
 	// short sessions).
 	Spill func(session string) *spill.File
 
+	// Search finds the messages of every indexed session that match a
+	// query, newest first (ErrNoIndex when nothing is indexed); it runs in
+	// a command. Nil: the UI offers no search across sessions.
+	Search func(ctx context.Context, query string) ([]SearchHit, error)
+	// OpenIndexed opens a session that neither the list nor the board
+	// holds, read-only, from its file or the index's copy of it; it runs
+	// in a command. Nil: only the sessions on screen open.
+	OpenIndexed func(ctx context.Context, session string) (IndexedSession, error)
+
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
 	tasks *tasksPrefetch
@@ -220,6 +229,9 @@ func run(ctx context.Context, b client.Backend, cfg Config, opts ...tea.ProgramO
 	cancel()
 	hub.wait()
 	<-boardDone
+	if closeReplay := m.leaveReplay(); closeReplay != nil {
+		closeReplay() // the exit report then counts the outboxes shown before it
+	}
 	m.spill.close()
 	cfg.tasks.wait()
 	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
