@@ -12,6 +12,7 @@ import (
 	"github.com/perch-tui/perch/internal/ingest"
 
 	"github.com/perch-tui/perch/transcript"
+	"github.com/perch-tui/perch/tui"
 )
 
 // runReplay opens a transcript file of any known system: in the terminal
@@ -102,4 +103,38 @@ func importErr(err error) error {
 		return usageError{msg: ue.Msg}
 	}
 	return err
+}
+
+// uiOpenIndexed is how the UI replays a session of the index that no
+// list of its holds (tui.Config.OpenIndexed): as perch replay SESSION
+// does, from its file or, when that is gone, the index's copy; read-only.
+func uiOpenIndexed(env Env) func(ctx context.Context, session string) (tui.IndexedSession, error) {
+	env.StderrIsTerminal = false // the UI owns the terminal: no note on stderr
+	return func(ctx context.Context, session string) (tui.IndexedSession, error) {
+		path, kind, done, err := indexedSource(ctx, env, session, "")
+		if err != nil {
+			return tui.IndexedSession{}, err
+		}
+		b, err := registry.OpenFile(ctx, path, kind, ingest.Options{})
+		if err != nil {
+			done()
+			return tui.IndexedSession{}, importErr(err)
+		}
+		closeAll := func() { b.Close(); done() }
+		ts, err := b.Sessions(ctx)
+		if err != nil {
+			closeAll()
+			return tui.IndexedSession{}, err
+		}
+		id := session
+		if len(ts) > 0 {
+			id = ts[0].ID // the file's one session
+		}
+		for _, t := range ts {
+			if t.ID == session {
+				id = t.ID
+			}
+		}
+		return tui.IndexedSession{Backend: b, TaskID: id, Close: closeAll}, nil
+	}
 }

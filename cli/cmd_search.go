@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/tui"
 )
 
 func runSearch(ctx context.Context, env Env, args []string) error {
@@ -89,4 +91,38 @@ func highlight(parts []index.Part, terminal bool) string {
 		b.WriteString(p.Text)
 	}
 	return b.String()
+}
+
+// uiSearch is the UI's search across sessions (tui.Config.Search): the
+// index opened for each query (the UI runs it in a command), so that the
+// UI holds no file open and another perch indexing meanwhile is seen.
+func uiSearch(env Env) func(ctx context.Context, query string) ([]tui.SearchHit, error) {
+	return func(ctx context.Context, query string) ([]tui.SearchHit, error) {
+		if _, err := os.Stat(indexPath(env)); errors.Is(err, os.ErrNotExist) {
+			return nil, tui.ErrNoIndex // searching must not create it
+		}
+		ix, err := openIndex(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		defer ix.Close()
+		hits, err := ix.Search(ctx, index.Query{Text: query, Limit: 100})
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) == 0 {
+			if st, err := ix.Stats(ctx); err == nil && st.Sessions == 0 {
+				return nil, tui.ErrNoIndex
+			}
+		}
+		out := make([]tui.SearchHit, len(hits))
+		for i, h := range hits {
+			out[i] = tui.SearchHit{Session: h.Session, System: h.System, Title: h.Title, Deleted: h.Deleted, At: h.At,
+				Role: h.Role, Tool: h.Tool, Snippet: make([]tui.SnippetPart, len(h.Snippet))}
+			for j, p := range h.Snippet {
+				out[i].Snippet[j] = tui.SnippetPart{Text: p.Text, Match: p.Match}
+			}
+		}
+		return out, nil
+	}
 }

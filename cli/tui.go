@@ -37,7 +37,7 @@ func prepareUI() { tui.Prepare() }
 // already, and said what is wrong with it).
 func uiConfig(env Env, theme string) tui.Config {
 	c := tui.Config{Theme: theme, Cwd: env.Cwd, Getenv: env.Getenv, Home: env.Home, Unsent: env.Stderr,
-		Spill: spill.Open}
+		Spill: spill.Open, Search: uiSearch(env), OpenIndexed: uiOpenIndexed(env)}
 	if conf, err := env.config(); err == nil {
 		c.Keys = conf.keys()
 	}
