@@ -72,6 +72,7 @@ type findState struct {
 	err     error
 	sel     int
 	offset  int
+	page    int // hits per page, from the last frame
 }
 
 // findDoneMsg is a search's answer.
@@ -176,8 +177,8 @@ func (m *Model) moveFind(d int) {
 	f.sel = max(min(f.sel+d, len(f.hits)-1), 0)
 }
 
-// findPage is how many hits a page shows (two rows each).
-func (m *Model) findPage() int { return max((m.h-4)/2, 1) }
+// findPage is how many hits the last frame showed (two rows each).
+func (m *Model) findPage() int { return max(m.find.page, 1) }
 
 // runFind searches the index for the input in a command; a search still
 // running is cancelled, and its answer dropped.
@@ -364,27 +365,31 @@ func (m *Model) findView() ([]string, *tea.Cursor) {
 			cur = tea.NewCursor(x, 0)
 		}
 	}
-	var status string
+	// What the search said, wrapped: how to fill an empty index is read
+	// whole at 80 columns.
+	st, status := m.ch.Hint, ""
 	switch {
 	case f.pending:
-		status = m.ch.Hint.Render("searching…")
+		status = "searching…"
 	case errors.Is(f.err, ErrNoIndex):
-		status = m.ch.Warn.Render("no session is indexed yet: run perch index in a shell to fill the index, then search again")
+		st, status = m.ch.Warn, "no session is indexed yet: run perch index in a shell to fill the index, then search again"
 	case f.err != nil:
-		status = m.ch.Err.Render(errReason(f.err))
+		st, status = m.ch.Err, errReason(f.err)
 	case f.ran == "":
-		status = m.ch.Hint.Render(`words, "a phrase", prefix* · enter searches`)
+		status = `words, "a phrase", prefix* · enter searches`
 	case len(f.hits) == 0:
-		status = m.ch.Hint.Render("no message matches “" + oneLine(f.ran) + "”")
+		status = "no message matches “" + oneLine(f.ran) + "”"
+	case len(f.hits) == 1:
+		status = "1 hit"
 	default:
-		n := itoa(len(f.hits)) + " hits"
-		if len(f.hits) == 1 {
-			n = "1 hit"
-		}
-		status = m.ch.Hint.Render(n + ", newest first")
+		status = itoa(len(f.hits)) + " hits, newest first"
 	}
-	out = append(out, truncate(status, m.w), "")
-	page := m.findPage()
+	for _, l := range chrome.WrapLines(status, m.w) {
+		out = append(out, truncate(st.Render(l), m.w))
+	}
+	out = append(out, "")
+	page := max((m.h-1-len(out))/2, 1)
+	f.page = page
 	if f.sel < f.offset {
 		f.offset = f.sel
 	}

@@ -89,11 +89,15 @@ func TestFindAllSearchesAndShowsHits(t *testing.T) {
 }
 
 func TestFindAllSaysHowToFillAnEmptyIndex(t *testing.T) {
-	hs := findHarness(t, &fakeIndex{err: ErrNoIndex}, Config{})
+	hs := newHarness(t, 80, 24, Config{Search: (&fakeIndex{err: ErrNoIndex}).search})
+	hs.taskList(events.Task{ID: "t1", Name: "one"})
 	hs.key("ctrl+f")
 	hs.typ("anything")
 	hs.key("enter")
+	checkFrame(t, hs.m)
+	// Whole at 80 columns.
 	hs.contains("run perch index")
+	hs.contains("search again")
 }
 
 func TestFindAllNewerQuerySupersedes(t *testing.T) {
@@ -224,4 +228,53 @@ func TestGoldenFindAllAt80x24(t *testing.T) {
 	hs.key("enter")
 	checkFrame(t, hs.m)
 	golden.RequireEqual(t, hs.view())
+}
+
+// On the board, a hit opens through its session's own source, also when
+// the board's filter hides its row.
+func TestFindAllOnTheBoardOpensThroughTheSource(t *testing.T) {
+	hs, bes := boardHarness(t, 100, 30, threeSources())
+	hs.m.cfg.Search = (&fakeIndex{hits: []SearchHit{{Session: "thread-91bc", System: "suna", At: fixedNow.Add(-2 * time.Hour),
+		Role: "assistant", Snippet: snip("the ", "triage", " is done")}}}).search
+	hs.key("/")
+	hs.typ("release")
+	hs.key("enter")
+	hs.lacks("triage")
+	hs.key("ctrl+f")
+	hs.typ("triage")
+	hs.key("enter")
+	hs.key("enter")
+	if hs.m.mode != modeTask || hs.m.task.ID != "thread-91bc" || hs.m.b != bes["work"] || hs.m.replay != nil {
+		t.Fatalf("mode %v task %q backend %s", hs.m.mode, hs.m.task.ID, hs.m.b.Name())
+	}
+	u := user("u1", "triage the inbox")
+	u.Created = fixedNow.Add(-3 * time.Hour)
+	hs.events(u, assistant("a1", "the triage is done"))
+	if hs.m.tr.sel < 0 || hs.m.tl.At(hs.m.tr.sel).ID != "a1" {
+		t.Fatalf("selected %d", hs.m.tr.sel)
+	}
+}
+
+// Every size draws a whole frame, the selection in view.
+func TestFindAllFramesAtEverySize(t *testing.T) {
+	var many []SearchHit
+	for i := range 40 {
+		h := findHits[i%2]
+		h.At = fixedNow.Add(-time.Duration(i) * time.Minute)
+		many = append(many, h)
+	}
+	for _, sz := range [][2]int{{1, 1}, {10, 2}, {20, 3}, {40, 5}, {80, 24}} {
+		hs := newHarness(t, sz[0], sz[1], Config{Search: (&fakeIndex{hits: many}).search})
+		hs.taskList(events.Task{ID: "t1", Name: "one"})
+		hs.key("ctrl+f")
+		hs.typ("flaky")
+		hs.key("enter")
+		for range 30 {
+			hs.key("j")
+			checkFrame(t, hs.m)
+		}
+		if sz[1] == 24 && !strings.Contains(hs.view(), "2026-03-27 09:30") { // the 31st hit
+			t.Fatalf("the selection is out of view:\n%s", hs.view())
+		}
+	}
 }

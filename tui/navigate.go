@@ -143,6 +143,10 @@ func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 		m.scrollHelp(d)
 		return
 	}
+	if m.overlay == ovFind {
+		m.moveFind(d / 3)
+		return
+	}
 	if m.mode == modeList {
 		m.list.move(d / 3)
 		return
