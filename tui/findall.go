@@ -102,7 +102,7 @@ type replayed struct {
 
 // landing is the hit to select once the opened session's transcript is
 // in: the matched text, searched as the transcript search does, and the
-// message's time (the match at or after it is the one selected).
+// message's time (landIndex).
 type landing struct {
 	text string
 	at   time.Time
@@ -339,17 +339,15 @@ func (m *Model) landOnHit(msg streamBatchMsg) tea.Cmd {
 }
 
 // landIndex is the match to select for a search that opened a hit: the
-// first at or after the hit's time, else the last.
+// last one at or before the hit's time (a tool's result is indexed at the
+// result, its item is timed by the call), else the first.
 func (m *Model) landIndex(hits []int, at time.Time) int {
-	from := at.Add(-time.Millisecond) // the index keeps milliseconds
+	to := at.Add(time.Millisecond) // the index keeps milliseconds
 	k := sort.Search(len(hits), func(k int) bool {
 		it := m.tl.Peek(hits[k])
-		return it != nil && !it.Created.Before(from)
+		return it != nil && it.Created.After(to)
 	})
-	if k == len(hits) {
-		k = len(hits) - 1
-	}
-	return hits[k]
+	return hits[max(k-1, 0)]
 }
 
 // findView draws the overlay over the whole screen: the query, what the

@@ -234,7 +234,7 @@ func TestGoldenFindAllAt80x24(t *testing.T) {
 // the board's filter hides its row.
 func TestFindAllOnTheBoardOpensThroughTheSource(t *testing.T) {
 	hs, bes := boardHarness(t, 100, 30, threeSources())
-	hs.m.cfg.Search = (&fakeIndex{hits: []SearchHit{{Session: "thread-91bc", System: "suna", At: fixedNow.Add(-2 * time.Hour),
+	hs.m.cfg.Search = (&fakeIndex{hits: []SearchHit{{Session: "thread-91bc", System: "suna", At: fixedNow,
 		Role: "assistant", Snippet: snip("the ", "triage", " is done")}}}).search
 	hs.key("/")
 	hs.typ("release")
@@ -277,4 +277,25 @@ func TestFindAllFramesAtEverySize(t *testing.T) {
 			t.Fatalf("the selection is out of view:\n%s", hs.view())
 		}
 	}
+}
+
+// From one replay to another: the rule names the file shown now, not the
+// one shown before (its memo is keyed on the note).
+func TestFindAllReplayFromAReplayNamesItsFile(t *testing.T) {
+	rec := client.Capabilities{Recording: true}
+	file := &fakeBackend{name: "claude-code", caps: &rec}
+	cfg := Config{TaskID: "aaaa1111-older", Search: (&fakeIndex{hits: findHits}).search,
+		OpenIndexed: func(_ context.Context, id string) (IndexedSession, error) {
+			return IndexedSession{Backend: file, TaskID: id}, nil
+		}}
+	hs := newHarnessOn(t, 100, 30, cfg, &fakeBackend{name: "codex", caps: &rec})
+	hs.taskList(events.Task{ID: "aaaa1111-older", Name: "Tidy the build"})
+	hs.events(assistant("a1", "done"))
+	hs.contains("(codex) — read-only")
+	hs.key("esc")
+	hs.key("ctrl+f")
+	hs.typ("flaky")
+	hs.key("enter")
+	hs.key("enter")
+	hs.contains("(claude-code) — read-only")
 }

@@ -141,7 +141,7 @@ func (m *Model) taskView() ([]string, *tea.Cursor) {
 	}
 	if l.rule > 0 {
 		var k keyb
-		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).i(m.w).s(m.held.editing).
+		k.t(m.focus == focusComposer).t(m.busy()).t(m.comp.web).t(m.caps.WebSearch).t(m.caps.Send).s(m.caps.Note).i(m.w).s(m.held.editing).
 			t(m.streamDown()).t(m.streamDown() && taskGone(m.conn.Err))
 		out = append(out, m.memoRule.get(k.String(), m.composerRule))
 	}

@@ -28,7 +28,7 @@ type searchState struct {
 	hits    []int
 	scanned int
 	// landAt: the search selects a hit opened from the search across
-	// sessions, the match at or after this time (zero: the next match).
+	// sessions, the match nearest this time (landIndex; zero: the next match).
 	landAt time.Time
 	// lines is set while the prompt reads a range of lines to copy
 	// (copy.go), not a query.
