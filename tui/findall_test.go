@@ -182,6 +182,10 @@ func TestFindAllOpensAnUnknownSessionFromTheIndex(t *testing.T) {
 		t.Fatalf("backend %v, closed %d", hs.m.b.Name(), closed)
 	}
 	hs.contains("Tidy the build")
+	// The replayed session did not join the list: its backend is gone.
+	if _, ok := hs.m.list.byID("bbbb2222-newer"); ok {
+		t.Fatal("the replayed session is in the list")
+	}
 }
 
 func TestFindAllOpenFailureIsSaid(t *testing.T) {

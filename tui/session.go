@@ -238,7 +238,9 @@ func (m *Model) handleTaskLoaded(msg taskLoadedMsg) {
 	}
 	m.task = m.task.Merge(msg.task)
 	m.tl.SetTask(m.task)
-	m.list.upsert(m.task)
+	if m.replay == nil { // a replay from the index is no session of the list's backend
+		m.list.upsert(m.task)
+	}
 }
 
 // busy is whether the agent is running a turn now.
