@@ -112,10 +112,9 @@ func (m *Model) detach() tea.Cmd {
 	m.rows, m.owners = m.rows[:0], m.owners[:0]
 	m.resetHeld("")
 	m.landing = landing{}
-	var closeReplay tea.Cmd
-	if c := m.leaveReplay(); c != nil {
-		closeReplay = closeCmd(c)
-	}
+	// Back to the backend and outbox shown before a replay from the index
+	// first: the held counts are the list's.
+	closeReplay := closeCmd(m.leaveReplay())
 	return tea.Batch(saved, m.heldCountsCmd(), m.leaveBoardSession(), closeReplay)
 }
 
