@@ -321,6 +321,9 @@ type conn struct {
 	// mariaOnly: a maria daemon whatever the environment says (the demo's
 	// own fake daemon).
 	mariaOnly bool
+	// noLocal: the board's sources without the local CLIs (perch index
+	// reads their sessions as the files they are, not as live sources).
+	noLocal bool
 	// probedTasks is the task list the probe read while open asked which
 	// system answers at the URL (nil: no probe, a system whose probe reads
 	// none, or a list that did not decode): the UI shows it instead of

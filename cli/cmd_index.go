@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/index"
@@ -25,9 +27,10 @@ func openIndex(ctx context.Context, env Env) (*index.Index, error) {
 
 func runIndex(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "index")
-	var c conn
+	c := conn{noLocal: true} // the local CLIs' sessions are read as files
 	c.register(fs)
 	live := fs.Bool("live", false, "also read every session of the live sources (each --url, the config file's [[source]] tables, the local maria daemon)")
+	watch := fs.Bool("watch", false, "with --live or --url: go on watching the live sources, and read each session again whenever a run of it ends, until interrupted")
 	rebuild := fs.Bool("rebuild", false, "empty the index and read every source again")
 	forget := fs.String("forget", "", "remove the session `SESSION` (an id, a unique prefix, or its file) from the index")
 	from := fs.String("from", "", "the kind of the FILEs (detected when absent): "+kindNames())
@@ -71,6 +74,12 @@ func runIndex(ctx context.Context, env Env, args []string) error {
 	if err := indexSources(ctx, env, ix, srcs); err != nil {
 		return err
 	}
+	if *watch && !*live && len(c.urls) == 0 {
+		return usagef("--watch goes with --live or --url")
+	}
+	if *watch {
+		return watchLive(ctx, env, &c, ix)
+	}
 	if *live || len(c.urls) > 0 {
 		return indexLive(ctx, env, &c, ix)
 	}
@@ -99,27 +108,14 @@ func indexLive(ctx context.Context, env Env, c *conn, ix *index.Index) error {
 			continue
 		}
 		for _, t := range tasks {
-			var evs []events.Event
-			lo := exportLiveOpts(false)
-			lo.onUpdate = func(s liveStep) error {
-				if s.old != nil {
-					evs = evs[:0] // the source read the session again
-				}
-				evs = append(evs, s.u.Events...)
-				return nil
-			}
-			if _, err := followLive(ctx, env, b, t, lo); err != nil {
+			r, err := indexLiveSession(ctx, env, ix, src.URL, b, t)
+			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				failed++
 				fmt.Fprintf(env.Stderr, "perch: %s: session %s: %v\n", src.Name, shortID(t.ID), err)
 				continue
-			}
-			r, err := ix.IndexEvents(ctx, index.LiveSession{URL: src.URL, ID: t.ID, System: b.Name(), Title: t.Name,
-				Project: t.Cwd, Created: t.Created, Updated: t.Updated}, evs)
-			if err != nil {
-				return err
 			}
 			sessions++
 			messages += r.Messages
@@ -357,4 +353,76 @@ func localDirs(env Env) map[string]string {
 		}
 	}
 	return dirs
+}
+
+// indexLiveSession reads one session of a live source as the source has
+// it once synced, and puts it into the index in place of an earlier read.
+func indexLiveSession(ctx context.Context, env Env, ix *index.Index, url string, b client.Backend, t events.Task) (index.FileResult, error) {
+	var evs []events.Event
+	lo := exportLiveOpts(false)
+	lo.onUpdate = func(s liveStep) error {
+		if s.old != nil {
+			evs = evs[:0] // the source read the session again
+		}
+		evs = append(evs, s.u.Events...)
+		return nil
+	}
+	if _, err := followLive(ctx, env, b, t, lo); err != nil {
+		return index.FileResult{}, err
+	}
+	return ix.IndexEvents(ctx, index.LiveSession{URL: url, ID: t.ID, System: b.Name(), Title: t.Name,
+		Project: t.Cwd, Created: t.Created, Updated: t.Updated}, evs)
+}
+
+// watchLive is perch index --live --watch: every live source's list is
+// watched (its own signal, as the board's), and a session is read into
+// the index when it is first seen and again each time a run of it ends,
+// so the index has what the agents said within a run of their saying it.
+// A source that is down is retried by its watch; a session that cannot be
+// read is said on stderr and read again at its next run's end.
+func watchLive(ctx context.Context, env Env, c *conn, ix *index.Index) error {
+	srcs, err := c.boardSources(ctx, env)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for _, src := range srcs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := src.Open(ctx)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "perch: %s: %v\n", src.Name, err)
+				return
+			}
+			// What each session was when last read: a run that ended since
+			// (a status that left generating, or a newer update) reads it
+			// again. Only this source's goroutine touches it.
+			seen := map[string]events.Task{}
+			_ = client.WatchSessions(ctx, b, time.Second, func(ts []events.Task) {
+				for _, t := range ts {
+					last, ok := seen[t.ID]
+					running := t.Status == events.StatusGenerating || t.Status == events.StatusWaiting
+					seen[t.ID] = t
+					if running || ok && last.Status == t.Status && last.Updated.Equal(t.Updated) {
+						continue
+					}
+					r, err := indexLiveSession(ctx, env, ix, src.URL, b, t)
+					if err != nil {
+						if ctx.Err() == nil {
+							fmt.Fprintf(env.Stderr, "perch: %s: session %s: %v\n", src.Name, shortID(t.ID), err)
+							delete(seen, t.ID) // try again at the next list
+						}
+						continue
+					}
+					fmt.Fprintf(env.Stdout, "read %s session %s: %s\n", b.Name(), shortID(t.ID), nounCount(r.Messages, "message"))
+				}
+			}, func(client.ConnState) {})
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil // interrupted: what was read is in
+	}
+	return errors.New("index: every live source's watch ended")
 }

@@ -228,3 +228,63 @@ func TestIndexProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexWatchReadsEachRun: perch index --watch keeps a live source's
+// sessions in the index: a run that ends after it started is searchable
+// within the watch's next list, without another perch index.
+func TestIndexWatchReadsEachRun(t *testing.T) {
+	_, url := fakeWith(t, fakedaemon.Options{Dialect: fakedaemon.DialectHead, Speed: fastSpeed, Seed: 7})
+	state := t.TempDir()
+	envWith := func(e *Env) {
+		e.Getenv = func(k string) string {
+			if k == "XDG_STATE_HOME" {
+				return state
+			}
+			return ""
+		}
+	}
+	perch := func(args ...string) result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return runEnv(ctx, t, envWith, "", args...)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() { done <- runEnv(ctx, t, envWith, "", "index", "--watch", "--url", url) }()
+	var stopped *result
+	stop := func() result {
+		if stopped != nil {
+			return *stopped
+		}
+		cancel()
+		select {
+		case r := <-done:
+			stopped = &r
+			return r
+		case <-time.After(10 * time.Second):
+			t.Fatal("perch index --watch did not stop")
+			return result{}
+		}
+	}
+	defer stop()
+
+	must(t, perch("new", "--url", url, "--name", "quokka", "What does this project do?"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := perch("search", "project", "--system", "maria", "--role", "user")
+		if r.code == 0 && strings.Contains(r.stdout, "maria  user") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never reached the index: %+v", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := stop(); r.code != 0 || !strings.Contains(r.stdout, "read maria session") {
+		t.Errorf("index --watch: %+v", r)
+	}
+	if r := perch("index", "--watch"); r.code != 2 || !strings.Contains(r.stderr, "--watch goes with --live or --url") {
+		t.Errorf("--watch alone: %+v", r)
+	}
+}

@@ -198,7 +198,7 @@ func (c *conn) manySources(env Env) (bool, error) {
 // the config file sets them; none for a command given a URL by flag
 // (it talks to that server only).
 func (c *conn) localSources(env Env, conf *config) []registry.LocalSource {
-	if c.url != "" || c.mariaOnly {
+	if c.url != "" || c.mariaOnly || c.noLocal {
 		return nil
 	}
 	reg := registry.Default()
