@@ -121,9 +121,9 @@ func indexLive(ctx context.Context, env Env, c *conn, ix *index.Index) error {
 			messages += r.Messages
 		}
 	}
-	fmt.Fprintf(env.Stdout, "read %d live session(s) of %d source(s), %d message(s)\n", sessions, len(srcs), messages)
+	fmt.Fprintf(env.Stdout, "read %s of %s, %s\n", nounCount(sessions, "live session"), nounCount(len(srcs), "source"), nounCount(messages, "message"))
 	if failed > 0 {
-		return fmt.Errorf("index: %d live source(s) or session(s) could not be read", failed)
+		return fmt.Errorf("index: %d of the live sources and sessions could not be read", failed)
 	}
 	return nil
 }
@@ -185,10 +185,11 @@ func indexSources(ctx context.Context, env Env, ix *index.Index, srcs []index.So
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "read %s new in %d of %d file(s), %d message(s); the index holds %d session(s) (%d with the source deleted), %d message(s), %d request(s): %s\n",
-		byteCount(read), sessions, len(srcs), messages, st.Sessions, st.Deleted, st.Messages, st.Requests, ix.File())
+	fmt.Fprintf(env.Stdout, "read %s new in %d of %s, %s; the index holds %s (%d with the source deleted), %s, %s: %s\n",
+		byteCount(read), sessions, nounCount(len(srcs), "file"), nounCount(messages, "message"),
+		nounCount(int(st.Sessions), "session"), st.Deleted, nounCount(int(st.Messages), "message"), nounCount(int(st.Requests), "request"), ix.File())
 	if failed > 0 {
-		return fmt.Errorf("index: %d file(s) could not be read", failed)
+		return fmt.Errorf("index: %s could not be read", nounCount(failed, "file"))
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func TestIndexSearchUsage(t *testing.T) {
 	}
 
 	r := must(t, perch("index"))
-	if !strings.Contains(r.stdout, "3 session(s)") || r.stderr != "" {
+	if !strings.Contains(r.stdout, "3 sessions") || r.stderr != "" {
 		t.Fatalf("index: %q %q", r.stdout, r.stderr)
 	}
 	if fi, err := os.Stat(filepath.Join(home, "state", "perch", "index.db")); err != nil || fi.Mode().Perm() != 0o600 {
@@ -178,7 +178,7 @@ func TestIndexLive(t *testing.T) {
 	}
 	must(t, perch("new", "--url", url, "What does this project do?"))
 	r := must(t, perch("index", "--url", url))
-	if !strings.Contains(r.stdout, "read 1 live session(s) of 1 source(s)") {
+	if !strings.Contains(r.stdout, "read 1 live session of 1 source") {
 		t.Fatalf("index --url: %q", r.stdout)
 	}
 	r = must(t, perch("search", "project", "--system", "maria", "--role", "user"))

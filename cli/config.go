@@ -467,7 +467,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
 	p := index.DefaultPrices()
-	line("prices", fmt.Sprintf("%d model(s): %s, %s", len(p.Models), p.Source, p.Date), "embedded")
+	line("prices", fmt.Sprintf("%s: %s, %s", nounCount(len(p.Models), "model"), p.Source, p.Date), "embedded")
 	models := make([]string, 0, len(s.conf.file.Prices))
 	for m := range s.conf.file.Prices {
 		models = append(models, m)

@@ -206,7 +206,7 @@ func (f *follower) step(first bool) {
 		}
 		if r.skipped > 0 {
 			u.Events = append(u.Events, anthropic.Notice(events.LevelWarning, events.NoticeInfo,
-				fmt.Sprintf("%d transcript line(s) over %d MB left out", r.skipped, maxLine>>20)))
+				fmt.Sprintf("%d transcript %s over %d MB left out", r.skipped, map[bool]string{true: "line", false: "lines"}[r.skipped == 1], maxLine>>20)))
 		}
 		if !r.more || f.ctx.Err() != nil {
 			break
