@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -150,8 +151,8 @@ func num(n int64) string {
 }
 
 // prices is the embedded price table with the config file's [prices].
-func (env Env) prices() (index.Prices, error) {
-	p := index.DefaultPrices()
+func (env Env) prices() (pricing.Prices, error) {
+	p := pricing.DefaultPrices()
 	c, err := env.config()
 	if err != nil {
 		return p, err

@@ -17,7 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
-	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
@@ -466,7 +466,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	for _, name := range names {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
-	p := index.DefaultPrices()
+	p := pricing.DefaultPrices()
 	line("prices", fmt.Sprintf("%d model(s): %s, %s", len(p.Models), p.Source, p.Date), "embedded")
 	models := make([]string, 0, len(s.conf.file.Prices))
 	for m := range s.conf.file.Prices {
@@ -475,7 +475,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	sort.Strings(models)
 	for _, m := range models {
 		var kv []string
-		for _, k := range index.PriceKeys() {
+		for _, k := range pricing.PriceKeys() {
 			if v, ok := s.conf.file.Prices[m][k]; ok {
 				kv = append(kv, fmt.Sprintf("%s %g", k, v))
 			}
@@ -487,13 +487,13 @@ func runConfig(_ context.Context, env Env, args []string) error {
 }
 
 // prices is the config file's [prices] tables read as prices.
-func (f *fileConfig) prices() (map[string]index.Price, error) {
-	out := map[string]index.Price{}
+func (f *fileConfig) prices() (map[string]pricing.Price, error) {
+	out := map[string]pricing.Price{}
 	for m, t := range f.Prices {
 		if len(t) == 0 {
 			return nil, fmt.Errorf(`[prices]: %q holds no prices; write a model's as [prices."MODEL"] with input = …, output = …`, m)
 		}
-		p, err := index.PriceFrom(t)
+		p, err := pricing.PriceFrom(t)
 		if err != nil {
 			return nil, fmt.Errorf("[prices.%q]: %w", m, err)
 		}
