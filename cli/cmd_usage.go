@@ -152,14 +152,9 @@ func num(n int64) string {
 
 // prices is the embedded price table with the config file's [prices].
 func (env Env) prices() (pricing.Prices, error) {
-	p := pricing.DefaultPrices()
 	c, err := env.config()
 	if err != nil {
-		return p, err
+		return pricing.DefaultPrices(), err
 	}
-	over, err := c.file.prices() // checked when the file was read
-	if err != nil {
-		return p, err
-	}
-	return p.With(over, "the config file's [prices]"), nil
+	return c.priceTable()
 }

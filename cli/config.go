@@ -486,6 +486,20 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	return nil
 }
 
+// priceTable is the embedded price table with the config file's
+// [prices]: the usage report's and the local sessions' costs.
+func (c *config) priceTable() (pricing.Prices, error) {
+	p := pricing.DefaultPrices()
+	if c == nil {
+		return p, nil
+	}
+	over, err := c.file.prices() // checked when the file was read
+	if err != nil {
+		return p, err
+	}
+	return p.With(over, "the config file's [prices]"), nil
+}
+
 // prices is the config file's [prices] tables read as prices.
 func (f *fileConfig) prices() (map[string]pricing.Price, error) {
 	out := map[string]pricing.Price{}
