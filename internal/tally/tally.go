@@ -41,7 +41,10 @@ type Entry struct {
 
 // Request counts one line's request: a line of the last request's key
 // (another copy of it, grown) replaces it, any other starts a new one.
+// Counts below zero (a file's nonsense) count as none.
 func (e *Entry) Request(key, model string, t pricing.Tokens) {
+	t = pricing.Tokens{Input: max(t.Input, 0), Output: max(t.Output, 0), CacheRead: max(t.CacheRead, 0),
+		Cache5m: max(t.Cache5m, 0), Cache1h: max(t.Cache1h, 0)}
 	if key != "" && key == e.LastKey {
 		e.Last = pricing.Tokens{Input: max(e.Last.Input, t.Input), Output: max(e.Last.Output, t.Output),
 			CacheRead: max(e.Last.CacheRead, t.CacheRead), Cache5m: max(e.Last.Cache5m, t.Cache5m), Cache1h: max(e.Last.Cache1h, t.Cache1h)}
