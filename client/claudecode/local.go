@@ -17,7 +17,6 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/internal/tally"
 )
 
@@ -75,8 +74,7 @@ type Local struct {
 	mu    sync.Mutex
 	heads map[string]headInfo // transcript path → what its head said
 
-	totals *tally.Tally // the transcripts' token counts (totals.go)
-	prices pricing.Prices
+	totals *tally.Tally // the transcripts' token counts and costs (totals.go)
 }
 
 // headInfo is what listing learned of a transcript, valid while its size
@@ -104,7 +102,7 @@ func OpenLocal(dir string) (client.Backend, error) {
 
 // newLocal is the sessions of dir whose processes live as alive says.
 func newLocal(dir string, alive func(pid int, procStart string) bool) *Local {
-	return &Local{dir: dir, alive: alive, heads: map[string]headInfo{}, totals: tally.New(countLine), prices: pricing.DefaultPrices()}
+	return &Local{dir: dir, alive: alive, heads: map[string]headInfo{}, totals: tally.New(countLine)}
 }
 
 // Name is the system's name.

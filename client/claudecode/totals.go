@@ -21,24 +21,13 @@ func (l *Local) KeepTotals(path string) { l.totals.Keep(path) }
 
 // UsePrices prices the sessions at p (the embedded table with the config
 // file's [prices]) instead of the embedded table alone.
-func (l *Local) UsePrices(p pricing.Prices) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.prices = p
-}
+func (l *Local) UsePrices(p pricing.Prices) { l.totals.UsePrices(p) }
 
 // usage is the session's tokens and cost as counted so far (no cost when
 // a model's price is unknown).
 func (l *Local) usage(path string) (tokens int64, cost float64, hasCost bool) {
-	e, ok := l.totals.Get(path)
-	if !ok {
-		return 0, 0, false
-	}
-	l.mu.Lock()
-	prices := l.prices
-	l.mu.Unlock()
-	cost, hasCost = prices.SplitCost(e.Split())
-	return e.Tokens(), cost, hasCost
+	tokens, cost, hasCost, _ = l.totals.Usage(path)
+	return tokens, cost, hasCost
 }
 
 // countLine counts one transcript line: an assistant line's usage, once

@@ -17,7 +17,6 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
-	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/internal/tally"
 )
 
@@ -51,10 +50,9 @@ type Local struct {
 	program string // the codex program Send runs; "" when there is none
 	noSend  string // why Send cannot work, when program is ""
 
-	mu     sync.Mutex
-	files  map[string]*rollout // by path
-	names  threadNames         // session_index.jsonl
-	prices pricing.Prices
+	mu    sync.Mutex
+	files map[string]*rollout // by path
+	names threadNames         // session_index.jsonl
 
 	totals *tally.Tally // the rollouts' tokens by model (totals.go)
 }
@@ -94,7 +92,7 @@ func openLocal(dir string, opts ...Option) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	l := &Local{dir: abs, program: "codex", files: map[string]*rollout{}, prices: pricing.DefaultPrices(), totals: tally.New(countLine)}
+	l := &Local{dir: abs, program: "codex", files: map[string]*rollout{}, totals: tally.New(countLine)}
 	for _, o := range opts {
 		o(l)
 	}

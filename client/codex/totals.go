@@ -23,21 +23,13 @@ func (l *Local) KeepTotals(path string) { l.totals.Keep(path) }
 
 // UsePrices prices the sessions at p (the embedded table with the config
 // file's [prices]) instead of the embedded table alone.
-func (l *Local) UsePrices(p pricing.Prices) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.prices = p
-}
+func (l *Local) UsePrices(p pricing.Prices) { l.totals.UsePrices(p) }
 
 // usage is the rollout's tokens and cost: the count's when the rollout
 // was counted, else the tail's running total and no cost yet.
 func (l *Local) usage(r *rollout) (tokens int64, cost float64, hasCost bool) {
-	if e, ok := l.totals.Get(r.path); ok {
-		l.mu.Lock()
-		prices := l.prices
-		l.mu.Unlock()
-		cost, hasCost = prices.SplitCost(e.Split())
-		return e.Tokens(), cost, hasCost
+	if tokens, cost, hasCost, found := l.totals.Usage(r.path); found {
+		return tokens, cost, hasCost
 	}
 	// The prompt counts its cached part, as events.Usage says, so a
 	// session's tokens are prompt plus output.

@@ -7,7 +7,6 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -96,7 +95,26 @@ func (p Prices) With(over map[string]Price, source string) Prices {
 	return out
 }
 
-var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+// trimDate takes a date suffix off a model's name: -20250929 or
+// -2025-08-07.
+func trimDate(m string) string {
+	digits := func(s string) bool {
+		for i := range len(s) {
+			if !isDigit(s[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if n := len(m); n > 9 && m[n-9] == '-' && digits(m[n-8:]) {
+		return m[:n-9]
+	}
+	if n := len(m); n > 11 && m[n-11] == '-' && m[n-6] == '-' && m[n-3] == '-' &&
+		digits(m[n-10:n-6]) && digits(m[n-5:n-3]) && digits(m[n-2:]) {
+		return m[:n-11]
+	}
+	return m
+}
 
 // Lookup finds a model's price: the longest table name that is the model's
 // name, or its start followed by "-" and a word (not a version number:
@@ -109,7 +127,7 @@ func (p Prices) Lookup(model string) (Price, string, bool) {
 	if i := strings.IndexByte(m, '['); i > 0 { // claude-sonnet-4-5[1m]
 		m = m[:i]
 	}
-	m = dateSuffix.ReplaceAllString(m, "")
+	m = trimDate(m) // a lookup per session per listing: no regexp
 	if strings.HasPrefix(m, "claude-") {
 		m = strings.ReplaceAll(m, ".", "-") // claude-sonnet-4.5, as routers write it
 	}

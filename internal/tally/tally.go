@@ -76,15 +76,54 @@ type Line func(e *Entry, line []byte)
 type Tally struct {
 	line Line
 
-	mu    sync.Mutex
-	path  string // where they are kept ("" for nowhere)
-	m     map[string]Entry
-	dirty bool
-	reads int // files read from their start (a test's counter)
+	mu     sync.Mutex
+	path   string // where they are kept ("" for nowhere)
+	m      map[string]Entry
+	dirty  bool
+	reads  int // files read from their start (a test's counter)
+	prices pricing.Prices
+	// costs are the counts' costs at prices, computed once per count: a
+	// listing asks for every session's, each time.
+	costs map[string]priced
 }
 
-// New is an empty tally whose lines count as line says.
-func New(line Line) *Tally { return &Tally{line: line, m: map[string]Entry{}} }
+type priced struct {
+	cost float64
+	ok   bool
+}
+
+// New is an empty tally whose lines count as line says, priced at the
+// embedded table.
+func New(line Line) *Tally {
+	return &Tally{line: line, m: map[string]Entry{}, prices: pricing.DefaultPrices(), costs: map[string]priced{}}
+}
+
+// UsePrices prices the counts at p (the embedded table with the config
+// file's [prices]).
+func (t *Tally) UsePrices(p pricing.Prices) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.prices = p
+	clear(t.costs)
+}
+
+// Usage is the file's tokens and cost as counted so far: found false
+// before it was counted, hasCost false when a model's price is unknown
+// (or nothing was counted).
+func (t *Tally) Usage(path string) (tokens int64, cost float64, hasCost, found bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, ok := t.m[path]
+	if !ok {
+		return 0, 0, false, false
+	}
+	c, ok := t.costs[path]
+	if !ok {
+		c.cost, c.ok = t.prices.SplitCost(e.Split())
+		t.costs[path] = c
+	}
+	return e.Tokens(), c.cost, c.ok, true
+}
 
 // kept is the file the counts are kept in; a file of another version
 // is started over.
@@ -177,6 +216,7 @@ func (t *Tally) Count(path string) (bool, error) {
 		defer t.mu.Unlock()
 		if _, ok := t.m[path]; ok {
 			delete(t.m, path)
+			delete(t.costs, path)
 			t.dirty = true
 		}
 		return false, nil
@@ -235,6 +275,7 @@ func (t *Tally) Count(path string) (bool, error) {
 	e.Size, e.Mod = fi.Size(), fi.ModTime()
 	t.mu.Lock()
 	t.m[path] = e
+	delete(t.costs, path)
 	t.dirty = true
 	t.mu.Unlock()
 	return e.Tokens() != before, nil

@@ -59,3 +59,39 @@ func TestKeep(t *testing.T) {
 		t.Error("an older perch's file was read as this one's")
 	}
 }
+
+// Usage prices the count at the table given last: a cost already
+// computed is not kept past a new table, nor past a new count.
+func TestUsagePrices(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(path, []byte("1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ta := New(func(e *Entry, b []byte) { e.Request(string(b), "model-x", pricing.Tokens{Input: 1_000_000}) })
+	if _, _, _, found := ta.Usage(path); found {
+		t.Error("found before it was counted")
+	}
+	if _, err := ta.Count(path); err != nil {
+		t.Fatal(err)
+	}
+	if tokens, _, ok, found := ta.Usage(path); !found || tokens != 1_000_000 || ok {
+		t.Errorf("unpriced: %d tokens, cost known %v, found %v", tokens, ok, found)
+	}
+	ta.UsePrices(pricing.DefaultPrices().With(map[string]pricing.Price{"model-x": {Input: 2}}, "test"))
+	if _, cost, ok, _ := ta.Usage(path); !ok || cost != 2 {
+		t.Errorf("priced: %v %v, want 2", cost, ok)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("2\n")
+	f.Close()
+	if _, err := ta.Count(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, cost, ok, _ := ta.Usage(path); !ok || cost != 4 {
+		t.Errorf("grown: %v %v, want 4", cost, ok)
+	}
+}
