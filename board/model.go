@@ -115,11 +115,18 @@ type Session struct {
 	// it marks what the user has seen (Seen).
 	Updated time.Time
 	Queued  int // messages in the server's own queue
-	// Tokens and Cost where the system reports them (HasCost).
-	Tokens    int64
-	Cost      float64
-	HasCost   bool
-	LastReply string // the last reply's text (the board keeps its first line)
+	// Tokens and Cost of the last run where the system reports them
+	// (HasCost).
+	Tokens  int64
+	Cost    float64
+	HasCost bool
+	// SessionTokens and SessionCost are the whole session's, where the
+	// system lists them (a local CLI's, counted off its whole file);
+	// SessionCost is unknown unless HasSessionCost.
+	SessionTokens  int64
+	SessionCost    float64
+	HasSessionCost bool
+	LastReply      string // the last reply's text (the board keeps its first line)
 	// WaitingFor: what a Waiting session waits for, in the system's words
 	// ("permission prompt", "input needed").
 	WaitingFor string
@@ -133,7 +140,8 @@ func FromTask(t events.Task) Session {
 	default:
 		st = Idle
 	}
-	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages), WaitingFor: t.WaitingFor, Tokens: t.Tokens}
+	return Session{ID: t.ID, Name: t.Name, Status: st, Updated: t.Updated, Queued: len(t.QueuedMessages), WaitingFor: t.WaitingFor,
+		SessionTokens: t.Tokens, SessionCost: t.Cost, HasSessionCost: t.HasCost}
 }
 
 // Held is what perch's outbox holds for a session.
@@ -200,21 +208,27 @@ func (s SourceState) Line(now time.Time) string {
 
 // Row is one session on the board.
 type Row struct {
-	Source    string
-	System    string
-	ID        string
-	Name      string // sanitized, one line, bounded
-	Status    Status // Disconnected while its source is not live
-	Reason    Reason
-	Unread    int // runs ended since the user last looked
-	Queued    int
-	Held      int
-	Updated   time.Time
-	Tokens    int64
-	Cost      float64
-	HasCost   bool
-	LastReply string // first line, sanitized, bounded
-	Detail    string // more on Reason (why a message was refused, why the run failed), sanitized
+	Source  string
+	System  string
+	ID      string
+	Name    string // sanitized, one line, bounded
+	Status  Status // Disconnected while its source is not live
+	Reason  Reason
+	Unread  int // runs ended since the user last looked
+	Queued  int
+	Held    int
+	Updated time.Time
+	// Tokens and Cost are the last run's (HasCost: its cost is known).
+	Tokens  int64
+	Cost    float64
+	HasCost bool
+	// SessionTokens and SessionCost are the whole session's, where the
+	// system lists them (HasSessionCost: its cost is known).
+	SessionTokens  int64
+	SessionCost    float64
+	HasSessionCost bool
+	LastReply      string // first line, sanitized, bounded
+	Detail         string // more on Reason (why a message was refused, why the run failed), sanitized
 	// Note says what the board could not learn of the session (why its
 	// last run's summary could not be read), sanitized.
 	Note string
@@ -713,7 +727,8 @@ func (m *Model) row(s *source, e *entry) Row {
 	}
 	r := Row{Source: s.state.Name, System: s.state.System, ID: e.s.ID, Name: e.s.Name, Status: st,
 		Reason: m.reasonOf(s, e), Unread: e.unread, Queued: e.s.Queued, Held: h.Held + h.Undeliverable,
-		Updated: e.s.Updated, Tokens: e.s.Tokens, Cost: e.s.Cost, HasCost: e.s.HasCost, LastReply: e.s.LastReply}
+		Updated: e.s.Updated, Tokens: e.s.Tokens, Cost: e.s.Cost, HasCost: e.s.HasCost, LastReply: e.s.LastReply,
+		SessionTokens: e.s.SessionTokens, SessionCost: e.s.SessionCost, HasSessionCost: e.s.HasSessionCost}
 	r.Detail = detailOf(s, e, r.Reason)
 	if sum := e.sum; sum != nil {
 		if sum.hasTokens {

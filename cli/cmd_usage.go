@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/sanitize"
 )
 
@@ -150,15 +151,10 @@ func num(n int64) string {
 }
 
 // prices is the embedded price table with the config file's [prices].
-func (env Env) prices() (index.Prices, error) {
-	p := index.DefaultPrices()
+func (env Env) prices() (pricing.Prices, error) {
 	c, err := env.config()
 	if err != nil {
-		return p, err
+		return pricing.DefaultPrices(), err
 	}
-	over, err := c.file.prices() // checked when the file was read
-	if err != nil {
-		return p, err
-	}
-	return p.With(over, "the config file's [prices]"), nil
+	return c.priceTable()
 }

@@ -214,11 +214,15 @@ type rowJSON struct {
 	Unread     int      `json:"unread"`
 	Queued     int      `json:"queued"`
 	Held       int      `json:"held"`
-	Updated    int64    `json:"updated,omitempty"` // Unix ms
-	Tokens     int64    `json:"tokens,omitempty"`
-	CostUSD    *float64 `json:"cost_usd,omitempty"`
-	LastReply  string   `json:"last_reply,omitempty"`
-	Note       string   `json:"note,omitempty"` // what the board could not learn of the session
+	Updated    int64    `json:"updated,omitempty"`  // Unix ms
+	Tokens     int64    `json:"tokens,omitempty"`   // the last run's
+	CostUSD    *float64 `json:"cost_usd,omitempty"` // the last run's
+	// The whole session's, where the system lists them (a local CLI's):
+	// no session_cost_usd with session_tokens is an unknown cost.
+	SessionTokens  int64    `json:"session_tokens,omitempty"`
+	SessionCostUSD *float64 `json:"session_cost_usd,omitempty"`
+	LastReply      string   `json:"last_reply,omitempty"`
+	Note           string   `json:"note,omitempty"` // what the board could not learn of the session
 }
 
 type boardOut struct {
@@ -241,6 +245,11 @@ func boardJSON(sources []board.SourceState, rows []board.Row, now time.Time) boa
 			cost := r.Cost
 			j.CostUSD = &cost
 		}
+		j.SessionTokens = r.SessionTokens
+		if r.HasSessionCost {
+			cost := r.SessionCost
+			j.SessionCostUSD = &cost
+		}
 		out.Sessions = append(out.Sessions, j)
 	}
 	return out
@@ -261,8 +270,10 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	// TOKENS and COST are the last run's, as the board's RUN TOKENS/$.
-	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tRUN TOKENS\tRUN COST\tNAME\tLAST REPLY")
+	// RUN TOKENS and RUN COST are the last run's, as the board's RUN
+	// TOKENS/$; SESSION TOKENS and SESSION COST the whole session's, as
+	// its SESSION TOK/$ ($? where the cost is unknown).
+	fmt.Fprintln(tw, "SOURCE\tID\tSTATUS\tNEEDS YOU\tUNREAD\tQUEUED\tHELD\tAGE\tRUN TOKENS\tRUN COST\tSESSION TOKENS\tSESSION COST\tNAME\tLAST REPLY")
 	for _, r := range rows {
 		needs := "-"
 		if r.Reason != board.None {
@@ -275,12 +286,19 @@ func writeBoardText(w io.Writer, sources []board.SourceState, rows []board.Row, 
 		if r.HasCost {
 			cost = events.CostText(r.Cost)
 		}
+		sTokens, sCost := "-", "-"
+		if r.SessionTokens > 0 {
+			sTokens, sCost = chrome.Tokens(r.SessionTokens), "$?"
+		}
+		if r.HasSessionCost {
+			sCost = events.CostText(r.SessionCost)
+		}
 		last := clip(r.LastReply, 60)
 		if last == "" && r.Note != "" {
 			last = "(" + clip(sanitize.Line(r.Note), 60) + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(board.SourceLabel(r.Source)), 24), shortID(sanitize.Line(r.ID)),
-			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, or(clip(r.Name, 40), "-"), or(last, "-"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clip(sanitize.Line(board.SourceLabel(r.Source)), 24), shortID(sanitize.Line(r.ID)),
+			r.Status, needs, r.Unread, r.Queued, r.Held, age(now, r.Updated), tokens, cost, sTokens, sCost, or(clip(r.Name, 40), "-"), or(last, "-"))
 	}
 	return tw.Flush()
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
-	"github.com/perch-tui/perch/index"
+	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/notify"
 	"github.com/perch-tui/perch/tui"
 )
@@ -466,7 +466,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	for _, name := range names {
 		line("keys."+name, strings.Join(keys[name], ", "), "config file")
 	}
-	p := index.DefaultPrices()
+	p := pricing.DefaultPrices()
 	line("prices", fmt.Sprintf("%s: %s, %s", nounCount(len(p.Models), "model"), p.Source, p.Date), "embedded")
 	models := make([]string, 0, len(s.conf.file.Prices))
 	for m := range s.conf.file.Prices {
@@ -475,7 +475,7 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	sort.Strings(models)
 	for _, m := range models {
 		var kv []string
-		for _, k := range index.PriceKeys() {
+		for _, k := range pricing.PriceKeys() {
 			if v, ok := s.conf.file.Prices[m][k]; ok {
 				kv = append(kv, fmt.Sprintf("%s %g", k, v))
 			}
@@ -486,14 +486,28 @@ func runConfig(_ context.Context, env Env, args []string) error {
 	return nil
 }
 
+// priceTable is the embedded price table with the config file's
+// [prices]: the usage report's and the local sessions' costs.
+func (c *config) priceTable() (pricing.Prices, error) {
+	p := pricing.DefaultPrices()
+	if c == nil {
+		return p, nil
+	}
+	over, err := c.file.prices() // checked when the file was read
+	if err != nil {
+		return p, err
+	}
+	return p.With(over, "the config file's [prices]"), nil
+}
+
 // prices is the config file's [prices] tables read as prices.
-func (f *fileConfig) prices() (map[string]index.Price, error) {
-	out := map[string]index.Price{}
+func (f *fileConfig) prices() (map[string]pricing.Price, error) {
+	out := map[string]pricing.Price{}
 	for m, t := range f.Prices {
 		if len(t) == 0 {
 			return nil, fmt.Errorf(`[prices]: %q holds no prices; write a model's as [prices."MODEL"] with input = …, output = …`, m)
 		}
-		p, err := index.PriceFrom(t)
+		p, err := pricing.PriceFrom(t)
 		if err != nil {
 			return nil, fmt.Errorf("[prices.%q]: %w", m, err)
 		}

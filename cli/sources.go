@@ -205,7 +205,8 @@ func (c *conn) localSources(env Env, conf *config) []registry.LocalSource {
 	if env.registry != nil {
 		reg = env.registry()
 	}
-	return reg.LocalSources(env.Getenv, env.Home, conf.localSettings(), outboxRoot(env))
+	prices, _ := conf.priceTable() // a bad [prices] fails when the file is read
+	return reg.LocalSources(env.Getenv, env.Home, conf.localSettings(), outboxRoot(env), prices)
 }
 
 // openSession opens the backend that has the session idOrPrefix and

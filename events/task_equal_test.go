@@ -25,6 +25,8 @@ func TestTaskEqualSeesEveryField(t *testing.T) {
 			f.SetString(f.String() + "!")
 		case reflect.Int, reflect.Int64:
 			f.SetInt(f.Int() + 1)
+		case reflect.Float64:
+			f.SetFloat(f.Float() + 1)
 		case reflect.Bool:
 			f.SetBool(!f.Bool())
 		case reflect.Slice:
@@ -47,5 +49,17 @@ func TestTaskEqualSeesEveryField(t *testing.T) {
 	}
 	if !EqualTasks([]Task{base}, []Task{base}) || EqualTasks([]Task{base}, []Task{base, base}) {
 		t.Error("EqualTasks")
+	}
+}
+
+// TestTaskMergeCost: an update without a cost keeps the session's known
+// one; an update with one replaces it.
+func TestTaskMergeCost(t *testing.T) {
+	known := Task{ID: "t", Tokens: 10, Cost: 0.25, HasCost: true}
+	if got := known.Merge(Task{ID: "t", Status: StatusIdle}); !got.HasCost || got.Cost != 0.25 || got.Tokens != 10 {
+		t.Errorf("a partial update lost the cost: %+v", got)
+	}
+	if got := known.Merge(Task{ID: "t", Cost: 0.5, HasCost: true}); got.Cost != 0.5 {
+		t.Errorf("a new cost is not taken: %+v", got)
 	}
 }

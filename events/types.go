@@ -400,6 +400,11 @@ type Task struct {
 	// it (a local CLI's transcript, counted in the background); 0 when
 	// not known.
 	Tokens int64
+	// Cost is the session's cost so far in US dollars at perch's price
+	// table, where the system lists one (HasCost): unknown, not $0, when
+	// a model's price is.
+	Cost    float64
+	HasCost bool
 }
 
 // Equal reports whether t and o hold the same task state (a queue the
@@ -407,7 +412,7 @@ type Task struct {
 func (t Task) Equal(o Task) bool {
 	return t.ID == o.ID && t.Name == o.Name && t.Cwd == o.Cwd && t.Port == o.Port &&
 		t.Status == o.Status && t.WaitingFor == o.WaitingFor && t.Detail == o.Detail && t.Tokens == o.Tokens &&
-		t.Created.Equal(o.Created) && t.Updated.Equal(o.Updated) &&
+		t.Cost == o.Cost && t.HasCost == o.HasCost && t.Created.Equal(o.Created) && t.Updated.Equal(o.Updated) &&
 		t.WebSearch == o.WebSearch && t.Model == o.Model &&
 		(t.QueuedMessages == nil) == (o.QueuedMessages == nil) && slices.Equal(t.QueuedMessages, o.QueuedMessages)
 }
@@ -448,6 +453,9 @@ func (t Task) Merge(b Task) Task {
 	}
 	if b.Tokens != 0 {
 		t.Tokens = b.Tokens
+	}
+	if b.HasCost {
+		t.Cost, t.HasCost = b.Cost, true
 	}
 	t.WebSearch = b.WebSearch || t.WebSearch
 	return t

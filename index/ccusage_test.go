@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/internal/pricing"
 )
 
 // The comparison with ccusage, the cost tool most Claude Code users run:
@@ -158,7 +160,7 @@ func TestAgainstCCUsage(t *testing.T) {
 
 	// ccusage's sessions are its session files, their subagents' included,
 	// named by the file: perch's by session, named so.
-	sessions, _, err := ix.Usage(context.Background(), UsageQuery{By: "session", Prices: DefaultPrices()})
+	sessions, _, err := ix.Usage(context.Background(), UsageQuery{By: "session", Prices: pricing.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestAgainstCCUsage(t *testing.T) {
 		perSession[name] = ccusageTokens{Input: r.Input, Output: r.Output, CacheCreation: r.Cache5m + r.Cache1h, CacheRead: r.CacheRead}
 		perch[name] = r.Cost
 	}
-	days, _, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: DefaultPrices(), Location: time.UTC})
+	days, _, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: pricing.DefaultPrices(), Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +331,7 @@ func TestUsageSums(t *testing.T) {
 	}, nil)
 	check := func(when string) {
 		for _, by := range []string{"day", "week", "month", "session", "project", "model"} {
-			q := UsageQuery{By: by, Prices: DefaultPrices(), Location: time.FixedZone("Nepal", 5*3600+45*60)}
+			q := UsageQuery{By: by, Prices: pricing.DefaultPrices(), Location: time.FixedZone("Nepal", 5*3600+45*60)}
 			fast, ft, err := ix.usage(ctx, q, true)
 			if err != nil {
 				t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perch-tui/perch/internal/pricing"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
@@ -218,7 +219,7 @@ func (ix *Index) schema(ctx context.Context) error {
 
 // sumSelect sums requests into usage_sums rows (the caller adds WHERE and
 // GROUP BY 1, 2, 3, 4).
-const sumSelect = `SELECT at / 900000, session, model, input + cache_read + cache_5m + cache_1h > ` + longContextSQL + `,
+const sumSelect = `SELECT at / 900000, session, model, input + cache_read + cache_5m + cache_1h > ` + pricing.LongContextSQL + `,
 	count(*), sum(input), sum(output), sum(cache_read), sum(cache_5m), sum(cache_1h), min(output_final),
 	sum(source_cost), count(source_cost) FROM usage`
 

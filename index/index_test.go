@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/perch-tui/perch/internal/pricing"
 )
 
 // The test binary is also the child process of the tests that need
@@ -117,7 +119,7 @@ func TestIncrementalRead(t *testing.T) {
 	if want, _ := os.ReadFile(path); copy.String() != string(want) {
 		t.Errorf("the copy after three reads: %d bytes, the file %d", copy.Len(), len(want))
 	}
-	_, total, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: DefaultPrices()})
+	_, total, err := ix.Usage(context.Background(), UsageQuery{By: "day", Prices: pricing.DefaultPrices()})
 	if err != nil || total.Requests != 3 {
 		t.Errorf("usage after the appends: %d requests (%v), want 3", total.Requests, err)
 	}

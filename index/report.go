@@ -3,41 +3,20 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perch-tui/perch/internal/pricing"
 )
-
-// Tokens are counts of one kind of request.
-type Tokens struct {
-	Input     int64 `json:"input"` // not read from or written to the cache
-	Output    int64 `json:"output"`
-	CacheRead int64 `json:"cache_read"`
-	Cache5m   int64 `json:"cache_write_5m"`
-	Cache1h   int64 `json:"cache_write_1h"`
-	// Long: the requests' input was over LongContext (a priced group).
-	Long bool `json:"-"`
-}
-
-// Total is every token counted.
-func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheRead + t.Cache5m + t.Cache1h }
-
-func (t *Tokens) add(o Tokens) {
-	t.Input += o.Input
-	t.Output += o.Output
-	t.CacheRead += o.CacheRead
-	t.Cache5m += o.Cache5m
-	t.Cache1h += o.Cache1h
-}
 
 // UsageQuery asks for a usage report.
 type UsageQuery struct {
 	// By is day, week, month, session, project or model.
 	By           string
 	Since, Until time.Time
-	Prices       Prices
+	Prices       pricing.Prices
 	// Location is the time zone days, weeks and months are counted in
 	// (nil: local time).
 	Location *time.Location
@@ -48,7 +27,7 @@ type UsageRow struct {
 	Key      string `json:"key"`
 	Title    string `json:"title,omitempty"` // by session: its title
 	Requests int64  `json:"requests"`
-	Tokens
+	pricing.Tokens
 	// OutputLowerBound: some replies were cut off before their output
 	// count was final; Output counts what they reported.
 	OutputLowerBound bool `json:"output_lower_bound,omitempty"`
@@ -129,7 +108,7 @@ func (ix *Index) usage(ctx context.Context, q UsageQuery, fromSums bool) ([]Usag
 		cond = "WHERE " + strings.Join(where, " AND ")
 	}
 	query := `SELECT ` + group + `, u.model,
-			u.input + u.cache_read + u.cache_5m + u.cache_1h > ` + longContextSQL + ` AS long,
+			u.input + u.cache_read + u.cache_5m + u.cache_1h > ` + pricing.LongContextSQL + ` AS long,
 			count(*), sum(u.input), sum(u.output), sum(u.cache_read), sum(u.cache_5m), sum(u.cache_1h),
 			min(u.output_final), sum(u.source_cost), count(u.source_cost)
 		FROM usage u ` + join + ` ` + cond + `
@@ -153,7 +132,7 @@ func (ix *Index) usage(ctx context.Context, q UsageQuery, fromSums bool) ([]Usag
 		var key, model string
 		var long, final, nCost int
 		var n int64
-		var t Tokens
+		var t pricing.Tokens
 		var srcCost *float64
 		if err := rows.Scan(&key, &model, &long, &n, &t.Input, &t.Output, &t.CacheRead, &t.Cache5m, &t.Cache1h, &final, &srcCost, &nCost); err != nil {
 			return nil, UsageRow{}, fmt.Errorf("usage: %w", err)
@@ -173,10 +152,9 @@ func (ix *Index) usage(ctx context.Context, q UsageQuery, fromSums bool) ([]Usag
 		}
 		for _, r := range []*UsageRow{g, &total} {
 			r.Requests += n
-			r.add(t)
+			r.Add(t)
 			r.OutputLowerBound = r.OutputLowerBound || final == 0
-			price, _, ok := q.Prices.Lookup(model)
-			if c := price.Cost(t); ok && !math.IsNaN(c) {
+			if c, ok := q.Prices.Cost(model, t); ok {
 				r.Cost += c
 			} else {
 				r.Unknown = addName(r.Unknown, model)

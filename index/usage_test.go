@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/perch-tui/perch/internal/pricing"
 )
 
 const sonnet = "claude-sonnet-4-5-20250929"
@@ -20,7 +22,7 @@ var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 func TestUsagePitfalls(t *testing.T) {
 	type want struct {
 		requests           int64
-		tok                Tokens
+		tok                pricing.Tokens
 		cost               float64
 		unknown            bool
 		lowerBound         bool
@@ -44,7 +46,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_a", "req_a", sonnet, "three", u, "end_turn", nil)
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 1, tok: Tokens{Input: 100, Output: 250, CacheRead: 2000, Cache5m: 500},
+		want: want{requests: 1, tok: pricing.Tokens{Input: 100, Output: 250, CacheRead: 2000, Cache5m: 500},
 			cost: (100*3 + 250*15 + 2000*0.30 + 500*3.75) / 1e6},
 	}, {
 		name: "a subagent's requests are its session's",
@@ -57,7 +59,7 @@ func TestUsagePitfalls(t *testing.T) {
 			sub.reply("msg_b", "req_b", sonnet, "42", usage{in: 200, out: 80}, "end_turn", map[string]any{"isSidechain": true, "agentId": "a1"})
 			return map[string]string{"p/s1.jsonl": c.text(), "p/s1/subagents/agent-a1.jsonl": sub.text()}
 		},
-		want: want{requests: 2, tok: Tokens{Input: 300, Output: 130}, cost: (300*3 + 130*15) / 1e6,
+		want: want{requests: 2, tok: pricing.Tokens{Input: 300, Output: 130}, cost: (300*3 + 130*15) / 1e6,
 			sessionRequests: map[string]int64{"s1": 2}},
 	}, {
 		name: "a resumed session's copy of the earlier run counts once",
@@ -72,7 +74,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_c", "req_c", sonnet, "went on", usage{in: 400, out: 20}, "end_turn", nil)
 			return map[string]string{"p/s1.jsonl": first, "p/s2.jsonl": c.text()}
 		},
-		want: want{requests: 2, tok: Tokens{Input: 500, Output: 70}, cost: (500*3 + 70*15) / 1e6,
+		want: want{requests: 2, tok: pricing.Tokens{Input: 500, Output: 70}, cost: (500*3 + 70*15) / 1e6,
 			sessionInputTokens: map[string]int64{"s1": 100, "s2": 400}},
 	}, {
 		name: "cache writes are priced by their lifetime",
@@ -82,7 +84,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_a", "req_a", sonnet, "cached", usage{in: 10, out: 10, w5: 1000, w1: 2000}, "end_turn", nil)
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 1, tok: Tokens{Input: 10, Output: 10, Cache5m: 1000, Cache1h: 2000},
+		want: want{requests: 1, tok: pricing.Tokens{Input: 10, Output: 10, Cache5m: 1000, Cache1h: 2000},
 			cost: (10*3 + 10*15 + 1000*3.75 + 2000*6) / 1e6},
 	}, {
 		name: "over 200k input the whole request is billed at the long-context prices",
@@ -94,7 +96,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_b", "req_b", sonnet, "edge", usage{in: 1000, read: 199000, out: 100}, "end_turn", nil)
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 2, tok: Tokens{Input: 2000, Output: 200, CacheRead: 449000},
+		want: want{requests: 2, tok: pricing.Tokens{Input: 2000, Output: 200, CacheRead: 449000},
 			cost: (1000*6+250000*0.60+100*22.50)/1e6 + (1000*3+199000*0.30+100*15)/1e6},
 	}, {
 		name: "a cut-off reply's output is a lower bound",
@@ -104,7 +106,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_a", "req_a", sonnet, "partial", usage{in: 100, out: 1}, "", nil)
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 1, tok: Tokens{Input: 100, Output: 1}, cost: (100*3 + 1*15) / 1e6, lowerBound: true},
+		want: want{requests: 1, tok: pricing.Tokens{Input: 100, Output: 1}, cost: (100*3 + 1*15) / 1e6, lowerBound: true},
 	}, {
 		name: "a model without a price has an unknown cost, not $0",
 		files: func(dir string) map[string]string {
@@ -113,7 +115,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_a", "req_a", "claude-opus-9-9", "hello", usage{in: 100, out: 10}, "end_turn", nil)
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 1, tok: Tokens{Input: 100, Output: 10}, unknown: true},
+		want: want{requests: 1, tok: pricing.Tokens{Input: 100, Output: 10}, unknown: true},
 	}, {
 		name: "the source's own cost is kept apart from perch's",
 		files: func(dir string) map[string]string {
@@ -122,7 +124,7 @@ func TestUsagePitfalls(t *testing.T) {
 			c.reply("msg_a", "req_a", sonnet, "hello", usage{in: 1000, out: 100}, "end_turn", map[string]any{"costUSD": 0.5})
 			return map[string]string{"p/s1.jsonl": c.text()}
 		},
-		want: want{requests: 1, tok: Tokens{Input: 1000, Output: 100}, cost: (1000*3 + 100*15) / 1e6, sourceCost: 0.5},
+		want: want{requests: 1, tok: pricing.Tokens{Input: 1000, Output: 100}, cost: (1000*3 + 100*15) / 1e6, sourceCost: 0.5},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,7 +144,7 @@ func TestUsagePitfalls(t *testing.T) {
 			for _, n := range names {
 				mustIndex(t, ix, filepath.Join(dir, n))
 			}
-			rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "session", Prices: DefaultPrices()})
+			rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "session", Prices: pricing.DefaultPrices()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,34 +196,6 @@ func sortStrings(s []string) {
 	}
 }
 
-func TestPriceLookup(t *testing.T) {
-	p := DefaultPrices()
-	if p.Source == "" || p.Date == "" {
-		t.Fatal("the price table names no source or date")
-	}
-	for model, want := range map[string]string{
-		"claude-sonnet-4-5-20250929":  "claude-sonnet-4-5",
-		"anthropic/claude-sonnet-4-5": "claude-sonnet-4-5",
-		"claude-sonnet-4-5[1m]":       "claude-sonnet-4-5",
-		"claude-sonnet-4-20250514":    "claude-sonnet-4",
-		"claude-opus-4-1-20250805":    "claude-opus-4-1",
-		"claude-opus-4-6":             "", // another version: not opus 4's price
-		"gpt-5-codex":                 "gpt-5-codex",
-		"gpt-5.5":                     "",
-		"gpt-5-mini-2025-08-07":       "gpt-5-mini",
-		"":                            "",
-	} {
-		_, name, ok := p.Lookup(model)
-		if name != want || ok != (want != "") {
-			t.Errorf("Lookup(%q) = %q %v, want %q", model, name, ok, want)
-		}
-	}
-	over := p.With(map[string]Price{"claude-opus-4-6": {Input: 5, Output: 25}}, "config")
-	if pr, _, ok := over.Lookup("claude-opus-4-6"); !ok || pr.Input != 5 {
-		t.Errorf("an override is not used: %+v %v", pr, ok)
-	}
-}
-
 func TestUsageByTime(t *testing.T) {
 	ix := openTemp(t)
 	dir := t.TempDir()
@@ -238,7 +212,7 @@ func TestUsageByTime(t *testing.T) {
 		"week":  {"2026-03-02": 2, "2026-03-09": 1, "2026-03-30": 1},
 		"month": {"2026-03": 3, "2026-04": 1},
 	} {
-		rows, _, err := ix.Usage(context.Background(), UsageQuery{By: by, Prices: DefaultPrices(), Location: time.UTC})
+		rows, _, err := ix.Usage(context.Background(), UsageQuery{By: by, Prices: pricing.DefaultPrices(), Location: time.UTC})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,36 +239,15 @@ func TestCodexRollout(t *testing.T) {
 	if r.Session != "01a22095-b20d-7e20-ac25-b85a278e6830" {
 		t.Errorf("session %q, want the rollout's id", r.Session)
 	}
-	rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "model", Prices: DefaultPrices()})
+	rows, total, err := ix.Usage(context.Background(), UsageQuery{By: "model", Prices: pricing.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Tokens{Input: 11300 - 8704, Output: 290, CacheRead: 8704}
+	want := pricing.Tokens{Input: 11300 - 8704, Output: 290, CacheRead: 8704}
 	if total.Requests != 7 || total.Tokens != want {
 		t.Errorf("total %d requests %+v, want 7 %+v", total.Requests, total.Tokens, want)
 	}
 	if len(rows) != 1 || rows[0].Key != "gpt-5.5" || rows[0].CostKnown() {
 		t.Errorf("rows %+v: want one, gpt-5.5, cost unknown", rows)
-	}
-}
-
-// TestPartialPrice: a price that leaves out cache reads does not make
-// them free: the cost of requests that read the cache is unknown.
-func TestPartialPrice(t *testing.T) {
-	pr, err := PriceFrom(map[string]float64{"input": 5, "output": 25})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := pr.Cost(Tokens{Input: 1e6, Output: 1e6}); c != 30 {
-		t.Errorf("cost without cache = %v, want 30", c)
-	}
-	if c := pr.Cost(Tokens{Input: 1e6, CacheRead: 1}); !math.IsNaN(c) {
-		t.Errorf("cost with an unpriced cache read = %v, want unknown (NaN)", c)
-	}
-	if _, err := PriceFrom(map[string]float64{"inptu": 5}); err == nil {
-		t.Error("a misspelt key is accepted")
-	}
-	if _, err := PriceFrom(map[string]float64{"input": -1}); err == nil {
-		t.Error("a negative price is accepted")
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // The Claude Code sessions of this machine, live: a local CLI as a
@@ -73,7 +74,7 @@ type Local struct {
 	mu    sync.Mutex
 	heads map[string]headInfo // transcript path → what its head said
 
-	totals totals // the transcripts' token counts (totals.go)
+	totals *tally.Tally // the transcripts' token counts and costs (totals.go)
 }
 
 // headInfo is what listing learned of a transcript, valid while its size
@@ -96,7 +97,12 @@ func OpenLocal(dir string) (client.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: config directory %s: %w", dir, err)
 	}
-	return &Local{dir: abs, alive: procAlive, heads: map[string]headInfo{}}, nil
+	return newLocal(abs, procAlive), nil
+}
+
+// newLocal is the sessions of dir whose processes live as alive says.
+func newLocal(dir string, alive func(pid int, procStart string) bool) *Local {
+	return &Local{dir: dir, alive: alive, heads: map[string]headInfo{}, totals: tally.New(countLine)}
 }
 
 // Name is the system's name.
@@ -342,7 +348,7 @@ const headReaders = 4
 func (l *Local) fileTask(id, path string) (events.Task, bool) {
 	t, ok := l.task(id, path)
 	t.Status = events.StatusExited
-	t.Tokens = l.totals.tokens(path)
+	t.Tokens, t.Cost, t.HasCost = l.usage(path)
 	return t, ok
 }
 

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/perch-tui/perch/internal/pricing"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // FuzzLocalFiles: a transcript's bytes cut anywhere into two writes give
@@ -41,6 +44,16 @@ func FuzzLocalFiles(f *testing.F) {
 		var h headInfo
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			headLine(&h, line)
+		}
+		var e tally.Entry
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			countLine(&e, line)
+		}
+		if e.Split().Total() != e.Tokens() || e.Tokens() < 0 {
+			t.Fatalf("the split counts %d tokens, the entry %d", e.Split().Total(), e.Tokens())
+		}
+		if c, ok := pricing.DefaultPrices().SplitCost(e.Split()); ok && !(c >= 0) {
+			t.Fatalf("cost %v", c)
 		}
 		var r registryFile
 		if json.Unmarshal(data, &r) == nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // recOp is one change of a recorded config directory
@@ -91,8 +92,7 @@ func appendFile(t testing.TB, p, data string) {
 
 // testLocal is a Local on dir whose processes live until killed is set.
 func testLocal(dir string, killed *atomic.Bool) *Local {
-	return &Local{dir: dir, heads: map[string]headInfo{},
-		alive: func(int, string) bool { return !killed.Load() }}
+	return newLocal(dir, func(int, string) bool { return !killed.Load() })
 }
 
 // recorder collects a Follow's updates, each with when it came.
@@ -623,19 +623,19 @@ func TestTotals(t *testing.T) {
 	dir := t.TempDir()
 	ops := loadRecording(t)
 	var path string
-	var l totals
+	l := tally.New(countLine)
 	for i, op := range ops {
 		apply(t, dir, op)
 		if op.Op == "append" {
 			path = filepath.Join(dir, op.Path)
 			if i%2 == 0 {
-				if _, err := l.count(path); err != nil {
+				if _, err := l.Count(path); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
 	}
-	if _, err := l.count(path); err != nil {
+	if _, err := l.Count(path); err != nil {
 		t.Fatal(err)
 	}
 	// The same count from the whole file, independently: the largest
@@ -668,19 +668,21 @@ func TestTotals(t *testing.T) {
 	for _, n := range per {
 		want += n
 	}
-	if got := l.tokens(path); got != want || want == 0 {
-		t.Fatalf("counted %d, want %d", got, want)
+	if got, _ := l.Get(path); got.Tokens() != want || want == 0 {
+		t.Fatalf("counted %d, want %d", got.Tokens(), want)
 	}
-	var whole totals
-	if _, err := whole.count(path); err != nil || whole.tokens(path) != want {
-		t.Fatalf("counted at once %d (%v), want %d", whole.tokens(path), err, want)
+	whole := tally.New(countLine)
+	if _, err := whole.Count(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := whole.Get(path); got.Tokens() != want {
+		t.Fatalf("counted at once %d, want %d", got.Tokens(), want)
 	}
 
 	// Kept: a new Local reads the count back and lists it at once.
 	keep := filepath.Join(t.TempDir(), "state", "totals.json")
-	l.path = keep
-	l.dirty = true
-	if err := l.save(); err != nil {
+	l.Keep(keep)
+	if err := l.Save(); err != nil {
 		t.Fatal(err)
 	}
 	var killed atomic.Bool
@@ -689,6 +691,9 @@ func TestTotals(t *testing.T) {
 	list, err := next.Sessions(context.Background())
 	if err != nil || len(list) != 1 || list[0].Tokens != want {
 		t.Fatalf("listed %+v %v, want %d tokens", list, err, want)
+	}
+	if !list[0].HasCost || list[0].Cost <= 0 {
+		t.Errorf("listed cost %v (known %v): the recording's model has a price", list[0].Cost, list[0].HasCost)
 	}
 }
 

@@ -89,8 +89,7 @@ func (f *fakeCLI) kill() {
 }
 
 func (f *fakeCLI) local() *Local {
-	return &Local{dir: f.dir, heads: map[string]headInfo{},
-		alive: func(pid int, start string) bool { return pid == fakePID && start == "77" && !f.killed.Load() }}
+	return newLocal(f.dir, func(pid int, start string) bool { return pid == fakePID && start == "77" && !f.killed.Load() })
 }
 
 func (f *fakeCLI) serve() {

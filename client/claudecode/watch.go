@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // settle gathers a burst of file events (a reply written line by line,
@@ -91,15 +92,15 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	}
 	// The token counts, off this loop: the backlog newest first, then
 	// each transcript as it changes.
-	cnt := newCounter(&l.totals)
+	cnt := tally.NewCounter(l.totals)
 	cctx, stopCounting := context.WithCancel(ctx)
 	counting := make(chan struct{})
 	go func() {
 		defer close(counting)
-		cnt.run(cctx)
+		cnt.Run(cctx)
 	}()
 	defer func() { stopCounting(); <-counting }()
-	cnt.add(false, newestFirst(l.transcripts(), files)...)
+	cnt.Add(false, newestFirst(l.transcripts(), files)...)
 	tick := time.NewTicker(recheck)
 	defer tick.Stop()
 	var due <-chan time.Time
@@ -115,7 +116,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			switch {
 			case err == nil && strings.Count(rel, string(filepath.Separator)) == 1 && strings.HasSuffix(rel, ".jsonl"):
 				changed[ev.Name] = true
-				cnt.add(true, ev.Name)
+				cnt.Add(true, ev.Name)
 			case err == nil && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator):
 				// A project directory made or removed, or projects/
 				// itself: look at everything again. (A session's own
@@ -139,7 +140,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			if due == nil {
 				due = time.After(settle)
 			}
-		case paths := <-cnt.out:
+		case paths := <-cnt.Out():
 			for _, p := range paths {
 				changed[p] = true
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/internal/ingest"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // FuzzDecode feeds any bytes to the decoder line by line, and to
@@ -89,6 +90,6 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("title %q", h.title)
 		}
 		_, _ = readTail(p, int64(len(in)))
-		_, _ = wholeTotal(p)
+		_, _ = tally.New(countLine).Count(p)
 	})
 }

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // Name is the local Codex backend's name.
@@ -53,6 +53,8 @@ type Local struct {
 	mu    sync.Mutex
 	files map[string]*rollout // by path
 	names threadNames         // session_index.jsonl
+
+	totals *tally.Tally // the rollouts' tokens by model (totals.go)
 }
 
 // rollout is what the list keeps of one file, valid while its size and
@@ -64,10 +66,6 @@ type rollout struct {
 	head   head
 	headOK bool // the head has its prompt (a newer head is not read again)
 	tail   tail
-	// total is the running total read off the whole file, for a tail
-	// that has none; totalSize is the size it was read at.
-	total     *events.Usage
-	totalSize int64
 }
 
 // Option changes how OpenLocal opens.
@@ -94,7 +92,7 @@ func openLocal(dir string, opts ...Option) (*Local, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	l := &Local{dir: abs, program: "codex", files: map[string]*rollout{}}
+	l := &Local{dir: abs, program: "codex", files: map[string]*rollout{}, totals: tally.New(countLine)}
 	for _, o := range opts {
 		o(l)
 	}
@@ -225,8 +223,7 @@ func (l *Local) refresh(sc *scanner, path string) (*rollout, error) {
 	}
 	l.mu.Unlock()
 
-	n := &rollout{path: path, size: fi.Size(), mod: fi.ModTime(), head: old.head, headOK: old.headOK,
-		total: old.total, totalSize: old.totalSize}
+	n := &rollout{path: path, size: fi.Size(), mod: fi.ModTime(), head: old.head, headOK: old.headOK}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -262,6 +259,7 @@ func (l *Local) tasks(rs []*rollout) []events.Task {
 	var busy []string
 	for _, r := range rs {
 		t := r.task(held[l.lockPath(r.head.id)])
+		t.Tokens, t.Cost, t.HasCost = l.usage(r)
 		if n := names[t.ID]; n != "" {
 			t.Name = n
 		}
@@ -315,12 +313,6 @@ func existing(paths []string) []string {
 func (r *rollout) task(live bool) events.Task {
 	t := events.Task{ID: r.head.id, Name: r.head.title, Cwd: r.head.cwd, Model: r.head.model,
 		Created: r.head.created, Updated: r.mod}
-	// The tail's running total when it has one, else the whole file's
-	// (read in the background); the prompt counts its cached part, as
-	// events.Usage says, so a session's tokens are prompt plus output.
-	if u := cmp.Or(r.tail.usage, r.total); u != nil {
-		t.Tokens = u.InputTokens + u.OutputTokens
-	}
 	switch {
 	case live && r.tail.inTurn:
 		t.Status, t.Detail = events.StatusGenerating, DetailBusy

@@ -296,32 +296,3 @@ func (t *tail) line(line []byte) {
 		}
 	}
 }
-
-// wholeTotal reads a whole rollout for its last running total, for one
-// whose tail has none (a long last turn of huge lines): only the lines
-// that can hold one are parsed.
-func wholeTotal(path string) (*events.Usage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	var last *events.Usage
-	for {
-		line, err := readLine(r)
-		if bytes.Contains(line, []byte(`"token_count"`)) {
-			var t tail
-			t.line(bytes.TrimRight(line, "\n"))
-			if t.usageOK {
-				last = t.usage
-			}
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return last, nil
-			}
-			return last, err
-		}
-	}
-}

@@ -6,21 +6,23 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/perch-tui/perch/events"
+	"github.com/perch-tui/perch/internal/tally"
 )
 
 // WatchSessions sends the list, then the list again each time it changes:
 // a rollout written (only that file is read again, its tail), a rollout or
 // a day's directory added, a writer lock taken or let go (locks are looked
-// at every second: releasing one makes no file event). Totals a tail
-// cannot give (a last turn longer than the tail read) are read off the
-// whole file in the background, one file at a time, and come as another
-// list.
+// at every second: releasing one makes no file event). The totals by
+// model (a session's cost) are counted in the background, one file at a
+// time, the newest first, then each rollout as it grows (totals.go), and
+// come as another list.
 func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -51,21 +53,15 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	last := ts
 	held := l.heldSet()
 
-	totals := make(chan totalResult, 1)
-	busy := false // a whole-file read is under way
-	startTotal := func() {
-		if busy {
-			return
-		}
-		if r := l.needsTotal(); r != nil {
-			busy = true
-			go func() {
-				u, err := wholeTotal(r.path)
-				totals <- totalResult{path: r.path, size: r.size, usage: u, err: err}
-			}()
-		}
-	}
-	startTotal()
+	cnt := tally.NewCounter(l.totals)
+	cctx, stopCounting := context.WithCancel(ctx)
+	counting := make(chan struct{})
+	go func() {
+		defer close(counting)
+		cnt.Run(cctx)
+	}()
+	defer func() { stopCounting(); <-counting }()
+	cnt.Add(false, l.uncounted()...)
 
 	dirty := map[string]bool{}
 	rescan := false
@@ -89,9 +85,6 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 	for {
 		select {
 		case <-ctx.Done():
-			if busy {
-				<-totals
-			}
 			return ctx.Err()
 		case ev, ok := <-w.Events:
 			if !ok {
@@ -118,6 +111,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 		case <-timer.C:
 			armed = false
 			var ts []events.Task
+			rescanned := rescan
 			if rescan {
 				rescan = false
 				clear(dirty)
@@ -130,13 +124,16 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 					if _, err := l.refresh(sc, p); err != nil {
 						l.forget(p)
 					}
+					cnt.Add(true, p)
 				}
 				clear(dirty)
 				ts = l.cached()
 			}
 			held = l.heldSet()
 			emit(ts)
-			startTotal()
+			if rescanned { // new rollouts, counted after what changed
+				cnt.Add(false, l.uncounted()...)
+			}
 		case <-tick.C:
 			if now := l.heldSet(); !sameSet(now, held) || l.askingDaemon(last) {
 				// A lock taken or let go; or a turn runs and Codex's
@@ -145,46 +142,31 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 				held = now
 				emit(l.cached())
 			}
-		case r := <-totals:
-			busy = false
-			if r.err == nil {
-				l.setTotal(r)
-				emit(l.cached())
-			} else {
-				l.setTotal(totalResult{path: r.path, size: r.size}) // not tried again until it changes
-			}
-			startTotal()
+		case <-cnt.Out():
+			emit(l.cached())
 		}
 	}
 }
 
-type totalResult struct {
-	path  string
-	size  int64
-	usage *events.Usage
-	err   error
-}
-
-// needsTotal is a rollout whose tail had no running total and whose
-// whole-file total is missing or older than the file.
-func (l *Local) needsTotal() *rollout {
+// uncounted is the rollouts listed whose count is missing or older than
+// the file, the most recently written first.
+func (l *Local) uncounted() []string {
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	rs := make([]*rollout, 0, len(l.files))
 	for _, r := range l.files {
-		if !r.tail.usageOK && r.size > tailLimit && r.totalSize != r.size {
-			c := *r
-			return &c
-		}
+		rs = append(rs, r)
 	}
-	return nil
-}
-
-func (l *Local) setTotal(t totalResult) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r := l.files[t.path]; r != nil && r.size == t.size {
-		r.total, r.totalSize = t.usage, t.size
+	l.mu.Unlock()
+	rs = slices.DeleteFunc(rs, func(r *rollout) bool {
+		e, ok := l.totals.Get(r.path)
+		return ok && e.Size == r.size && e.Mod.Equal(r.mod)
+	})
+	slices.SortFunc(rs, func(a, b *rollout) int { return b.mod.Compare(a.mod) })
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.path
 	}
+	return out
 }
 
 func (l *Local) forget(path string) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/internal/pricing"
 )
 
 // Local CLIs: the agent CLIs that keep their sessions in files on this
@@ -115,7 +116,9 @@ func (r *Registry) LocalStates(getenv func(string) string, home string, set map[
 // exists (a CLI that never ran here is no source). state is perch's
 // state directory ("" for none): a backend that keeps what it computed of
 // the sessions (TotalsKeeper) keeps it there, one file per directory.
-func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting, state string) []LocalSource {
+// prices is the price table a backend that prices its sessions (Priced)
+// uses: the embedded one with the config file's [prices].
+func (r *Registry) LocalSources(getenv func(string) string, home string, set map[string]LocalSetting, state string, prices pricing.Prices) []LocalSource {
 	var out []LocalSource
 	for _, st := range r.LocalStates(getenv, home, set) {
 		if st.Off || !st.Exists {
@@ -126,6 +129,9 @@ func (r *Registry) LocalSources(getenv func(string) string, home string, set map
 			b, err := open(dir)
 			if err != nil {
 				return nil, err
+			}
+			if p, ok := b.(Priced); ok {
+				p.UsePrices(prices)
 			}
 			if k, ok := b.(TotalsKeeper); ok && state != "" {
 				sum := sha256.Sum256([]byte(dir))
@@ -141,4 +147,9 @@ func (r *Registry) LocalSources(getenv func(string) string, home string, set map
 // transcripts counted) in a file, so that the next start has them.
 type TotalsKeeper interface {
 	KeepTotals(path string)
+}
+
+// Priced is a local backend that prices its sessions (events.Task.Cost).
+type Priced interface {
+	UsePrices(pricing.Prices)
 }

@@ -1,6 +1,7 @@
 package chrome
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,22 +165,25 @@ func anyListed(ss []board.SourceState) bool {
 
 // boardCols says which columns a row has room for, and their widths.
 type boardCols struct {
-	name, source, reason, status, counts, usage, age, reply int
-	system                                                  bool
+	name, source, reason, status, counts, usage, session, age, reply int
+	system                                                           bool
 }
 
 // boardColumns lays the row's columns out in w cells: the name, the
 // needs-you reason, the source and the age stay; the status word, the
-// counts, tokens and cost, and the last reply go first on narrow
-// terminals, in that order of priority.
+// counts, tokens and cost, the whole session's tokens and cost (only when
+// a row has them: a local CLI's sessions) and the last reply go first on
+// narrow terminals, in that order of priority.
 func boardColumns(w int, sources []board.SourceState, rows []board.Row) boardCols {
 	src := 6
 	for _, s := range sources {
 		src = max(src, min(Width(OneLine(board.SourceLabel(s.Name))), 21))
 	}
 	longest := 0 // the longest name: what the name column could use
+	anySession := false
 	for _, r := range rows {
 		longest = max(longest, Width(OneLine(r.Name)))
+		anySession = anySession || SessionUsage(r) != ""
 	}
 	c := boardCols{source: src, reason: 13, age: 4}
 	const fixed = 2 + 3 + 2 // gutter, unread mark, status icon
@@ -187,7 +191,7 @@ func boardColumns(w int, sources []board.SourceState, rows []board.Row) boardCol
 	const minName = 28
 	used := func() int {
 		n := fixed + c.name + c.source + 1 + c.reason + 1 + c.age + 1
-		for _, x := range []int{c.status, c.counts, c.usage, c.reply} {
+		for _, x := range []int{c.status, c.counts, c.usage, c.session, c.reply} {
 			if x > 0 {
 				n += x + 1
 			}
@@ -209,6 +213,9 @@ func boardColumns(w int, sources []board.SourceState, rows []board.Row) boardCol
 	try(func() { c.status = 12 }, func() { c.status = 0 })
 	try(func() { c.system = true }, func() { c.system = false })
 	try(func() { c.usage = 14 }, func() { c.usage = 0 })
+	if anySession {
+		try(func() { c.session = 14 }, func() { c.session = 0 })
+	}
 	try(func() { c.reply = 24 }, func() { c.reply = 0 })
 	if c.reply > 0 {
 		// The name takes what its longest needs first (it is what a
@@ -225,7 +232,8 @@ func boardColumns(w int, sources []board.SourceState, rows []board.Row) boardCol
 
 // boardHeader heads the columns of boardRow: NEW is the unread mark,
 // QUE·HLD the daemon's queued messages (⧗) and perch's held ones (✎),
-// RUN TOKENS/$ the tokens and cost of the last run.
+// RUN TOKENS/$ the tokens and cost of the last run, SESSION TOKENS/$ the
+// whole session's.
 func (c Chrome) boardHeader(cols boardCols, w int) string {
 	var b strings.Builder
 	b.WriteString("  NEW  " + pad("NAME", cols.name) + " ")
@@ -242,6 +250,9 @@ func (c Chrome) boardHeader(cols boardCols, w int) string {
 	}
 	if cols.usage > 0 {
 		b.WriteString(padLeft("RUN TOKENS/$", cols.usage) + " ")
+	}
+	if cols.session > 0 {
+		b.WriteString(padLeft("SESSION TOK/$", cols.session) + " ")
 	}
 	b.WriteString(padLeft("AGE", cols.age))
 	if cols.reply > 0 {
@@ -336,6 +347,9 @@ func (c Chrome) boardRow(r board.Row, selected bool, cols boardCols, s ListScree
 	if cols.usage > 0 {
 		b.WriteString(padLeft(c.Dim.Render(usage(r)), cols.usage) + " ")
 	}
+	if cols.session > 0 {
+		b.WriteString(padLeft(c.Dim.Render(SessionUsage(r)), cols.session) + " ")
+	}
 	b.WriteString(padLeft(c.Dim.Render(Age(r.Updated, s.Now)), cols.age))
 	if reply := OneLine(r.LastReply); cols.reply > 0 && reply != "" {
 		b.WriteString(" " + c.Dim.Render(Truncate(reply, cols.reply)))
@@ -351,6 +365,23 @@ func usage(r board.Row) string {
 	}
 	if r.HasCost {
 		parts = append(parts, events.CostText(r.Cost))
+	}
+	return strings.Join(parts, " ")
+}
+
+// SessionUsage is a row's whole-session tokens and cost as every view
+// writes them, where the system lists them ("" otherwise); "$?" when its
+// tokens are known and its cost is not (a model without a price).
+func SessionUsage(r board.Row) string {
+	var parts []string
+	if r.SessionTokens > 0 {
+		parts = append(parts, Tokens(r.SessionTokens))
+	}
+	switch {
+	case r.HasSessionCost:
+		parts = append(parts, events.CostText(r.SessionCost))
+	case r.SessionTokens > 0:
+		parts = append(parts, "$?")
 	}
 	return strings.Join(parts, " ")
 }
@@ -414,6 +445,14 @@ func (c Chrome) boardDetail(r board.Row, w int) string {
 	}
 	if len(parts) == 0 {
 		parts = append(parts, c.Dim.Render(OneLine(r.System)+" · "+OneLine(r.Source)+" · "+ShortID(OneLine(r.ID))))
+	}
+	if u := SessionUsage(r); u != "" {
+		// After the reason, before the reply (which the width cuts).
+		at := 0
+		if r.Reason.Text() != "" {
+			at = 1
+		}
+		parts = slices.Insert(parts, at, c.Dim.Render("session "+u))
 	}
 	return Truncate("  "+strings.Join(parts, c.Separator()), w)
 }

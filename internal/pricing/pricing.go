@@ -1,10 +1,12 @@
-package index
+// Package pricing is perch's price table and what requests cost at it:
+// one table for the usage report (index) and the local sessions' costs
+// (client/claudecode, client/codex). It imports nothing of perch's.
+package pricing
 
 import (
 	_ "embed"
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -30,8 +32,34 @@ type Price struct {
 // which a model with long-context prices bills the whole request at them.
 const LongContext = 200_000
 
-// longContextSQL is LongContext in SQL text.
-const longContextSQL = "200000"
+// LongContextSQL is LongContext in SQL text (a test keeps them equal).
+const LongContextSQL = "200000"
+
+// Tokens are counts of one kind of request.
+type Tokens struct {
+	Input     int64 `json:"input"` // not read from or written to the cache
+	Output    int64 `json:"output"`
+	CacheRead int64 `json:"cache_read"`
+	Cache5m   int64 `json:"cache_write_5m"`
+	Cache1h   int64 `json:"cache_write_1h"`
+	// Long: the requests' input was over LongContext (a priced group).
+	Long bool `json:"-"`
+}
+
+// Total is every token counted.
+func (t Tokens) Total() int64 { return t.Input + t.Output + t.CacheRead + t.Cache5m + t.Cache1h }
+
+// Add adds o's counts to t's (Long is t's own).
+func (t *Tokens) Add(o Tokens) {
+	t.Input += o.Input
+	t.Output += o.Output
+	t.CacheRead += o.CacheRead
+	t.Cache5m += o.Cache5m
+	t.Cache1h += o.Cache1h
+}
+
+// IsLong reports whether one request of these tokens is over LongContext.
+func (t Tokens) IsLong() bool { return t.Input+t.CacheRead+t.Cache5m+t.Cache1h > LongContext }
 
 // Prices is a price table.
 type Prices struct {
@@ -47,7 +75,7 @@ var embeddedPrices string
 func DefaultPrices() Prices {
 	var p Prices
 	if _, err := toml.Decode(embeddedPrices, &p); err != nil {
-		panic(fmt.Sprintf("index: the embedded price table: %v", err)) // a build mistake, caught by the tests
+		panic(fmt.Sprintf("pricing: the embedded price table: %v", err)) // a build mistake, caught by the tests
 	}
 	return p
 }
@@ -67,7 +95,26 @@ func (p Prices) With(over map[string]Price, source string) Prices {
 	return out
 }
 
-var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+// trimDate takes a date suffix off a model's name: -20250929 or
+// -2025-08-07.
+func trimDate(m string) string {
+	digits := func(s string) bool {
+		for i := range len(s) {
+			if !isDigit(s[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if n := len(m); n > 9 && m[n-9] == '-' && digits(m[n-8:]) {
+		return m[:n-9]
+	}
+	if n := len(m); n > 11 && m[n-11] == '-' && m[n-6] == '-' && m[n-3] == '-' &&
+		digits(m[n-10:n-6]) && digits(m[n-5:n-3]) && digits(m[n-2:]) {
+		return m[:n-11]
+	}
+	return m
+}
 
 // Lookup finds a model's price: the longest table name that is the model's
 // name, or its start followed by "-" and a word (not a version number:
@@ -80,7 +127,7 @@ func (p Prices) Lookup(model string) (Price, string, bool) {
 	if i := strings.IndexByte(m, '['); i > 0 { // claude-sonnet-4-5[1m]
 		m = m[:i]
 	}
-	m = dateSuffix.ReplaceAllString(m, "")
+	m = trimDate(m) // a lookup per session per listing: no regexp
 	if strings.HasPrefix(m, "claude-") {
 		m = strings.ReplaceAll(m, ".", "-") // claude-sonnet-4.5, as routers write it
 	}
@@ -119,6 +166,21 @@ func (pr Price) Cost(t Tokens) float64 {
 	return (term(t.Input, in) + term(t.Output, out) + term(t.CacheRead, read) + term(t.Cache5m, w5) + term(t.Cache1h, w1)) / 1e6
 }
 
+// Cost is what requests of model and tokens cost at the table: false when
+// the model has no price, or a kind of token used has none (unknown, never
+// $0).
+func (p Prices) Cost(model string, t Tokens) (float64, bool) {
+	price, _, ok := p.Lookup(model)
+	if !ok {
+		return 0, false
+	}
+	c := price.Cost(t)
+	if math.IsNaN(c) {
+		return 0, false
+	}
+	return c, true
+}
+
 // PriceFrom reads a price as the config file writes it: a key a table
 // leaves out is unknown (NaN), not free.
 func PriceFrom(m map[string]float64) (Price, error) {
@@ -145,4 +207,71 @@ func PriceFrom(m map[string]float64) (Price, error) {
 func PriceKeys() []string {
 	return []string{"input", "output", "cache_read", "cache_write_5m", "cache_write_1h",
 		"long_input", "long_output", "long_cache_read", "long_cache_write_5m", "long_cache_write_1h"}
+}
+
+// Split is requests' tokens by model, those over LongContext apart: what
+// a cost needs of many requests (a session's).
+type Split struct {
+	Models map[string]Tokens `json:"models,omitempty"`
+	Long   map[string]Tokens `json:"long,omitempty"` // requests over LongContext
+}
+
+// Add counts one request of model: over LongContext when its input is,
+// or t.Long says so.
+func (s *Split) Add(model string, t Tokens) { s.add(model, t, t.Long || t.IsLong()) }
+
+func (s *Split) add(model string, t Tokens, long bool) {
+	m := &s.Models
+	if long {
+		m = &s.Long
+	}
+	if *m == nil {
+		*m = map[string]Tokens{}
+	}
+	sum := (*m)[model]
+	sum.Add(t)
+	(*m)[model] = sum
+}
+
+// Merge counts o's requests in s.
+func (s *Split) Merge(o Split) {
+	for model, t := range o.Models {
+		s.add(model, t, false)
+	}
+	for model, t := range o.Long {
+		s.add(model, t, true)
+	}
+}
+
+// Total is every token of the split.
+func (s Split) Total() int64 {
+	var n int64
+	for _, t := range s.Models {
+		n += t.Total()
+	}
+	for _, t := range s.Long {
+		n += t.Total()
+	}
+	return n
+}
+
+// SplitCost is what the split's requests cost: false (unknown, never $0)
+// when any model's price, or a price a kind of token needs, is unknown,
+// or there are no requests.
+func (p Prices) SplitCost(s Split) (float64, bool) {
+	var sum float64
+	for _, g := range []struct {
+		m    map[string]Tokens
+		long bool
+	}{{s.Models, false}, {s.Long, true}} {
+		for model, t := range g.m {
+			t.Long = g.long
+			c, ok := p.Cost(model, t)
+			if !ok {
+				return 0, false
+			}
+			sum += c
+		}
+	}
+	return sum, len(s.Models)+len(s.Long) > 0
 }
