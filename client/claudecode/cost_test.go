@@ -121,3 +121,45 @@ func TestTotalsKeptAcrossStarts(t *testing.T) {
 		t.Errorf("grown: %d tokens, %d reads from the start; want 332, 0", tk, next.totals.Reads())
 	}
 }
+
+// TestSessionTotalsIncludeSubagents: a session's tokens and cost count
+// its subagents' requests, which Claude Code writes to transcripts of
+// their own beside the session's; a subagent on a model without a price
+// makes the session's cost unknown.
+func TestSessionTotalsIncludeSubagents(t *testing.T) {
+	const sonnet, haiku = "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	subs := filepath.Join(dir, "s", "subagents")
+	if err := os.MkdirAll(subs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(path, ccReply("m1", sonnet, 100, 10, 0, 0, ""))
+	write(filepath.Join(subs, "agent-a1.jsonl"), ccReply("s1", haiku, 20, 4, 0, 0, ""))
+	l := newLocal(dir, nil)
+	for _, p := range withSubagents(path) {
+		if _, err := l.totals.Count(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tokens, cost, known := l.usage(path)
+	want := (100*3+10*15)/1e6 + (20*1+4*5)/1e6
+	if tokens != 134 || !known || math.Abs(cost-want) > 1e-12 {
+		t.Fatalf("tokens %d, cost %v (known %v); want 134, %v", tokens, cost, known, want)
+	}
+	write(filepath.Join(subs, "agent-a2.jsonl"), ccReply("s2", "claude-opus-9", 1, 1, 0, 0, ""))
+	for _, p := range withSubagents(path) {
+		if _, err := l.totals.Count(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tokens, _, known := l.usage(path); tokens != 136 || known {
+		t.Fatalf("with an unpriced subagent: %d tokens, known %v; want 136, unknown", tokens, known)
+	}
+}

@@ -3,6 +3,8 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 
 	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/internal/tally"
@@ -23,11 +25,37 @@ func (l *Local) KeepTotals(path string) { l.totals.Keep(path) }
 // file's [prices]) instead of the embedded table alone.
 func (l *Local) UsePrices(p pricing.Prices) { l.totals.UsePrices(p) }
 
-// usage is the session's tokens and cost as counted so far (no cost when
-// a model's price is unknown).
+// usage is the session's tokens and cost as counted so far, its
+// subagents' transcripts included (their requests are the session's too);
+// no cost when a model's price is unknown or a counted file has none.
 func (l *Local) usage(path string) (tokens int64, cost float64, hasCost bool) {
 	tokens, cost, hasCost, _ = l.totals.Usage(path)
+	for _, sub := range subagentFiles(path) {
+		n, c, ok, found := l.totals.Usage(sub)
+		if !found {
+			continue // not counted yet: the session's count so far
+		}
+		tokens, cost, hasCost = tokens+n, cost+c, hasCost && ok
+	}
 	return tokens, cost, hasCost
+}
+
+// subagentFiles are the transcripts of the subagents a session's
+// transcript at path ran (<session>/subagents/*.jsonl beside it).
+func subagentFiles(path string) []string {
+	subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "*.jsonl"))
+	return subs
+}
+
+// withSubagents is paths, each followed by its subagents' transcripts:
+// what the counter counts for those sessions.
+func withSubagents(paths ...string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, p)
+		out = append(out, subagentFiles(p)...)
+	}
+	return out
 }
 
 // countLine counts one transcript line: an assistant line's usage, once

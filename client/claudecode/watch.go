@@ -100,7 +100,7 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 		cnt.Run(cctx)
 	}()
 	defer func() { stopCounting(); <-counting }()
-	cnt.Add(false, newestFirst(l.transcripts(), files)...)
+	cnt.Add(false, withSubagents(newestFirst(l.transcripts(), files)...)...)
 	tick := time.NewTicker(recheck)
 	defer tick.Stop()
 	var due <-chan time.Time
@@ -116,7 +116,9 @@ func (l *Local) WatchSessions(ctx context.Context, on func([]events.Task)) error
 			switch {
 			case err == nil && strings.Count(rel, string(filepath.Separator)) == 1 && strings.HasSuffix(rel, ".jsonl"):
 				changed[ev.Name] = true
-				cnt.Add(true, ev.Name)
+				// Its subagents wrote their lines before the session's
+				// transcript took their results: count them with it.
+				cnt.Add(true, withSubagents(ev.Name)...)
 			case err == nil && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator):
 				// A project directory made or removed, or projects/
 				// itself: look at everything again. (A session's own
