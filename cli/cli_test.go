@@ -236,7 +236,13 @@ func TestDaemonRestartSameExport(t *testing.T) {
 	go func() {
 		done <- runCtx(context.Background(), t, "", "export", id, "--url", pbase, "--format", "jsonl", "--until-idle")
 	}()
-	time.Sleep(150 * time.Millisecond)
+	// Wait until the task's stream flows through the proxy (its replay is
+	// kilobytes; the lookup before it is a few hundred bytes).
+	for deadline := time.Now().Add(20 * time.Second); p.Down() < 4096; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the export's stream never flowed through the proxy")
+		}
+	}
 	p.Stop() // the daemon disappears mid-run
 	time.Sleep(700 * time.Millisecond)
 	p.Start(t) // and comes back on the same port

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -17,6 +18,23 @@ type TCP struct {
 	ln           net.Listener
 	conns        []net.Conn
 	wg           sync.WaitGroup
+	down         atomic.Int64 // bytes forwarded from Target to clients
+}
+
+// Down is how many bytes went from Target to the clients so far (across
+// restarts): a test waits on it to know a response is flowing.
+func (p *TCP) Down() int64 { return p.down.Load() }
+
+// counter counts what is written through it.
+type counter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c counter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // Start listens on Addr (retrying while the port is still being freed)
@@ -56,7 +74,7 @@ func (p *TCP) Start(t testing.TB) {
 			p.mu.Unlock()
 			p.wg.Add(2)
 			go func() { defer p.wg.Done(); io.Copy(up, c); up.Close() }()
-			go func() { defer p.wg.Done(); io.Copy(c, up); c.Close() }()
+			go func() { defer p.wg.Done(); io.Copy(counter{c, &p.down}, up); c.Close() }()
 		}
 	}()
 }
