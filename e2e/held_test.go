@@ -193,10 +193,14 @@ func TestOrphanAfterARestartMovedToAnotherSession(t *testing.T) {
 	// The restart: same address, same seed (so the same ids), an hour
 	// later by its clock.
 	d2 := fakedaemon.New(fakedaemon.Options{Speed: 6, Seed: 21, Clock: func() time.Time { return time.Now().Add(time.Hour) }})
-	srv2, err := d2.Start(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The port was just let go: another test's connection may hold it as
+	// its own end for a moment, so the bind is tried again until it is
+	// free.
+	var srv2 *fakedaemon.Server
+	waitCond(t, "the daemon's port free again", 10*time.Second, func() bool {
+		srv2, err = d2.Start(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1"))
+		return err == nil
+	})
 	t.Cleanup(func() { srv2.Close() })
 	if again := strings.TrimSpace(run(t, "new", "--url", url, "--cwd", t.TempDir(), "Say hello.")); again != id {
 		t.Fatalf("the restarted daemon gave id %s, want the reused %s", again, id)

@@ -34,31 +34,42 @@ func (s *syncBuf) String() string {
 
 // demoDaemonAt runs `perch fake-daemon` on addr seeding the demo task with
 // prompt ("" for the demo's own) and returns the process and the task id.
+// A port just let go may be another test's connection's own end for a
+// moment: a daemon that could not listen is started again until it can.
 func demoDaemonAt(t *testing.T, addr, prompt string) (*exec.Cmd, string) {
 	t.Helper()
 	args := []string{"fake-daemon", "--addr", addr, "--speed", "20"}
 	if prompt != "" {
 		args = append(args, "--prompt", prompt)
 	}
-	cmd := exec.Command(perch, args...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cmd := exec.Command(perch, args...)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb syncBuf
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			cmd.Wait()
+			if strings.Contains(errb.String(), "address already in use") && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			t.Fatalf("fake daemon printed nothing: %v\n%s", err, errb.String())
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		id := regexp.MustCompile(`demo task (\S+)\)`).FindStringSubmatch(line)
+		if id == nil {
+			t.Fatalf("no task id in %q", line)
+		}
+		return cmd, id[1]
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("fake daemon printed nothing: %v", err)
-	}
-	id := regexp.MustCompile(`demo task (\S+)\)`).FindStringSubmatch(line)
-	if id == nil {
-		t.Fatalf("no task id in %q", line)
-	}
-	return cmd, id[1]
 }
 
 // The daemon restarts while perch is attached and gives the task's id to
