@@ -512,14 +512,26 @@ func UnquoteChecked(raw []byte) (string, bool) {
 	if k < 0 {
 		return string(body), true
 	}
-	// One pass: each escape is longer than what it stands for, so the
-	// text fits in the body's length, one allocation. Where the escapes
-	// saved much, the text is copied to its own size, so that a string
-	// kept for long does not carry the slack.
+	// Measure: the body less what each escape saves.
+	n := len(body)
+	for p := k; ; {
+		if body[p+1] == 'u' {
+			r, next := escapedRune(body, p)
+			n -= next - p - utf8.RuneLen(r)
+			p = next
+		} else {
+			n--
+			p += 2
+		}
+		q := bytes.IndexByte(body[p:], '\\')
+		if q < 0 {
+			break
+		}
+		p += q
+	}
 	o := out{str: true}
-	o.sb.Grow(len(body))
-	o.write(body[:k])
-	for p := writeEscape(&o, body, k); ; {
+	o.sb.Grow(n)
+	for p := 0; ; {
 		q := bytes.IndexByte(body[p:], '\\')
 		if q < 0 {
 			o.write(body[p:])
@@ -527,9 +539,6 @@ func UnquoteChecked(raw []byte) (string, bool) {
 		}
 		o.write(body[p : p+q])
 		p = writeEscape(&o, body, p+q)
-	}
-	if o.sb.Cap()-o.sb.Len() > o.sb.Len()/4 {
-		return strings.Clone(o.sb.String()), true
 	}
 	return o.sb.String(), true
 }
