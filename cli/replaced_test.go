@@ -13,29 +13,44 @@ import (
 	"github.com/perch-tui/perch/fakedaemon"
 )
 
-// perch tail follows a task; the daemon restarts and gives the task's id
-// to a new task. tail says the session was replaced and prints the new
-// one from its start, never the new run's texts after the old history.
-func TestTailOfAReplacedSession(t *testing.T) {
-	t.Parallel()
+// demoOnOnePort starts, at each call, a fake daemon with the given seed on
+// the same loopback address, its demo task seeded with prompt ("" for the
+// demo's own): a restart that reuses the task ids. A port just let go may
+// be another test's connection's own end for a moment, so the bind is
+// tried again until it is free.
+func demoOnOnePort(t *testing.T, seed int64) func(prompt string) (*fakedaemon.Server, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	start := func(prompt string) (*fakedaemon.Server, string) {
-		d := fakedaemon.New(fakedaemon.Options{Speed: fastSpeed, Seed: 3})
+	return func(prompt string) (*fakedaemon.Server, string) {
+		t.Helper()
+		d := fakedaemon.New(fakedaemon.Options{Speed: fastSpeed, Seed: seed})
 		id, err := d.SeedDemoPrompt(prompt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv, err := d.Start(addr)
-		if err != nil {
-			t.Skipf("port not free again: %v", err)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			srv, err := d.Start(addr)
+			if err == nil {
+				return srv, id
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the daemon's port is not free again: %v", err)
+			}
 		}
-		return srv, id
 	}
+}
+
+// perch tail follows a task; the daemon restarts and gives the task's id
+// to a new task. tail says the session was replaced and prints the new
+// one from its start, never the new run's texts after the old history.
+func TestTailOfAReplacedSession(t *testing.T) {
+	t.Parallel()
+	start := demoOnOnePort(t, 3)
 	srv, id := start("")
 	base := srv.URL
 	waitIdle(t, base, id)
@@ -82,24 +97,7 @@ func TestTailOfAReplacedSession(t *testing.T) {
 // one file never holds two tasks.
 func TestRecordOfAReplacedSessionStops(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	start := func(prompt string) (*fakedaemon.Server, string) {
-		d := fakedaemon.New(fakedaemon.Options{Speed: fastSpeed, Seed: 4})
-		id, err := d.SeedDemoPrompt(prompt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv, err := d.Start(addr)
-		if err != nil {
-			t.Skipf("port not free again: %v", err)
-		}
-		return srv, id
-	}
+	start := demoOnOnePort(t, 4)
 	srv, id := start("")
 	base := srv.URL
 	waitIdle(t, base, id)
