@@ -135,10 +135,11 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 		// daemon said the task is not generating.
 		return tl.Status() != events.RunGenerating, nil
 	}
-	// Updates are handled on Follow's goroutine, as they come: a hand-off
-	// to another goroutine per update costs more than applying it (Suna
-	// sends one update per frame, tens of thousands in a long run), and a
-	// slow stdout then slows the reading of the stream, as it would curl's.
+	// The stream's goroutine reads and decodes; this one's consumer
+	// applies and writes, as the TUI's program does: the two halves run
+	// side by side on two cores. The queue between them is bounded, so a
+	// slow stdout holds the reading back (the only signal against the
+	// data's direction), as it would curl's.
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var (
@@ -161,6 +162,14 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 	}
 	// A session replaced under its id (a restarted daemon) starts over
 	// as the new session, with a notice: never stitched to the old one.
+	steps := make(chan client.Step, stepQueue)
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		for s := range steps {
+			on(s.Update, s.Frame)
+		}
+	}()
 	ferr := client.FollowSame(sctx, b, task, func(fctx context.Context, step func(client.Step)) error {
 		switch {
 		case settled && o.settledOnly():
@@ -171,7 +180,10 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 		default:
 			return b.Follow(fctx, task.ID, func(u client.Update) { step(client.Step{Update: u}) })
 		}
-	}, func(s client.Step) { on(s.Update, s.Frame) })
+	}, func(s client.Step) { steps <- s })
+	// Follow hands nothing on after it returns (client.Backend).
+	close(steps)
+	<-consumed
 	switch {
 	case fin:
 		return tl, herr
@@ -182,6 +194,11 @@ func followLive(ctx context.Context, env Env, b client.Backend, task events.Task
 	}
 	return tl, ferr
 }
+
+// stepQueue is how many steps the stream's goroutine can be ahead of the
+// one that applies them: enough to ride out a long write, small beside
+// a session.
+const stepQueue = 256
 
 // chatter reports a stream's connection changes on stderr.
 type chatter interface{ state(sse.ConnState) }
