@@ -113,9 +113,9 @@ type tail struct {
 	// since counts the bytes read since r3labs' reader last returned an
 	// event: about the size of the event in progress (see readMin).
 	since int
-	// pend[off:] was read from r and not yet handed out (see readMin).
-	pend []byte
-	off  int
+	// buf[off:] was read from r and not yet handed out (see readMin).
+	buf []byte
+	off int
 }
 
 // readMin bounds the reads r3labs' reader gets, so that its split works in
@@ -134,41 +134,37 @@ type tail struct {
 // 11 replays with the fake daemon's setup, 16 or 32 KiB 3.5-3.6 s.
 const readMin = 32 << 10
 
+// Read hands r3labs' reader the source's bytes up to the next blank line.
+// Small reads go through buf, so that each byte is copied once on its way
+// (the events after the first of a read wait there); a read for a large
+// event goes straight into p, and only what came after the event's end
+// waits in buf.
 func (t *tail) Read(p []byte) (int, error) {
 	p = p[:min(len(p), max(readMin, t.since))]
 	var n int
-	if t.off < len(t.pend) {
-		n = firstBlank(p[:copy(p, t.pend[t.off:])])
+	switch {
+	case t.off < len(t.buf):
+		n = copy(p, t.buf[t.off:])
+		n = firstBlank(p[:n])
 		t.off += n
-		if t.off == len(t.pend) && cap(t.pend) > readMin {
-			t.pend = nil // what a large read left behind
-		}
-	} else {
-		var err error
-		if t.fill {
-			n, err = io.ReadFull(t.r, p)
-			if err == io.ErrUnexpectedEOF {
-				err = io.EOF
-			}
-		} else {
-			if t.act != nil {
-				t.act.waiting.Store(true)
-			}
-			n, err = t.r.Read(p)
-		}
-		if err != nil && t.err == nil {
-			t.err = err
-		}
-		if t.act != nil {
-			if n > 0 {
-				t.act.last.Store(time.Now().UnixNano())
-			}
-			t.act.waiting.Store(false)
-		}
-		// Hand out up to the first blank line, the rest later: see readMin.
+	case t.err != nil:
+		return 0, t.err
+	case len(p) > readMin:
+		n = t.fetch(p)
 		k := firstBlank(p[:n])
-		t.pend, t.off = append(t.pend[:0], p[k:n]...), 0
+		t.buf, t.off = append(t.buf[:0], p[k:n]...), 0
 		n = k
+	default:
+		if cap(t.buf) < readMin {
+			t.buf = make([]byte, readMin)
+		}
+		t.buf, t.off = t.buf[:t.fetch(t.buf[:readMin])], 0
+		n = copy(p, t.buf)
+		n = firstBlank(p[:n])
+		t.off = n
+	}
+	if t.off == len(t.buf) && cap(t.buf) > readMin {
+		t.buf, t.off = nil, 0 // what a large read left behind
 	}
 	t.since += n
 	if n >= len(t.last) {
@@ -180,10 +176,38 @@ func (t *tail) Read(p []byte) (int, error) {
 	if t.act != nil && n > 0 {
 		t.act.partial.Store(!t.atEnd())
 	}
-	if t.off < len(t.pend) {
+	if t.off < len(t.buf) {
 		return n, nil
 	}
 	return n, t.err
+}
+
+// fetch reads from the source into p, keeps its error and stamps the
+// time, and returns how many bytes came.
+func (t *tail) fetch(p []byte) int {
+	var n int
+	var err error
+	if t.fill {
+		n, err = io.ReadFull(t.r, p)
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+	} else {
+		if t.act != nil {
+			t.act.waiting.Store(true)
+		}
+		n, err = t.r.Read(p)
+	}
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	if t.act != nil {
+		if n > 0 {
+			t.act.last.Store(time.Now().UnixNano())
+		}
+		t.act.waiting.Store(false)
+	}
+	return n
 }
 
 // firstBlank is the length of b up to and including its first blank line
@@ -197,7 +221,11 @@ func firstBlank(b []byte) int {
 		end = i + 2
 	}
 	// A stream of CR or CRLF line ends: looked for only before the first
-	// LF LF, so that each byte is looked at a bounded number of times.
+	// LF LF, so that each byte is looked at a bounded number of times,
+	// and only when that part holds a CR at all.
+	if bytes.IndexByte(b[:end], '\r') < 0 {
+		return end
+	}
 	if i := bytes.Index(b[:end], []byte("\r\r")); i >= 0 {
 		end = i + 2
 	}
@@ -216,7 +244,7 @@ func (t *tail) atEnd() bool {
 
 // unfinished reports whether the source is done, everything read was
 // handed out, and the last event is unfinished.
-func (t *tail) unfinished() bool { return t.err != nil && t.off == len(t.pend) && !t.atEnd() }
+func (t *tail) unfinished() bool { return t.err != nil && t.off == len(t.buf) && !t.atEnd() }
 
 // readEvents frames r with r3labs' EventStreamReader and hands each
 // event to fn, in order (fn picks those worth dispatching), until r ends, fn fails or an event is
