@@ -47,8 +47,9 @@ func (e *event) content() bool {
 // way the spec (and r3labs' own client) does: lines end at CR or LF, a
 // field is its name up to the first colon with one following space
 // dropped, several data lines are joined by LF, comments and unknown
-// fields are ignored. It copies the data once.
-func fields(raw []byte) event {
+// fields are ignored. It copies the data once; with borrow, the data of
+// one line is not copied but read in raw.
+func fields(raw []byte, borrow bool) event {
 	var e event
 	lines := 0
 	for len(raw) > 0 {
@@ -65,11 +66,19 @@ func fields(raw []byte) event {
 		}
 		switch string(name) {
 		case "data":
-			if lines > 0 {
-				e.data = append(e.data, '\n')
+			switch {
+			case borrow && lines == 0:
+				e.data = value
+			case borrow && lines == 1:
+				// A second line: the lines are joined in a copy, never
+				// in raw, which is still being read.
+				e.data = append(append(append([]byte(nil), e.data...), '\n'), value...)
+			case lines > 0:
+				e.data = append(append(e.data, '\n'), value...)
+			default:
+				// Not make and copy: make clears what the copy overwrites.
+				e.data = append(e.data, value...)
 			}
-			// Not make and copy: make clears what the copy overwrites.
-			e.data = append(e.data, value...)
 			if e.data == nil {
 				e.data = []byte{}
 			}
@@ -253,7 +262,7 @@ func (t *tail) unfinished() bool { return t.err != nil && t.off == len(t.buf) &&
 // ErrEventTooLarge; a read error is returned as it is. With fill, r is
 // read until each read is full (a file); otherwise each read returns what
 // the source has (a live stream). act, if not nil, follows the reads.
-func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) error) error {
+func readEvents(r io.Reader, max int, fill, borrow bool, act *Activity, fn func(*event) error) error {
 	src := &tail{r: r, act: act, fill: fill}
 	if act != nil {
 		act.partial.Store(false) // a new stream
@@ -279,7 +288,7 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 		}
 		if holding {
 			holding = false
-			e := fields(held)
+			e := fields(held, borrow)
 			if err != nil {
 				// The last event of a stream that did not end at an
 				// event's end: it is unfinished.
@@ -305,7 +314,7 @@ func readEvents(r io.Reader, max int, fill bool, act *Activity, fn func(*event) 
 			continue
 		}
 		big := len(raw) >= bigEvent
-		e := fields(raw)
+		e := fields(raw, borrow)
 		if err := fn(&e); err != nil {
 			return err
 		}
@@ -368,7 +377,7 @@ func (a *Activity) Busy(d time.Duration) bool {
 // Each frame's data is its own.
 func ReadFrames(r io.Reader, fn func(events.Frame) error) error {
 	var fnErr error
-	err := readEvents(r, MaxEventBytes, true, nil, func(e *event) error {
+	err := readEvents(r, MaxEventBytes, true, false, nil, func(e *event) error {
 		if e.data == nil {
 			return nil
 		}

@@ -27,12 +27,29 @@ func FuzzReadFrames(f *testing.F) {
 		var whole, onebyte []events.Frame
 		errW := ReadFrames(bytes.NewReader(in), func(fr events.Frame) error { whole = append(whole, fr); return nil })
 		// As a live stream reads it: one byte per read, nothing filled.
-		errO := readEvents(iotest.OneByteReader(bytes.NewReader(in)), MaxEventBytes, false, &Activity{}, func(e *event) error {
+		errO := readEvents(iotest.OneByteReader(bytes.NewReader(in)), MaxEventBytes, false, false, &Activity{}, func(e *event) error {
 			if e.data != nil {
 				onebyte = append(onebyte, events.Frame{Name: e.name, Data: e.data})
 			}
 			return nil
 		})
+		// Borrowed (Config.Borrow), in reads of a few bytes: the data
+		// is right while fn runs, and fn copies what it keeps.
+		var borrowed []events.Frame
+		errB := readEvents(iotest.HalfReader(bytes.NewReader(in)), MaxEventBytes, false, true, &Activity{}, func(e *event) error {
+			if e.data != nil {
+				borrowed = append(borrowed, events.Frame{Name: e.name, Data: bytes.Clone(e.data)})
+			}
+			return nil
+		})
+		if errors.Is(errW, ErrTruncated) != errors.Is(errB, ErrTruncated) || len(whole) != len(borrowed) {
+			t.Fatalf("whole: %d frames, %v; borrowed: %d frames, %v", len(whole), errW, len(borrowed), errB)
+		}
+		for i := range whole {
+			if whole[i].Name != borrowed[i].Name || !bytes.Equal(whole[i].Data, borrowed[i].Data) || (whole[i].Data == nil) != (borrowed[i].Data == nil) {
+				t.Fatalf("frame %d: whole %q %q, borrowed %q %q", i, whole[i].Name, whole[i].Data, borrowed[i].Name, borrowed[i].Data)
+			}
+		}
 		if errors.Is(errW, ErrTruncated) != errors.Is(errO, ErrTruncated) || len(whole) != len(onebyte) {
 			t.Fatalf("whole: %d frames, %v; one byte at a time: %d frames, %v", len(whole), errW, len(onebyte), errO)
 		}

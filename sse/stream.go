@@ -63,6 +63,10 @@ type Config struct {
 	// pause before resubscribing after the server ended a stream cleanly.
 	// 0: 500 ms, 10 s, 500 ms.
 	Initial, Max, CleanCloseDelay time.Duration
+	// Borrow: onFrame keeps no part of a frame's Data after it returns,
+	// so an event of one data line is handed out of the reader's buffer
+	// without a copy (the buffer is read into again after onFrame).
+	Borrow bool
 	// Server names the server in error hints ("a maria daemon", "a Suna
 	// API"); "": "the server".
 	Server string
@@ -257,7 +261,7 @@ func Subscribe(ctx context.Context, cfg Config, onFrame func(events.Frame), onSt
 		if cfg.OnConnect != nil {
 			cfg.OnConnect()
 		}
-		err = readEvents(resp.Body, cfg.MaxEventBytes, false, cfg.Activity, func(e *event) error {
+		err = readEvents(resp.Body, cfg.MaxEventBytes, false, cfg.Borrow, cfg.Activity, func(e *event) error {
 			if e.hasID && !bytes.ContainsRune(e.id, 0) {
 				lastID = string(e.id)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -66,6 +67,17 @@ func FuzzDecode(f *testing.F) {
 	corpusFrames(f)
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		ev := Decode(events.Frame{Name: name, Data: data})
+		// A live frame's data is borrowed from the stream's buffer
+		// (StreamTaskActivity), which is read into again once Decode
+		// returns: the event keeps none of it.
+		buf := bytes.Clone(data)
+		borrowed := Decode(events.Frame{Name: name, Data: buf})
+		for i := range buf {
+			buf[i] = '#'
+		}
+		if !reflect.DeepEqual(borrowed, ev) {
+			t.Fatalf("the event keeps bytes of its frame:\n%+v\nwant\n%+v", borrowed, ev)
+		}
 		if (ev.Kind == events.KindInvalid || ev.Kind == events.KindUnknown) && len(ev.Notice) > 1000 {
 			t.Fatalf("notice too long: %d", len(ev.Notice))
 		}

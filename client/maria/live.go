@@ -1,6 +1,7 @@
 package maria
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -340,6 +341,7 @@ func (f *follower) frame(fr events.Frame) {
 	if len(evs) > 0 || f.o.Frames {
 		s := client.Step{Update: client.Update{Events: evs}}
 		if f.o.Frames {
+			fr.Data = bytes.Clone(fr.Data) // borrowed from the stream
 			s.Frame = &fr
 		}
 		f.deliver(s)
