@@ -492,10 +492,11 @@ func Unquote(raw []byte) (s string, ok bool) {
 // UnquoteChecked is Unquote for raw that has been checked already: one
 // valid JSON value of any type (its object or document passed Members,
 // Valid or encoding/json). A string of valid UTF-8 is then read without a
-// second check: its backslashes are found by bytes.IndexByte, once to
-// measure the value and once to copy the runs between them, where Unquote
-// looks at every byte three times (to find the first escape, to check and
-// measure, to copy). Anything else is Unquote's.
+// second check: its backslashes are found by bytes.IndexByte and the runs
+// between them copied, in one pass below exactFrom (unescapeSmall); a
+// larger one is measured by a first pass, so that it is allocated at its
+// size. Unquote looks at every byte three times (to find the first
+// escape, to check and measure, to copy). Anything else is Unquote's.
 func UnquoteChecked(raw []byte) (string, bool) {
 	i, j := skipSpace(raw, 0), len(raw)
 	for j > i && (raw[j-1] == ' ' || raw[j-1] == '\t' || raw[j-1] == '\n' || raw[j-1] == '\r') {
@@ -555,44 +556,19 @@ func UnquoteChecked(raw []byte) (string, bool) {
 // outputs cost more than the few bytes of room it saves (a \n per line
 // leaves about one byte in eighty unused, for as long as the value lives).
 func unescapeSmall(body []byte, k int) string {
-	var sb strings.Builder
-	sb.Grow(len(body) - (bytes.Count(body[k:], []byte{'\\'})+1)/2)
-	sb.Write(body[:k])
+	o := out{str: true}
+	o.sb.Grow(len(body) - (bytes.Count(body[k:], []byte{'\\'})+1)/2)
+	o.sb.Write(body[:k])
 	for p := k; ; {
-		p = unescapeOne(&sb, body, p)
+		p = writeEscape(&o, body, p)
 		q := bytes.IndexByte(body[p:], '\\')
 		if q < 0 {
-			sb.Write(body[p:])
-			return sb.String()
+			o.sb.Write(body[p:])
+			return o.sb.String()
 		}
-		sb.Write(body[p : p+q])
+		o.sb.Write(body[p : p+q])
 		p += q
 	}
-}
-
-// unescapeOne writes the value of the checked escape at body[k] (a
-// backslash) to sb and returns the index after it: writeEscape without
-// its choice of destination, for the hot path of unescapeSmall.
-func unescapeOne(sb *strings.Builder, body []byte, k int) int {
-	switch e := body[k+1]; e {
-	case 'b':
-		sb.WriteByte('\b')
-	case 'f':
-		sb.WriteByte('\f')
-	case 'n':
-		sb.WriteByte('\n')
-	case 'r':
-		sb.WriteByte('\r')
-	case 't':
-		sb.WriteByte('\t')
-	case 'u':
-		r, next := escapedRune(body, k)
-		sb.WriteRune(r)
-		return next
-	default: // '"', '\\', '/'
-		sb.WriteByte(e)
-	}
-	return k + 2
 }
 
 // backslashOrHigh returns the index of the first backslash or byte outside
