@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -849,7 +850,7 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 			return err
 		}
 	}
-	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
+	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND khash=? AND key=?`)
 	if err != nil {
 		return err
 	}
@@ -880,7 +881,7 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		}
 		if !w.fresh {
 			// A message of an earlier read, when the decoder gave it again.
-			err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
+			err := find.QueryRowContext(ctx, w.session, keyHash(m.key), m.key).Scan(&ids[i])
 			if err == nil {
 				again = append(again, i)
 				continue
@@ -912,6 +913,15 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 	return nil
 }
 
+// keyHash is a message key's hash as messages.khash keeps it: 32 bits,
+// four bytes in a row and in the index, is plenty to tell apart the keys
+// of one session (the key itself settles a collision).
+func keyHash(key string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int64(int32(h.Sum32())) // signed: SQLite keeps it in four bytes
+}
+
 // latest keeps one message of each key, its last form, where its first
 // was: the messages collected from a whole file may hold a turn the
 // decoder gave again after it was flushed.
@@ -939,7 +949,7 @@ const idShift = 20
 
 // insert writes m's row under a free id of its second.
 func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
-	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, role, tool, at, chunk, off, n) VALUES(?,?,?,?,?,?,?,?,?)`)
+	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, khash, role, tool, at, chunk, off, n) VALUES(?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -955,7 +965,7 @@ func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
 		if id >= (sec+1)<<idShift || try == 2 {
 			return 0, fmt.Errorf("no free message id in the second %d", sec)
 		}
-		res, err := ins.ExecContext(ctx, id, w.session, m.key, m.role, m.tool, m.at.UnixMilli(), m.chunk, m.toff, m.n)
+		res, err := ins.ExecContext(ctx, id, w.session, m.key, keyHash(m.key), m.role, m.tool, m.at.UnixMilli(), m.chunk, m.toff, m.n)
 		if err != nil {
 			return 0, err
 		}
