@@ -59,6 +59,11 @@ func Open(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	q := url.Values{}
+	// Pages freed (FTS5 merges its segments as it goes: some 5% of the
+	// file by the end of a first index) are given back by Checkpoint. A
+	// database takes this before its first table (schema sees to an
+	// older one); on any other it does nothing.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -87,9 +92,13 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	return ix, nil
 }
 
-// Checkpoint moves the log into the database and empties it: after a
-// long run of writes, so that the index on disk is the database alone.
+// Checkpoint gives back the database's free pages, moves the log into
+// the database and empties it: after a long run of writes, so that the
+// index on disk is the database alone, no bigger than it needs.
 func (ix *Index) Checkpoint(ctx context.Context) error {
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		return fmt.Errorf("index: free pages: %w", err)
+	}
 	if _, err := ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		return fmt.Errorf("index: checkpoint: %w", err)
 	}
@@ -232,7 +241,24 @@ func (ix *Index) schema(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(k, v) VALUES('schema', ?)`, schemaVersion); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// An index made before auto_vacuum was asked for takes it now, while
+	// its tables are new and empty and rewriting the file costs nothing.
+	var vacuum int
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&vacuum); err != nil {
+		return err
+	}
+	if vacuum == 0 {
+		if _, err := ix.db.ExecContext(ctx, `PRAGMA auto_vacuum=INCREMENTAL`); err != nil {
+			return err
+		}
+		if _, err := ix.db.ExecContext(ctx, `VACUUM`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sumSelect sums requests into usage_sums rows (the caller adds WHERE and

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -536,4 +539,61 @@ func messageTexts(t *testing.T, ix *Index) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestForgetShrinksTheFile: the room a forgotten session took is given
+// back to the disk at the next checkpoint (perch index ends with one),
+// also in an index first made by an older perch (another schema, made
+// without auto_vacuum), which is rebuilt.
+func TestForgetShrinksTheFile(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "state", FileName)
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL); INSERT INTO meta VALUES('schema', '3');
+		CREATE TABLE copies(session INTEGER, start INTEGER, data BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	ix, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	dir := t.TempDir()
+	for _, name := range []string{"keep", "drop"} {
+		c := newCC(name, t0)
+		for i := range 2000 {
+			c.user(fmt.Sprintf("%s %d %x", name, i, sha256.Sum256([]byte(name+strconv.Itoa(i)))))
+		}
+		writeFile(t, filepath.Join(dir, name+".jsonl"), c.text())
+		mustIndex(t, ix, filepath.Join(dir, name+".jsonl"))
+	}
+	size := func() int64 {
+		t.Helper()
+		if err := ix.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	both := size()
+	if _, err := ix.Forget(ctx, "drop"); err != nil {
+		t.Fatal(err)
+	}
+	if one := size(); one > both*9/10 {
+		t.Errorf("the index is %d bytes after forgetting one of two like sessions, %d before", one, both)
+	}
+	if n := len(search(t, ix, Query{Text: "keep"})); n == 0 {
+		t.Error("the kept session is not found")
+	}
+	checkIntegrity(t, ix)
 }
