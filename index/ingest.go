@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -469,7 +470,7 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 		if chunk.Len() == 0 {
 			return nil
 		}
-		_, err := w.insertChunk(ctx, packChunk(w.ix.enc, nil, chunk.Bytes()))
+		_, err := w.insertChunk(ctx, packChunk(w.ix.enc, chunk.Bytes(), 0))
 		chunk.Reset()
 		return err
 	}
@@ -635,38 +636,35 @@ func (w *fileWork) insertChunks(ctx context.Context, chunks []chunk, msgs []*mes
 // is outside its chunk's stretch only costs a little more room.
 func (w *fileWork) pack(msgs []*message, f *os.File, base, start, end int64) ([]chunk, error) {
 	var chunks []chunk
-	var texts []byte
+	// buf is a chunk's texts, then its source bytes too.
+	var buf []byte
 	from := start
 	// cut closes the chunk at to: its texts and the bytes up to to, the
 	// bytes past copyChunk in chunks of their own.
 	cut := func(to int64) error {
 		to = min(max(to, from), end)
-		for first := true; first && len(texts) > 0 || from < to; first = false {
+		for texts := len(buf); texts > 0 || from < to; texts = 0 {
 			stop := min(to, from+copyChunk)
-			raw := make([]byte, stop-from)
-			if len(raw) > 0 {
-				if _, err := f.ReadAt(raw, from-base); err != nil {
+			n := int(stop - from)
+			buf = slices.Grow(buf, n)[:texts+n]
+			if n > 0 {
+				if _, err := f.ReadAt(buf[texts:], from-base); err != nil {
 					return fmt.Errorf("the copy: %w", err)
 				}
 			}
-			var t []byte
-			if first {
-				t = texts
-			}
-			chunks = append(chunks, packChunk(w.ix.enc, t, raw))
-			from = stop
+			chunks = append(chunks, packChunk(w.ix.enc, buf, texts))
+			buf, from = buf[:0], stop
 		}
-		texts = texts[:0]
 		return nil
 	}
 	for _, m := range msgs {
-		if len(texts) >= textBlock || len(texts) > 0 && m.off-from >= copyChunk {
+		if len(buf) >= textBlock || len(buf) > 0 && m.off-from >= copyChunk {
 			if err := cut(m.off); err != nil {
 				return nil, err
 			}
 		}
-		m.chunk, m.toff, m.n = int64(len(chunks)), int64(len(texts)), int64(len(m.text))
-		texts = append(texts, m.text...)
+		m.chunk, m.toff, m.n = int64(len(chunks)), int64(len(buf)), int64(len(m.text))
+		buf = append(buf, m.text...)
 	}
 	if err := cut(end); err != nil {
 		return nil, err

@@ -45,11 +45,9 @@ type chunk struct {
 	data  []byte
 }
 
-// packChunk compresses texts followed by raw.
-func packChunk(enc *zstd.Encoder, texts, raw []byte) chunk {
-	src := make([]byte, 0, len(texts)+len(raw))
-	src = append(append(src, texts...), raw...)
-	return chunk{texts: int64(len(texts)), data: enc.EncodeAll(src, nil)}
+// packChunk compresses src, texts followed by source bytes.
+func packChunk(enc *zstd.Encoder, src []byte, texts int) chunk {
+	return chunk{texts: int64(texts), data: enc.EncodeAll(src, nil)}
 }
 
 // chunkReader decompresses a chunk as it is read, stopping where the
