@@ -36,7 +36,7 @@ const (
 // newEncoder is the compressor of chunks; its EncodeAll may be called
 // from several goroutines at once.
 func newEncoder() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
 }
 
 // chunk is a chunk as it is written: texts is the length of its texts.
