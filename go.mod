@@ -19,6 +19,7 @@ require (
 	github.com/chromedp/chromedp v0.24.0
 	github.com/coder/websocket v1.8.15
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/klauspost/compress v1.18.0
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/yuin/goldmark v1.7.8

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -45,6 +47,41 @@ func FuzzQuery(f *testing.F) {
 			if strings.ContainsAny(p.Text, "\x1b\r\n\x00") || !utf8.ValidString(p.Text) {
 				t.Fatalf("snippet part %q of %q", p.Text, s)
 			}
+		}
+	})
+}
+
+// FuzzChunk: texts and source bytes packed into a chunk read back as
+// they were — each text at its place, the source bytes whole — and data
+// that is no chunk is an error, never a panic.
+func FuzzChunk(f *testing.F) {
+	f.Add([]byte("heron\x00lapwing\x00"), []byte(`{"type":"user","message":"heron lapwing"}`+"\n"))
+	f.Add([]byte{}, []byte{})
+	f.Add([]byte("\x00\x00\xff"), bytes.Repeat([]byte("ab"), 5000))
+	enc, err := newEncoder()
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer enc.Close()
+	f.Fuzz(func(t *testing.T, texts, raw []byte) {
+		parts := bytes.Split(texts, []byte{0})
+		src := slices.Concat(append(parts, raw)...)
+		c := packChunk(enc, src, len(src)-len(raw))
+		off := int64(0)
+		for _, p := range parts {
+			got, err := chunkText(c.data, off, int64(len(p)))
+			if err != nil || got != string(p) {
+				t.Fatalf("the text at %d: %q, %v; want %q", off, got, err, p)
+			}
+			off += int64(len(p))
+		}
+		var out bytes.Buffer
+		if err := writeRaw(&out, c.data, c.texts); err != nil || !bytes.Equal(out.Bytes(), raw) {
+			t.Fatalf("the source bytes: %d, %v; want %d", out.Len(), err, len(raw))
+		}
+		// Not a chunk: the source bytes read as one.
+		if _, err := chunkText(raw, 0, 1); err == nil && len(raw) > 0 && !bytes.HasPrefix(raw, c.data[:4]) {
+			t.Fatalf("%q read as a chunk", raw)
 		}
 	})
 }

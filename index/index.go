@@ -2,8 +2,8 @@
 // (with FTS5) of every session perch has read — the local Claude Code and
 // Codex session files, files the user adds, live sessions — holding each
 // session's messages for search, its per-request token usage for cost
-// reports, and a compressed copy of its source, so that a session whose
-// file was deleted is still found and replayed.
+// reports, and a compressed copy of its source (with the texts, text.go),
+// so that a session whose file was deleted is still found and replayed.
 //
 // The database is in WAL mode with a busy timeout, so two perch processes
 // can use it at once; every change is one transaction, so a process killed
@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/perch-tui/perch/internal/pricing"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
@@ -30,12 +31,13 @@ const FileName = "index.db"
 
 // schemaVersion changes when the tables change in a way an older index
 // cannot be read with; such an index is rebuilt from its sources.
-const schemaVersion = "3"
+const schemaVersion = "4"
 
 // Index is an open index database.
 type Index struct {
 	db   *sql.DB
 	path string
+	enc  *zstd.Encoder // compresses chunks (text.go)
 }
 
 // Path is where the index lives in the state directory dir.
@@ -57,6 +59,11 @@ func Open(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	q := url.Values{}
+	// Pages freed (FTS5 merges its segments as it goes: some 5% of the
+	// file by the end of a first index) are given back by Checkpoint. A
+	// database takes this before its first table (schema sees to an
+	// older one); on any other it does nothing.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
@@ -72,17 +79,26 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
-	ix := &Index{db: db, path: path}
-	if err := ix.schema(ctx); err != nil {
+	enc, err := newEncoder()
+	if err != nil {
 		db.Close()
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	ix := &Index{db: db, path: path, enc: enc}
+	if err := ix.schema(ctx); err != nil {
+		ix.Close()
 		return nil, fmt.Errorf("index: %s: %w", path, err)
 	}
 	return ix, nil
 }
 
-// Checkpoint moves the log into the database and empties it: after a
-// long run of writes, so that the index on disk is the database alone.
+// Checkpoint gives back the database's free pages, moves the log into
+// the database and empties it: after a long run of writes, so that the
+// index on disk is the database alone, no bigger than it needs.
 func (ix *Index) Checkpoint(ctx context.Context) error {
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		return fmt.Errorf("index: free pages: %w", err)
+	}
 	if _, err := ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		return fmt.Errorf("index: checkpoint: %w", err)
 	}
@@ -90,7 +106,10 @@ func (ix *Index) Checkpoint(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (ix *Index) Close() error { return ix.db.Close() }
+func (ix *Index) Close() error {
+	ix.enc.Close()
+	return ix.db.Close()
+}
 
 // File is the index's path.
 func (ix *Index) File() string { return ix.path }
@@ -119,13 +138,29 @@ CREATE TABLE IF NOT EXISTS messages(
 	id INTEGER PRIMARY KEY,      -- in time order: see idShift
 	session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
 	key TEXT NOT NULL,
+	khash INTEGER NOT NULL,     -- keyHash(key): what the index of keys holds
 	role TEXT NOT NULL,
 	tool TEXT NOT NULL DEFAULT '',
 	at INTEGER NOT NULL,
-	z BLOB NOT NULL,            -- the text, compressed (text.go)
-	UNIQUE(session, key)
+	chunk INTEGER NOT NULL,     -- the text: n bytes at off in the chunk's texts (text.go)
+	off INTEGER NOT NULL,
+	n INTEGER NOT NULL
 );
-CREATE VIEW IF NOT EXISTS message_texts AS SELECT id, perch_text(z) AS text FROM messages;
+-- A message is found by its session and key through the key's hash: an
+-- index of the keys themselves (some 45 bytes each) was 0.04 of the
+-- session files' bytes. It also serves each session's deletes.
+CREATE INDEX IF NOT EXISTS messages_key ON messages(session, khash);
+-- The messages' texts and the sources' bytes, compressed together
+-- (text.go): a session whose file is gone replays from here.
+CREATE TABLE IF NOT EXISTS chunks(
+	id INTEGER PRIMARY KEY,     -- a session's chunks, in id order, hold its source in order
+	session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+	texts INTEGER NOT NULL,     -- the length of the texts before the source's bytes
+	data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_session ON chunks(session);
+CREATE VIEW IF NOT EXISTS message_texts AS SELECT m.id AS id, perch_text(c.data, m.off, m.n) AS text
+	FROM messages m JOIN chunks c ON c.id = m.chunk;
 -- The messages' words, rowid = messages.id; the text itself is the
 -- view's (no column sizes: nothing ranks by them).
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(text, content='message_texts', content_rowid='id',
@@ -167,14 +202,6 @@ CREATE TABLE IF NOT EXISTS usage_sums(
 	PRIMARY KEY(quarter, session, model, long)
 );
 CREATE INDEX IF NOT EXISTS usage_sums_session ON usage_sums(session);
--- The source's bytes, gzip, one member per read: a session whose file
--- is gone replays from here.
-CREATE TABLE IF NOT EXISTS copies(
-	session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-	start INTEGER NOT NULL,
-	data BLOB NOT NULL,
-	PRIMARY KEY(session, start)
-);
 `
 
 func (ix *Index) schema(ctx context.Context) error {
@@ -194,7 +221,7 @@ func (ix *Index) schema(ctx context.Context) error {
 	if v != "" {
 		// An index of another version is made again: perch index reads
 		// its sources anew (the copies of deleted ones are lost).
-		for _, q := range []string{`DROP TABLE IF EXISTS texts`, `DROP VIEW IF EXISTS message_texts`, `DROP TABLE IF EXISTS copies`,
+		for _, q := range []string{`DROP TABLE IF EXISTS texts`, `DROP VIEW IF EXISTS message_texts`, `DROP TABLE IF EXISTS copies`, `DROP TABLE IF EXISTS chunks`,
 			`DROP TABLE IF EXISTS usage_sums`, `DROP TABLE IF EXISTS usage`, `DROP TABLE IF EXISTS messages`, `DROP TABLE IF EXISTS sessions`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
@@ -214,7 +241,24 @@ func (ix *Index) schema(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(k, v) VALUES('schema', ?)`, schemaVersion); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// An index made before auto_vacuum was asked for takes it now, while
+	// its tables are new and empty and rewriting the file costs nothing.
+	var vacuum int
+	if err := ix.db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&vacuum); err != nil {
+		return err
+	}
+	if vacuum == 0 {
+		if _, err := ix.db.ExecContext(ctx, `PRAGMA auto_vacuum=INCREMENTAL`); err != nil {
+			return err
+		}
+		if _, err := ix.db.ExecContext(ctx, `VACUUM`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sumSelect sums requests into usage_sums rows (the caller adds WHERE and

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -428,6 +432,168 @@ func TestFindAndForget(t *testing.T) {
 	hits := search(t, ix, Query{Text: "gannet"})
 	if len(hits) != 2 || hits[0].Session != "abc2" {
 		t.Errorf("after forgetting abc1: %+v", hits)
+	}
+	checkIntegrity(t, ix)
+}
+
+// TestDeletedSourceKeepsEveryMessage: a session of many messages (their
+// texts many times what one chunk holds), read in two reads — the first
+// as perch index reads files, the second as a file that grew — then
+// deleted: every message is still found, marked "source deleted", with
+// its own text around the match; the copy the index keeps is the file
+// byte for byte, and reading that copy gives the same messages.
+func TestDeletedSourceKeepsEveryMessage(t *testing.T) {
+	ctx := context.Background()
+	ix := openTemp(t)
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	c := newCC("long", t0)
+	words := []string{"heron", "lapwing", "dunlin", "curlew", "godwit", "plover", "sanderling", "turnstone"}
+	say := func(i int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "note%04d", i)
+		for j := range 80 {
+			b.WriteString(" " + words[(i*j+j*j/3+i/5)%len(words)])
+		}
+		return b.String()
+	}
+	const first, all = 400, 600
+	for i := range first {
+		c.user(say(i))
+	}
+	writeFile(t, path, c.text())
+	var errs []error
+	ix.IndexFiles(ctx, []Source{{Path: path}}, func(_ Source, _ FileResult, err error) { errs = append(errs, err) }, nil)
+	if len(errs) != 1 || errs[0] != nil {
+		t.Fatal(errs)
+	}
+	c.lines = nil
+	for i := first; i < all; i++ {
+		c.user(say(i))
+	}
+	appendFile(t, path, c.text())
+	if r := mustIndex(t, ix, path); r.Messages != all-first {
+		t.Fatalf("the append: %+v, want %d messages", r, all-first)
+	}
+	if (all*len(say(0)))/textBlock < 4 {
+		t.Fatalf("the texts fill %d chunks' worth: the test needs several", (all*len(say(0)))/textBlock)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ix.CheckSources(ctx); err != nil || n != 1 {
+		t.Fatalf("CheckSources = %d, %v; want 1 gone", n, err)
+	}
+	checkIntegrity(t, ix)
+	for i := range all {
+		word := fmt.Sprintf("note%04d", i)
+		hits := search(t, ix, Query{Text: word})
+		if len(hits) != 1 || !hits[0].Deleted {
+			t.Fatalf("%s: %+v, want one hit marked source deleted", word, hits)
+		}
+		if got := strings.TrimSuffix(hits[0].SnippetText(), "…"); !strings.HasPrefix(say(i), got) {
+			t.Fatalf("%s: the snippet %q is not of its text %q", word, got, say(i))
+		}
+	}
+	s, err := ix.Find(ctx, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copy bytes.Buffer
+	if err := ix.WriteCopy(ctx, s.Path, &copy); err != nil {
+		t.Fatal(err)
+	}
+	if copy.String() != string(want) {
+		t.Fatalf("the kept copy differs from the file: %d bytes, want %d", copy.Len(), len(want))
+	}
+	// The copy read as a file of its own gives the same messages.
+	replay := filepath.Join(t.TempDir(), "long.jsonl")
+	writeFile(t, replay, copy.String())
+	ix2 := openTemp(t)
+	mustIndex(t, ix2, replay)
+	if got, kept := messageTexts(t, ix2), messageTexts(t, ix); !slices.Equal(got, kept) || len(got) != all {
+		t.Errorf("the copy read again gives %d messages, the index kept %d (equal: %v)", len(got), len(kept), slices.Equal(got, kept))
+	}
+}
+
+// messageTexts are the indexed messages as "role: text", in time order.
+func messageTexts(t *testing.T, ix *Index) []string {
+	t.Helper()
+	rows, err := ix.db.Query(`SELECT m.role, t.text FROM messages m JOIN message_texts t ON t.id = m.id ORDER BY m.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var role, text string
+		if err := rows.Scan(&role, &text); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, role+": "+text)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestForgetShrinksTheFile: the room a forgotten session took is given
+// back to the disk at the next checkpoint (perch index ends with one),
+// also in an index first made by an older perch (another schema, made
+// without auto_vacuum), which is rebuilt.
+func TestForgetShrinksTheFile(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "state", FileName)
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL); INSERT INTO meta VALUES('schema', '3');
+		CREATE TABLE copies(session INTEGER, start INTEGER, data BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	ix, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	dir := t.TempDir()
+	for _, name := range []string{"keep", "drop"} {
+		c := newCC(name, t0)
+		for i := range 2000 {
+			c.user(fmt.Sprintf("%s %d %x", name, i, sha256.Sum256([]byte(name+strconv.Itoa(i)))))
+		}
+		writeFile(t, filepath.Join(dir, name+".jsonl"), c.text())
+		mustIndex(t, ix, filepath.Join(dir, name+".jsonl"))
+	}
+	size := func() int64 {
+		t.Helper()
+		if err := ix.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	both := size()
+	if _, err := ix.Forget(ctx, "drop"); err != nil {
+		t.Fatal(err)
+	}
+	if one := size(); one > both*9/10 {
+		t.Errorf("the index is %d bytes after forgetting one of two like sessions, %d before", one, both)
+	}
+	if n := len(search(t, ix, Query{Text: "keep"})); n == 0 {
+		t.Error("the kept session is not found")
 	}
 	checkIntegrity(t, ix)
 }

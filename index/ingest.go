@@ -3,15 +3,16 @@ package index
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,8 +51,6 @@ const (
 	// headSize is how much of a file's start identifies it: a file at the
 	// same path whose start differs is another file.
 	headSize = 256
-	// copyChunk is how many source bytes one gzip member of the copy holds.
-	copyChunk = 8 << 20
 	// progressStep is how often progress is told, in source bytes.
 	progressStep = 1 << 20
 )
@@ -281,18 +280,19 @@ type fileWork struct {
 	sid, parent       string
 	cwd, title, model string
 	first, last       time.Time
-	times             map[string]time.Time // event ids → the time of their line
+	marks             map[string]mark // event ids → their line's time and place
 	reqs              map[string]*request
 	reqOrder          []string
 	runCost           *float64
 	sessionCost       *float64  // the latest cost-state's: the session's whole
 	cur               time.Time // the time of the latest event seen
+	curOff            int64     // the place in the file of the latest event seen
 	pending           map[string]*message
 	order             []string
 	messages          int
 	stmts             map[string]*sql.Stmt
 	nextID            map[int64]int64 // the next message id of a second
-	// collect: read reads the file into copies and collected, and run
+	// collect: read reads the file into chunks and collected, and run
 	// writes them; otherwise run reads and writes as it goes.
 	collect bool
 	// fresh: the session has no messages in the index yet (new, or read
@@ -300,20 +300,24 @@ type fileWork struct {
 	// read wrote, by key.
 	fresh     bool
 	written   map[string]int64
-	zip       zipper
-	copies    []copyChunkData
+	chunks    []chunk
 	collected []*message
 }
 
-type copyChunkData struct {
-	start int64
-	data  []byte // gzip
+// mark is what the lines say of an event id: the time and the place of
+// the first line that holds it (zero time: none said).
+type mark struct {
+	at  time.Time
+	off int64
 }
 
 type message struct {
 	key, role, tool, text string
 	at                    time.Time
-	z                     []byte // text compressed, as messages.z keeps it
+	off                   int64 // where in the file its line is (about: see at)
+	// Where its text is kept: n bytes at toff in the texts of a chunk,
+	// first by its place in the chunks packed with it, then by its id.
+	chunk, toff, n int64
 }
 
 // read reads and decodes the new bytes into memory (collect), with no
@@ -326,7 +330,28 @@ func (w *fileWork) read(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.decode(ctx, section)
+	if err := w.decode(ctx, section); err != nil {
+		return err
+	}
+	if !w.collect {
+		return nil
+	}
+	w.collected = latest(w.collected)
+	if w.end == w.start {
+		w.chunks, err = w.pack(w.collected, nil, 0, 0, 0)
+		return err
+	}
+	name, base := w.path, int64(0)
+	if section != "" {
+		name, base = section, w.start
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w.chunks, err = w.pack(w.collected, f, base, w.start, w.end)
+	return err
 }
 
 // run writes what read collected, or reads and writes as it goes, in
@@ -348,10 +373,8 @@ func (w *fileWork) run(ctx context.Context) error {
 		return err
 	}
 	if w.collect {
-		for _, c := range w.copies {
-			if err := w.insertCopy(ctx, c); err != nil {
-				return err
-			}
+		if err := w.insertChunks(ctx, w.chunks, w.collected); err != nil {
+			return err
 		}
 		if err := w.write(ctx, w.collected); err != nil {
 			return err
@@ -398,11 +421,11 @@ func (w *fileWork) openSession(ctx context.Context) error {
 // clearSession removes what a session's file gave, keeping its row.
 func (ix *Index) clearSession(ctx context.Context, tx *sql.Tx, id int64) error {
 	for _, q := range []string{
-		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, perch_text(z) FROM messages WHERE session=?`,
+		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, text FROM message_texts WHERE id IN (SELECT id FROM messages WHERE session=?)`,
 		`DELETE FROM messages WHERE session=?`,
 		`DELETE FROM usage WHERE session=?`,
 		`DELETE FROM usage_sums WHERE session=?`,
-		`DELETE FROM copies WHERE session=?`,
+		`DELETE FROM chunks WHERE session=?`,
 		`UPDATE sessions SET size=0, title='', first_at=0, last_at=0, source_cost=NULL WHERE id=?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, id); err != nil {
@@ -412,10 +435,11 @@ func (ix *Index) clearSession(ctx context.Context, tx *sql.Tx, id int64) error {
 	return nil
 }
 
-// scan reads the new bytes once: their lines' usage, ids and times, and
-// the compressed copy. When the read starts past the file's start, it
-// also copies the new bytes to a temporary file for the decoder, whose
-// name it returns.
+// scan reads the new bytes once: their lines' usage, ids, times and
+// places, and (unless collect, where pack does it with the texts) the
+// compressed copy. When the read starts past the file's start, it also
+// copies the new bytes to a temporary file for the decoder, whose name
+// it returns.
 func (w *fileWork) scan(ctx context.Context) (string, error) {
 	f, err := os.Open(w.path)
 	if err != nil {
@@ -434,11 +458,10 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 		sectionName = section.Name()
 	}
 	readLine := lineReaders[w.kind]
-	w.times = map[string]time.Time{}
+	w.marks = map[string]mark{}
 	w.reqs = map[string]*request{}
 	br := bufio.NewReaderSize(io.NewSectionReader(f, w.start, w.end-w.start), 1<<20)
 	chunk := &bytes.Buffer{}
-	chunkStart := w.start
 	var line []byte
 	pos := w.start
 	told := pos
@@ -447,12 +470,9 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 		if chunk.Len() == 0 {
 			return nil
 		}
-		if err := w.saveCopy(ctx, chunkStart, chunk.Bytes()); err != nil {
-			return err
-		}
-		chunkStart += int64(chunk.Len())
+		_, err := w.insertChunk(ctx, packChunk(w.ix.enc, chunk.Bytes(), 0))
 		chunk.Reset()
-		return nil
+		return err
 	}
 	for {
 		part, err := br.ReadSlice('\n')
@@ -462,8 +482,11 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 			line = append(line, part...)
 		}
 		if len(line) > 0 {
+			lineStart := pos
 			pos += int64(len(line))
-			chunk.Write(line)
+			if !w.collect {
+				chunk.Write(line)
+			}
 			if section != nil {
 				if _, werr := section.Write(line); werr != nil {
 					return sectionName, werr
@@ -472,7 +495,7 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 			if readLine != nil {
 				var li lineInfo
 				readLine(bytes.TrimSpace(line), &li)
-				w.note(&li, &lastModel)
+				w.note(&li, lineStart, &lastModel)
 			}
 			if chunk.Len() >= copyChunk {
 				if err := flushChunk(); err != nil {
@@ -505,14 +528,19 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 	return sectionName, nil
 }
 
-// note keeps what one line told.
-func (w *fileWork) note(li *lineInfo, lastModel *string) {
-	if !li.at.IsZero() {
-		for _, id := range li.ids {
-			if _, ok := w.times[id]; !ok {
-				w.times[id] = li.at
-			}
+// note keeps what one line, at off in the file, told.
+func (w *fileWork) note(li *lineInfo, off int64, lastModel *string) {
+	for _, id := range li.ids {
+		m, ok := w.marks[id]
+		if !ok {
+			m.off = off
 		}
+		if m.at.IsZero() {
+			m.at = li.at
+		}
+		w.marks[id] = m
+	}
+	if !li.at.IsZero() {
 		w.span(li.at)
 	}
 	if li.session != "" && w.row == nil && w.parent == "" && w.src.Parent == "" {
@@ -574,28 +602,74 @@ func (w *fileWork) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return s, nil
 }
 
-func (w *fileWork) saveCopy(ctx context.Context, start int64, data []byte) error {
-	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	zw.Write(data)
-	if err := zw.Close(); err != nil {
-		return err
+func (w *fileWork) insertChunk(ctx context.Context, c chunk) (int64, error) {
+	s, err := w.stmt(ctx, `INSERT INTO chunks(session, texts, data) VALUES(?,?,?) RETURNING id`)
+	if err != nil {
+		return 0, err
 	}
-	c := copyChunkData{start: start, data: b.Bytes()}
-	if w.collect {
-		w.copies = append(w.copies, c)
-		return nil
-	}
-	return w.insertCopy(ctx, c)
+	var id int64
+	err = s.QueryRowContext(ctx, w.session, c.texts, c.data).Scan(&id)
+	return id, err
 }
 
-func (w *fileWork) insertCopy(ctx context.Context, c copyChunkData) error {
-	s, err := w.stmt(ctx, `INSERT OR REPLACE INTO copies(session, start, data) VALUES(?,?,?)`)
-	if err != nil {
-		return err
+// insertChunks writes chunks in order and points the messages packed
+// with them (by their place among them) at their rows.
+func (w *fileWork) insertChunks(ctx context.Context, chunks []chunk, msgs []*message) error {
+	ids := make([]int64, len(chunks))
+	for i, c := range chunks {
+		var err error
+		if ids[i], err = w.insertChunk(ctx, c); err != nil {
+			return err
+		}
 	}
-	_, err = s.ExecContext(ctx, w.session, c.start, c.data)
-	return err
+	for _, m := range msgs {
+		m.chunk = ids[m.chunk]
+	}
+	return nil
+}
+
+// pack puts msgs' texts, a chunk's worth (textBlock) at a time, before
+// the stretch of the file's bytes [start, end) their lines are in, and
+// compresses each chunk. f holds those bytes from base on (nil: none,
+// the texts alone). Messages without a place took the latest place seen
+// (the decoders give events in the file's order); a message whose line
+// is outside its chunk's stretch only costs a little more room.
+func (w *fileWork) pack(msgs []*message, f *os.File, base, start, end int64) ([]chunk, error) {
+	var chunks []chunk
+	// buf is a chunk's texts, then its source bytes too.
+	var buf []byte
+	from := start
+	// cut closes the chunk at to: its texts and the bytes up to to, the
+	// bytes past copyChunk in chunks of their own.
+	cut := func(to int64) error {
+		to = min(max(to, from), end)
+		for texts := len(buf); texts > 0 || from < to; texts = 0 {
+			stop := min(to, from+copyChunk)
+			n := int(stop - from)
+			buf = slices.Grow(buf, n)[:texts+n]
+			if n > 0 {
+				if _, err := f.ReadAt(buf[texts:], from-base); err != nil {
+					return fmt.Errorf("the copy: %w", err)
+				}
+			}
+			chunks = append(chunks, packChunk(w.ix.enc, buf, texts))
+			buf, from = buf[:0], stop
+		}
+		return nil
+	}
+	for _, m := range msgs {
+		if len(buf) >= textBlock || len(buf) > 0 && m.off-from >= copyChunk {
+			if err := cut(m.off); err != nil {
+				return nil, err
+			}
+		}
+		m.chunk, m.toff, m.n = int64(len(chunks)), int64(len(buf)), int64(len(m.text))
+		buf = append(buf, m.text...)
+	}
+	if err := cut(end); err != nil {
+		return nil, err
+	}
+	return chunks, nil
 }
 
 // decode runs the system's decoder over the new bytes and keeps their
@@ -618,6 +692,7 @@ func (w *fileWork) decode(ctx context.Context, section string) error {
 	if w.cur.IsZero() {
 		w.cur = w.mtime
 	}
+	w.curOff = w.start
 	w.pending = map[string]*message{}
 	prefix := strconv.FormatInt(w.start, 36) + "/"
 	var werr error
@@ -691,12 +766,17 @@ func (w *fileWork) event(ctx context.Context, prefix string, ev events.Event) er
 	return nil
 }
 
-// at moves the current time to the time of id's line, when known: events
-// carry no time, the lines do.
+// at moves the current time and place to those of id's line, when
+// known: events carry neither, the lines do.
 func (w *fileWork) at(id string) {
-	if t, ok := w.times[id]; ok && id != "" {
-		w.cur = t
+	m, ok := w.marks[id]
+	if !ok || id == "" {
+		return
 	}
+	if !m.at.IsZero() {
+		w.cur = m.at
+	}
+	w.curOff = m.off
 }
 
 // eventUsage is a request as a system without per-request records in its
@@ -724,9 +804,9 @@ func (w *fileWork) add(ctx context.Context, m *message) error {
 	if m.text == "" {
 		return nil
 	}
-	m.at = w.cur
+	m.at, m.off = w.cur, w.curOff
 	if old, ok := w.pending[m.key]; ok {
-		m.at = old.at
+		m.at, m.off = old.at, old.off
 	} else {
 		w.order = append(w.order, m.key)
 	}
@@ -744,7 +824,6 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 	batch := make([]*message, n)
 	for i, key := range w.order[:n] {
 		batch[i] = w.pending[key]
-		batch[i].z = w.zip.zip(batch[i].text) // here: in IndexFiles, the reading goroutine
 		delete(w.pending, key)
 	}
 	w.order = append(w.order[:0], w.order[n:]...)
@@ -755,20 +834,31 @@ func (w *fileWork) flush(ctx context.Context, n int) error {
 	return w.write(ctx, batch)
 }
 
-// write writes messages: their rows first, then their texts.
+// write writes messages: their rows first, then their texts. Collected
+// messages were packed with the new bytes; others are packed here, their
+// texts alone.
 func (w *fileWork) write(ctx context.Context, batch []*message) error {
 	batch = latest(batch)
-	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND key=?`)
+	if !w.collect {
+		chunks, err := w.pack(batch, nil, 0, 0, 0)
+		if err != nil {
+			return err
+		}
+		if err := w.insertChunks(ctx, chunks, batch); err != nil {
+			return err
+		}
+	}
+	find, err := w.stmt(ctx, `SELECT id FROM messages WHERE session=? AND khash=? AND key=?`)
 	if err != nil {
 		return err
 	}
 	// An external-content FTS5 table forgets a row's words when told
 	// the text it had.
-	del, err := w.stmt(ctx, `INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, perch_text(z) FROM messages WHERE id=?`)
+	del, err := w.stmt(ctx, `INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, text FROM message_texts WHERE id=?`)
 	if err != nil {
 		return err
 	}
-	rewrite, err := w.stmt(ctx, `UPDATE messages SET z=? WHERE id=?`)
+	rewrite, err := w.stmt(ctx, `UPDATE messages SET chunk=?, off=?, n=? WHERE id=?`)
 	if err != nil {
 		return err
 	}
@@ -789,7 +879,7 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		}
 		if !w.fresh {
 			// A message of an earlier read, when the decoder gave it again.
-			err := find.QueryRowContext(ctx, w.session, m.key).Scan(&ids[i])
+			err := find.QueryRowContext(ctx, w.session, keyHash(m.key), m.key).Scan(&ids[i])
 			if err == nil {
 				again = append(again, i)
 				continue
@@ -807,7 +897,8 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		if _, err := del.ExecContext(ctx, ids[i]); err != nil {
 			return err
 		}
-		if _, err := rewrite.ExecContext(ctx, batch[i].z, ids[i]); err != nil {
+		m := batch[i]
+		if _, err := rewrite.ExecContext(ctx, m.chunk, m.toff, m.n, ids[i]); err != nil {
 			return err
 		}
 	}
@@ -818,6 +909,15 @@ func (w *fileWork) write(ctx context.Context, batch []*message) error {
 		w.messages++
 	}
 	return nil
+}
+
+// keyHash is a message key's hash as messages.khash keeps it: 32 bits,
+// four bytes in a row and in the index, is plenty to tell apart the keys
+// of one session (the key itself settles a collision).
+func keyHash(key string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return int64(int32(h.Sum32())) // signed: SQLite keeps it in four bytes
 }
 
 // latest keeps one message of each key, its last form, where its first
@@ -847,7 +947,7 @@ const idShift = 20
 
 // insert writes m's row under a free id of its second.
 func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
-	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, role, tool, at, z) VALUES(?,?,?,?,?,?,?)`)
+	ins, err := w.stmt(ctx, `INSERT OR IGNORE INTO messages(id, session, key, khash, role, tool, at, chunk, off, n) VALUES(?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return 0, err
 	}
@@ -859,12 +959,11 @@ func (w *fileWork) insert(ctx context.Context, m *message) (int64, error) {
 	if !ok {
 		id = sec<<idShift | (w.session&1023)<<10
 	}
-	z := m.z
 	for try := 0; ; try++ {
 		if id >= (sec+1)<<idShift || try == 2 {
 			return 0, fmt.Errorf("no free message id in the second %d", sec)
 		}
-		res, err := ins.ExecContext(ctx, id, w.session, m.key, m.role, m.tool, m.at.UnixMilli(), z)
+		res, err := ins.ExecContext(ctx, id, w.session, m.key, keyHash(m.key), m.role, m.tool, m.at.UnixMilli(), m.chunk, m.toff, m.n)
 		if err != nil {
 			return 0, err
 		}

@@ -60,6 +60,10 @@ func (ix *Index) IndexEvents(ctx context.Context, s LiveSession, evs []events.Ev
 	if err := w.flush(ctx, len(w.order)); err != nil {
 		return FileResult{}, err
 	}
+	w.collected = latest(w.collected)
+	if w.chunks, err = w.pack(w.collected, nil, 0, 0, 0); err != nil {
+		return FileResult{}, err
+	}
 	res, err := w.result(FileResult{Reset: row != nil}, w.run(ctx))
 	res.Read = 0
 	return res, err

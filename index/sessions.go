@@ -1,7 +1,6 @@
 package index
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // Session is an indexed session.
@@ -82,7 +80,8 @@ func (ix *Index) Forget(ctx context.Context, id string) (Session, error) {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
-		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', m.id, perch_text(m.z) FROM messages m JOIN sessions s ON s.id = m.session WHERE s.path = ?1 OR (s.parent = ?2 AND ?2 != '')`,
+		`INSERT INTO texts(texts, rowid, text) SELECT 'delete', id, text FROM message_texts WHERE id IN
+			(SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session WHERE s.path = ?1 OR (s.parent = ?2 AND ?2 != ''))`,
 		`DELETE FROM sessions WHERE path = ?1 OR (parent = ?2 AND ?2 != '')`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, s.Path, s.SID); err != nil {
@@ -99,7 +98,7 @@ func (ix *Index) Clear(ctx context.Context) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`INSERT INTO texts(texts) VALUES('delete-all')`, `DELETE FROM copies`, `DELETE FROM usage_sums`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
+	for _, q := range []string{`INSERT INTO texts(texts) VALUES('delete-all')`, `DELETE FROM chunks`, `DELETE FROM usage_sums`, `DELETE FROM usage`, `DELETE FROM messages`, `DELETE FROM sessions`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("index: clear: %w", err)
 		}
@@ -137,21 +136,18 @@ func (ix *Index) CheckSources(ctx context.Context) (gone int, err error) {
 // WriteCopy writes the session's source as the index keeps it: the bytes
 // read from its file, for a replay when the file is gone.
 func (ix *Index) WriteCopy(ctx context.Context, path string, w io.Writer) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT c.data FROM copies c JOIN sessions s ON s.id = c.session WHERE s.path = ? ORDER BY c.start`, path)
+	rows, err := ix.db.QueryContext(ctx, `SELECT c.texts, c.data FROM chunks c JOIN sessions s ON s.id = c.session WHERE s.path = ? ORDER BY c.id`, path)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var texts int64
 		var data []byte
-		if err := rows.Scan(&data); err != nil {
+		if err := rows.Scan(&texts, &data); err != nil {
 			return fmt.Errorf("index: %w", err)
 		}
-		zr, err := gzip.NewReader(strings.NewReader(string(data)))
-		if err != nil {
-			return fmt.Errorf("index: the copy of %s: %w", path, err)
-		}
-		if _, err := io.Copy(w, zr); err != nil {
+		if err := writeRaw(w, data, texts); err != nil {
 			return fmt.Errorf("index: the copy of %s: %w", path, err)
 		}
 	}
