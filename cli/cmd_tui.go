@@ -46,7 +46,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 		root := outboxRoot(env)
-		return env.runBoardUI(ctx, sources, *theme, root, func(_ string, b client.Backend) outbox.Store {
+		return env.runBoardUI(ctx, sources, *theme, root, true, func(_ string, b client.Backend) outbox.Store {
 			return outbox.OpenFileStore(root, b.URL())
 		})
 	}

@@ -114,7 +114,7 @@ func runDemoAll(ctx context.Context, env Env, theme string, speed float64, serve
 		// messages for them, and what was seen of them.
 		stores[name] = outbox.NewMemStore()
 	}
-	return env.runBoardUI(ctx, sources, theme, "", func(source string, _ client.Backend) outbox.Store { return stores[source] })
+	return env.runBoardUI(ctx, sources, theme, "", false, func(source string, _ client.Backend) outbox.Store { return stores[source] })
 }
 
 // playDemo plays demoScript until it ends or ctx does.

@@ -105,15 +105,31 @@ func (o *openedBackends) record(s board.Source) board.Source {
 // runBoardUI opens the UI on the board of sources: every session of every
 // source, each opened through its own source's backend. store is where a
 // source's messages are kept; stateDir holds the seen marks and the
-// outbox journals the board reads ("" for neither).
-func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, stateDir string, store func(source string, b client.Backend) outbox.Store) error {
+// outbox journals the board reads ("" for neither). With keepIndex, an
+// index that exists is kept current while the board runs (indexKeeper);
+// the demo's made-up sessions never go into it.
+func (env Env) runBoardUI(ctx context.Context, sources []board.Source, theme, stateDir string, keepIndex bool, store func(source string, b client.Backend) outbox.Store) error {
 	opened := &openedBackends{m: map[string]client.Backend{}}
 	for i := range sources {
 		sources[i] = opened.record(sources[i])
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	bd := board.Start(ctx, sources, board.Options{StateDir: stateDir})
-	defer func() { cancel(); bd.Wait() }()
+	opts := board.Options{StateDir: stateDir}
+	var keeper *indexKeeper
+	if keepIndex {
+		keeper = startIndexKeeper(ctx, env, sources, opened)
+	}
+	if keeper != nil {
+		opts.OnChange = keeper.change
+	}
+	bd := board.Start(ctx, sources, opts)
+	defer func() {
+		cancel()
+		bd.Wait()
+		if keeper != nil {
+			keeper.wait()
+		}
+	}()
 	cfg := uiConfig(env, theme)
 	kinds := notify.All
 	if conf, err := env.config(); err == nil {
