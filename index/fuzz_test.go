@@ -6,10 +6,13 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/perch-tui/perch/client/registry"
+	"github.com/perch-tui/perch/internal/ingest"
 )
 
-// FuzzLines: the billing readers take any line without panicking, and a
-// request they read is keyed in one of the known ways.
+// FuzzLines: every system's billing reader takes any line without
+// panicking, and no request the index makes of it counts below zero.
 func FuzzLines(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"assistant","message":{"id":"m","model":"claude-sonnet-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2,"cache_creation":{"ephemeral_5m_input_tokens":3}}},"requestId":"r"}`,
@@ -20,13 +23,20 @@ func FuzzLines(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	var readers []func([]byte) ingest.Billing
+	for _, k := range registry.Default().Kinds() {
+		if k.Billing != nil {
+			readers = append(readers, k.Billing)
+		}
+	}
+	if len(readers) == 0 {
+		f.Fatal("no system reads billing from its lines")
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		for _, read := range lineReaders {
-			var li lineInfo
-			read(line, &li)
-			if r := li.req; r != nil && r.key != "" && !strings.HasPrefix(r.key, "anthropic:") &&
-				!strings.HasPrefix(r.key, "claude-code:") && !strings.HasPrefix(r.key, "total:") {
-				t.Fatalf("request key %q of %q", r.key, line)
+		for _, read := range readers {
+			b := read(line)
+			if r := fromBilling(&b); r != nil && min(r.input, r.output, r.cacheRead, r.cache5m, r.cache1h) < 0 {
+				t.Fatalf("request %+v of %q counts below zero", r, line)
 			}
 		}
 	})

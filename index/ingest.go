@@ -270,6 +270,7 @@ type fileWork struct {
 	src               Source
 	path, kind        string
 	lines, reset      bool
+	billed            bool // the system reads its lines' billing: events' usage is not counted again
 	start, end        int64
 	head              []byte
 	mtime             time.Time
@@ -457,7 +458,11 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 	if section != nil {
 		sectionName = section.Name()
 	}
-	readLine := lineReaders[w.kind]
+	var readLine func([]byte) ingest.Billing
+	if k, ok := registry.Default().Kind(w.kind); ok {
+		readLine = k.Billing
+	}
+	w.billed = readLine != nil
 	w.marks = map[string]mark{}
 	w.reqs = map[string]*request{}
 	br := bufio.NewReaderSize(io.NewSectionReader(f, w.start, w.end-w.start), 1<<20)
@@ -493,9 +498,8 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 				}
 			}
 			if readLine != nil {
-				var li lineInfo
-				readLine(bytes.TrimSpace(line), &li)
-				w.note(&li, lineStart, &lastModel)
+				b := readLine(bytes.TrimSpace(line))
+				w.note(&b, lineStart, &lastModel)
 			}
 			if chunk.Len() >= copyChunk {
 				if err := flushChunk(); err != nil {
@@ -529,46 +533,48 @@ func (w *fileWork) scan(ctx context.Context) (string, error) {
 }
 
 // note keeps what one line, at off in the file, told.
-func (w *fileWork) note(li *lineInfo, off int64, lastModel *string) {
-	for _, id := range li.ids {
+func (w *fileWork) note(b *ingest.Billing, off int64, lastModel *string) {
+	for _, id := range b.IDs {
 		m, ok := w.marks[id]
 		if !ok {
 			m.off = off
 		}
 		if m.at.IsZero() {
-			m.at = li.at
+			m.at = b.At
 		}
 		w.marks[id] = m
 	}
-	if !li.at.IsZero() {
-		w.span(li.at)
+	if !b.At.IsZero() {
+		w.span(b.At)
 	}
-	if li.session != "" && w.row == nil && w.parent == "" && w.src.Parent == "" {
-		w.sid = li.session
+	if b.Session != "" && w.row == nil && w.parent == "" && w.src.Parent == "" {
+		w.sid = b.Session
 	}
-	if li.cwd != "" && w.cwd == "" {
-		w.cwd = li.cwd
+	if b.Cwd != "" && w.cwd == "" {
+		w.cwd = b.Cwd
 	}
-	if li.sessionCost != nil {
-		w.sessionCost = li.sessionCost
+	if b.SessionCost != nil {
+		w.sessionCost = b.SessionCost
 	}
-	if li.runCost != nil {
-		c := *li.runCost
+	if b.RunCost != nil {
+		c := *b.RunCost
 		if w.runCost != nil {
 			c += *w.runCost
 		}
 		w.runCost = &c
 	}
-	r := li.req
+	if b.Model != "" { // the model of the requests that follow
+		*lastModel = b.Model
+	}
+	r := fromBilling(b)
 	if r == nil {
 		return
 	}
-	if r.key == "" { // a model for the requests that follow (Codex)
-		*lastModel = r.model
-		return
-	}
-	if strings.HasPrefix(r.key, "total:") {
-		r.key = "codex:" + w.sid + ":" + strings.TrimPrefix(r.key, "total:")
+	switch {
+	case r.key == "": // nothing names it: a request of its own
+		r.key = w.kind + ":" + w.path + ":" + strconv.FormatInt(off, 10)
+	case b.Request.PerSession:
+		r.key = w.kind + ":" + w.sid + ":" + r.key
 	}
 	if r.model == "" {
 		r.model = *lastModel
@@ -738,7 +744,7 @@ func (w *fileWork) event(ctx context.Context, prefix string, ev events.Event) er
 				return err
 			}
 		}
-		if _, billed := lineReaders[w.kind]; !billed && ev.Usage != nil {
+		if !w.billed && ev.Usage != nil {
 			w.eventUsage(prefix+ev.ID, ev.Usage, ev.Incomplete)
 		}
 	case events.KindPostToolCall, events.KindToolMessage:

@@ -22,6 +22,7 @@ func Importer() ingest.Importer {
 		Expects: "claude -p --output-format stream-json output (JSON lines, partial messages too), or --output-format json (a result object, or an array with --verbose)",
 		Detect:  detect,
 		Import:  importFile,
+		Billing: billing,
 	}
 }
 

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 
@@ -58,38 +57,13 @@ func withSubagents(paths ...string) []string {
 	return out
 }
 
-// countLine counts one transcript line: an assistant line's usage, once
-// per reply (its message id), by the reply's model, its cache writes by
-// lifetime when the line splits them (else all at five minutes, the
-// CLI's default).
+// countLine counts one transcript line's request (billing), by its
+// reply's model. Most lines hold no usage: they are passed over unread.
 func countLine(e *tally.Entry, line []byte) {
 	if !bytes.Contains(line, []byte(`"assistant"`)) || !bytes.Contains(line, []byte(`"usage"`)) {
 		return
 	}
-	var o struct {
-		Type    string `json:"type"`
-		Message struct {
-			ID    string `json:"id"`
-			Model string `json:"model"`
-			Usage struct {
-				Input      int64 `json:"input_tokens"`
-				CacheWrite int64 `json:"cache_creation_input_tokens"`
-				CacheRead  int64 `json:"cache_read_input_tokens"`
-				Output     int64 `json:"output_tokens"`
-				Lifetimes  *struct {
-					M5 int64 `json:"ephemeral_5m_input_tokens"`
-					H1 int64 `json:"ephemeral_1h_input_tokens"`
-				} `json:"cache_creation"`
-			} `json:"usage"`
-		} `json:"message"`
+	if r := billing(line).Request; r != nil {
+		e.Request(r.Key, r.Model, r.Tokens)
 	}
-	if json.Unmarshal(line, &o) != nil || o.Type != "assistant" || o.Message.Model == "<synthetic>" {
-		return
-	}
-	u := o.Message.Usage
-	t := pricing.Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, Cache5m: u.CacheWrite}
-	if lt := u.Lifetimes; lt != nil && lt.M5+lt.H1 == u.CacheWrite {
-		t.Cache5m, t.Cache1h = lt.M5, lt.H1
-	}
-	e.Request(o.Message.ID, o.Message.Model, t) // no id: each line its own reply
 }

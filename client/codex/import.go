@@ -18,6 +18,7 @@ func Importer() ingest.Importer {
 		Expects: "the JSON lines of codex exec --json (thread/turn/item events, or the older {\"id\",\"msg\":{…}} events), or a Codex rollout file (sessions/…/rollout-*.jsonl)",
 		Detect:  detect,
 		Import:  importFile,
+		Billing: billing,
 	}
 }
 

@@ -2,8 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
-	"strconv"
 
 	"github.com/perch-tui/perch/internal/pricing"
 	"github.com/perch-tui/perch/internal/tally"
@@ -39,46 +37,18 @@ func (l *Local) usage(r *rollout) (tokens int64, cost float64, hasCost bool) {
 	return 0, 0, false
 }
 
-type countUsage struct {
-	Input      int64 `json:"input_tokens"`
-	Cached     int64 `json:"cached_input_tokens"`
-	CacheWrite int64 `json:"cache_write_input_tokens"`
-	Output     int64 `json:"output_tokens"`
-	Total      int64 `json:"total_tokens"`
-}
-
-// countLine counts one rollout line: the model of the requests that
-// follow (session_meta, then each turn_context), and each request's
-// token_count, once (its running total names it: a count written twice is
-// one request). The prompt's count includes its cached part.
+// countLine counts one rollout line (billing): the model of the requests
+// that follow, and each request once. Most lines hold neither: they are
+// passed over unread.
 func countLine(e *tally.Entry, line []byte) {
-	meta := bytes.Contains(line, []byte(`"session_meta"`))
-	if !meta && !bytes.Contains(line, []byte(`"turn_context"`)) && !bytes.Contains(line, []byte(`"token_count"`)) {
+	if !bytes.Contains(line, []byte(`"session_meta"`)) && !bytes.Contains(line, []byte(`"turn_context"`)) && !bytes.Contains(line, []byte(`"token_count"`)) {
 		return
 	}
-	var o struct {
-		Type    string `json:"type"`
-		Payload struct {
-			Type  string `json:"type"`
-			Model string `json:"model"`
-			Info  *struct {
-				Total *countUsage `json:"total_token_usage"`
-				Last  *countUsage `json:"last_token_usage"`
-			} `json:"info"`
-		} `json:"payload"`
+	b := billing(line)
+	if b.Model != "" {
+		e.Model = b.Model
 	}
-	if json.Unmarshal(line, &o) != nil {
-		return
-	}
-	p := o.Payload
-	switch {
-	case o.Type == "session_meta" && e.Model == "":
-		e.Model = p.Model
-	case o.Type == "turn_context" && p.Model != "":
-		e.Model = p.Model
-	case o.Type == "event_msg" && p.Type == "token_count" && p.Info != nil && p.Info.Last != nil && p.Info.Total != nil:
-		u := p.Info.Last
-		e.Request("total:"+strconv.FormatInt(p.Info.Total.Total, 10), e.Model, pricing.Tokens{
-			Input: max(0, u.Input-u.Cached-u.CacheWrite), Output: u.Output, CacheRead: u.Cached, Cache5m: u.CacheWrite})
+	if r := b.Request; r != nil {
+		e.Request(r.Key, e.Model, r.Tokens)
 	}
 }

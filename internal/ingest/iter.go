@@ -233,4 +233,8 @@ type Importer struct {
 	// position, never an error; an error means the file as a whole could
 	// not be read (a *UsageError when a flag would fix it).
 	Import func(ctx context.Context, s *Sample, opts Options, emit func(events.Event)) error
+	// Billing reads one line of a session file for what it cost (see
+	// Billing); nil for a system whose files carry no per-request usage
+	// (its events' usage is then all there is).
+	Billing func(line []byte) Billing
 }
