@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/perch-tui/perch/client/registry"
 )
 
 // Session is an indexed session.
@@ -181,24 +183,16 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
-// LocalFiles lists the session files of the local Claude Code and Codex
-// under their directories (the caller resolves them: client/registry's
-// LocalStates, keyed by system name): <claude-code>/projects/<project>/
-// <session>.jsonl and their subagents' <session>/subagents/
-// agent-<id>.jsonl; <codex>/sessions/YYYY/MM/DD/rollout-*.jsonl.
+// LocalFiles lists the session files of the local CLIs under their
+// directories (the caller resolves them: client/registry's LocalStates,
+// keyed by system name), as each system lists them (SessionFiles).
 func LocalFiles(dirs map[string]string) []Source {
 	var out []Source
-	if claude := dirs["claude-code"]; claude != "" {
-		main, _ := filepath.Glob(filepath.Join(claude, "projects", "*", "*.jsonl"))
-		subs, _ := filepath.Glob(filepath.Join(claude, "projects", "*", "*", "subagents", "*.jsonl"))
-		for _, p := range append(main, subs...) {
-			out = append(out, Source{Path: p, From: "claude-code"})
-		}
-	}
-	if codex := dirs["codex"]; codex != "" {
-		rollouts, _ := filepath.Glob(filepath.Join(codex, "sessions", "*", "*", "*", "rollout-*.jsonl"))
-		for _, p := range rollouts {
-			out = append(out, Source{Path: p, From: "codex"})
+	for _, sys := range registry.Default().Systems {
+		if dir := dirs[sys.Name]; dir != "" && sys.SessionFiles != nil {
+			for _, p := range sys.SessionFiles(dir) {
+				out = append(out, Source{Path: p, From: sys.Name})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

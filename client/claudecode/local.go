@@ -596,3 +596,12 @@ func (l *Local) Session(ctx context.Context, idOrPrefix string) (events.Task, er
 	}
 	return events.Task{}, fmt.Errorf("%w: %q matches %d Claude Code sessions (%s)", client.ErrAmbiguousTask, q, len(found), strings.Join(ids, ", "))
 }
+
+// SessionFiles lists the session files under a Claude Code directory, as
+// the index reads them: projects/<project>/<session>.jsonl and their
+// subagents' projects/<project>/<session>/subagents/agent-<id>.jsonl.
+func SessionFiles(dir string) []string {
+	main, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*.jsonl"))
+	subs, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*", "subagents", "*.jsonl"))
+	return append(main, subs...)
+}

@@ -472,3 +472,10 @@ func (l *Local) threadNames() map[string]string {
 	l.names = threadNames{size: fi.Size(), mod: fi.ModTime(), names: names}
 	return names
 }
+
+// SessionFiles lists the rollouts under a Codex directory, as the index
+// reads them: sessions/YYYY/MM/DD/rollout-*.jsonl.
+func SessionFiles(dir string) []string {
+	rollouts, _ := filepath.Glob(filepath.Join(dir, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	return rollouts
+}

@@ -51,6 +51,10 @@ type System struct {
 	// a system without a local CLI. See local.go.
 	Local    func(dir string) (client.Backend, error)
 	LocalDir LocalDir
+	// SessionFiles lists the session files the local CLI keeps under
+	// its directory (the index reads them as files); nil for a system
+	// without a local CLI.
+	SessionFiles func(dir string) []string
 }
 
 // Live reports whether perch can follow the system's sessions over HTTP.
@@ -72,8 +76,8 @@ func Default() *Registry {
 	}
 	file := func(k ingest.Importer) System { return System{Name: k.Name, Files: k} }
 	// A system whose CLI keeps its sessions on this machine.
-	local := func(s System, open func(dir string) (client.Backend, error), dir LocalDir) System {
-		s.Local, s.LocalDir = open, dir
+	local := func(s System, open func(dir string) (client.Backend, error), dir LocalDir, files func(string) []string) System {
+		s.Local, s.LocalDir, s.SessionFiles = open, dir, files
 		return s
 	}
 	return &Registry{Systems: []System{
@@ -82,9 +86,9 @@ func Default() *Registry {
 		live(pynchy.Importer(), ProbeOnly(pynchy.Probe), pynchy.Open, "http://localhost:8484", demoPynchy),
 		file(attocode.Importer()),
 		file(anthropic.Importer()),
-		local(file(claudecode.Importer()), claudecode.OpenLocal, LocalDir{Env: "CLAUDE_CONFIG_DIR", Home: ".claude"}),
+		local(file(claudecode.Importer()), claudecode.OpenLocal, LocalDir{Env: "CLAUDE_CONFIG_DIR", Home: ".claude"}, claudecode.SessionFiles),
 		file(openai.Importer()),
-		local(file(codex.Importer()), func(dir string) (client.Backend, error) { return codex.OpenLocal(dir) }, LocalDir{Env: "CODEX_HOME", Home: ".codex"}),
+		local(file(codex.Importer()), func(dir string) (client.Backend, error) { return codex.OpenLocal(dir) }, LocalDir{Env: "CODEX_HOME", Home: ".codex"}, codex.SessionFiles),
 	}}
 }
 
