@@ -53,8 +53,8 @@ type Options struct {
 	// one goroutine at a time, with the board locked: it must not call
 	// back into the board.
 	OnChange func(Change)
-	// OnSource gets every change of a source's connection state, the
-	// same way.
+	// OnSource gets every change of a source's connection state, and
+	// its first list (Listed), the same way.
 	OnSource func(SourceState)
 	// MaxBackoff bounds the wait before a source is opened again; 0
 	// means 30 s.
@@ -177,6 +177,16 @@ func (b *Board) setConn(st SourceState) {
 	b.changed(nil)
 }
 
+// listed reports whether a list of src's sessions has arrived (b.mu held).
+func (b *Board) listed(src string) bool {
+	for _, s := range b.m.Sources() {
+		if s.Name == src {
+			return s.Listed
+		}
+	}
+	return false
+}
+
 // setSessions takes a source's list; the runs it shows ended are
 // summarized through sum (nil when the source cannot say).
 func (b *Board) setSessions(src string, ts []events.Task, sum *summarizer) {
@@ -185,7 +195,15 @@ func (b *Board) setSessions(src string, ts []events.Task, sum *summarizer) {
 		list[i] = FromTask(t)
 	}
 	b.mu.Lock()
+	first := !b.listed(src)
 	b.changed(b.m.SetSessions(src, list, time.Now()))
+	if first && b.opts.OnSource != nil {
+		for _, s := range b.m.Sources() {
+			if s.Name == src {
+				b.opts.OnSource(s) // now Listed
+			}
+		}
+	}
 	base := b.m.TakeBaseline()
 	ended := b.m.TakeEnded(src)
 	b.mu.Unlock()

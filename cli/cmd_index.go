@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/client"
 	"github.com/perch-tui/perch/client/registry"
 	"github.com/perch-tui/perch/events"
@@ -30,7 +30,7 @@ func runIndex(ctx context.Context, env Env, args []string) error {
 	c := conn{noLocal: true} // the local CLIs' sessions are read as files
 	c.register(fs)
 	live := fs.Bool("live", false, "also read every session of the live sources (each --url, the config file's [[source]] tables, the local maria daemon)")
-	watch := fs.Bool("watch", false, "with --live or --url: go on watching the live sources, and read each session again whenever a run of it ends, until interrupted")
+	watch := fs.Bool("watch", false, "go on watching the local CLIs' sessions (with --live or --url, the live sources' too) and read each run into the index as it ends, until interrupted")
 	rebuild := fs.Bool("rebuild", false, "empty the index and read every source again")
 	forget := fs.String("forget", "", "remove the session `SESSION` (an id, a unique prefix, or its file) from the index")
 	from := fs.String("from", "", "the kind of the FILEs (detected when absent): "+kindNames())
@@ -74,11 +74,8 @@ func runIndex(ctx context.Context, env Env, args []string) error {
 	if err := indexSources(ctx, env, ix, srcs); err != nil {
 		return err
 	}
-	if *watch && !*live && len(c.urls) == 0 {
-		return usagef("--watch goes with --live or --url")
-	}
 	if *watch {
-		return watchLive(ctx, env, &c, ix)
+		return watchIndex(ctx, env, &c, ix, *live || len(c.urls) > 0)
 	}
 	if *live || len(c.urls) > 0 {
 		return indexLive(ctx, env, &c, ix)
@@ -375,55 +372,58 @@ func indexLiveSession(ctx context.Context, env Env, ix *index.Index, url string,
 		Project: t.Cwd, Created: t.Created, Updated: t.Updated}, evs)
 }
 
-// watchLive is perch index --live --watch: every live source's list is
-// watched (its own signal, as the board's), and a session is read into
-// the index when it is first seen and again each time a run of it ends,
-// so the index has what the agents said within a run of their saying it.
-// A source that is down is retried by its watch; a session that cannot be
-// read is said on stderr and read again at its next run's end.
-func watchLive(ctx context.Context, env Env, c *conn, ix *index.Index) error {
-	srcs, err := c.boardSources(ctx, env)
-	if err != nil {
-		return err
+// watchIndex is perch index --watch: the local CLIs' sessions, and with
+// live those of the live sources, are watched as the board watches them;
+// each session is read into the index when first listed and again each
+// time a run of it ends (indexKeeper): a live session as its source has
+// it, a local CLI's files from where the index stopped. It says what it
+// read, until interrupted.
+func watchIndex(ctx context.Context, env Env, c *conn, ix *index.Index, live bool) error {
+	sources := localBoardSources(env)
+	if live {
+		srcs, err := c.boardSources(ctx, env)
+		if err != nil {
+			return err
+		}
+		sources = append(srcs, sources...)
 	}
-	var wg sync.WaitGroup
-	for _, src := range srcs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			b, err := src.Open(ctx)
-			if err != nil {
-				fmt.Fprintf(env.Stderr, "perch: %s: %v\n", src.Name, err)
-				return
-			}
-			// What each session was when last read: a run that ended since
-			// (a status that left generating, or a newer update) reads it
-			// again. Only this source's goroutine touches it.
-			seen := map[string]events.Task{}
-			_ = client.WatchSessions(ctx, b, time.Second, func(ts []events.Task) {
-				for _, t := range ts {
-					last, ok := seen[t.ID]
-					running := t.Status == events.StatusGenerating || t.Status == events.StatusWaiting
-					seen[t.ID] = t
-					if running || ok && last.Status == t.Status && last.Updated.Equal(t.Updated) {
-						continue
-					}
-					r, err := indexLiveSession(ctx, env, ix, src.URL, b, t)
-					if err != nil {
-						if ctx.Err() == nil {
-							fmt.Fprintf(env.Stderr, "perch: %s: session %s: %v\n", src.Name, shortID(t.ID), err)
-							delete(seen, t.ID) // try again at the next list
-						}
-						continue
-					}
-					fmt.Fprintf(env.Stdout, "read %s session %s: %s\n", b.Name(), shortID(t.ID), nounCount(r.Messages, "message"))
-				}
-			}, func(client.ConnState) {})
-		}()
+	if len(sources) == 0 {
+		return usagef("--watch: no local Claude Code or Codex sessions to watch; add --live or --url for the live sources")
 	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		return nil // interrupted: what was read is in
+	opened := &openedBackends{m: map[string]client.Backend{}}
+	for i := range sources {
+		sources[i] = opened.record(sources[i])
 	}
-	return errors.New("index: every live source's watch ended")
+	k := newIndexKeeper(ctx, env, ix, sources, opened, func(line string) { fmt.Fprintln(env.Stdout, line) })
+	k.firstSight = true
+	go k.run(ctx)
+	said := map[string]string{} // each source's last error said
+	bd := board.Start(ctx, sources, board.Options{OnChange: k.change, OnSource: func(s board.SourceState) {
+		k.source(s)
+		if s.Err != "" && said[s.Name] != s.Err {
+			fmt.Fprintf(env.Stderr, "perch: %s: %s\n", s.Name, s.Err)
+		}
+		said[s.Name] = s.Err
+	}})
+	<-ctx.Done()
+	bd.Wait()
+	k.wait()
+	return nil // interrupted: what was read is in
+}
+
+// localBoardSources are the local CLIs' sessions as board sources, beside
+// whatever --url names: perch index --watch reads them as files.
+func localBoardSources(env Env) []board.Source {
+	conf, _ := env.config()
+	reg := registry.Default()
+	if env.registry != nil {
+		reg = env.registry()
+	}
+	prices, _ := conf.priceTable()
+	var out []board.Source
+	for _, ls := range reg.LocalSources(env.Getenv, env.Home, conf.localSettings(), outboxRoot(env), prices) {
+		out = append(out, board.Source{Name: ls.System, System: ls.System, URL: ls.Dir,
+			Open: func(context.Context) (client.Backend, error) { return ls.Open() }})
+	}
+	return out
 }

@@ -284,7 +284,7 @@ func TestIndexWatchReadsEachRun(t *testing.T) {
 	if r := stop(); r.code != 0 || !strings.Contains(r.stdout, "read maria session") {
 		t.Errorf("index --watch: %+v", r)
 	}
-	if r := perch("index", "--watch"); r.code != 2 || !strings.Contains(r.stderr, "--watch goes with --live or --url") {
-		t.Errorf("--watch alone: %+v", r)
+	if r := perch("index", "--watch"); r.code != 2 || !strings.Contains(r.stderr, "no local Claude Code or Codex sessions to watch") {
+		t.Errorf("--watch alone, with no local CLI: %+v", r)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -25,23 +26,30 @@ import (
 // the keeper's own goroutine, one session after another, never in the UI's
 // Update.
 type indexKeeper struct {
-	env    Env // quiet: nothing may be printed under the UI
+	env    Env // quiet: nothing is printed but through say
 	ix     *index.Index
 	opened *openedBackends
 	local  map[string]bool   // board source names whose sessions are local files
 	urls   map[string]string // board source name → URL, for a live session's key
+	say    func(string)      // what was read, for perch index --watch; nil under the UI
+	// closeIndex: the keeper opened ix and closes it when it stops.
+	closeIndex bool
+	// firstSight: a session is read when the board first lists it too
+	// (perch index --watch), not only when a run of it ends.
+	firstSight bool
 
-	mu   sync.Mutex
-	due  map[keptSession]bool // runs ended, not read yet
-	wake chan struct{}        // cap 1: work is due
-	done chan struct{}        // closed when run returns
+	mu     sync.Mutex
+	due    map[keptSession]bool // runs ended, not read yet
+	listed map[string]bool      // sources first listed, not read whole yet (firstSight)
+	wake   chan struct{}        // cap 1: work is due
+	done   chan struct{}        // closed when run returns
 }
 
 type keptSession struct{ source, id string }
 
-// startIndexKeeper starts keeping the index of env current for the
-// board's sources until ctx ends; nil when there is no index to keep.
-// Call wait after ctx ended.
+// startIndexKeeper keeps the index of env current for the board's sources
+// until ctx ends, when one exists; nil when there is none. Call wait
+// after ctx ended: it closes the index.
 func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, opened *openedBackends) *indexKeeper {
 	if _, err := os.Stat(indexPath(env)); err != nil {
 		return nil
@@ -50,9 +58,18 @@ func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, open
 	if err != nil {
 		return nil
 	}
+	k := newIndexKeeper(ctx, env, ix, sources, opened, nil)
+	k.closeIndex = true
+	go k.run(ctx)
+	return k
+}
+
+// newIndexKeeper is a keeper of ix for the board's sources; go run(ctx)
+// starts it. say, if not nil, is told what was read.
+func newIndexKeeper(ctx context.Context, env Env, ix *index.Index, sources []board.Source, opened *openedBackends, say func(string)) *indexKeeper {
 	env.Stdout, env.Stderr, env.IsTerminal, env.StderrIsTerminal = io.Discard, io.Discard, false, false
-	k := &indexKeeper{env: env, ix: ix, opened: opened, local: map[string]bool{}, urls: map[string]string{},
-		due: map[keptSession]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	k := &indexKeeper{env: env, ix: ix, opened: opened, local: map[string]bool{}, urls: map[string]string{}, say: say,
+		due: map[keptSession]bool{}, listed: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	dirs := map[string]bool{}
 	for _, d := range localDirs(env) {
 		dirs[d] = true
@@ -61,15 +78,15 @@ func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, open
 		k.urls[s.Name] = s.URL
 		k.local[s.Name] = dirs[s.URL] // a local CLI's source is its directory
 	}
-	go k.run(ctx)
 	return k
 }
 
 // change is board.Options.OnChange: a run that ended makes its session
-// due.
+// due, and with firstSight a session the board lists for the first time.
 func (k *indexKeeper) change(ch board.Change) {
 	running := func(s board.Status) bool { return s == board.Generating || s == board.Waiting }
-	if !running(ch.Old) || running(ch.New) {
+	ended := running(ch.Old) && !running(ch.New)
+	if !ended && !(k.firstSight && ch.Old == "") {
 		return
 	}
 	k.mu.Lock()
@@ -81,13 +98,33 @@ func (k *indexKeeper) change(ch board.Change) {
 	}
 }
 
-// wait returns once the keeper stopped (after its context ended) and
-// closed the index.
+// source is board.Options.OnSource: with firstSight, a source's first
+// list makes every session of it due, read after that list, so that a
+// run that ended before it is not missed (the board reports no change
+// for what its first list holds).
+func (k *indexKeeper) source(st board.SourceState) {
+	if !k.firstSight || !st.Listed {
+		return
+	}
+	k.mu.Lock()
+	if _, done := k.listed[st.Name]; !done {
+		k.listed[st.Name] = true
+	}
+	k.mu.Unlock()
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns once the keeper stopped (after its context ended).
 func (k *indexKeeper) wait() { <-k.done }
 
 func (k *indexKeeper) run(ctx context.Context) {
 	defer close(k.done)
-	defer k.ix.Close()
+	if k.closeIndex {
+		defer k.ix.Close()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -97,8 +134,28 @@ func (k *indexKeeper) run(ctx context.Context) {
 		k.mu.Lock()
 		due := k.due
 		k.due = map[keptSession]bool{}
+		var whole []string
+		for src, pending := range k.listed {
+			if pending {
+				whole = append(whole, src)
+				k.listed[src] = false // read once
+			}
+		}
 		k.mu.Unlock()
 		files := false
+		for _, src := range whole {
+			if k.local[src] {
+				files = true
+				continue
+			}
+			if b := k.opened.get(src); b != nil {
+				if ts, err := b.Sessions(ctx); err == nil {
+					for _, t := range ts {
+						due[keptSession{src, t.ID}] = true
+					}
+				}
+			}
+		}
 		for s := range due {
 			if k.local[s.source] {
 				files = true // every local file at once, below
@@ -120,7 +177,15 @@ func (k *indexKeeper) readFiles(ctx context.Context) {
 		return
 	}
 	srcs := mergeSources(index.LocalFiles(localDirs(k.env)), known)
-	k.ix.IndexFiles(ctx, srcs, func(index.Source, index.FileResult, error) {}, func(int64) {})
+	var files, messages int
+	k.ix.IndexFiles(ctx, srcs, func(_ index.Source, r index.FileResult, err error) {
+		if err == nil && r.Read > 0 {
+			files, messages = files+1, messages+r.Messages
+		}
+	}, func(int64) {})
+	if k.say != nil && files > 0 {
+		k.say(fmt.Sprintf("read %s: %s", nounCount(files, "local session file"), nounCount(messages, "message")))
+	}
 }
 
 // readLive reads a live session again, as its source has it now.
@@ -136,8 +201,12 @@ func (k *indexKeeper) readLive(ctx context.Context, s keptSession) {
 		}
 		return
 	}
-	if _, err := indexLiveSession(ctx, k.env, k.ix, k.urls[s.source], b, t); err != nil && ctx.Err() == nil {
+	r, err := indexLiveSession(ctx, k.env, k.ix, k.urls[s.source], b, t)
+	switch {
+	case err != nil && ctx.Err() == nil:
 		k.retry(s)
+	case err == nil && k.say != nil:
+		k.say(fmt.Sprintf("read %s session %s: %s", b.Name(), shortID(t.ID), nounCount(r.Messages, "message")))
 	}
 }
 

@@ -183,3 +183,54 @@ func TestBoardKeepsLocalFilesIndexed(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// perch index --watch reads a local Claude Code session when it first
+// sees it and again when a run of it ends, reading what its file gained.
+func TestIndexWatchFollowsLocalSessions(t *testing.T) {
+	l := newLocalClaude(t, "busy", "")
+	state := t.TempDir()
+	envWith := l.env(state)
+	perch := func(args ...string) result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return runEnv(ctx, t, envWith, "", args...)
+	}
+	waitFound := func(word string) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			r := perch("search", word)
+			if r.code == 0 && strings.Contains(r.stdout, word) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q never reached the index: %+v", word, r)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() { done <- runEnv(ctx, t, envWith, "", "index", "--watch") }()
+	waitFound("build") // "Fix the build", read when the session was first seen
+	f, err := os.OpenFile(l.transcript, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","sessionId":"` + l.id + `","cwd":"/work","timestamp":"2026-12-07T01:00:05Z","message":{"role":"user","content":"Then bisect the numbat regression"}}` + "\n")
+	f.Close()
+	reg := filepath.Join(l.home, ".claude", "sessions", strconv.Itoa(os.Getpid())+".json")
+	data, err := os.ReadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reg, []byte(strings.Replace(string(data), `"status":"busy"`, `"status":"idle"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFound("numbat")
+	cancel()
+	if r := <-done; r.code != 0 || !strings.Contains(r.stdout, "local session file") {
+		t.Fatalf("perch index --watch: %+v", r)
+	}
+}
