@@ -56,7 +56,7 @@ func runRoot(ctx context.Context, env Env, args []string) error {
 	}
 	cfg := c.liveConfig(env, b, *theme)
 	cfg.Model = *model
-	return env.runUI(ctx, b, cfg)
+	return env.runServerUI(ctx, &c, b, cfg)
 }
 
 func runAttach(ctx context.Context, env Env, args []string) error {
@@ -78,7 +78,7 @@ func runAttach(ctx context.Context, env Env, args []string) error {
 	}
 	cfg := c.liveConfig(env, b, *theme)
 	cfg.TaskID = task.ID
-	return env.runUI(ctx, b, cfg)
+	return env.runServerUI(ctx, &c, b, cfg)
 }
 
 func dialectFlag(v string) (fakedaemon.Dialect, error) {

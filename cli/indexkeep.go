@@ -10,6 +10,7 @@ import (
 
 	"github.com/perch-tui/perch/board"
 	"github.com/perch-tui/perch/client"
+	"github.com/perch-tui/perch/events"
 	"github.com/perch-tui/perch/index"
 )
 
@@ -86,11 +87,33 @@ func newIndexKeeper(ctx context.Context, env Env, ix *index.Index, sources []boa
 func (k *indexKeeper) change(ch board.Change) {
 	running := func(s board.Status) bool { return s == board.Generating || s == board.Waiting }
 	ended := running(ch.Old) && !running(ch.New)
-	if !ended && !(k.firstSight && ch.Old == "") {
-		return
+	if ended || k.firstSight && ch.Old == "" {
+		k.note(keptSession{ch.Source, ch.Session})
 	}
+}
+
+// lists is Config.OnSessions for the UI of one server, the board's
+// source: it tells run ends from one list to the next. It is called from
+// one goroutine.
+func (k *indexKeeper) lists(source string) func([]events.Task) {
+	running := func(status string) bool { return status == events.StatusGenerating || status == events.StatusWaiting }
+	was := map[string]bool{} // running in the last list
+	return func(ts []events.Task) {
+		now := make(map[string]bool, len(ts))
+		for _, t := range ts {
+			now[t.ID] = running(t.Status)
+			if was[t.ID] && !now[t.ID] {
+				k.note(keptSession{source, t.ID})
+			}
+		}
+		was = now
+	}
+}
+
+// note makes s due and wakes the keeper.
+func (k *indexKeeper) note(s keptSession) {
 	k.mu.Lock()
-	k.due[keptSession{ch.Source, ch.Session}] = true
+	k.due[s] = true
 	k.mu.Unlock()
 	select {
 	case k.wake <- struct{}{}:

@@ -26,6 +26,36 @@ func (env Env) runUI(ctx context.Context, b client.Backend, c tui.Config) error 
 	return tui.Run(ctx, b, c)
 }
 
+// runServerUI runs the UI on one server (its task list, or one of its
+// sessions) and, as the board does for its sources, keeps an index that
+// exists current from the server's list: each run that ends is read in.
+func (env Env) runServerUI(ctx context.Context, c *conn, b client.Backend, cfg tui.Config) error {
+	// The session's key in the index is its source's URL as the board
+	// and perch index --url name it; a local CLI's is its directory.
+	src := board.Source{Name: b.URL(), URL: b.URL()}
+	local := false
+	for _, dir := range localDirs(env) {
+		local = local || dir == b.URL()
+	}
+	if !local {
+		one := *c
+		one.noLocal = true
+		if srcs, err := one.boardSources(ctx, env); err == nil && len(srcs) == 1 {
+			src.Name, src.URL = srcs[0].Name, srcs[0].URL
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if keeper := startIndexKeeper(ctx, env, []board.Source{src}, &openedBackends{m: map[string]client.Backend{src.Name: b}}); keeper != nil {
+		cfg.OnSessions = keeper.lists(src.Name)
+		defer func() {
+			cancel()
+			keeper.wait()
+		}()
+	}
+	return env.runUI(ctx, b, cfg)
+}
+
 // prepareUI starts the UI's one-time work (tui.Prepare) as soon as a
 // command knows that it opens the UI, so that it runs while the command
 // probes the server or resolves the task, which mostly wait for the

@@ -61,3 +61,24 @@ func TestSearchAllSessionsOpensAHit(t *testing.T) {
 		t.Fatalf("the replayed session joined the list:\n%s", s)
 	}
 }
+
+// With an index, the terminal UI on one server keeps it current: a run
+// that ends while the task list is open is found by perch search, with no
+// perch index run after it.
+func TestTaskListKeepsTheIndex(t *testing.T) {
+	t.Parallel()
+	url := fakeDaemon(t, "6")
+	run(t, "index", "../client/codex/testdata/exec.jsonl") // an index to keep
+	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e warm-up task", "Say hello.")
+	tm := newTerm(t, perch+" --url "+url)
+	tm.waitText("e2e warm-up task", 15*time.Second)
+	run(t, "new", "--url", url, "--cwd", t.TempDir(), "--name", "e2e indexed task", "Which tests are flaky here?")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(run(t, "search", "flaky", "--role", "user"), "Which tests are flaky here?") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never reached the index while the task list was open:\n%s", tm.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tm.keys("q")
+}

@@ -472,6 +472,9 @@ type streamHub struct {
 	// outbox reports changes of a task's outbox by anyone (nil: the store
 	// cannot tell); set before start.
 	outbox func(ctx context.Context, taskID string) <-chan struct{}
+	// onSessions gets every list of b's sessions (Config.OnSessions);
+	// set before start.
+	onSessions func([]events.Task)
 }
 
 type watchReq struct {
@@ -543,7 +546,14 @@ func (h *streamHub) run(send func(tea.Msg)) {
 
 	if h.b != nil { // nil on the board: board.Board watches every source's list
 		run(h.ctx, srcDaemon, 0, func(ctx context.Context, bt *batcher) error {
-			return client.WatchSessions(ctx, h.b, pollEvery, bt.onTasks, bt.onState)
+			onTasks := bt.onTasks
+			if h.onSessions != nil {
+				onTasks = func(ts []events.Task) {
+					h.onSessions(ts)
+					bt.onTasks(ts)
+				}
+			}
+			return client.WatchSessions(ctx, h.b, pollEvery, onTasks, bt.onState)
 		})
 	}
 

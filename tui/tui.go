@@ -136,6 +136,10 @@ type Config struct {
 	// holds, read-only, from its file or the index's copy of it; it runs
 	// in a command. Nil: only the sessions on screen open.
 	OpenIndexed func(ctx context.Context, session string) (IndexedSession, error)
+	// OnSessions gets every list of the server's sessions the UI
+	// receives (not on the board, which has its own), from the list's
+	// goroutine, never from Update: it must return quickly.
+	OnSessions func([]events.Task)
 
 	// tasks is the task list run asked for before the terminal was set
 	// up (warm.go); nil asks the backend when the list is first loaded.
@@ -209,6 +213,7 @@ func run(ctx context.Context, b client.Backend, cfg Config, opts ...tea.ProgramO
 	warmUp()
 	if hub == nil {
 		hub = newStreamHub(ctx, b)
+		hub.onSessions = cfg.OnSessions
 	}
 	m := New(ctx, b, cfg, hub)
 	hub.outbox = m.ob.watch
