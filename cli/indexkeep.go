@@ -33,8 +33,6 @@ type indexKeeper struct {
 	local  map[string]bool   // board source names whose sessions are local files
 	urls   map[string]string // board source name → URL, for a live session's key
 	say    func(string)      // what was read, for perch index --watch; nil under the UI
-	// closeIndex: the keeper opened ix and closes it when it stops.
-	closeIndex bool
 	// firstSight: a session is read when the board first lists it too
 	// (perch index --watch), not only when a run of it ends.
 	firstSight bool
@@ -50,23 +48,19 @@ type keptSession struct{ source, id string }
 
 // startIndexKeeper keeps the index of env current for the board's sources
 // until ctx ends, when one exists; nil when there is none. Call wait
-// after ctx ended: it closes the index.
+// after ctx ended.
 func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, opened *openedBackends) *indexKeeper {
 	if _, err := os.Stat(indexPath(env)); err != nil {
 		return nil
 	}
-	ix, err := openIndex(ctx, env)
-	if err != nil {
-		return nil
-	}
-	k := newIndexKeeper(ctx, env, ix, sources, opened, nil)
-	k.closeIndex = true
+	k := newIndexKeeper(ctx, env, nil, sources, opened, nil) // run opens it, off the UI's start
 	go k.run(ctx)
 	return k
 }
 
-// newIndexKeeper is a keeper of ix for the board's sources; go run(ctx)
-// starts it. say, if not nil, is told what was read.
+// newIndexKeeper is a keeper of ix (nil: run opens env's index and
+// closes it when it stops) for the board's sources; go run(ctx) starts
+// it. say, if not nil, is told what was read.
 func newIndexKeeper(ctx context.Context, env Env, ix *index.Index, sources []board.Source, opened *openedBackends, say func(string)) *indexKeeper {
 	env.Stdout, env.Stderr, env.IsTerminal, env.StderrIsTerminal = io.Discard, io.Discard, false, false
 	k := &indexKeeper{env: env, ix: ix, opened: opened, local: map[string]bool{}, urls: map[string]string{}, say: say,
@@ -145,8 +139,13 @@ func (k *indexKeeper) wait() { <-k.done }
 
 func (k *indexKeeper) run(ctx context.Context) {
 	defer close(k.done)
-	if k.closeIndex {
-		defer k.ix.Close()
+	if k.ix == nil {
+		ix, err := openIndex(ctx, k.env)
+		if err != nil {
+			return
+		}
+		k.ix = ix
+		defer ix.Close()
 	}
 	for {
 		select {
