@@ -394,7 +394,7 @@ func watchIndex(ctx context.Context, env Env, c *conn, ix *index.Index, live boo
 	for i := range sources {
 		sources[i] = opened.record(sources[i])
 	}
-	k := newIndexKeeper(ctx, env, ix, sources, opened, func(line string) { fmt.Fprintln(env.Stdout, line) })
+	k := newIndexKeeper(env, ix, sources, opened, func(line string) { fmt.Fprintln(env.Stdout, line) })
 	k.firstSight = true
 	go k.run(ctx)
 	said := map[string]string{} // each source's last error said

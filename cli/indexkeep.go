@@ -53,7 +53,7 @@ func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, open
 	if _, err := os.Stat(indexPath(env)); err != nil {
 		return nil
 	}
-	k := newIndexKeeper(ctx, env, nil, sources, opened, nil) // run opens it, off the UI's start
+	k := newIndexKeeper(env, nil, sources, opened, nil) // run opens it, off the UI's start
 	go k.run(ctx)
 	return k
 }
@@ -61,7 +61,7 @@ func startIndexKeeper(ctx context.Context, env Env, sources []board.Source, open
 // newIndexKeeper is a keeper of ix (nil: run opens env's index and
 // closes it when it stops) for the board's sources; go run(ctx) starts
 // it. say, if not nil, is told what was read.
-func newIndexKeeper(ctx context.Context, env Env, ix *index.Index, sources []board.Source, opened *openedBackends, say func(string)) *indexKeeper {
+func newIndexKeeper(env Env, ix *index.Index, sources []board.Source, opened *openedBackends, say func(string)) *indexKeeper {
 	env.Stdout, env.Stderr, env.IsTerminal, env.StderrIsTerminal = io.Discard, io.Discard, false, false
 	k := &indexKeeper{env: env, ix: ix, opened: opened, local: map[string]bool{}, urls: map[string]string{}, say: say,
 		due: map[keptSession]bool{}, listed: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
