@@ -14,17 +14,19 @@ import (
 	"github.com/perch-tui/perch/index"
 )
 
-// indexKeeper keeps the index current while the board runs, so that what
-// the agents did today is found without running perch index again: when
-// a run of a session ends, the local CLIs' session files are read from
-// where the index stopped (only their new bytes), and a session of a live
-// source is read again as its source has it. It keeps an index that exists
-// (perch index made it) and never creates one: a first index of a long
-// history is perch index's work, with its progress bar.
+// indexKeeper keeps the index current while the terminal UI runs (and
+// perch index --watch), so that what the agents did today is found
+// without running perch index again: when a run of a session ends, the
+// local CLIs' session files are read from where the index stopped (only
+// their new bytes), and a session of a live source is read again as its
+// source has it. Under the UI it keeps an index that exists (perch index
+// made it) and never creates one: a first index of a long history is
+// perch index's work, with its progress bar.
 //
-// The board tells it of run ends through board.Options.OnChange, with the
-// board locked, so change only notes the session; the reading happens on
-// the keeper's own goroutine, one session after another, never in the UI's
+// It hears of run ends from the board (board.Options.OnChange, with the
+// board locked) or, for the UI on one server, from that server's lists
+// (lists); both only note the session. The reading happens on the
+// keeper's own goroutine, one session after another, never in the UI's
 // Update.
 type indexKeeper struct {
 	env    Env // quiet: nothing is printed but through say
