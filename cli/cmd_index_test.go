@@ -243,44 +243,10 @@ func TestIndexWatchReadsEachRun(t *testing.T) {
 			return ""
 		}
 	}
-	perch := func(args ...string) result {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return runEnv(ctx, t, envWith, "", args...)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan result, 1)
-	go func() { done <- runEnv(ctx, t, envWith, "", "index", "--watch", "--url", url) }()
-	var stopped *result
-	stop := func() result {
-		if stopped != nil {
-			return *stopped
-		}
-		cancel()
-		select {
-		case r := <-done:
-			stopped = &r
-			return r
-		case <-time.After(10 * time.Second):
-			t.Fatal("perch index --watch did not stop")
-			return result{}
-		}
-	}
-	defer stop()
-
+	perch := runner(t, envWith)
+	stop := background(t, envWith, "index", "--watch", "--url", url)
 	must(t, perch("new", "--url", url, "--name", "quokka", "What does this project do?"))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := perch("search", "project", "--system", "maria", "--role", "user")
-		if r.code == 0 && strings.Contains(r.stdout, "maria  user") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never reached the index: %+v", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitSearch(t, perch, "maria  user", "project", "--system", "maria", "--role", "user")
 	if r := stop(); r.code != 0 || !strings.Contains(r.stdout, "read maria session") {
 		t.Errorf("index --watch: %+v", r)
 	}

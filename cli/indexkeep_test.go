@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,58 +30,30 @@ func TestBoardKeepsTheIndexCurrent(t *testing.T) {
 	}
 	vars := map[string]string{"XDG_STATE_HOME": state, "XDG_CONFIG_HOME": conf}
 	envWith := func(e *Env) { e.Getenv = func(k string) string { return vars[k] } }
-	perch := func(args ...string) result {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return runEnv(ctx, t, envWith, "", args...)
-	}
+	perch := runner(t, envWith)
 	// board runs perch (the board of the config file's sources) until
-	// stop, and reports once its UI is open.
+	// stop, once its UI is open.
 	board := func() (stop func() result) {
-		ctx, cancel := context.WithCancel(context.Background())
 		open := make(chan struct{})
-		done := make(chan result, 1)
-		go func() {
-			done <- runEnv(ctx, t, func(e *Env) {
-				envWith(e)
-				e.IsTerminal = true
-				e.openUI = func(ctx context.Context, _ client.Backend, c tui.Config) error {
-					if c.Board == nil {
-						t.Error("perch did not open the board")
-					}
-					close(open)
-					<-ctx.Done()
-					return nil
+		stop = background(t, func(e *Env) {
+			envWith(e)
+			e.IsTerminal = true
+			e.openUI = func(ctx context.Context, _ client.Backend, c tui.Config) error {
+				if c.Board == nil {
+					t.Error("perch did not open the board")
 				}
-			}, "")
-		}()
+				close(open)
+				<-ctx.Done()
+				return nil
+			}
+		})
 		select {
 		case <-open:
-		case r := <-done:
-			t.Fatalf("perch: %+v", r)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the board never opened: %+v", stop())
 		}
-		var stopped *result
-		return func() result {
-			if stopped != nil {
-				return *stopped
-			}
-			cancel()
-			select {
-			case r := <-done:
-				stopped = &r
-				return r
-			case <-time.After(10 * time.Second):
-				t.Fatal("perch did not stop")
-				return result{}
-			}
-		}
+		return stop
 	}
-	found := func(word string) bool {
-		r := perch("search", word, "--system", "maria", "--role", "user")
-		return r.code == 0 && strings.Contains(r.stdout, "maria  user")
-	}
-
 	stop := board()
 	must(t, perch("new", "--url", url, "--name", "wombat", "What does this project do?"))
 	if r := stop(); r.code != 0 {
@@ -92,15 +65,8 @@ func TestBoardKeepsTheIndexCurrent(t *testing.T) {
 
 	must(t, perch("index"))
 	stop = board()
-	defer stop()
 	must(t, perch("new", "--url", url, "--name", "quokka", "Which tests are flaky here?"))
-	deadline := time.Now().Add(20 * time.Second)
-	for !found("flaky") {
-		if time.Now().After(deadline) {
-			t.Fatal("the run never reached the index while the board was open")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitSearch(t, perch, "maria  user", "flaky", "--system", "maria", "--role", "user")
 	if r := stop(); r.code != 0 || r.stdout != "" {
 		t.Fatalf("perch: %+v", r)
 	}
@@ -112,76 +78,39 @@ func TestBoardKeepsLocalFilesIndexed(t *testing.T) {
 	l := newLocalClaude(t, "busy", "")
 	state := t.TempDir()
 	envWith := l.env(state)
-	perch := func(args ...string) result {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return runEnv(ctx, t, envWith, "", args...)
-	}
+	perch := runner(t, envWith)
 	must(t, perch("index"))
-	ctx, cancel := context.WithCancel(context.Background())
 	running := make(chan struct{}) // the board shows the session running
-	done := make(chan result, 1)
-	go func() {
-		done <- runEnv(ctx, t, func(e *Env) {
-			envWith(e)
-			e.IsTerminal = true
-			e.openUI = func(ctx context.Context, _ client.Backend, c tui.Config) error {
-				if c.Board == nil {
-					t.Error("perch did not open the board")
-					return nil
-				}
-				for {
-					if _, rows := c.Board.Live.Snapshot(board.Filter{Status: board.Generating}); len(rows) > 0 {
-						close(running)
-						break
-					}
-					select {
-					case <-ctx.Done():
-						return nil
-					case <-c.Board.Live.Updated():
-					}
-				}
-				<-ctx.Done()
+	background(t, func(e *Env) {
+		envWith(e)
+		e.IsTerminal = true
+		e.openUI = func(ctx context.Context, _ client.Backend, c tui.Config) error {
+			if c.Board == nil {
+				t.Error("perch did not open the board")
 				return nil
 			}
-		}, "")
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+			for {
+				if _, rows := c.Board.Live.Snapshot(board.Filter{Status: board.Generating}); len(rows) > 0 {
+					close(running)
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-c.Board.Live.Updated():
+				}
+			}
+			<-ctx.Done()
+			return nil
+		}
+	})
 	select {
 	case <-running:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the board never showed the local session running")
 	}
-	// The run ends: the CLI writes to the transcript and says idle.
-	f, err := os.OpenFile(l.transcript, os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"type":"user","sessionId":"` + l.id + `","cwd":"/work","timestamp":"2026-12-07T01:00:05Z","message":{"role":"user","content":"Then bisect the numbat regression"}}` + "\n")
-	f.Close()
-	reg := filepath.Join(l.home, ".claude", "sessions", strconv.Itoa(os.Getpid())+".json")
-	data, err := os.ReadFile(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(reg, []byte(strings.Replace(string(data), `"status":"busy"`, `"status":"idle"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := perch("search", "numbat")
-		if r.code == 0 && strings.Contains(r.stdout, "numbat") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the local session's new message never reached the index while the board was open: %+v", r)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	l.endRun(t, "Then bisect the numbat regression")
+	waitSearch(t, perch, "numbat", "numbat")
 }
 
 // perch index --watch reads a local Claude Code session when it first
@@ -190,35 +119,77 @@ func TestIndexWatchFollowsLocalSessions(t *testing.T) {
 	l := newLocalClaude(t, "busy", "")
 	state := t.TempDir()
 	envWith := l.env(state)
-	perch := func(args ...string) result {
+	perch := runner(t, envWith)
+	stop := background(t, envWith, "index", "--watch")
+	waitSearch(t, perch, "build", "build") // "Fix the build", read when the session was first seen
+	l.endRun(t, "Then bisect the numbat regression")
+	waitSearch(t, perch, "numbat", "numbat")
+	if r := stop(); r.code != 0 || !strings.Contains(r.stdout, "local session file") {
+		t.Fatalf("perch index --watch: %+v", r)
+	}
+}
+
+// background runs perch with args in the environment tweak makes until
+// stop, which returns its result (and the same again when called again).
+func background(t *testing.T, tweak func(*Env), args ...string) (stop func() result) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() { done <- runEnv(ctx, t, tweak, "", args...) }()
+	var stopped *result
+	t.Cleanup(func() { stop() })
+	return func() result {
+		if stopped != nil {
+			return *stopped
+		}
+		cancel()
+		select {
+		case r := <-done:
+			stopped = &r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("perch %v did not stop", args)
+		}
+		return *stopped
+	}
+}
+
+// runner runs perch commands in the environment tweak makes, each with a
+// deadline.
+func runner(t *testing.T, tweak func(*Env)) func(args ...string) result {
+	return func(args ...string) result {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		return runEnv(ctx, t, envWith, "", args...)
+		return runEnv(ctx, t, tweak, "", args...)
 	}
-	waitFound := func(word string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			r := perch("search", word)
-			if r.code == 0 && strings.Contains(r.stdout, word) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%q never reached the index: %+v", word, r)
-			}
-			time.Sleep(50 * time.Millisecond)
+}
+
+// waitSearch waits until perch search (with args) prints want.
+func waitSearch(t *testing.T, perch func(args ...string) result, want string, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := perch(append([]string{"search"}, args...)...)
+		if r.code == 0 && strings.Contains(r.stdout, want) {
+			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never reached the index: %+v", want, r)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan result, 1)
-	go func() { done <- runEnv(ctx, t, envWith, "", "index", "--watch") }()
-	waitFound("build") // "Fix the build", read when the session was first seen
+}
+
+// endRun ends the local session's run as the CLI does: the user's text
+// goes into the transcript and the registry file says idle.
+func (l *localClaude) endRun(t *testing.T, text string) {
+	t.Helper()
 	f, err := os.OpenFile(l.transcript, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"type":"user","sessionId":"` + l.id + `","cwd":"/work","timestamp":"2026-12-07T01:00:05Z","message":{"role":"user","content":"Then bisect the numbat regression"}}` + "\n")
+	line, _ := json.Marshal(map[string]any{"type": "user", "sessionId": l.id, "cwd": "/work", "timestamp": "2026-12-07T01:00:05Z",
+		"message": map[string]any{"role": "user", "content": text}})
+	f.Write(append(line, '\n'))
 	f.Close()
 	reg := filepath.Join(l.home, ".claude", "sessions", strconv.Itoa(os.Getpid())+".json")
 	data, err := os.ReadFile(reg)
@@ -227,10 +198,5 @@ func TestIndexWatchFollowsLocalSessions(t *testing.T) {
 	}
 	if err := os.WriteFile(reg, []byte(strings.Replace(string(data), `"status":"busy"`, `"status":"idle"`, 1)), 0o600); err != nil {
 		t.Fatal(err)
-	}
-	waitFound("numbat")
-	cancel()
-	if r := <-done; r.code != 0 || !strings.Contains(r.stdout, "local session file") {
-		t.Fatalf("perch index --watch: %+v", r)
 	}
 }
